@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: MIT
+# Third-party dependencies of rocmtpl, as small INTERFACE targets so that the exported package
+# works whether a dependency came as a CMake package (Debian) or only as headers (a machine where
+# the -dev package is missing and the headers were carried in ROCMTPL_EXTRA_INCLUDE_DIR).
+include_guard(GLOBAL)
+include(CMakeFindDependencyMacro)
+
+set(ROCMTPL_EXTRA_INCLUDE_DIR "$ENV{ROCMTPL_EXTRA_INCLUDE_DIR}" CACHE PATH
+    "Extra folder searched for third-party headers (range-v3, sqlite3.h, xxhash.h, CLI11)")
+
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_dependency(Threads)
+
+function(_rocmtpl_header_target target header)
+  if(TARGET ${target})
+    return()
+  endif()
+  string(MAKE_C_IDENTIFIER "${target}" _id)
+  find_path(_rocmtpl_${_id}_dir NAMES ${header} HINTS ${ROCMTPL_EXTRA_INCLUDE_DIR})
+  if(NOT _rocmtpl_${_id}_dir)
+    message(FATAL_ERROR "rocmtpl: ${header} not found; install the Debian package (${ARGN}) "
+                        "or set ROCMTPL_EXTRA_INCLUDE_DIR")
+  endif()
+  # IMPORTED: never part of the export set; the package config re-creates it on the consumer's machine.
+  add_library(${target} INTERFACE IMPORTED GLOBAL)
+  if(NOT _rocmtpl_${_id}_dir MATCHES "^/usr/include/?$")
+    set_target_properties(${target} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_rocmtpl_${_id}_dir}")
+  endif()
+endfunction()
+
+# Header-only dependencies: found by their headers, so no CMake package is required.
+_rocmtpl_header_target(rocmtpl::deps_range_v3 range/v3/view.hpp librange-v3-dev)
+_rocmtpl_header_target(rocmtpl::deps_xxhash xxhash.h libxxhash-dev)
+set_property(TARGET rocmtpl::deps_xxhash APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS XXH_INLINE_ALL)
+_rocmtpl_header_target(rocmtpl::deps_json nlohmann/json.hpp nlohmann-json3-dev)
+_rocmtpl_header_target(rocmtpl::deps_fmt fmt/format.h libfmt-dev)
+set_property(TARGET rocmtpl::deps_fmt APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY)
+
+# SQLite: the library may exist only as libsqlite3.so.0 (no -dev package); accept that.
+if(NOT TARGET SQLite::SQLite3)
+  find_path(SQLite3_INCLUDE_DIR NAMES sqlite3.h HINTS ${ROCMTPL_EXTRA_INCLUDE_DIR})
+  find_library(SQLite3_LIBRARY NAMES sqlite3 libsqlite3.so.0)
+  if(NOT SQLite3_INCLUDE_DIR OR NOT SQLite3_LIBRARY)
+    message(FATAL_ERROR "rocmtpl: SQLite not found; install libsqlite3-dev or set ROCMTPL_EXTRA_INCLUDE_DIR")
+  endif()
+  add_library(SQLite::SQLite3 UNKNOWN IMPORTED GLOBAL)
+  set_target_properties(SQLite::SQLite3 PROPERTIES IMPORTED_LOCATION "${SQLite3_LIBRARY}"
+                                                   INTERFACE_INCLUDE_DIRECTORIES "${SQLite3_INCLUDE_DIR}")
+endif()

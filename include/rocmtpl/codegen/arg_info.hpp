@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief arg_info: a template runtime argument (the reference's ArgInfo) and its value.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/ir/fixed_string.hpp>
+
+namespace rocmtpl {
+
+/// @brief Name and C type of a runtime argument that follows the size arguments (e.g. `split_k`, `int32_t`).
+///
+/// Runtime arguments are integers: the host passes every non-pointer argument of the C ABI in an
+/// integer register or stack slot, so the allowed types are the fixed-width integer types.
+struct arg_info {
+  std::string name;
+  std::string ty;
+
+  /// @brief Integer C types a runtime argument may have.
+  static constexpr std::array<std::string_view, 6> allowed_types{"int32_t", "int64_t", "uint32_t",
+                                                                 "uint64_t", "int", "bool"};
+
+  /// @throws invalid_argument_error if the name is not an identifier or the type is not allowed.
+  void validate() const {
+    if (!is_identifier(name)) {
+      throw invalid_argument_error("rocmtpl: arg_info: runtime argument name '" + name + "' is not a C identifier");
+    }
+    if (std::find(allowed_types.begin(), allowed_types.end(), ty) == allowed_types.end()) {
+      throw invalid_argument_error("rocmtpl: arg_info: runtime argument '" + name + "' has type '" + ty +
+                                   "'; use an integer type (int32_t, int64_t, uint32_t, uint64_t, int, bool)");
+    }
+  }
+
+  friend bool operator==(const arg_info&, const arg_info&) = default;
+};
+
+/// @brief Value of a runtime argument (always an integer; see arg_info).
+using runtime_arg_value = std::int64_t;
+
+}  // namespace rocmtpl

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief kernel_args: the arguments of a generated entry point (the reference's KernelArgs).
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/codegen/arg_info.hpp>
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/ir/buffer.hpp>
+
+namespace rocmtpl {
+
+/// @brief Ordered arguments of a kernel entry point: input tensors, output tensors, symbolic
+/// sizes, runtime arguments. The order is stable: tensors in the order they were added, size
+/// symbols in order of first appearance in those tensors' layouts, runtime arguments as given.
+class kernel_args {
+ public:
+  /// @brief A tensor argument: the graph buffer and the C parameter name it is bound to.
+  struct tensor_arg {
+    buffer node;
+    std::string arg_name;
+  };
+
+  /// @brief Binds an input buffer to a parameter name; a buffer added twice keeps its first name.
+  void add_input(const buffer& b, std::string arg_name) { add(inputs_, b, std::move(arg_name)); }
+  /// @brief Binds an output buffer to a parameter name.
+  void add_output(const buffer& b, std::string arg_name) { add(outputs_, b, std::move(arg_name)); }
+
+  /// @brief Appends a runtime argument (after the size arguments).
+  /// @throws invalid_argument_error for a bad name or type, or a name already used.
+  void add_runtime_arg(const arg_info& info) {
+    info.validate();
+    check_unused(info.name);
+    runtime_.push_back(info);
+  }
+
+  [[nodiscard]] const std::vector<tensor_arg>& inputs() const noexcept { return inputs_; }
+  [[nodiscard]] const std::vector<tensor_arg>& outputs() const noexcept { return outputs_; }
+  [[nodiscard]] const std::vector<arg_info>& runtime_args() const noexcept { return runtime_; }
+
+  /// @brief Symbols of all tensor layouts, in order of first appearance (the `int64_t` size args).
+  [[nodiscard]] std::vector<std::string> size_symbols() const {
+    std::vector<std::string> out;
+    auto visit = [&](const std::vector<tensor_arg>& list) {
+      for (const auto& t : list) {
+        const auto& l = t.node.get_layout();
+        std::vector<sym_expr> exprs = l.sizes();
+        exprs.insert(exprs.end(), l.strides().begin(), l.strides().end());
+        exprs.push_back(l.offset());
+        for (const auto& e : exprs) {
+          for (auto& s : e.free_symbols()) {
+            if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+          }
+        }
+      }
+    };
+    visit(inputs_);
+    visit(outputs_);
+    return out;
+  }
+
+  /// @brief The parameter name bound to a buffer name, or empty when the buffer is not an argument.
+  [[nodiscard]] std::string arg_name_of(std::string_view buffer_name) const {
+    for (const auto* list : {&inputs_, &outputs_}) {
+      for (const auto& t : *list) {
+        if (t.node.name() == buffer_name) return t.arg_name;
+      }
+    }
+    return {};
+  }
+
+  /// @brief C parameter declarations: `const T* in`, `T* out`, `int64_t sym`, `<ty> runtime_arg`.
+  /// Tensor pointer types are the storage spellings (DTYPE_TO_ROCM_TYPE).
+  /// @throws invalid_argument_error if a size symbol collides with a tensor parameter name.
+  [[nodiscard]] std::vector<std::string> cpp_argdefs() const {
+    std::vector<std::string> out;
+    for (const auto& t : inputs_) out.push_back("const " + std::string(storage_type(t.node.type())) + "* " + t.arg_name);
+    for (const auto& t : outputs_) out.push_back(std::string(storage_type(t.node.type())) + "* " + t.arg_name);
+    for (const auto& s : size_symbols()) {
+      if (!arg_name_of_param(s).empty()) {
+        throw invalid_argument_error("rocmtpl: kernel_args: size symbol '" + s +
+                                     "' has the same name as a tensor argument; rename one of them");
+      }
+      out.push_back("int64_t " + s);
+    }
+    for (const auto& r : runtime_) out.push_back(r.ty + " " + r.name);
+    return out;
+  }
+
+  /// @brief Names the caller passes, in parameter order: buffer names, symbol names, runtime arg names.
+  [[nodiscard]] std::vector<std::string> call_args() const {
+    std::vector<std::string> out;
+    for (const auto& t : inputs_) out.push_back(t.node.name());
+    for (const auto& t : outputs_) out.push_back(t.node.name());
+    for (auto& s : size_symbols()) out.push_back(std::move(s));
+    for (const auto& r : runtime_) out.push_back(r.name);
+    return out;
+  }
+
+ private:
+  [[nodiscard]] std::string arg_name_of_param(std::string_view param) const {
+    for (const auto* list : {&inputs_, &outputs_}) {
+      for (const auto& t : *list) {
+        if (t.arg_name == param) return t.arg_name;
+      }
+    }
+    return {};
+  }
+
+  void check_unused(const std::string& name) const {
+    bool used = !arg_name_of_param(name).empty() ||
+                std::any_of(runtime_.begin(), runtime_.end(), [&](const arg_info& r) { return r.name == name; });
+    if (used) throw invalid_argument_error("rocmtpl: kernel_args: argument name '" + name + "' is used twice");
+  }
+
+  void add(std::vector<tensor_arg>& list, const buffer& b, std::string arg_name) {
+    for (const auto* l : {&inputs_, &outputs_}) {
+      for (const auto& t : *l) {
+        if (t.node.name() == b.name()) return;  // same buffer: one parameter (the reference's unique())
+      }
+    }
+    if (!is_identifier(arg_name)) {
+      throw invalid_argument_error("rocmtpl: kernel_args: argument name '" + arg_name + "' is not a C identifier");
+    }
+    check_unused(arg_name);
+    list.push_back({b, std::move(arg_name)});
+  }
+
+  std::vector<tensor_arg> inputs_;
+  std::vector<tensor_arg> outputs_;
+  std::vector<arg_info> runtime_;
+};
+
+}  // namespace rocmtpl

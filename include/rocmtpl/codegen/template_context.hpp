@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief template_context: what a policy's render() sees of its template instance.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/ir/buffer.hpp>
+
+namespace rocmtpl {
+
+/// @brief Inputs, output, input order and the common source preamble of one template instance.
+class template_context {
+ public:
+  template_context(std::vector<buffer> input_nodes, buffer output_node, std::optional<std::vector<int>> input_reorder,
+                   std::string header, std::string globals)
+      : input_nodes_(std::move(input_nodes)),
+        output_node_(std::move(output_node)),
+        input_reorder_(std::move(input_reorder)),
+        header_(std::move(header)),
+        globals_(std::move(globals)) {}
+
+  /// @brief Input buffers in the template's own order.
+  [[nodiscard]] const std::vector<buffer>& input_nodes() const noexcept { return input_nodes_; }
+  /// @brief Input `i`, or nullptr when `i` is past the end (an optional input that is absent).
+  [[nodiscard]] const buffer* input(std::size_t i) const noexcept {
+    return i < input_nodes_.size() ? &input_nodes_[i] : nullptr;
+  }
+  [[nodiscard]] const buffer& output_node() const noexcept { return output_node_; }
+  [[nodiscard]] const std::optional<std::vector<int>>& input_reorder() const noexcept { return input_reorder_; }
+  /// @brief The includes every generated source starts with.
+  [[nodiscard]] const std::string& header() const noexcept { return header_; }
+  /// @brief PT_EXPORT, the bfloat16 alias, status codes and helpers.
+  [[nodiscard]] const std::string& globals() const noexcept { return globals_; }
+
+ private:
+  std::vector<buffer> input_nodes_;
+  buffer output_node_;
+  std::optional<std::vector<int>> input_reorder_;
+  std::string header_;
+  std::string globals_;
+};
+
+}  // namespace rocmtpl

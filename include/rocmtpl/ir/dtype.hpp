@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief Element types: runtime `dtype` values, compile-time `dtype_tag` types, sizes and HIP spellings.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <rocmtpl/error.hpp>
+
+namespace rocmtpl {
+
+/// @brief Element type of a tensor (the subset of torch dtypes the reference maps to HIP types).
+enum class dtype : std::uint8_t { f16, bf16, f32, f64, i8, u8, i32, i64, boolean, f8e4m3, f8e5m2 };
+
+namespace detail {
+struct dtype_info {
+  dtype value;
+  std::string_view name;          // torch-like name, used in signatures and the CLI
+  std::size_t size;               // bytes per element
+  std::string_view storage_type;  // DTYPE_TO_ROCM_TYPE: pointer type in the C ABI
+  std::string_view compute_type;  // the arithmetic type a kernel uses
+  bool is_floating;
+};
+
+// Storage spellings follow rocm_utils.DTYPE_TO_ROCM_TYPE (fp16/bf16 -> uint16_t, fp8 -> uint8_t);
+// compute spellings follow the reference's globals (`__half`, `hip_bfloat16` aliased `bfloat16`).
+inline constexpr std::array<dtype_info, 11> dtype_table{{
+    {dtype::f16, "float16", 2, "uint16_t", "__half", true},
+    {dtype::bf16, "bfloat16", 2, "uint16_t", "hip_bfloat16", true},
+    {dtype::f32, "float32", 4, "float", "float", true},
+    {dtype::f64, "float64", 8, "double", "double", true},
+    {dtype::i8, "int8", 1, "int8_t", "int8_t", false},
+    {dtype::u8, "uint8", 1, "uint8_t", "uint8_t", false},
+    {dtype::i32, "int32", 4, "int32_t", "int32_t", false},
+    {dtype::i64, "int64", 8, "int64_t", "int64_t", false},
+    {dtype::boolean, "bool", 1, "bool", "bool", false},
+    {dtype::f8e4m3, "float8_e4m3fnuz", 1, "uint8_t", "uint8_t", true},
+    {dtype::f8e5m2, "float8_e5m2fnuz", 1, "uint8_t", "uint8_t", true},
+}};
+
+[[nodiscard]] inline const dtype_info& info(dtype d) {
+  const auto index = static_cast<std::size_t>(d);
+  if (index >= dtype_table.size()) {
+    throw invalid_argument_error("rocmtpl: dtype: unknown dtype value " + std::to_string(index) +
+                                 " has no HIP spelling (valid values are 0.." +
+                                 std::to_string(dtype_table.size() - 1) + ")");
+  }
+  return dtype_table[index];
+}
+}  // namespace detail
+
+/// @brief Bytes per element.
+/// @throws invalid_argument_error for a value outside the enumeration.
+[[nodiscard]] inline std::size_t element_size(dtype d) { return detail::info(d).size; }
+
+/// @brief Torch-like name ("float16", "bfloat16", "float32", ...).
+[[nodiscard]] inline std::string_view name(dtype d) { return detail::info(d).name; }
+
+/// @brief The C ABI pointer element type (the reference's DTYPE_TO_ROCM_TYPE): `uint16_t` for f16/bf16.
+[[nodiscard]] inline std::string_view storage_type(dtype d) { return detail::info(d).storage_type; }
+
+/// @brief The arithmetic type a kernel uses: `__half`, `hip_bfloat16`, `float`, ...
+[[nodiscard]] inline std::string_view compute_type(dtype d) { return detail::info(d).compute_type; }
+
+/// @brief True for floating-point element types (fp8 included).
+[[nodiscard]] inline bool is_floating(dtype d) { return detail::info(d).is_floating; }
+
+/// @brief Parses a name as printed by name(), plus the short forms f16, bf16, f32, f64, fp16, fp32, half, float.
+/// @throws invalid_argument_error naming the text and the accepted names.
+[[nodiscard]] inline dtype parse_dtype(std::string_view text) {
+  for (const auto& entry : detail::dtype_table) {
+    if (entry.name == text) return entry.value;
+  }
+  struct alias {
+    std::string_view text;
+    dtype value;
+  };
+  static constexpr std::array<alias, 12> aliases{{{"f16", dtype::f16},
+                                                  {"fp16", dtype::f16},
+                                                  {"half", dtype::f16},
+                                                  {"bf16", dtype::bf16},
+                                                  {"f32", dtype::f32},
+                                                  {"fp32", dtype::f32},
+                                                  {"float", dtype::f32},
+                                                  {"f64", dtype::f64},
+                                                  {"fp64", dtype::f64},
+                                                  {"double", dtype::f64},
+                                                  {"fp8e4m3", dtype::f8e4m3},
+                                                  {"fp8e5m2", dtype::f8e5m2}}};
+  for (const auto& a : aliases) {
+    if (a.text == text) return a.value;
+  }
+  std::string known;
+  for (const auto& entry : detail::dtype_table) {
+    if (!known.empty()) known += ", ";
+    known += entry.name;
+  }
+  throw invalid_argument_error("rocmtpl: dtype: unknown dtype '" + std::string(text) + "'; expected one of " +
+                               known);
+}
+
+inline std::ostream& operator<<(std::ostream& os, dtype d) { return os << name(d); }
+
+/// @brief Compile-time dtype: a tag type carrying the runtime value.
+template <dtype D>
+struct dtype_tag {
+  static constexpr dtype value = D;
+  /// @brief The runtime value (lossless conversion of the type).
+  [[nodiscard]] static constexpr dtype to_value() noexcept { return D; }
+};
+
+using f16_t = dtype_tag<dtype::f16>;
+using bf16_t = dtype_tag<dtype::bf16>;
+using f32_t = dtype_tag<dtype::f32>;
+using f64_t = dtype_tag<dtype::f64>;
+using i8_t = dtype_tag<dtype::i8>;
+using u8_t = dtype_tag<dtype::u8>;
+using i32_t = dtype_tag<dtype::i32>;
+using i64_t = dtype_tag<dtype::i64>;
+using bool_t = dtype_tag<dtype::boolean>;
+using f8e4m3_t = dtype_tag<dtype::f8e4m3>;
+using f8e5m2_t = dtype_tag<dtype::f8e5m2>;
+
+namespace detail {
+template <class T>
+inline constexpr bool is_dtype_tag = false;
+template <dtype D>
+inline constexpr bool is_dtype_tag<dtype_tag<D>> = true;
+}  // namespace detail
+
+/// @brief A compile-time dtype tag.
+template <class T>
+concept dtype_tag_type = detail::is_dtype_tag<T>;
+
+}  // namespace rocmtpl

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief fixed_string: a string usable as a C++20 non-type template parameter (symbol and buffer names).
+
+#include <algorithm>
+#include <cstddef>
+#include <string_view>
+
+namespace rocmtpl {
+
+/// @brief A compile-time string literal that can be a template argument.
+/// @tparam N size of the literal including its terminating zero.
+/// @code{.cpp}
+/// template <rocmtpl::fixed_string Name> struct named {};
+/// named<"M"> m;
+/// @endcode
+template <std::size_t N>
+struct fixed_string {
+  char data[N]{};
+
+  constexpr fixed_string(const char (&text)[N]) noexcept {  // NOLINT: implicit by design
+    std::copy_n(text, N, data);
+  }
+
+  /// @brief Number of characters, without the terminating zero.
+  [[nodiscard]] static constexpr std::size_t size() noexcept { return N - 1; }
+
+  /// @brief The characters as a string_view.
+  [[nodiscard]] constexpr std::string_view view() const noexcept { return {data, N - 1}; }
+
+  constexpr operator std::string_view() const noexcept { return view(); }  // NOLINT
+
+  template <std::size_t M>
+  friend constexpr bool operator==(const fixed_string& a, const fixed_string<M>& b) noexcept {
+    return a.view() == b.view();
+  }
+};
+
+template <std::size_t N>
+fixed_string(const char (&)[N]) -> fixed_string<N>;
+
+/// @brief True when `text` is a C identifier: [A-Za-z_][A-Za-z0-9_]*.
+[[nodiscard]] constexpr bool is_identifier(std::string_view text) noexcept {
+  if (text.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (!alpha(text.front())) return false;
+  return std::all_of(text.begin(), text.end(), [&](char c) { return alpha(c) || digit(c); });
+}
+
+}  // namespace rocmtpl

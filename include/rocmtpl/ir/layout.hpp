@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief Layout: dtype, sizes, strides and offset of a tensor, static or symbolic.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/ir/dim.hpp>
+#include <rocmtpl/ir/dtype.hpp>
+#include <rocmtpl/ir/sym_expr.hpp>
+
+namespace rocmtpl {
+
+/// @brief Memory layout of a tensor: element type, sizes, strides (in elements) and offset.
+///
+/// Sizes and strides are symbolic expressions (constants for static shapes). The queries follow
+/// the reference's rules: a matrix is row-major when `stride[-1] == 1`, column-major when
+/// `stride[-2] == 1`, and its leading dimension is `stride[-2]` if `stride[-1] == 1` else `stride[-1]`.
+/// @code{.cpp}
+/// auto a = rocmtpl::layout::row_major(rocmtpl::dtype::f16, {sym_expr::symbol("M"), 4096});
+/// a.leading_dimension();  // 4096
+/// @endcode
+class layout {
+ public:
+  /// @brief A layout from explicit sizes, strides and offset.
+  /// @throws invalid_argument_error if ranks differ or a constant size, stride or offset is negative.
+  layout(dtype type, std::vector<sym_expr> sizes, std::vector<sym_expr> strides, sym_expr offset = 0)
+      : type_(type), sizes_(std::move(sizes)), strides_(std::move(strides)), offset_(std::move(offset)) {
+    (void)element_size(type_);  // rejects values outside the enumeration
+    if (sizes_.size() != strides_.size()) {
+      throw invalid_argument_error("rocmtpl: layout: " + std::to_string(sizes_.size()) + " sizes but " +
+                                   std::to_string(strides_.size()) + " strides; give one stride per size");
+    }
+    check_non_negative("size", sizes_);
+    check_non_negative("stride", strides_);
+    if (auto c = offset_.constant(); c && *c < 0) {
+      throw invalid_argument_error("rocmtpl: layout: negative offset " + std::to_string(*c));
+    }
+  }
+
+  /// @brief Contiguous row-major (C order) layout: the last dimension has stride 1.
+  [[nodiscard]] static layout row_major(dtype type, std::vector<sym_expr> sizes, sym_expr offset = 0) {
+    std::vector<sym_expr> strides(sizes.size());
+    sym_expr running = 1;
+    for (std::size_t i = sizes.size(); i-- > 0;) {
+      strides[i] = running;
+      running = running * sizes[i];
+    }
+    return {type, std::move(sizes), std::move(strides), std::move(offset)};
+  }
+
+  /// @brief Column-major matrices (batched: batch dimensions outermost): `stride[-2] == 1`.
+  /// @throws invalid_argument_error for rank < 2.
+  [[nodiscard]] static layout col_major(dtype type, std::vector<sym_expr> sizes, sym_expr offset = 0) {
+    const auto rank = sizes.size();
+    if (rank < 2) {
+      throw invalid_argument_error("rocmtpl: layout: col_major needs rank >= 2, got rank " + std::to_string(rank));
+    }
+    std::vector<sym_expr> strides(rank);
+    strides[rank - 2] = 1;
+    strides[rank - 1] = sizes[rank - 2];
+    sym_expr running = sizes[rank - 2] * sizes[rank - 1];
+    for (std::size_t i = rank - 2; i-- > 0;) {
+      strides[i] = running;
+      running = running * sizes[i];
+    }
+    return {type, std::move(sizes), std::move(strides), std::move(offset)};
+  }
+
+  [[nodiscard]] dtype type() const noexcept { return type_; }
+  [[nodiscard]] const std::vector<sym_expr>& sizes() const noexcept { return sizes_; }
+  [[nodiscard]] const std::vector<sym_expr>& strides() const noexcept { return strides_; }
+  [[nodiscard]] const sym_expr& offset() const noexcept { return offset_; }
+  [[nodiscard]] std::size_t rank() const noexcept { return sizes_.size(); }
+
+  /// @brief Size of dimension `index`; negative indices count from the end.
+  /// @throws out_of_range_error naming the index and the rank.
+  [[nodiscard]] const sym_expr& size(std::int64_t index) const { return sizes_[normalize(index, "size")]; }
+  /// @brief Stride of dimension `index`; negative indices count from the end.
+  /// @throws out_of_range_error naming the index and the rank.
+  [[nodiscard]] const sym_expr& stride(std::int64_t index) const { return strides_[normalize(index, "stride")]; }
+
+  /// @brief Number of elements (product of sizes).
+  [[nodiscard]] sym_expr numel() const { return product(sizes_); }
+
+  /// @brief Elements spanned from the offset: 1 + sum((size-1)*stride), 0 when empty.
+  /// For symbolic sizes the expression assumes every size is at least 1.
+  [[nodiscard]] sym_expr storage_size() const {
+    for (const auto& s : sizes_) {
+      if (auto c = s.constant(); c && *c == 0) return 0;
+    }
+    sym_expr span = 1;
+    for (std::size_t i = 0; i < rank(); ++i) span = span + (sizes_[i] - 1) * strides_[i];
+    return offset_ + span;
+  }
+
+  /// @brief True when the strides are those of row_major() for these sizes.
+  [[nodiscard]] bool is_contiguous() const { return strides_ == row_major(type_, sizes_).strides(); }
+
+  /// @brief The reference's rule: row-major when `stride[-1] == 1` (false for rank 0).
+  [[nodiscard]] bool is_row_major() const { return rank() >= 1 && strides_.back() == sym_expr(1); }
+
+  /// @brief The reference's rule: column-major when `stride[-2] == 1` (false for rank < 2).
+  [[nodiscard]] bool is_col_major() const { return rank() >= 2 && strides_[rank() - 2] == sym_expr(1); }
+
+  /// @brief The reference's LD rule: `stride[-2]` if `stride[-1] == 1` else `stride[-1]`; 0 for rank < 2.
+  [[nodiscard]] sym_expr leading_dimension() const {
+    if (rank() < 2) return 0;
+    return is_row_major() ? strides_[rank() - 2] : strides_.back();
+  }
+
+  /// @brief Symbols used by sizes, strides and offset, sorted and unique.
+  [[nodiscard]] std::vector<std::string> free_symbols() const {
+    std::vector<std::string> out;
+    auto add = [&](const sym_expr& e) {
+      for (auto& s : e.free_symbols()) out.push_back(std::move(s));
+    };
+    for (const auto& s : sizes_) add(s);
+    for (const auto& s : strides_) add(s);
+    add(offset_);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  /// @brief True when every size, stride and the offset are constants.
+  [[nodiscard]] bool is_static() const {
+    auto constant = [](const sym_expr& e) { return e.is_constant(); };
+    return std::all_of(sizes_.begin(), sizes_.end(), constant) &&
+           std::all_of(strides_.begin(), strides_.end(), constant) && offset_.is_constant();
+  }
+
+  /// @brief Text such as `float16[M, 64] strides [64, 1] offset 0`, stable across runs.
+  [[nodiscard]] std::string to_string() const {
+    auto list = [](const std::vector<sym_expr>& v) {
+      std::string s;
+      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].to_cpp();
+      return s;
+    };
+    return std::string(name(type_)) + "[" + list(sizes_) + "] strides [" + list(strides_) + "] offset " +
+           offset_.to_cpp();
+  }
+
+  friend bool operator==(const layout& a, const layout& b) {
+    return a.type_ == b.type_ && a.sizes_ == b.sizes_ && a.strides_ == b.strides_ && a.offset_ == b.offset_;
+  }
+  friend std::ostream& operator<<(std::ostream& os, const layout& l) { return os << l.to_string(); }
+
+ private:
+  static void check_non_negative(const char* what, const std::vector<sym_expr>& values) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (auto c = values[i].constant(); c && *c < 0) {
+        throw invalid_argument_error("rocmtpl: layout: negative " + std::string(what) + " " + std::to_string(*c) +
+                                     " at dimension " + std::to_string(i));
+      }
+    }
+  }
+
+  [[nodiscard]] std::size_t normalize(std::int64_t index, const char* what) const {
+    const auto n = static_cast<std::int64_t>(rank());
+    const auto i = index < 0 ? index + n : index;
+    if (i < 0 || i >= n) {
+      throw out_of_range_error("rocmtpl: layout: " + std::string(what) + " index " + std::to_string(index) +
+                               " out of range for rank " + std::to_string(n));
+    }
+    return static_cast<std::size_t>(i);
+  }
+
+  dtype type_;
+  std::vector<sym_expr> sizes_;
+  std::vector<sym_expr> strides_;
+  sym_expr offset_;
+};
+
+/// @brief Compile-time layout: a dtype tag, `dims<...>` sizes and `dims<...>` strides.
+/// @tparam DType a `dtype_tag`; @tparam Sizes `dims<ext<4>, sym<"N">>`;
+/// @tparam Strides `dims<...>` or `void` for contiguous row-major.
+/// `to_value()` gives the runtime layout (lossless).
+template <dtype_tag_type DType, class Sizes, class Strides = void, std::int64_t Offset = 0>
+struct static_layout {
+  static_assert(Offset >= 0, "rocmtpl: static_layout: offset must be non-negative");
+  using dtype_type = DType;
+  using sizes_type = Sizes;
+  using strides_type = Strides;
+  static constexpr dtype type = DType::value;
+  static constexpr std::size_t rank = Sizes::rank;
+  static constexpr std::int64_t offset = Offset;
+
+  /// @brief The runtime value of this layout.
+  [[nodiscard]] static layout to_value() {
+    if constexpr (std::is_void_v<Strides>) {
+      return layout::row_major(type, Sizes::to_value(), Offset);
+    } else {
+      static_assert(Strides::rank == Sizes::rank,
+                    "rocmtpl: static_layout: sizes and strides must have the same rank; give one stride per size");
+      return layout(type, Sizes::to_value(), Strides::to_value(), Offset);
+    }
+  }
+};
+
+/// @brief Row-major compile-time layout.
+template <dtype_tag_type DType, class Sizes>
+using row_major_layout = static_layout<DType, Sizes>;
+
+}  // namespace rocmtpl

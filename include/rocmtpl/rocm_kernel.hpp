@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief rocm_template_kernel (signature and size helpers for templates) and rocm_template_caller
+/// (one rendered choice), as in the reference's rocm_kernel.py.
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/codegen/arg_info.hpp>
+#include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/rocm_benchmark_request.hpp>
+#include <rocmtpl/rocm_template_buffer.hpp>
+
+namespace rocmtpl {
+
+/// @brief The kernel a template renders into: binds buffers to parameter names and builds the
+/// entry point's signature and the C++ expressions for sizes, strides and offsets.
+class rocm_template_kernel {
+ public:
+  /// @brief The fixed tail of every entry point (the C ABI in ARCHITECTURE.md).
+  static constexpr std::string_view extra_cpp_args = "size_t* workspace_size, uint8_t* workspace, hipStream_t stream";
+
+  /// @throws invalid_argument_error if the name is not an identifier, a runtime arg is invalid, or
+  /// the number of runtime values does not match the runtime arg descriptions.
+  explicit rocm_template_kernel(std::string kernel_name, std::vector<arg_info> runtime_arg_info = {},
+                                std::vector<runtime_arg_value> runtime_arg_values = {})
+      : kernel_name_(std::move(kernel_name)),
+        runtime_arg_info_(std::move(runtime_arg_info)),
+        runtime_arg_values_(std::move(runtime_arg_values)) {
+    if (!is_identifier(kernel_name_)) {
+      throw invalid_argument_error("rocmtpl: rocm_template_kernel: kernel name '" + kernel_name_ +
+                                   "' is not a C identifier");
+    }
+    if (!runtime_arg_values_.empty() && runtime_arg_values_.size() != runtime_arg_info_.size()) {
+      throw invalid_argument_error("rocmtpl: rocm_template_kernel: " + std::to_string(runtime_arg_info_.size()) +
+                                   " runtime args described but " + std::to_string(runtime_arg_values_.size()) +
+                                   " values given");
+    }
+    for (const auto& info : runtime_arg_info_) args_.add_runtime_arg(info);
+  }
+
+  [[nodiscard]] const std::string& kernel_name() const noexcept { return kernel_name_; }
+  [[nodiscard]] const kernel_args& args() const noexcept { return args_; }
+  [[nodiscard]] const std::vector<arg_info>& runtime_arg_info() const noexcept { return runtime_arg_info_; }
+  [[nodiscard]] const std::vector<runtime_arg_value>& runtime_arg_values() const noexcept {
+    return runtime_arg_values_;
+  }
+  /// @brief Parameter name -> buffer, for every tensor bound by def_kernel.
+  [[nodiscard]] const std::map<std::string, buffer>& named_nodes() const noexcept { return named_nodes_; }
+
+  /// @brief Parameter name of an input or output buffer; nullopt for nullptr or an unbound buffer.
+  [[nodiscard]] std::optional<std::string> arg_name(const buffer* node) const {
+    if (node == nullptr) return std::nullopt;
+    auto name = args_.arg_name_of(node->name());
+    if (name.empty()) return std::nullopt;
+    return name;
+  }
+
+  /// @brief Code that returns ROCMTPL_STATUS_NULL_ARGUMENT when the buffer's pointer is null and
+  /// its size is not zero (never throws: nothing crosses the C ABI). Empty for nullptr/unbound.
+  [[nodiscard]] std::string check_not_null(const buffer* node) const {
+    const auto name = arg_name(node);
+    if (!name || node->get_layout().rank() == 0) return {};
+    indented_buffer b;
+    b.writeline("if (!" + *name + ") {");
+    {
+      auto s1 = b.indent();
+      b.writeline("int64_t " + *name + "_size = " + size(node, 0, -1) + ";");
+      b.writeline("if (" + *name + "_size > 0) {");
+      {
+        auto s2 = b.indent();
+        b.writeline("return ROCMTPL_STATUS_NULL_ARGUMENT;");
+      }
+      b.writeline("}");
+    }
+    b.writeline("}");
+    return b.str();
+  }
+
+  /// @brief Binds inputs and outputs to parameter names and returns the entry point's signature:
+  /// `extern "C" PT_EXPORT int NAME(const T* in..., T* out..., int64_t sym..., runtime args...,
+  /// size_t* workspace_size, uint8_t* workspace, hipStream_t stream)`.
+  /// @param inputs input buffers in the template's order (nullptr entries are skipped)
+  /// @param outputs output buffers
+  /// @param names_str comma-separated names: one per input, then one per output
+  /// @param input_reorder the caller's order of the inputs, e.g. `{2, 0, 1}` for addmm's [bias, X, W]
+  /// @throws invalid_argument_error if the name count differs from inputs + outputs, a name is not an
+  /// identifier or repeats, or input_reorder is not a permutation of the inputs.
+  std::string def_kernel(const std::vector<const buffer*>& inputs, const std::vector<const buffer*>& outputs,
+                         std::string_view names_str, std::optional<std::vector<int>> input_reorder = std::nullopt) {
+    const auto names = split_names(names_str);
+    if (inputs.size() + outputs.size() != names.size()) {
+      throw invalid_argument_error("rocmtpl: def_kernel: " + std::to_string(inputs.size()) + " inputs + " +
+                                   std::to_string(outputs.size()) + " outputs = " +
+                                   std::to_string(inputs.size() + outputs.size()) + " but " +
+                                   std::to_string(names.size()) + " names were given: [" + join(names) + "]");
+    }
+    std::set<std::string> seen;
+    for (const auto& n : names) {
+      if (!is_identifier(n)) {
+        throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' is not a C identifier (names: [" +
+                                     join(names) + "])");
+      }
+      if (!seen.insert(n).second) {
+        throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' appears twice in [" +
+                                     join(names) + "]");
+      }
+    }
+    std::vector<int> order(inputs.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (input_reorder) {
+      auto sorted = *input_reorder;
+      std::sort(sorted.begin(), sorted.end());
+      if (sorted != order) {
+        std::string text;
+        for (auto i : *input_reorder) text += (text.empty() ? "" : ", ") + std::to_string(i);
+        throw invalid_argument_error("rocmtpl: def_kernel: input_reorder [" + text + "] is not a permutation of 0.." +
+                                     std::to_string(static_cast<int>(inputs.size()) - 1));
+      }
+      order = *input_reorder;
+    }
+    for (int idx : order) {
+      const auto* node = inputs[static_cast<std::size_t>(idx)];
+      if (node == nullptr) continue;
+      const auto& name = names[static_cast<std::size_t>(idx)];
+      named_nodes_.insert_or_assign(name, *node);
+      args_.add_input(*node, name);
+    }
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (outputs[i] == nullptr) continue;
+      const auto& name = names[inputs.size() + i];
+      named_nodes_.insert_or_assign(name, *outputs[i]);
+      args_.add_output(*outputs[i], name);
+    }
+    return "extern \"C\" PT_EXPORT int " + kernel_name_ + "(" + join(args_.cpp_argdefs()) + ", " +
+           std::string(extra_cpp_args) + ")";
+  }
+
+  /// @brief C++ expression of the product of sizes in dimensions [start, end] (end inclusive,
+  /// defaults to start; negative indices count from the end); `default_value` for nullptr or an
+  /// empty range.
+  /// @throws out_of_range_error when an index is outside the buffer's rank.
+  [[nodiscard]] std::string size(const buffer* node, std::int64_t start, std::optional<std::int64_t> end = std::nullopt,
+                                 std::int64_t default_value = 0) const {
+    if (node == nullptr) return std::to_string(default_value);
+    const auto& sizes = node->sizes();
+    const auto s = normalize(node, start, "size start");
+    const auto e = normalize(node, end.value_or(start), "size end");
+    if (s > e) return std::to_string(default_value);
+    std::vector<sym_expr> range(sizes.begin() + static_cast<std::ptrdiff_t>(s),
+                                sizes.begin() + static_cast<std::ptrdiff_t>(e) + 1);
+    return product(range).to_cpp();
+  }
+
+  /// @brief C++ expression of the stride of dimension `index` (negative counts from the end).
+  /// @throws out_of_range_error when the index is outside the buffer's rank.
+  [[nodiscard]] std::string stride(const buffer* node, std::int64_t index, std::int64_t default_value = 0) const {
+    if (node == nullptr) return std::to_string(default_value);
+    return node->strides()[normalize(node, index, "stride")].to_cpp();
+  }
+
+  /// @brief C++ expression of the buffer's offset (in elements).
+  [[nodiscard]] std::string offset(const buffer* node) const {
+    if (node == nullptr) return "0";
+    return node->get_layout().offset().to_cpp();
+  }
+
+ private:
+  static std::size_t normalize(const buffer* node, std::int64_t index, const char* what) {
+    const auto rank = static_cast<std::int64_t>(node->get_layout().rank());
+    const auto i = index < 0 ? index + rank : index;
+    if (i < 0 || i >= rank) {
+      throw out_of_range_error("rocmtpl: rocm_template_kernel: " + std::string(what) + " index " +
+                               std::to_string(index) + " out of range for buffer '" + node->name() + "' of rank " +
+                               std::to_string(rank));
+    }
+    return static_cast<std::size_t>(i);
+  }
+
+  static std::vector<std::string> split_names(std::string_view text) {
+    std::vector<std::string> out;
+    auto trim = [](std::string_view s) {
+      const auto b = s.find_first_not_of(" \t\n");
+      if (b == std::string_view::npos) return std::string_view{};
+      return s.substr(b, s.find_last_not_of(" \t\n") - b + 1);
+    };
+    if (trim(text).empty()) return out;
+    for (std::size_t start = 0;;) {
+      const auto comma = text.find(',', start);
+      out.emplace_back(trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+    return out;
+  }
+
+  static std::string join(const std::vector<std::string>& parts) {
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+    return out;
+  }
+
+  std::string kernel_name_;
+  std::vector<arg_info> runtime_arg_info_;
+  std::vector<runtime_arg_value> runtime_arg_values_;
+  kernel_args args_;
+  std::map<std::string, buffer> named_nodes_;
+};
+
+/// @brief One rendered choice of a template (the reference's ROCmTemplateCaller).
+class rocm_template_caller {
+ public:
+  rocm_template_caller(std::string name, std::string category, std::vector<buffer> input_nodes, buffer output_node,
+                       make_kernel_render_fn make_kernel_render, rocm_benchmark_request bmreq,
+                       std::vector<std::pair<std::string, std::string>> info_kwargs)
+      : name_(std::move(name)),
+        category_(std::move(category)),
+        input_nodes_(std::move(input_nodes)),
+        output_node_(std::move(output_node)),
+        make_kernel_render_(std::move(make_kernel_render)),
+        bmreq_(std::move(bmreq)),
+        info_kwargs_(std::move(info_kwargs)) {}
+
+  /// @brief Choice name, `rocm_<template>_<n>`.
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// @brief Template name (the reference's category).
+  [[nodiscard]] const std::string& category() const noexcept { return category_; }
+  [[nodiscard]] const std::vector<buffer>& input_nodes() const noexcept { return input_nodes_; }
+  [[nodiscard]] const rocmtpl::layout& get_layout() const noexcept { return output_node_.get_layout(); }
+  [[nodiscard]] const rocm_benchmark_request& bmreq() const noexcept { return bmreq_; }
+  [[nodiscard]] rocm_benchmark_request& bmreq() noexcept { return bmreq_; }
+  [[nodiscard]] const std::string& source() const noexcept { return bmreq_.source_code; }
+  [[nodiscard]] const make_kernel_render_fn& make_kernel_render() const noexcept { return make_kernel_render_; }
+
+  /// @brief `rocm_template_kernels.<name>`.
+  [[nodiscard]] std::string call_name() const { return "rocm_template_kernels." + name_; }
+
+  /// @brief `<category>-<bmreq.hash_key>`: identifies source and extra arguments.
+  [[nodiscard]] std::string hash_key() const { return category_ + "-" + bmreq_.hash_key(); }
+
+  /// @brief Backend, name and the configuration's fields, in a stable order.
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> info_dict() const {
+    std::vector<std::pair<std::string, std::string>> out{{"backend", "ROCm"}, {"name", name_}};
+    out.insert(out.end(), info_kwargs_.begin(), info_kwargs_.end());
+    return out;
+  }
+
+  /// @brief `rocm_template_caller(source_hash=..., {backend: ROCm, name: ..., ...})`.
+  [[nodiscard]] std::string to_string() const {
+    std::string info;
+    for (const auto& [k, v] : info_dict()) info += (info.empty() ? "" : ", ") + k + ": " + v;
+    return "rocm_template_caller(source_hash=" + bmreq_.source_hash() + ", {" + info + "})";
+  }
+
+  /// @brief The graph node for this choice; its workspace size is the one the runtime's query
+  /// stored in bmreq (0 when it has not been queried).
+  [[nodiscard]] rocm_template_buffer output_node() const {
+    return {output_node_, input_nodes_, make_kernel_render_, bmreq_.workspace_size, category_};
+  }
+
+ private:
+  std::string name_;
+  std::string category_;
+  std::vector<buffer> input_nodes_;
+  buffer output_node_;
+  make_kernel_render_fn make_kernel_render_;
+  rocm_benchmark_request bmreq_;
+  std::vector<std::pair<std::string, std::string>> info_kwargs_;
+};
+
+}  // namespace rocmtpl

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief rocm_template: renders a kernel_template policy into choices (the reference's ROCmTemplate),
+/// and the umbrella header of the pure C++20 layer.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/codegen/arg_info.hpp>
+#include <rocmtpl/codegen/concepts.hpp>
+#include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/codegen/status.hpp>
+#include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/device/hip_portable.hpp>
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/ir/buffer.hpp>
+#include <rocmtpl/ir/dim.hpp>
+#include <rocmtpl/ir/dtype.hpp>
+#include <rocmtpl/ir/layout.hpp>
+#include <rocmtpl/ir/sym_expr.hpp>
+#include <rocmtpl/ir/tensor_meta.hpp>
+#include <rocmtpl/rocm_benchmark_request.hpp>
+#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/rocm_template_buffer.hpp>
+#include <rocmtpl/version.hpp>
+
+namespace rocmtpl {
+
+namespace detail {
+// Process-wide choice counter, the reference's ROCmTemplate.index_counter.
+inline std::atomic<std::uint64_t>& choice_counter() noexcept {
+  static std::atomic<std::uint64_t> counter{0};
+  return counter;
+}
+}  // namespace detail
+
+/// @brief A kernel template bound to a problem: a policy, its input buffers, the output layout and
+/// the input order. generate() renders one configuration into a rocm_template_caller.
+/// @tparam Policy a type modelling kernel_template; a policy that misses a requirement is rejected
+/// with a message naming it.
+/// @code{.cpp}
+/// rocmtpl::rocm_template<rocmtpl::templates::gemm_policy> t(policy, {a, b}, c_layout);
+/// auto caller = t.generate(t.policy().configs().front(), {{"M", 1024}});
+/// caller.source();  // a complete HIP translation unit
+/// @endcode
+template <class Policy>
+class rocm_template {
+  static_assert(check_kernel_template<Policy>());
+
+ public:
+  using policy_type = Policy;
+  using config_type = typename Policy::config_type;
+
+  /// @throws invalid_argument_error if input_reorder is not a permutation of the inputs.
+  rocm_template(Policy policy, std::vector<buffer> input_nodes, layout output_layout,
+                std::optional<std::vector<int>> input_reorder = std::nullopt)
+      : policy_(std::move(policy)),
+        input_nodes_(std::move(input_nodes)),
+        output_node_("buf_out", std::move(output_layout)),
+        input_reorder_(std::move(input_reorder)) {
+    if (input_reorder_) {
+      std::vector<int> sorted = *input_reorder_;
+      std::sort(sorted.begin(), sorted.end());
+      std::vector<int> expected(input_nodes_.size());
+      std::iota(expected.begin(), expected.end(), 0);
+      if (sorted != expected) {
+        std::string text;
+        for (auto i : *input_reorder_) text += (text.empty() ? "" : ", ") + std::to_string(i);
+        throw invalid_argument_error("rocmtpl: rocm_template: input_reorder [" + text +
+                                     "] is not a permutation of the " + std::to_string(input_nodes_.size()) +
+                                     " inputs");
+      }
+    }
+  }
+
+  /// @brief The template name, from the policy.
+  [[nodiscard]] static std::string_view name() { return Policy::name(); }
+  [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
+  [[nodiscard]] const std::vector<buffer>& input_nodes() const noexcept { return input_nodes_; }
+  [[nodiscard]] const buffer& output_node() const noexcept { return output_node_; }
+  [[nodiscard]] const std::optional<std::vector<int>>& input_reorder() const noexcept { return input_reorder_; }
+
+  /// @brief The includes every generated source starts with: the HIP portability header (HIP on
+  /// AMD, CUDA on NVIDIA) and the fixed-width integer types.
+  [[nodiscard]] indented_buffer header() const {
+    indented_buffer b;
+    b.writeline("#include \"" + std::string(device::portable_header_name) + "\"");
+    b.writeline("#include <cstddef>");
+    b.writeline("#include <cstdint>");
+    return b;
+  }
+
+  /// @brief PT_EXPORT (only the entry point is visible; libraries build with -fvisibility=hidden),
+  /// the reference's `bfloat16` alias, the status codes and the floor-division helpers.
+  [[nodiscard]] indented_buffer globals() const {
+    indented_buffer b;
+    b.splice(R"(
+        // We compile all models with -fvisibility=hidden. Any symbols that need to be
+        // exposed in the final shared library must be declared with PT_EXPORT to make
+        // them visible.
+        #ifdef __GNUC__ // Applies to any compiler with GNU extensions (clang and g++)
+        #define PT_EXPORT __attribute__((__visibility__("default")))
+        #else
+        #ifdef _WIN32
+        #define PT_EXPORT __declspec(dllexport)
+        #else
+        #define PT_EXPORT
+        #endif
+        #endif
+        using bfloat16 = hip_bfloat16;
+    )",
+             true);
+    b.splice(kernel_status_defines);
+    b.splice(sym_expr_cpp_helpers);
+    return b;
+  }
+
+  /// @brief The context a policy renders with.
+  [[nodiscard]] template_context context() const {
+    return {input_nodes_, output_node_, input_reorder_, header().str(), globals().str()};
+  }
+
+  /// @brief Renders one configuration into `kernel`.
+  [[nodiscard]] std::string render(rocm_template_kernel& kernel, const config_type& config) const {
+    return policy_.render(kernel, context(), config);
+  }
+
+  /// @brief Runtime argument descriptions (empty unless the policy declares some).
+  [[nodiscard]] std::vector<arg_info> get_runtime_arg_info() const {
+    if constexpr (detail::has_runtime_args<Policy>) {
+      return policy_.runtime_arg_info();
+    } else {
+      return {};
+    }
+  }
+
+  /// @brief Runtime argument values for a configuration (empty unless the policy declares some).
+  [[nodiscard]] std::vector<runtime_arg_value> get_runtime_arg_values(const config_type& config) const {
+    if constexpr (detail::has_runtime_args<Policy>) {
+      return policy_.runtime_arg_values(config);
+    } else {
+      (void)config;
+      return {};
+    }
+  }
+
+  /// @brief Renders a configuration into a choice: kernel `rocm_<name>`, choice `rocm_<name>_<n>`,
+  /// a benchmark request with size-argument hints and runtime values, and a make_kernel_render
+  /// closure that re-renders with the `KERNEL_NAME` placeholder.
+  /// @param hints values of the size symbols, for benchmarking
+  /// @throws evaluation_error when a size symbol has no hint; error when the rendered entry point's
+  /// arguments do not start with the inputs (input_reorder order) and the output.
+  [[nodiscard]] rocm_template_caller generate(const config_type& config, const size_hints& hints = {}) const {
+    const std::string kernel_name = "rocm_" + std::string(name());
+    const std::string choice_name = kernel_name + "_" + std::to_string(detail::choice_counter()++);
+    rocm_template_kernel kernel(kernel_name, get_runtime_arg_info(), get_runtime_arg_values(config));
+    std::string code = render(kernel, config);
+    check_expected_args(kernel);
+
+    rocm_benchmark_request bmreq;
+    bmreq.kernel_name = kernel_name;
+    for (const auto& t : kernel.args().inputs()) bmreq.input_tensor_meta.push_back(tensor_meta::from_buffer(t.node, hints));
+    bmreq.output_tensor_meta = tensor_meta::from_buffer(output_node_, hints);
+    for (const auto& s : kernel.args().size_symbols()) bmreq.extra_args.push_back(sym_expr::symbol(s).evaluate(hints));
+    bmreq.size_arg_count = bmreq.extra_args.size();
+    for (auto v : kernel.runtime_arg_values()) bmreq.extra_args.push_back(v);
+    bmreq.source_code = std::move(code);
+
+    return {choice_name,          std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
+            std::move(bmreq), describe(config)};
+  }
+
+  /// @brief generate() for every configuration of the policy's search space.
+  [[nodiscard]] std::vector<rocm_template_caller> generate_all(const size_hints& hints = {}) const {
+    std::vector<rocm_template_caller> out;
+    for (const auto& config : policy_.configs()) out.push_back(generate(config, hints));
+    return out;
+  }
+
+ private:
+  [[nodiscard]] make_kernel_render_fn make_kernel_render_for(const config_type& config) const {
+    return [policy = policy_, ctx = context(), config, info = get_runtime_arg_info(),
+            values = get_runtime_arg_values(config)](const rocm_template_buffer& node,
+                                                     const std::vector<buffer>& epilogue_nodes) {
+      if (!epilogue_nodes.empty()) {
+        throw invalid_argument_error("rocmtpl: rocm_template: template '" + std::string(Policy::name()) +
+                                     "' rendering '" + node.name() + "' does not fuse epilogue nodes (" +
+                                     std::to_string(epilogue_nodes.size()) +
+                                     " given); use the template's own epilogue options");
+      }
+      auto kernel = std::make_shared<rocm_template_kernel>("KERNEL_NAME", info, values);
+      return kernel_render{kernel, [policy, ctx, config, kernel] { return policy.render(*kernel, ctx, config); }};
+    };
+  }
+
+  void check_expected_args(const rocm_template_kernel& kernel) const {
+    std::vector<std::string> expected;
+    std::vector<int> order(input_nodes_.size());
+    std::iota(order.begin(), order.end(), 0);
+    for (int idx : input_reorder_.value_or(order)) {
+      const auto& n = input_nodes_[static_cast<std::size_t>(idx)].name();
+      if (std::find(expected.begin(), expected.end(), n) == expected.end()) expected.push_back(n);
+    }
+    expected.push_back(output_node_.name());
+    const auto call_args = kernel.args().call_args();
+    const bool ok = call_args.size() >= expected.size() && std::equal(expected.begin(), expected.end(), call_args.begin());
+    if (!ok) {
+      auto join = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+        return s;
+      };
+      throw error("rocmtpl: rocm_template: template '" + std::string(name()) + "' rendered arguments [" +
+                  join(call_args) + "] that do not start with the expected [" + join(expected) +
+                  "]; bind every input (input_reorder order) and the output with def_kernel");
+    }
+  }
+
+  Policy policy_;
+  std::vector<buffer> input_nodes_;
+  buffer output_node_;
+  std::optional<std::vector<int>> input_reorder_;
+};
+
+}  // namespace rocmtpl
+
+#include <rocmtpl/templates/gemm.hpp>

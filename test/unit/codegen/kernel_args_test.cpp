@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+#include <rocmtpl/codegen/kernel_args.hpp>
+
+#include <gtest/gtest.h>
+
+namespace {
+using rocmtpl::buffer;
+using rocmtpl::dtype;
+using rocmtpl::layout;
+using rocmtpl::sym_expr;
+
+const sym_expr M = sym_expr::symbol("M");
+const sym_expr N = sym_expr::symbol("N");
+const sym_expr K = sym_expr::symbol("K");
+
+TEST(KernelArgs, CppArgdefsInStableOrder) {
+  rocmtpl::kernel_args args;
+  args.add_input(buffer("x", layout::row_major(dtype::f16, {M, K})), "X");
+  args.add_input(buffer("w", layout::row_major(dtype::bf16, {K, N})), "W");
+  args.add_output(buffer("y", layout::row_major(dtype::f32, {M, N})), "Y");
+  args.add_runtime_arg({"split_k", "int32_t"});
+  EXPECT_EQ(args.size_symbols(), (std::vector<std::string>{"M", "K", "N"}));
+  EXPECT_EQ(args.cpp_argdefs(), (std::vector<std::string>{"const uint16_t* X", "const uint16_t* W", "float* Y",
+                                                          "int64_t M", "int64_t K", "int64_t N", "int32_t split_k"}));
+  EXPECT_EQ(args.call_args(), (std::vector<std::string>{"x", "w", "y", "M", "K", "N", "split_k"}));
+}
+
+TEST(KernelArgs, SameBufferTwiceIsOneParameter) {
+  rocmtpl::kernel_args args;
+  buffer x("x", layout::row_major(dtype::f32, {4}));
+  args.add_input(x, "A");
+  args.add_input(x, "B");
+  EXPECT_EQ(args.cpp_argdefs(), (std::vector<std::string>{"const float* A"}));
+  EXPECT_EQ(args.arg_name_of("x"), "A");
+}
+
+TEST(KernelArgs, RejectsDuplicateAndBadNames) {
+  rocmtpl::kernel_args args;
+  args.add_input(buffer("x", layout::row_major(dtype::f32, {4})), "A");
+  EXPECT_THROW(args.add_input(buffer("y", layout::row_major(dtype::f32, {4})), "A"), rocmtpl::invalid_argument_error);
+  EXPECT_THROW(args.add_output(buffer("z", layout::row_major(dtype::f32, {4})), "not valid"),
+               rocmtpl::invalid_argument_error);
+  EXPECT_THROW(args.add_runtime_arg({"A", "int32_t"}), rocmtpl::invalid_argument_error);
+  EXPECT_THROW(args.add_runtime_arg({"alpha", "float"}), rocmtpl::invalid_argument_error);
+}
+
+TEST(KernelArgs, SymbolCollidingWithATensorNameIsAnError) {
+  rocmtpl::kernel_args args;
+  args.add_input(buffer("x", layout::row_major(dtype::f32, {sym_expr::symbol("A")})), "A");
+  EXPECT_THROW((void)args.cpp_argdefs(), rocmtpl::invalid_argument_error);
+}
+}  // namespace

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+#include <rocmtpl/rocm_kernel.hpp>
+
+#include <gtest/gtest.h>
+
+namespace {
+using rocmtpl::buffer;
+using rocmtpl::dtype;
+using rocmtpl::layout;
+using rocmtpl::rocm_template_kernel;
+using rocmtpl::sym_expr;
+
+const sym_expr M = sym_expr::symbol("M");
+const sym_expr N = sym_expr::symbol("N");
+
+struct Nodes {
+  buffer x{"x", layout::row_major(dtype::f16, {M, 64})};
+  buffer w{"w", layout::row_major(dtype::f16, {64, N})};
+  buffer bias{"bias", layout::row_major(dtype::f32, {N})};
+  buffer y{"buf_out", layout::row_major(dtype::f16, {M, N})};
+};
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const rocmtpl::error& e) {
+    return e.what();
+  }
+  return "no exception";
+}
+
+TEST(RocmTemplateKernel, DefKernelFollowsTheCAbi) {
+  Nodes n;
+  rocm_template_kernel k("rocm_gemm", {{"split_k", "int32_t"}}, {4});
+  auto sig = k.def_kernel({&n.x, &n.w}, {&n.y}, "X, W, Y");
+  EXPECT_EQ(sig,
+            "extern \"C\" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, uint16_t* Y, int64_t M, "
+            "int64_t N, int32_t split_k, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)");
+  EXPECT_EQ(k.arg_name(&n.x), "X");
+  EXPECT_EQ(k.arg_name(&n.bias), std::nullopt);
+  EXPECT_EQ(k.arg_name(nullptr), std::nullopt);
+  EXPECT_EQ(k.named_nodes().at("W"), n.w);
+}
+
+TEST(RocmTemplateKernel, InputReorderGivesTheCallersOrder) {
+  Nodes n;
+  rocm_template_kernel k("rocm_addmm");
+  // The template names [X, W, Bias]; the caller passes [Bias, X, W] -> input_reorder {2, 0, 1}.
+  auto sig = k.def_kernel({&n.x, &n.w, &n.bias}, {&n.y}, "X, W, Bias, Y", std::vector<int>{2, 0, 1});
+  EXPECT_NE(sig.find("(const float* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y"), std::string::npos) << sig;
+  EXPECT_EQ(k.args().call_args().front(), "bias");
+}
+
+TEST(RocmTemplateKernel, NullInputsAreSkipped) {
+  Nodes n;
+  rocm_template_kernel k("rocm_gemm");
+  auto sig = k.def_kernel({&n.x, &n.w, nullptr}, {&n.y}, "X, W, Bias, Y");
+  EXPECT_EQ(sig.find("Bias"), std::string::npos);
+}
+
+TEST(RocmTemplateKernel, NameCountMismatchShowsBothCountsAndNames) {
+  Nodes n;
+  rocm_template_kernel k("rocm_gemm");
+  auto msg = message_of([&] { (void)k.def_kernel({&n.x, &n.w}, {&n.y}, "X, Y"); });
+  EXPECT_NE(msg.find("2 inputs + 1 outputs = 3 but 2 names were given: [X, Y]"), std::string::npos) << msg;
+}
+
+TEST(RocmTemplateKernel, BadReorderAndNamesAreRejected) {
+  Nodes n;
+  auto reorder = message_of([&] {
+    rocm_template_kernel k("rocm_gemm");
+    (void)k.def_kernel({&n.x, &n.w}, {&n.y}, "X, W, Y", std::vector<int>{0, 0});
+  });
+  EXPECT_NE(reorder.find("input_reorder [0, 0] is not a permutation"), std::string::npos) << reorder;
+  auto dup = message_of([&] {
+    rocm_template_kernel k("rocm_gemm");
+    (void)k.def_kernel({&n.x, &n.w}, {&n.y}, "X, X, Y");
+  });
+  EXPECT_NE(dup.find("'X' appears twice"), std::string::npos) << dup;
+  auto ident = message_of([&] {
+    rocm_template_kernel k("rocm_gemm");
+    (void)k.def_kernel({&n.x, &n.w}, {&n.y}, "X, W-1, Y");
+  });
+  EXPECT_NE(ident.find("'W-1' is not a C identifier"), std::string::npos) << ident;
+  EXPECT_THROW(rocm_template_kernel("bad name"), rocmtpl::invalid_argument_error);
+  EXPECT_THROW(rocm_template_kernel("k", {{"a", "int32_t"}}, {1, 2}), rocmtpl::invalid_argument_error);
+}
+
+TEST(RocmTemplateKernel, SizeStrideOffset) {
+  Nodes n;
+  rocm_template_kernel k("rocm_gemm");
+  (void)k.def_kernel({&n.x, &n.w}, {&n.y}, "X, W, Y");
+  EXPECT_EQ(k.size(&n.x, 0), "M");
+  EXPECT_EQ(k.size(&n.x, -1), "64");
+  EXPECT_EQ(k.size(&n.x, 0, -1), sym_expr(M * 64).to_cpp());
+  EXPECT_EQ(k.size(nullptr, 0, 1, 7), "7");
+  EXPECT_EQ(k.size(&n.x, 1, 0, 3), "3");  // empty range -> default
+  EXPECT_EQ(k.stride(&n.w, 0), "N");
+  EXPECT_EQ(k.stride(&n.w, -1), "1");
+  EXPECT_EQ(k.offset(&n.w), "0");
+  auto msg = message_of([&] { (void)k.size(&n.x, 2); });
+  EXPECT_NE(msg.find("index 2 out of range for buffer 'x' of rank 2"), std::string::npos) << msg;
+  EXPECT_THROW((void)k.stride(&n.x, -3), rocmtpl::out_of_range_error);
+}
+
+TEST(RocmTemplateKernel, CheckNotNullReturnsAStatusNeverThrows) {
+  Nodes n;
+  rocm_template_kernel k("rocm_gemm");
+  (void)k.def_kernel({&n.x, &n.w}, {&n.y}, "X, W, Y");
+  auto code = k.check_not_null(&n.x);
+  EXPECT_EQ(code, "if (!X) {\n    int64_t X_size = " + sym_expr(M * 64).to_cpp() +
+                      ";\n    if (X_size > 0) {\n        return ROCMTPL_STATUS_NULL_ARGUMENT;\n    }\n}\n");
+  EXPECT_EQ(code.find("throw"), std::string::npos);
+  EXPECT_EQ(k.check_not_null(nullptr), "");
+  EXPECT_EQ(k.check_not_null(&n.bias), "");  // not an argument of this kernel
+}
+}  // namespace

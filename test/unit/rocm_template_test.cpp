@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+#include <rocmtpl/rocm_template.hpp>
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace {
+using rocmtpl::buffer;
+using rocmtpl::dtype;
+using rocmtpl::layout;
+using rocmtpl::sym_expr;
+
+// A small elementwise policy: Y = X + Z, with a runtime argument. It binds its inputs in the order
+// given by `swap` so that a wrong binding can be provoked.
+struct add_config {
+  int block = 256;
+  friend bool operator==(const add_config&, const add_config&) = default;
+};
+inline std::vector<std::pair<std::string, std::string>> describe(const add_config& c) {
+  return {{"block", std::to_string(c.block)}};
+}
+struct add_policy {
+  using policy_concept = rocmtpl::kernel_template_tag;
+  using config_type = add_config;
+  bool swap = false;
+  static std::string_view name() { return "add"; }
+  std::vector<add_config> configs() const { return {{128}, {256}}; }
+  std::vector<rocmtpl::arg_info> runtime_arg_info() const { return {{"repeat", "int32_t"}}; }
+  std::vector<rocmtpl::runtime_arg_value> runtime_arg_values(const add_config& c) const { return {c.block / 128}; }
+  std::string render(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx, const add_config& c) const {
+    const buffer* a = ctx.input(0);
+    const buffer* b = ctx.input(1);
+    auto sig = swap ? k.def_kernel({b, a}, {&ctx.output_node()}, "Z, X, Y")
+                    : k.def_kernel({a, b}, {&ctx.output_node()}, "X, Z, Y", ctx.input_reorder());
+    return ctx.header() + ctx.globals() + "// block " + std::to_string(c.block) + "\n" + sig + " { return 0; }\n";
+  }
+};
+static_assert(rocmtpl::kernel_template<add_policy>);
+
+rocmtpl::rocm_template<add_policy> make(bool swap = false) {
+  auto l = layout::row_major(dtype::f32, {sym_expr::symbol("n")});
+  return {add_policy{swap}, {buffer("x", l), buffer("z", l)}, l};
+}
+
+TEST(RocmTemplate, GenerateNamesKernelAndChoice) {
+  auto t = make();
+  auto caller = t.generate({256}, {{"n", 1000}});
+  EXPECT_EQ(caller.bmreq().kernel_name, "rocm_add");
+  EXPECT_TRUE(std::regex_match(caller.name(), std::regex("rocm_add_[0-9]+"))) << caller.name();
+  auto next = t.generate({256}, {{"n", 1000}});
+  EXPECT_NE(next.name(), caller.name());
+  EXPECT_EQ(caller.category(), "add");
+  EXPECT_EQ(caller.call_name(), "rocm_template_kernels." + caller.name());
+  EXPECT_NE(caller.source().find("int rocm_add(const float* X, const float* Z, float* Y, int64_t n, int32_t repeat"),
+            std::string::npos);
+}
+
+TEST(RocmTemplate, BenchmarkRequestHasHintsAndRuntimeValues) {
+  auto t = make();
+  auto caller = t.generate({256}, {{"n", 1000}});
+  const auto& r = caller.bmreq();
+  EXPECT_EQ(r.extra_args, (std::vector<std::int64_t>{1000, 2}));
+  EXPECT_EQ(r.size_arg_count, 1U);
+  ASSERT_EQ(r.input_tensor_meta.size(), 2U);
+  EXPECT_EQ(r.input_tensor_meta[0].name, "x");
+  EXPECT_EQ(r.input_tensor_meta[0].sizes, (std::vector<std::int64_t>{1000}));
+  EXPECT_EQ(r.output_tensor_meta.name, "buf_out");
+  // Runtime args are part of the key: same source, other value -> other key.
+  auto other = t.generate({128}, {{"n", 1000}});
+  EXPECT_NE(other.hash_key(), caller.hash_key());
+  EXPECT_EQ(caller.hash_key().rfind("add-", 0), 0U);
+}
+
+TEST(RocmTemplate, MissingHintIsNamed) {
+  auto t = make();
+  try {
+    (void)t.generate({256});
+    FAIL();
+  } catch (const rocmtpl::evaluation_error& e) {
+    EXPECT_NE(std::string(e.what()).find('n'), std::string::npos);
+  }
+}
+
+TEST(RocmTemplate, ExpectedArgumentsAreChecked) {
+  auto t = make(/*swap=*/true);
+  try {
+    (void)t.generate({256}, {{"n", 4}});
+    FAIL();
+  } catch (const rocmtpl::error& e) {
+    EXPECT_NE(std::string(e.what()).find("do not start with the expected [x, z, buf_out]"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(RocmTemplate, InputReorderMustBeAPermutation) {
+  auto l = layout::row_major(dtype::f32, {4});
+  EXPECT_THROW(rocmtpl::rocm_template<add_policy>(add_policy{}, {buffer("x", l), buffer("z", l)}, l,
+                                                  std::vector<int>{1, 1}),
+               rocmtpl::invalid_argument_error);
+  rocmtpl::rocm_template<add_policy> t(add_policy{}, {buffer("x", l), buffer("z", l)}, l, std::vector<int>{1, 0});
+  auto caller = t.generate({256});
+  EXPECT_NE(caller.source().find("(const float* Z, const float* X, float* Y"), std::string::npos) << caller.source();
+}
+
+TEST(RocmTemplate, GlobalsHaveExportAndBfloat16Alias) {
+  auto g = make().globals().str();
+  EXPECT_NE(g.find("#define PT_EXPORT __attribute__((__visibility__(\"default\")))"), std::string::npos);
+  EXPECT_NE(g.find("using bfloat16 = hip_bfloat16;"), std::string::npos);
+  EXPECT_NE(g.find("#define ROCMTPL_STATUS_NULL_ARGUMENT 2"), std::string::npos);
+  EXPECT_NE(make().header().str().find("#include \"rocmtpl_hip_portable.h\""), std::string::npos);
+}
+
+TEST(RocmTemplate, MakeKernelRenderUsesThePlaceholder) {
+  auto t = make();
+  auto caller = t.generate({256}, {{"n", 8}});
+  auto node = caller.output_node();
+  EXPECT_EQ(node.get_workspace_size(), 0U);  // not queried yet -> 0
+  EXPECT_EQ(node.template_name(), "add");
+  auto [kernel, render] = node.make_kernel_render();
+  auto src = render();
+  EXPECT_EQ(kernel->kernel_name(), "KERNEL_NAME");
+  EXPECT_NE(src.find("int KERNEL_NAME("), std::string::npos);
+  EXPECT_EQ(src.find("rocm_add("), std::string::npos);
+  EXPECT_THROW((void)node.make_kernel_render({buffer("e", layout::row_major(dtype::f32, {4}))}),
+               rocmtpl::invalid_argument_error);
+  caller.bmreq().workspace_size = 128;
+  EXPECT_EQ(caller.output_node().get_workspace_size(), 128U);
+}
+
+TEST(RocmTemplate, InfoDictAndToString) {
+  auto caller = make().generate({128}, {{"n", 8}});
+  auto info = caller.info_dict();
+  ASSERT_EQ(info.size(), 3U);
+  EXPECT_EQ(info[0], (std::pair<std::string, std::string>{"backend", "ROCm"}));
+  EXPECT_EQ(info[2], (std::pair<std::string, std::string>{"block", "128"}));
+  EXPECT_NE(caller.to_string().find("block: 128"), std::string::npos);
+}
+
+TEST(RocmTemplate, GenerateAllCoversTheSearchSpace) {
+  EXPECT_EQ(make().generate_all({{"n", 8}}).size(), 2U);
+}
+}  // namespace
