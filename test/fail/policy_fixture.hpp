@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// A complete kernel_template policy; each compile-fail case defines one ROCMTPL_FAIL_OMIT_* macro to
+// remove exactly one requirement, and policy_complete.cpp (the passing twin) removes none.
+#pragma once
+
+#include <rocmtpl/rocm_template.hpp>
+
+struct fixture_config {
+  int block = 64;
+  friend bool operator==(const fixture_config&, const fixture_config&) = default;
+};
+
+#ifndef ROCMTPL_FAIL_OMIT_DESCRIBE
+inline std::vector<std::pair<std::string, std::string>> describe(const fixture_config& c) {
+  return {{"block", std::to_string(c.block)}};
+}
+#endif
+
+struct fixture_policy {
+#ifndef ROCMTPL_FAIL_OMIT_OPT_IN
+  using policy_concept = rocmtpl::kernel_template_tag;
+#endif
+  using config_type = fixture_config;
+#ifndef ROCMTPL_FAIL_OMIT_NAME
+  static std::string_view name() { return "fixture"; }
+#endif
+#ifndef ROCMTPL_FAIL_OMIT_CONFIGS
+  std::vector<fixture_config> configs() const { return {{64}}; }
+#endif
+#ifndef ROCMTPL_FAIL_OMIT_RENDER
+  std::string render(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
+                     const fixture_config&) const {
+    return k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y") + " { return 0; }";
+  }
+#endif
+};
+
+inline std::string render_fixture() {
+  auto l = rocmtpl::layout::row_major(rocmtpl::dtype::f32, {8});
+  rocmtpl::rocm_template<fixture_policy> t(fixture_policy{}, {rocmtpl::buffer("x", l)}, l);
+  return t.generate(fixture_config{}).source();
+}

@@ -1,0 +1,6 @@
+// expect-error: rocmtpl: kernel_template: policy has no member render\(kernel, context, config\)
+// SPDX-License-Identifier: MIT
+// A policy without its render requirement must be rejected with a message naming it.
+#define ROCMTPL_FAIL_OMIT_RENDER
+#include "policy_fixture.hpp"
+std::string use() { return render_fixture(); }
