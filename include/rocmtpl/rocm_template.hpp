@@ -80,6 +80,9 @@ class rocm_template {
                                      " inputs");
       }
     }
+    // Built once: every generate() and every make_kernel_render closure shares it.
+    context_ = std::make_shared<const template_context>(input_nodes_, output_node_, input_reorder_, header().str(),
+                                                        globals().str());
   }
 
   /// @brief The template name, from the policy.
@@ -125,13 +128,11 @@ class rocm_template {
   }
 
   /// @brief The context a policy renders with.
-  [[nodiscard]] template_context context() const {
-    return {input_nodes_, output_node_, input_reorder_, header().str(), globals().str()};
-  }
+  [[nodiscard]] const template_context& context() const noexcept { return *context_; }
 
   /// @brief Renders one configuration into `kernel`.
   [[nodiscard]] std::string render(rocm_template_kernel& kernel, const config_type& config) const {
-    return policy_.render(kernel, context(), config);
+    return policy_.render(kernel, *context_, config);
   }
 
   /// @brief Runtime argument descriptions (empty unless the policy declares some).
@@ -188,7 +189,7 @@ class rocm_template {
 
  private:
   [[nodiscard]] make_kernel_render_fn make_kernel_render_for(const config_type& config) const {
-    return [policy = policy_, ctx = context(), config, info = get_runtime_arg_info(),
+    return [policy = policy_, ctx = context_, config, info = get_runtime_arg_info(),
             values = get_runtime_arg_values(config)](const rocm_template_buffer& node,
                                                      const std::vector<buffer>& epilogue_nodes) {
       if (!epilogue_nodes.empty()) {
@@ -198,7 +199,7 @@ class rocm_template {
                                      " given); use the template's own epilogue options");
       }
       auto kernel = std::make_shared<rocm_template_kernel>("KERNEL_NAME", info, values);
-      return kernel_render{kernel, [policy, ctx, config, kernel] { return policy.render(*kernel, ctx, config); }};
+      return kernel_render{kernel, [policy, ctx, config, kernel] { return policy.render(*kernel, *ctx, config); }};
     };
   }
 
@@ -229,6 +230,7 @@ class rocm_template {
   std::vector<buffer> input_nodes_;
   buffer output_node_;
   std::optional<std::vector<int>> input_reorder_;
+  std::shared_ptr<const template_context> context_;
 };
 
 }  // namespace rocmtpl

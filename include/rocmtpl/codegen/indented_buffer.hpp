@@ -8,11 +8,12 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace rocmtpl {
 
 /// @brief Accumulates lines of source at a current indentation.
+///
+/// The text is kept as one string (rendering speed: no allocation per line).
 /// @code{.cpp}
 /// rocmtpl::indented_buffer b;
 /// b.writeline("if (x) {");
@@ -42,11 +43,9 @@ class indented_buffer {
 
   /// @brief Writes one line at the current indentation; a blank line is written empty.
   void writeline(std::string_view line) {
-    if (line.find_first_not_of(" \t") == std::string_view::npos) {
-      lines_.emplace_back();
-    } else {
-      lines_.push_back(prefix() + std::string(line));
-    }
+    if (!is_blank(line)) text_.append(prefix_width(), ' ').append(line);
+    text_ += '\n';
+    ++lines_;
   }
 
   /// @brief Indents the lines written while the returned scope lives.
@@ -55,56 +54,72 @@ class indented_buffer {
   /// @brief Writes a block of text: removes its common leading whitespace (textwrap.dedent),
   /// drops trailing blank lines (and leading ones with `strip`), then writes each line indented.
   void splice(std::string_view text, bool strip = false) {
-    std::vector<std::string_view> lines;
-    for (std::size_t start = 0;;) {
-      const auto end = text.find('\n', start);
-      lines.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-      if (end == std::string_view::npos) break;
-      start = end + 1;
-    }
-    auto blank = [](std::string_view l) { return l.find_first_not_of(" \t\r") == std::string_view::npos; };
     std::size_t common = std::string_view::npos;
-    for (auto l : lines) {
-      if (blank(l)) continue;
-      common = std::min(common, l.find_first_not_of(" \t"));
-    }
+    std::size_t first = std::string_view::npos;  // start of the first non-blank line
+    std::size_t end = 0;                         // end of the last non-blank line
+    for_each_line(text, [&](std::string_view line, std::size_t start) {
+      if (is_blank(line)) return;
+      common = std::min(common, line.find_first_not_of(" \t"));
+      if (first == std::string_view::npos) first = start;
+      end = start + line.size();
+    });
     if (common == std::string_view::npos) return;  // only blank lines
-    std::size_t first = 0;
-    if (strip) {
-      while (first < lines.size() && blank(lines[first])) ++first;
-    }
-    std::size_t last = lines.size();
-    while (last > first && blank(lines[last - 1])) --last;
-    for (std::size_t i = first; i < last; ++i) {
-      writeline(blank(lines[i]) ? std::string_view{} : lines[i].substr(common));
-    }
+    const std::size_t begin = strip ? first : 0;
+    for_each_line(text.substr(begin, end - begin), [&](std::string_view line, std::size_t) {
+      writeline(is_blank(line) ? std::string_view{} : line.substr(common));
+    });
+  }
+
+  /// @brief Appends text exactly as given (already indented, each line ending in '\n'); the fast
+  /// path for preformatted fragments such as a template's header and globals.
+  void write_verbatim(std::string_view text) {
+    text_.append(text);
+    lines_ += static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
   }
 
   /// @brief Appends another buffer's lines, indented by this buffer's current level.
   void splice(const indented_buffer& other) {
-    for (const auto& l : other.lines_) writeline(l);
+    for_each_line(other.text_, [&](std::string_view line, std::size_t) { writeline(line); });
   }
 
   /// @brief The text: every line followed by a newline.
-  [[nodiscard]] std::string str() const {
-    std::string out;
-    for (const auto& l : lines_) {
-      out += l;
-      out += '\n';
-    }
-    return out;
-  }
+  [[nodiscard]] const std::string& str() const& noexcept { return text_; }
+  /// @brief The text, moved out of a temporary buffer.
+  [[nodiscard]] std::string str() && noexcept { return std::move(text_); }
 
-  [[nodiscard]] const std::vector<std::string>& lines() const noexcept { return lines_; }
+  /// @brief Number of lines written.
+  [[nodiscard]] std::size_t line_count() const noexcept { return lines_; }
   [[nodiscard]] int level() const noexcept { return level_; }
-  void clear() noexcept { lines_.clear(); }
+  /// @brief Reserves capacity for the text (a hint; rendering a known-size source avoids regrowth).
+  void reserve(std::size_t bytes) { text_.reserve(bytes); }
+  void clear() noexcept {
+    text_.clear();
+    lines_ = 0;
+  }
 
  private:
-  [[nodiscard]] std::string prefix() const {
-    return std::string(static_cast<std::size_t>(std::max(0, level_ * tab_width_)), ' ');
+  static bool is_blank(std::string_view line) noexcept {
+    return line.find_first_not_of(" \t\r") == std::string_view::npos;
   }
 
-  std::vector<std::string> lines_;
+  // Calls f(line, offset) for each '\n'-separated line; a trailing newline ends the last line.
+  template <class F>
+  static void for_each_line(std::string_view text, F&& f) {
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const auto nl = text.find('\n', start);
+      const auto stop = nl == std::string_view::npos ? text.size() : nl;
+      f(text.substr(start, stop - start), start);
+      start = stop + 1;
+    }
+  }
+
+  [[nodiscard]] std::size_t prefix_width() const noexcept {
+    return static_cast<std::size_t>(std::max(0, level_ * tab_width_));
+  }
+
+  std::string text_;
+  std::size_t lines_ = 0;
   int level_;
   int tab_width_;
 };

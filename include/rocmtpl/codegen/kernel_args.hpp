@@ -44,7 +44,10 @@ class kernel_args {
   [[nodiscard]] const std::vector<arg_info>& runtime_args() const noexcept { return runtime_; }
 
   /// @brief Symbols of all tensor layouts, in order of first appearance (the `int64_t` size args).
-  [[nodiscard]] std::vector<std::string> size_symbols() const {
+  [[nodiscard]] const std::vector<std::string>& size_symbols() const noexcept { return symbols_; }
+
+ private:
+  [[nodiscard]] std::vector<std::string> collect_size_symbols() const {
     std::vector<std::string> out;
     auto visit = [&](const std::vector<tensor_arg>& list) {
       for (const auto& t : list) {
@@ -64,6 +67,7 @@ class kernel_args {
     return out;
   }
 
+ public:
   /// @brief The parameter name bound to a buffer name, or empty when the buffer is not an argument.
   [[nodiscard]] std::string arg_name_of(std::string_view buffer_name) const {
     for (const auto* list : {&inputs_, &outputs_}) {
@@ -97,7 +101,7 @@ class kernel_args {
     std::vector<std::string> out;
     for (const auto& t : inputs_) out.push_back(t.node.name());
     for (const auto& t : outputs_) out.push_back(t.node.name());
-    for (auto& s : size_symbols()) out.push_back(std::move(s));
+    for (const auto& s : size_symbols()) out.push_back(s);
     for (const auto& r : runtime_) out.push_back(r.name);
     return out;
   }
@@ -129,11 +133,13 @@ class kernel_args {
     }
     check_unused(arg_name);
     list.push_back({b, std::move(arg_name)});
+    symbols_ = collect_size_symbols();
   }
 
   std::vector<tensor_arg> inputs_;
   std::vector<tensor_arg> outputs_;
   std::vector<arg_info> runtime_;
+  std::vector<std::string> symbols_;  // size_symbols(), recomputed when a tensor is added
 };
 
 }  // namespace rocmtpl

@@ -165,9 +165,10 @@ class gemm_policy {
     const auto symbols = kernel.args().size_symbols();
 
     indented_buffer src;
-    src.splice(ctx.header());
+    src.reserve(12 * 1024);
+    src.write_verbatim(ctx.header());
     src.writeline("");
-    src.splice(ctx.globals());
+    src.write_verbatim(ctx.globals());
     src.writeline("");
     src.writeline("// gemm " + config.name() + ": Y = " + std::string(to_string(options_.act)) + "(" +
                   float_literal(options_.alpha) + " * X @ W" + (has_bias ? " + Bias" : "") + ")");
@@ -204,29 +205,28 @@ class gemm_policy {
     {
       auto body = src.indent();
       write_problem_constants(src, kernel, x, w, bias, y);
-      src.splice(R"(
-          __shared__ float a_tile[block_k][block_m + 4];
-          __shared__ float b_tile[block_k][block_n];
-          const int tid = static_cast<int>(threadIdx.x);
-          const int tx = tid % threads_n;
-          const int ty = tid / threads_n;
-          // Grouped block order: group_m block rows share the same W columns in L2.
-          const int64_t grid_m = (m_size + block_m - 1) / block_m;
-          const int64_t grid_n = (n_size + block_n - 1) / block_n;
-          const int64_t pid = static_cast<int64_t>(blockIdx.x);
-          const int64_t blocks_in_group = static_cast<int64_t>(group_m) * grid_n;
-          const int64_t first_m = (pid / blocks_in_group) * group_m;
-          const int64_t group_rows = (grid_m - first_m) < group_m ? (grid_m - first_m) : group_m;
-          const int64_t block_row = (first_m + (pid % blocks_in_group) % group_rows) * block_m;
-          const int64_t block_col = ((pid % blocks_in_group) / group_rows) * block_n;
-          float acc[thread_m][thread_n];
-          #pragma unroll
-          for (int i = 0; i < thread_m; ++i) {
-              #pragma unroll
-              for (int j = 0; j < thread_n; ++j) acc[i][j] = 0.0f;
-          }
-          for (int64_t k0 = 0; k0 < k_size; k0 += block_k) {
-      )", true);
+      src.write_verbatim(R"(    __shared__ float a_tile[block_k][block_m + 4];
+    __shared__ float b_tile[block_k][block_n];
+    const int tid = static_cast<int>(threadIdx.x);
+    const int tx = tid % threads_n;
+    const int ty = tid / threads_n;
+    // Grouped block order: group_m block rows share the same W columns in L2.
+    const int64_t grid_m = (m_size + block_m - 1) / block_m;
+    const int64_t grid_n = (n_size + block_n - 1) / block_n;
+    const int64_t pid = static_cast<int64_t>(blockIdx.x);
+    const int64_t blocks_in_group = static_cast<int64_t>(group_m) * grid_n;
+    const int64_t first_m = (pid / blocks_in_group) * group_m;
+    const int64_t group_rows = (grid_m - first_m) < group_m ? (grid_m - first_m) : group_m;
+    const int64_t block_row = (first_m + (pid % blocks_in_group) % group_rows) * block_m;
+    const int64_t block_col = ((pid % blocks_in_group) / group_rows) * block_n;
+    float acc[thread_m][thread_n];
+    #pragma unroll
+    for (int i = 0; i < thread_m; ++i) {
+        #pragma unroll
+        for (int j = 0; j < thread_n; ++j) acc[i][j] = 0.0f;
+    }
+    for (int64_t k0 = 0; k0 < k_size; k0 += block_k) {
+)");
       {
         auto loop = src.indent();
         // Walk the tile along the operand's unit-stride dimension so global loads coalesce.
@@ -252,24 +252,23 @@ class gemm_policy {
                         load(w->type(), "W[w_offset + gk * w_stride_k + gn * w_stride_n]") + " : 0.0f;");
         }
         src.writeline("}");
-        src.splice(R"(
-            __syncthreads();
+        src.write_verbatim(R"(        __syncthreads();
+        #pragma unroll
+        for (int kk = 0; kk < block_k; ++kk) {
+            float a[thread_m];
+            float b[thread_n];
             #pragma unroll
-            for (int kk = 0; kk < block_k; ++kk) {
-                float a[thread_m];
-                float b[thread_n];
+            for (int i = 0; i < thread_m; ++i) a[i] = a_tile[kk][ty + i * threads_m];
+            #pragma unroll
+            for (int j = 0; j < thread_n; ++j) b[j] = b_tile[kk][tx + j * threads_n];
+            #pragma unroll
+            for (int i = 0; i < thread_m; ++i) {
                 #pragma unroll
-                for (int i = 0; i < thread_m; ++i) a[i] = a_tile[kk][ty + i * threads_m];
-                #pragma unroll
-                for (int j = 0; j < thread_n; ++j) b[j] = b_tile[kk][tx + j * threads_n];
-                #pragma unroll
-                for (int i = 0; i < thread_m; ++i) {
-                    #pragma unroll
-                    for (int j = 0; j < thread_n; ++j) acc[i][j] += a[i] * b[j];
-                }
+                for (int j = 0; j < thread_n; ++j) acc[i][j] += a[i] * b[j];
             }
-            __syncthreads();
-        )", true);
+        }
+        __syncthreads();
+)");
       }
       src.writeline("}");
       src.writeline("#pragma unroll");
@@ -304,30 +303,28 @@ class gemm_policy {
     src.writeline(signature + " {");
     {
       auto body = src.indent();
-      src.splice(R"(
-          if (workspace_size) {
-              *workspace_size = 0;
-              return ROCMTPL_STATUS_OK;
-          }
-          (void)workspace;
-      )", true);
+      src.write_verbatim(R"(    if (workspace_size) {
+        *workspace_size = 0;
+        return ROCMTPL_STATUS_OK;
+    }
+    (void)workspace;
+)");
       for (const auto& s : symbols) {
         src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
       }
       for (const auto* node : {x, w, bias, &y}) src.splice(kernel.check_not_null(node));
       src.writeline("const int64_t m_size = " + kernel.size(x, 0) + ";");
       src.writeline("const int64_t n_size = " + kernel.size(w, 1) + ";");
-      src.splice(R"(
-          if (m_size == 0 || n_size == 0) return ROCMTPL_STATUS_OK;
-          const int64_t blocks = ((m_size + block_m - 1) / block_m) * ((n_size + block_n - 1) / block_n);
-          if (blocks > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-      )", true);
+      src.write_verbatim(R"(    if (m_size == 0 || n_size == 0) return ROCMTPL_STATUS_OK;
+    const int64_t blocks = ((m_size + block_m - 1) / block_m) * ((n_size + block_n - 1) / block_n);
+    if (blocks > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+)");
       src.writeline("gemm_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(block_threads), 0, stream>>>(" + args +
                     ");");
       src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
     }
     src.writeline("}");
-    return src.str();
+    return std::move(src).str();
   }
 
  private:
