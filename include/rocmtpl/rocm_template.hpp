@@ -166,18 +166,31 @@ class rocm_template {
     rocm_template_kernel kernel(kernel_name, get_runtime_arg_info(), get_runtime_arg_values(config));
     std::string code = render(kernel, config);
     check_expected_args(kernel);
-
-    rocm_benchmark_request bmreq;
-    bmreq.kernel_name = kernel_name;
-    for (const auto& t : kernel.args().inputs()) bmreq.input_tensor_meta.push_back(tensor_meta::from_buffer(t.node, hints));
-    bmreq.output_tensor_meta = tensor_meta::from_buffer(output_node_, hints);
-    for (const auto& s : kernel.args().size_symbols()) bmreq.extra_args.push_back(sym_expr::symbol(s).evaluate(hints));
-    bmreq.size_arg_count = bmreq.extra_args.size();
-    for (auto v : kernel.runtime_arg_values()) bmreq.extra_args.push_back(v);
-    bmreq.source_code = std::move(code);
-
+    auto bmreq = make_request(kernel, std::move(code), hints);
     return {choice_name,          std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
             std::move(bmreq), describe(config)};
+  }
+
+  /// @brief True when the policy renders a reference kernel for verification.
+  [[nodiscard]] static constexpr bool has_reference() noexcept { return detail::has_reference<Policy>; }
+
+  /// @brief Renders the policy's reference kernel (choice `rocm_<name>_reference`), with the same
+  /// entry point, inputs and size arguments as every candidate and no runtime arguments.
+  /// @throws invalid_argument_error when the policy has no render_reference().
+  [[nodiscard]] rocm_template_caller generate_reference(const size_hints& hints = {}) const {
+    if constexpr (detail::has_reference<Policy>) {
+      const std::string kernel_name = "rocm_" + std::string(name());
+      rocm_template_kernel kernel(kernel_name);
+      std::string code = policy_.render_reference(kernel, *context_);
+      check_expected_args(kernel);
+      auto bmreq = make_request(kernel, std::move(code), hints);
+      return {kernel_name + "_reference", std::string(name()), input_nodes_, output_node_, make_kernel_render_fn{},
+              std::move(bmreq), {{"reference", "true"}}};
+    } else {
+      (void)hints;
+      throw invalid_argument_error("rocmtpl: rocm_template: template '" + std::string(name()) +
+                                   "' has no render_reference(); verification needs one");
+    }
   }
 
   /// @brief generate() for every configuration of the policy's search space.
@@ -188,6 +201,19 @@ class rocm_template {
   }
 
  private:
+  [[nodiscard]] rocm_benchmark_request make_request(const rocm_template_kernel& kernel, std::string code,
+                                                    const size_hints& hints) const {
+    rocm_benchmark_request bmreq;
+    bmreq.kernel_name = kernel.kernel_name();
+    for (const auto& t : kernel.args().inputs()) bmreq.input_tensor_meta.push_back(tensor_meta::from_buffer(t.node, hints));
+    bmreq.output_tensor_meta = tensor_meta::from_buffer(output_node_, hints);
+    for (const auto& s : kernel.args().size_symbols()) bmreq.extra_args.push_back(sym_expr::symbol(s).evaluate(hints));
+    bmreq.size_arg_count = bmreq.extra_args.size();
+    for (auto v : kernel.runtime_arg_values()) bmreq.extra_args.push_back(v);
+    bmreq.source_code = std::move(code);
+    return bmreq;
+  }
+
   [[nodiscard]] make_kernel_render_fn make_kernel_render_for(const config_type& config) const {
     return [policy = policy_, ctx = context_, config, info = get_runtime_arg_info(),
             values = get_runtime_arg_values(config)](const rocm_template_buffer& node,

@@ -52,6 +52,10 @@ concept has_runtime_args = has_config_type<P> && requires(const P& p, const type
   { p.runtime_arg_info() } -> std::convertible_to<std::vector<arg_info>>;
   { p.runtime_arg_values(c) } -> std::convertible_to<std::vector<runtime_arg_value>>;
 };
+template <class P>
+concept has_reference = requires(const P& p, rocm_template_kernel& k, const template_context& ctx) {
+  { p.render_reference(k, ctx) } -> std::convertible_to<std::string>;
+};
 }  // namespace detail
 
 /// @brief A policy that renders HIP source for one kernel template.
@@ -64,7 +68,9 @@ concept has_runtime_args = has_config_type<P> && requires(const P& p, const type
 /// 4. `std::string render(rocm_template_kernel&, const template_context&, const config_type&) const`:
 ///    a complete translation unit whose entry point comes from `kernel.def_kernel(...)`;
 /// 5. `configs() const`: a range of config_type, the search space for this problem.
-/// Optional: `runtime_arg_info()` and `runtime_arg_values(config)` for runtime arguments.
+/// Optional: `runtime_arg_info()` and `runtime_arg_values(config)` for runtime arguments;
+/// `render_reference(kernel, context)`: a simple, trusted kernel with the same entry point that the
+/// autotuner runs once to verify every candidate.
 template <class P>
 concept kernel_template = enable_kernel_template<P> && detail::has_template_name<P> && detail::has_config_type<P> &&
                           detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P>;

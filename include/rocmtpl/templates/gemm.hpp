@@ -327,6 +327,75 @@ class gemm_policy {
     return std::move(src).str();
   }
 
+  /// @brief The reference kernel: one thread per output, double accumulation, same entry point
+  /// and epilogue. Trusted because it is simple; the autotuner verifies every candidate against it.
+  [[nodiscard]] std::string render_reference(rocm_template_kernel& kernel, const template_context& ctx) const {
+    const buffer* x = ctx.input(0);
+    const buffer* w = ctx.input(1);
+    const buffer* bias = ctx.input(2);
+    const buffer& y = ctx.output_node();
+    check_problem(x, w, bias, y);
+    const bool has_bias = bias != nullptr;
+    std::vector<const buffer*> inputs{x, w};
+    if (has_bias) inputs.push_back(bias);
+    const std::string signature =
+        kernel.def_kernel(inputs, {&y}, has_bias ? "X, W, Bias, Y" : "X, W, Y", ctx.input_reorder());
+    std::string params = "const " + storage(*x) + "* X, const " + storage(*w) + "* W, ";
+    params += has_bias ? "const " + storage(*bias) + "* Bias, " : std::string();
+    params += storage(y) + "* Y";
+    std::string args = has_bias ? "X, W, Bias, Y" : "X, W, Y";
+    for (const auto& s : kernel.args().size_symbols()) {
+      params += ", int64_t " + s;
+      args += ", " + s;
+    }
+    indented_buffer src;
+    src.write_verbatim(ctx.header());
+    src.writeline("");
+    src.write_verbatim(ctx.globals());
+    src.writeline("");
+    src.writeline("// gemm reference: one thread per output, double accumulation");
+    src.writeline("namespace {");
+    src.writeline(activation_function());
+    src.writeline("__global__ void gemm_reference_kernel(" + params + ") {");
+    {
+      auto body = src.indent();
+      write_problem_constants(src, kernel, x, w, bias, y);
+      src.writeline("const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;");
+      src.writeline("if (idx >= m_size * n_size) return;");
+      src.writeline("const int64_t gm = idx / n_size, gn = idx % n_size;");
+      src.writeline("double acc = 0.0;");
+      src.writeline("for (int64_t k = 0; k < k_size; ++k) {");
+      {
+        auto loop = src.indent();
+        src.writeline("acc += static_cast<double>(" + load(x->type(), "X[x_offset + gm * x_stride_m + k * x_stride_k]") +
+                      ") * static_cast<double>(" + load(w->type(), "W[w_offset + k * w_stride_k + gn * w_stride_n]") +
+                      ");");
+      }
+      src.writeline("}");
+      src.writeline("float v = static_cast<float>(" + float_literal(options_.alpha) + " * acc);");
+      if (has_bias) {
+        src.writeline("v += " + load(bias->type(), "Bias[bias_offset + gm * bias_stride_m + gn * bias_stride_n]") + ";");
+      }
+      src.writeline("Y[y_offset + gm * y_stride_m + gn * y_stride_n] = " + store(y.type(), "apply_activation(v)") + ";");
+    }
+    src.writeline("}");
+    src.writeline("}  // namespace");
+    src.writeline(signature + " {");
+    {
+      auto body = src.indent();
+      src.writeline("if (workspace_size) { *workspace_size = 0; return ROCMTPL_STATUS_OK; }");
+      src.writeline("(void)workspace;");
+      for (const auto* node : {x, w, bias, &y}) src.splice(kernel.check_not_null(node));
+      src.writeline("const int64_t total = (" + kernel.size(x, 0) + ") * (" + kernel.size(w, 1) + ");");
+      src.writeline("if (total == 0) return ROCMTPL_STATUS_OK;");
+      src.writeline("gemm_reference_kernel<<<dim3(static_cast<unsigned>((total + 255) / 256)), dim3(256), 0, stream>>>(" +
+                    args + ");");
+      src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
+    }
+    src.writeline("}");
+    return std::move(src).str();
+  }
+
  private:
   static void check_problem(const buffer* x, const buffer* w, const buffer* bias, const buffer& y) {
     if (x == nullptr || w == nullptr) {

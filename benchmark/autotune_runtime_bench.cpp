@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+// Runtime figures on a GPU machine (issue: runtime):
+//  - BM_ColdTune: tune 32 GEMM candidates with an empty code cache and database (compile included);
+//  - BM_WarmTuneFreshProcess: the same tune answered from the database, timed inside a new process;
+//  - BM_DirectLaunch / BM_AbiLaunch: host cost of one launch, typed call vs the generic C-ABI call.
+// Run: build/release/benchmark/autotune_runtime_bench
+#include <rocmtpl/runtime.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace {
+namespace fs = std::filesystem;
+using namespace rocmtpl;
+using namespace rocmtpl::runtime;
+
+fs::path scratch() {
+  static const fs::path p = fs::temp_directory_path() / ("rocmtpl-bench-" + std::to_string(::getpid()));
+  return p;
+}
+
+rocm_template<templates::gemm_policy> problem() {
+  const auto m = sym_expr::symbol("M");
+  return {templates::gemm_policy(),
+          {buffer("x", layout::row_major(dtype::f32, {m, 2048})), buffer("w", layout::row_major(dtype::f32, {2048, 2048}))},
+          layout::row_major(dtype::f32, {m, 2048})};
+}
+
+autotune_options tune_options(const fs::path& dir) {
+  autotune_options o;
+  o.max_candidates = 32;
+  o.cache_dir = dir / "kernels";
+  o.database = dir / "tuning.sqlite3";
+  o.progress = false;
+  return o;
+}
+
+bool need_gpu(benchmark::State& state) {
+  if (gpu_runtime::instance().available()) return true;
+  state.SkipWithError(("no GPU: " + gpu_runtime::instance().status()).c_str());
+  return false;
+}
+
+void BM_ColdTune(benchmark::State& state) {
+  if (!need_gpu(state)) return;
+  int round = 0;
+  for (auto _ : state) {
+    const auto dir = scratch() / ("cold" + std::to_string(round++));
+    const auto report = autotune(problem(), {{"M", 2048}}, tune_options(dir));
+    state.counters["compiled"] = static_cast<double>(report.compiled);
+    state.counters["benchmarked"] = static_cast<double>(report.benchmarked);
+    state.counters["best_ms"] = report.best() ? report.best()->result.min_ms : 0;
+    state.SetIterationTime(report.wall_seconds);
+  }
+}
+
+// The warm tune runs in a child process (this program with ROCMTPL_BENCH_WARM_CHILD set), which
+// prints the autotune() wall time and the process's time to reach main's end.
+void BM_WarmTuneFreshProcess(benchmark::State& state) {
+  if (!need_gpu(state)) return;
+  const auto dir = scratch() / "warm";
+  (void)autotune(problem(), {{"M", 2048}}, tune_options(dir));  // populate the database
+  const auto self = fs::read_symlink("/proc/self/exe");
+  for (auto _ : state) {
+    const std::string cmd = "ROCMTPL_BENCH_WARM_CHILD='" + dir.string() + "' '" + self.string() + "'";
+    std::FILE* p = ::popen(cmd.c_str(), "r");
+    double tune_s = -1;
+    int from_db = 0;
+    if (p && std::fscanf(p, "%lf %d", &tune_s, &from_db) != 2) tune_s = -1;
+    if (p) ::pclose(p);
+    if (tune_s < 0 || from_db != 1) {
+      state.SkipWithError("warm child failed or was not answered from the database");
+      return;
+    }
+    state.SetIterationTime(tune_s);
+  }
+}
+
+// A kernel and two ways to launch it: a typed exported function, and an entry point following the
+// generated C ABI (workspace query, null checks, launch, error check), called through kernel_entry.
+constexpr const char* launch_source = R"(#include "rocmtpl_hip_portable.h"
+#include <cstdint>
+#include <cstddef>
+#define EXPORT extern "C" __attribute__((visibility("default")))
+__global__ void touch(float* y, int64_t n) { if (threadIdx.x < n) y[threadIdx.x] += 1.0f; }
+EXPORT int direct(float* y, int64_t n, hipStream_t s) { touch<<<1, 32, 0, s>>>(y, n); return 0; }
+EXPORT int abi_entry(const float* x, float* y, int64_t n, size_t* workspace_size, uint8_t* workspace, hipStream_t s) {
+  if (workspace_size) { *workspace_size = 0; return 0; }
+  (void)workspace; (void)x;
+  if (!y && n > 0) return 2;
+  touch<<<1, 32, 0, s>>>(y, n);
+  return hipGetLastError() == hipSuccess ? 0 : 1;
+}
+)";
+
+struct launch_fixture {
+  std::shared_ptr<shared_library> lib;
+  device_buffer y{4096};
+  runtime::stream s;
+  launch_fixture() {
+    code_cache cache(scratch() / "launch");
+    const auto& rt = gpu_runtime::instance();
+    const auto opts = compile_options_for(rt.properties(rt.current_device()));
+    lib = std::make_shared<shared_library>(cache.get_or_compile(compiler::find(opts.platform), launch_source, opts).library);
+  }
+};
+
+void BM_DirectLaunch(benchmark::State& state) {
+  if (!need_gpu(state)) return;
+  launch_fixture f;
+  auto* fn = f.lib->symbol<int(float*, std::int64_t, void*)>("direct");
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(fn(f.y.as<float>(), 32, f.s.get()));
+    if ((state.iterations() & 1023) == 0) f.s.synchronize();
+  }
+  f.s.synchronize();
+}
+
+void BM_AbiLaunch(benchmark::State& state) {
+  if (!need_gpu(state)) return;
+  launch_fixture f;
+  kernel_entry k(f.lib, "abi_entry", 2, 1);
+  const std::vector<const void*> tensors{nullptr, f.y.get()};
+  const std::vector<std::int64_t> extra{32};
+  for (auto _ : state) {
+    k.launch(tensors, extra, nullptr, f.s.get());
+    if ((state.iterations() & 1023) == 0) f.s.synchronize();
+  }
+  f.s.synchronize();
+}
+}  // namespace
+
+BENCHMARK(BM_ColdTune)->UseManualTime()->Iterations(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WarmTuneFreshProcess)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DirectLaunch);
+BENCHMARK(BM_AbiLaunch);
+
+int main(int argc, char** argv) {
+  if (const char* dir = std::getenv("ROCMTPL_BENCH_WARM_CHILD")) {
+    const auto report = autotune(problem(), {{"M", 2048}}, tune_options(dir));
+    std::printf("%.6f %d\n", report.wall_seconds, report.from_database ? 1 : 0);
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  std::error_code ec;
+  fs::remove_all(scratch(), ec);
+  return 0;
+}

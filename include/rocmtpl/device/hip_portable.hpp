@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief The HIP portability header that generated kernels include, embedded as text.
+///
+/// Generated kernel sources start with `#include "rocmtpl_hip_portable.h"`. The same source then
+/// builds with hipcc for AMD GPUs (the header includes the HIP headers) and with nvcc for NVIDIA
+/// GPUs (the header maps the HIP names generated code uses onto CUDA, because Debian's HIP 5.2
+/// `nvidia_detail` headers do not compile under CUDA 13). The text is embedded in the library so
+/// that the runtime can write it next to a compile wherever the library was copied
+/// (see rocmtpl::runtime::device_include_dir()).
+///
+/// What the header gives generated code, on both platforms:
+/// - `ROCMTPL_PLATFORM_AMD` or `ROCMTPL_PLATFORM_NVIDIA` (defined to 1; neither under a plain host
+///   compiler, where only the conversion helpers exist), `ROCMTPL_HOST_DEVICE`, `ROCMTPL_DEVICE`,
+///   `ROCMTPL_FORCEINLINE`, `ROCMTPL_WARP_SIZE` (a constant expression: `__AMDGCN_WAVEFRONT_SIZE`
+///   on AMD, else 64; 32 on NVIDIA) and `rocmtpl_dev::warp_size`;
+/// - `__half`, `hip_bfloat16` (construct from float, convert to float, raw 16-bit `data`);
+/// - `rocmtpl_dev::to_float(x)` for float, double, `__half`, `hip_bfloat16` and `uint16_t` (read as
+///   fp16 bits), `rocmtpl_dev::from_float<T>(float)` for the same types,
+///   `half_bits_to_float`, `bf16_bits_to_float`, `float_to_half_bits`, `float_to_bf16_bits`
+///   (round to nearest even; NaN stays NaN);
+/// - under nvcc, the HIP runtime names: `hipStream_t`, `hipError_t`, `hipSuccess`,
+///   `hipGetLastError`, `hipPeekAtLastError`, `hipGetErrorString`, `hipLaunchKernelGGL`,
+///   `HIP_KERNEL_NAME`, `hipFuncSetAttribute` with `hipFuncAttributeMaxDynamicSharedMemorySize`,
+///   `hipMemsetAsync`, `hipMemcpyAsync`, `hipMemcpy`, `hipMemcpyKind` values, `hipMalloc`, `hipFree`,
+///   `hipStreamSynchronize`, `hipDeviceSynchronize`, `hipGetDevice`, `hipDeviceGetAttribute` with
+///   the attributes listed in the text, `HIP_DYNAMIC_SHARED(type, name)`, and the maskless
+///   `__shfl`, `__shfl_xor`, `__shfl_down`, `__shfl_up` of HIP (full-warp `*_sync` underneath).
+///
+/// The template layer emits `using bfloat16 = hip_bfloat16;` itself; this header does not.
+
+#include <string_view>
+
+namespace rocmtpl::device {
+
+/// @brief The file name generated sources include: `#include "rocmtpl_hip_portable.h"`.
+inline constexpr std::string_view portable_header_name = "rocmtpl_hip_portable.h";
+
+/// @brief The full text of rocmtpl_hip_portable.h (C++14, builds with hipcc, nvcc and host compilers).
+inline constexpr std::string_view portable_header_source = R"rocmtpl_src(// SPDX-License-Identifier: MIT
+// rocmtpl_hip_portable.h: written by rocmtpl; included by every generated kernel source.
+// One source builds with hipcc (AMD) and with nvcc (NVIDIA). Under nvcc this file maps the HIP
+// names generated code uses onto CUDA; under a plain host compiler only the conversions exist.
+// C++14 on purpose: hipcc (clang 15) defaults to it.
+#ifndef ROCMTPL_HIP_PORTABLE_H
+#define ROCMTPL_HIP_PORTABLE_H
+
+#include <stdint.h>
+
+#if defined(__HIP_PLATFORM_AMD__) || defined(__HIP_PLATFORM_HCC__) || defined(__HIP__)
+#define ROCMTPL_PLATFORM_AMD 1
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#include <hip/hip_bfloat16.h>
+#elif defined(__CUDACC__)
+#define ROCMTPL_PLATFORM_NVIDIA 1
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#endif
+
+#if defined(ROCMTPL_PLATFORM_AMD) || defined(ROCMTPL_PLATFORM_NVIDIA)
+#define ROCMTPL_HOST_DEVICE __host__ __device__
+#define ROCMTPL_DEVICE __device__
+#define ROCMTPL_FORCEINLINE __forceinline__
+#else
+#define ROCMTPL_HOST_DEVICE
+#define ROCMTPL_DEVICE
+#define ROCMTPL_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
+// On AMD the host pass sees the default wavefront (64); inside kernels built for a wave32 target
+// (gfx10+, -mwavefrontsize32) the device pass sees 32.
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#define ROCMTPL_WARP_SIZE 32
+#elif defined(__AMDGCN_WAVEFRONT_SIZE)
+#define ROCMTPL_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
+#else
+#define ROCMTPL_WARP_SIZE 64
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Bit-exact conversions, usable from host and device code on every platform.
+// ---------------------------------------------------------------------------------------------
+namespace rocmtpl_dev {
+
+static constexpr int warp_size = ROCMTPL_WARP_SIZE;
+
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE uint32_t float_as_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  uint32_t u;
+  __builtin_memcpy(&u, &f, sizeof(u));
+  return u;
+#endif
+}
+
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float bits_as_float(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  __builtin_memcpy(&f, &u, sizeof(f));
+  return f;
+#endif
+}
+
+// bf16 is the upper half of a float.
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float bf16_bits_to_float(uint16_t bits) {
+  return bits_as_float(static_cast<uint32_t>(bits) << 16);
+}
+
+// Round to nearest, ties to even; NaN stays a quiet NaN of the same sign; overflow gives inf.
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE uint16_t float_to_bf16_bits(float f) {
+  const uint32_t u = float_as_bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+// IEEE binary16 -> binary32, exact (subnormals, inf and NaN included).
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float half_bits_to_float(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  const uint32_t exponent = (bits >> 10) & 0x1fu;
+  uint32_t mantissa = bits & 0x3ffu;
+  if (exponent == 0x1fu) return bits_as_float(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent != 0) return bits_as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+  if (mantissa == 0) return bits_as_float(sign);
+  // Subnormal: value = mantissa * 2^-24; normalise it.
+  uint32_t e = 113u;
+  while ((mantissa & 0x400u) == 0) {
+    mantissa <<= 1;
+    --e;
+  }
+  return bits_as_float(sign | (e << 23) | ((mantissa & 0x3ffu) << 13));
+}
+
+// IEEE binary32 -> binary16, round to nearest, ties to even (subnormals, overflow to inf, NaN).
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE uint16_t float_to_half_bits(float f) {
+  const uint32_t u = float_as_bits(f);
+  const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
+  const uint32_t magnitude = u & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u | ((magnitude >> 13) & 0x3ffu));
+  if (magnitude >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520
+  if (magnitude < 0x38800000u) {
+    // Result is subnormal (or zero): shift the full significand into place and round.
+    if (magnitude < 0x33000000u) return sign;  // below half of the smallest subnormal
+    const uint32_t exponent = magnitude >> 23;
+    const uint32_t significand = (magnitude & 0x7fffffu) | 0x800000u;
+    const uint32_t shift = 126u - exponent;  // 14..24
+    const uint32_t kept = significand >> shift;
+    const uint32_t rest = significand & ((1u << shift) - 1u);
+    const uint32_t halfway = 1u << (shift - 1u);
+    const uint32_t rounded = kept + ((rest > halfway || (rest == halfway && (kept & 1u))) ? 1u : 0u);
+    return static_cast<uint16_t>(sign | rounded);
+  }
+  // Normal: rebias the exponent (127 -> 15) and round the 13 dropped bits.
+  const uint32_t rebased = magnitude - (112u << 23);
+  const uint32_t rounded = (rebased + 0xfffu + ((rebased >> 13) & 1u)) >> 13;
+  return static_cast<uint16_t>(sign | rounded);
+}
+
+}  // namespace rocmtpl_dev
+
+// ---------------------------------------------------------------------------------------------
+// NVIDIA: the HIP names generated code uses, mapped onto CUDA.
+// ---------------------------------------------------------------------------------------------
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+
+typedef cudaStream_t hipStream_t;
+typedef cudaEvent_t hipEvent_t;
+typedef cudaError_t hipError_t;
+typedef cudaMemcpyKind hipMemcpyKind;
+typedef cudaFuncAttribute hipFuncAttribute;
+typedef cudaDeviceAttr hipDeviceAttribute_t;
+
+#define hipSuccess cudaSuccess
+#define hipErrorInvalidValue cudaErrorInvalidValue
+#define hipMemcpyHostToHost cudaMemcpyHostToHost
+#define hipMemcpyHostToDevice cudaMemcpyHostToDevice
+#define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define hipMemcpyDefault cudaMemcpyDefault
+#define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+#define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
+#define hipDeviceAttributeMaxSharedMemoryPerBlock cudaDevAttrMaxSharedMemoryPerBlock
+#define hipDeviceAttributeSharedMemPerBlockOptin cudaDevAttrMaxSharedMemoryPerBlockOptin
+#define hipDeviceAttributeMaxThreadsPerBlock cudaDevAttrMaxThreadsPerBlock
+#define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
+#define hipDeviceAttributeL2CacheSize cudaDevAttrL2CacheSize
+#define hipDeviceAttributeComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
+#define hipDeviceAttributeComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
+
+// Kernel names with template arguments go through HIP_KERNEL_NAME, as with HIP.
+#define HIP_KERNEL_NAME(...) __VA_ARGS__
+#define hipLaunchKernelGGL(kernel, grid, block, shared_bytes, stream, ...) \
+  kernel<<<(grid), (block), (shared_bytes), (stream)>>>(__VA_ARGS__)
+
+// All dynamic shared memory of a kernel starts at one address, as with HIP. One untyped, aligned
+// symbol avoids nvcc's "declaration is incompatible" between kernels that use different types.
+// `var` is a pointer here and an array on AMD: index it, do not take its sizeof.
+#define HIP_DYNAMIC_SHARED(type, var)                                          \
+  extern __shared__ __align__(16) unsigned char rocmtpl_dynamic_shared_raw[]; \
+  type* var = reinterpret_cast<type*>(rocmtpl_dynamic_shared_raw)
+#define HIP_DYNAMIC_SHARED_ATTRIBUTE
+
+inline hipError_t hipGetLastError() { return cudaGetLastError(); }
+inline hipError_t hipPeekAtLastError() { return cudaPeekAtLastError(); }
+inline const char* hipGetErrorString(hipError_t error) { return cudaGetErrorString(error); }
+inline const char* hipGetErrorName(hipError_t error) { return cudaGetErrorName(error); }
+inline hipError_t hipFuncSetAttribute(const void* func, hipFuncAttribute attr, int value) {
+  return cudaFuncSetAttribute(func, attr, value);
+}
+inline hipError_t hipMemsetAsync(void* dst, int value, size_t bytes, hipStream_t stream = 0) {
+  return cudaMemsetAsync(dst, value, bytes, stream);
+}
+inline hipError_t hipMemcpyAsync(void* dst, const void* src, size_t bytes, hipMemcpyKind kind,
+                                 hipStream_t stream = 0) {
+  return cudaMemcpyAsync(dst, src, bytes, kind, stream);
+}
+inline hipError_t hipMemcpy(void* dst, const void* src, size_t bytes, hipMemcpyKind kind) {
+  return cudaMemcpy(dst, src, bytes, kind);
+}
+inline hipError_t hipMalloc(void** ptr, size_t bytes) { return cudaMalloc(ptr, bytes); }
+inline hipError_t hipFree(void* ptr) { return cudaFree(ptr); }
+inline hipError_t hipStreamSynchronize(hipStream_t stream) { return cudaStreamSynchronize(stream); }
+inline hipError_t hipDeviceSynchronize() { return cudaDeviceSynchronize(); }
+inline hipError_t hipGetDevice(int* device) { return cudaGetDevice(device); }
+inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, int device) {
+  return cudaDeviceGetAttribute(value, attr, device);
+}
+
+// HIP's maskless warp shuffles: every lane of the warp takes part (full mask).
+namespace rocmtpl_dev {
+template <class T>
+__device__ ROCMTPL_FORCEINLINE T shfl(T var, int src_lane, int width = 32) {
+  return __shfl_sync(0xffffffffu, var, src_lane, width);
+}
+template <class T>
+__device__ ROCMTPL_FORCEINLINE T shfl_xor(T var, int lane_mask, int width = 32) {
+  return __shfl_xor_sync(0xffffffffu, var, lane_mask, width);
+}
+template <class T>
+__device__ ROCMTPL_FORCEINLINE T shfl_down(T var, unsigned int delta, int width = 32) {
+  return __shfl_down_sync(0xffffffffu, var, delta, width);
+}
+template <class T>
+__device__ ROCMTPL_FORCEINLINE T shfl_up(T var, unsigned int delta, int width = 32) {
+  return __shfl_up_sync(0xffffffffu, var, delta, width);
+}
+}  // namespace rocmtpl_dev
+// CUDA still declares deprecated maskless overloads for the host pass; macros keep every call on
+// the *_sync path without overload clashes. (CUDA headers are included above, so none follow.)
+#define __shfl(...) ::rocmtpl_dev::shfl(__VA_ARGS__)
+#define __shfl_xor(...) ::rocmtpl_dev::shfl_xor(__VA_ARGS__)
+#define __shfl_down(...) ::rocmtpl_dev::shfl_down(__VA_ARGS__)
+#define __shfl_up(...) ::rocmtpl_dev::shfl_up(__VA_ARGS__)
+
+// The AMD hip_bfloat16 as generated code uses it: trivial, raw `data`, explicit from float
+// (round to nearest even), implicit to float.
+struct hip_bfloat16 {
+  uint16_t data;
+  hip_bfloat16() = default;
+  explicit ROCMTPL_HOST_DEVICE hip_bfloat16(float f) : data(rocmtpl_dev::float_to_bf16_bits(f)) {}
+  ROCMTPL_HOST_DEVICE operator float() const { return rocmtpl_dev::bf16_bits_to_float(data); }
+  static ROCMTPL_HOST_DEVICE hip_bfloat16 round_to_bfloat16(float f) { return hip_bfloat16(f); }
+};
+
+#endif  // ROCMTPL_PLATFORM_NVIDIA
+
+// ---------------------------------------------------------------------------------------------
+// to_float / from_float on every platform.
+// ---------------------------------------------------------------------------------------------
+namespace rocmtpl_dev {
+
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float to_float(float x) { return x; }
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float to_float(double x) { return static_cast<float>(x); }
+// A raw 16-bit value is read as fp16 (the C ABI passes fp16 and bf16 as uint16_t; use
+// bf16_bits_to_float for bf16).
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float to_float(uint16_t bits) { return half_bits_to_float(bits); }
+
+template <class T>
+ROCMTPL_HOST_DEVICE T from_float(float x);
+template <>
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float from_float<float>(float x) {
+  return x;
+}
+template <>
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE double from_float<double>(float x) {
+  return static_cast<double>(x);
+}
+template <>
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE uint16_t from_float<uint16_t>(float x) {
+  return float_to_half_bits(x);
+}
+
+#if defined(ROCMTPL_PLATFORM_AMD) || defined(ROCMTPL_PLATFORM_NVIDIA)
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float to_float(__half x) { return __half2float(x); }
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float to_float(hip_bfloat16 x) { return static_cast<float>(x); }
+template <>
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE __half from_float<__half>(float x) {
+  return __float2half(x);
+}
+template <>
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE hip_bfloat16 from_float<hip_bfloat16>(float x) {
+  return hip_bfloat16(x);
+}
+#endif
+
+}  // namespace rocmtpl_dev
+
+#endif  // ROCMTPL_HIP_PORTABLE_H
+)rocmtpl_src";
+
+}  // namespace rocmtpl::device

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief Umbrella header of the runtime layer (link rocmtpl::runtime): compile, cache, load,
+/// benchmark and autotune rendered kernels.
+
+#include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/runtime/autotuner.hpp>
+#include <rocmtpl/runtime/benchmark.hpp>
+#include <rocmtpl/runtime/cache_root.hpp>
+#include <rocmtpl/runtime/code_cache.hpp>
+#include <rocmtpl/runtime/compiler.hpp>
+#include <rocmtpl/runtime/device_headers.hpp>
+#include <rocmtpl/runtime/gpu_runtime.hpp>
+#include <rocmtpl/runtime/kernel_call.hpp>
+#include <rocmtpl/runtime/measure.hpp>
+#include <rocmtpl/runtime/process.hpp>
+#include <rocmtpl/runtime/resource_usage.hpp>
+#include <rocmtpl/runtime/shared_library.hpp>
+#include <rocmtpl/runtime/tuning_db.hpp>
+#include <rocmtpl/runtime/utility_kernels.hpp>

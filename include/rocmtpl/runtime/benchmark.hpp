@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief Running and timing one rendered choice on the GPU (the reference's
+/// ROCmBenchmarkRequest.benchmark): seeded inputs, workspace query, warm-up, L2 flush, a
+/// repetition count set from an estimate and a time budget, event timing, verification.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/rocm_benchmark_request.hpp>
+#include <rocmtpl/runtime/gpu_runtime.hpp>
+#include <rocmtpl/runtime/kernel_call.hpp>
+#include <rocmtpl/runtime/utility_kernels.hpp>
+
+namespace rocmtpl::runtime {
+
+/// @brief How a benchmark measures.
+struct benchmark_options {
+  double budget_ms = 25.0;        ///< target GPU time of the timed repetitions (the reference's 25 ms)
+  int estimate_runs = 5;          ///< runs that estimate one call's time
+  int min_repetitions = 5;        ///< lower bound on timed repetitions
+  int max_repetitions = 100;      ///< upper bound on timed repetitions
+  bool flush_l2 = true;           ///< overwrite a buffer of twice the L2 size before each run
+  std::uint64_t seed = 0x5eed;    ///< input data seed
+};
+
+/// @brief Statistics of the timed repetitions, in milliseconds.
+struct timing {
+  double min_ms = 0;
+  double median_ms = 0;
+  double spread = 0;              ///< (p90 - p10) / median; 0 with fewer than 2 samples
+  int repetitions = 0;
+  std::vector<double> samples_ms;
+};
+
+/// @brief Summary statistics of samples (milliseconds).
+[[nodiscard]] inline timing summarize(std::vector<double> samples) {
+  timing t;
+  t.repetitions = static_cast<int>(samples.size());
+  if (samples.empty()) return t;
+  t.samples_ms = samples;
+  std::sort(samples.begin(), samples.end());
+  auto quantile = [&](double q) {
+    const double pos = q * static_cast<double>(samples.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto hi = std::min(lo + 1, samples.size() - 1);
+    return samples[lo] + (samples[hi] - samples[lo]) * (pos - static_cast<double>(lo));
+  };
+  t.min_ms = samples.front();
+  t.median_ms = quantile(0.5);
+  t.spread = samples.size() >= 2 && t.median_ms > 0 ? (quantile(0.9) - quantile(0.1)) / t.median_ms : 0.0;
+  return t;
+}
+
+/// @brief Relative L2 error allowed for an output dtype (fp32 accumulation against a double reference).
+[[nodiscard]] inline double default_tolerance(dtype output) {
+  switch (output) {
+    case dtype::f64: return 1e-10;
+    case dtype::f32: return 1e-4;
+    case dtype::f16: return 5e-3;
+    case dtype::bf16: return 2e-2;
+    case dtype::f8e4m3:
+    case dtype::f8e5m2: return 1.5e-1;
+    default: return 0.0;  // integers: exact
+  }
+}
+
+/// @brief Inputs, output, reference output and scratch for one benchmark request, on the current
+/// device. Candidates of one problem share a bench (inputs are generated once).
+class bench {
+ public:
+  /// @throws no_gpu_error without a GPU; gpu_error on allocation failures.
+  bench(const rocm_benchmark_request& request, const utility_kernels& util, benchmark_options options = {})
+      : request_(request), util_(&util), options_(options) {
+    const auto& rt = gpu_runtime::instance();
+    for (std::size_t i = 0; i < request_.input_tensor_meta.size(); ++i) {
+      const auto& meta = request_.input_tensor_meta[i];
+      inputs_.emplace_back(std::max<std::size_t>(meta.storage_bytes(), 1));
+      util.fill(inputs_.back().get(), meta, options_.seed + i, stream_.get());
+    }
+    output_ = device_buffer(std::max<std::size_t>(request_.output_tensor_meta.storage_bytes(), 1));
+    if (options_.flush_l2) {
+      const auto l2 = rt.properties(rt.current_device()).l2_cache_bytes;
+      flush_ = device_buffer(std::max<std::size_t>(2 * l2, 1 << 20));
+    }
+    stream_.synchronize();
+  }
+
+  [[nodiscard]] const rocm_benchmark_request& request() const noexcept { return request_; }
+  [[nodiscard]] void* stream() const noexcept { return stream_.get(); }
+  [[nodiscard]] const device_buffer& output() const noexcept { return output_; }
+
+  /// @brief Tensor pointers in C ABI order: inputs, then the output.
+  [[nodiscard]] std::vector<const void*> tensors() const {
+    std::vector<const void*> t;
+    for (const auto& b : inputs_) t.push_back(b.get());
+    t.push_back(output_.get());
+    return t;
+  }
+
+  /// @brief Queries the workspace and grows the workspace buffer to fit.
+  void prepare(const kernel_entry& k, const std::vector<std::int64_t>& extra) {
+    const auto bytes = k.workspace_size(extra);
+    if (bytes > workspace_.size()) workspace_ = device_buffer(bytes);
+  }
+
+  /// @brief Poisons the output (NaN bytes), runs once and waits. Throws on a non-zero status or a
+  /// GPU error.
+  void run_once(const kernel_entry& k, const std::vector<std::int64_t>& extra) {
+    prepare(k, extra);
+    gpu_runtime::instance().memset(output_.get(), 0xFF, output_.size(), stream_.get());
+    k.launch(tensors(), extra, workspace_.get(), stream_.get());
+    stream_.synchronize();
+  }
+
+  /// @brief Runs the reference kernel and keeps its output for verify().
+  void run_reference(const kernel_entry& reference) {
+    run_once(reference, std::vector<std::int64_t>(request_.extra_args.begin(),
+                                                  request_.extra_args.begin() +
+                                                      static_cast<std::ptrdiff_t>(request_.size_arg_count)));
+    reference_ = device_buffer(output_.size());
+    gpu_runtime::instance().memcpy_device(reference_.get(), output_.get(), output_.size(), stream_.get());
+    stream_.synchronize();
+    has_reference_ = true;
+  }
+
+  [[nodiscard]] bool has_reference() const noexcept { return has_reference_; }
+
+  /// @brief Runs `k` once on poisoned output and compares with the reference output.
+  [[nodiscard]] comparison verify(const kernel_entry& k, const std::vector<std::int64_t>& extra) {
+    if (!has_reference_) throw error("rocmtpl: bench: verify() needs run_reference() first");
+    run_once(k, extra);
+    const auto& meta = request_.output_tensor_meta;
+    return util_->compare(output_.get(), meta, reference_.get(), meta, stream_.get());
+  }
+
+  /// @brief Warm-up, estimate, then timed repetitions with an L2 flush before each, one event pair each.
+  [[nodiscard]] timing time(const kernel_entry& k, const std::vector<std::int64_t>& extra) {
+    const auto& rt = gpu_runtime::instance();
+    prepare(k, extra);
+    const auto t = tensors();
+    auto one = [&](event& start, event& stop) {
+      if (flush_) rt.memset(flush_.get(), 0, flush_.size(), stream_.get());
+      start.record(stream_.get());
+      k.launch(t, extra, workspace_.get(), stream_.get());
+      stop.record(stream_.get());
+    };
+    event start, stop;
+    one(start, stop);  // warm-up: first-launch costs (module load, caches) stay out of the numbers
+    stream_.synchronize();
+    std::vector<double> estimate;
+    for (int i = 0; i < options_.estimate_runs; ++i) {
+      one(start, stop);
+      estimate.push_back(static_cast<double>(stop.elapsed_ms_since(start)));
+    }
+    const double est = estimate.empty() ? 1.0 : *std::min_element(estimate.begin(), estimate.end());
+    const int reps = std::clamp(static_cast<int>(options_.budget_ms / std::max(est, 1e-4)), options_.min_repetitions,
+                                options_.max_repetitions);
+    std::vector<event> starts, stops;
+    starts.reserve(static_cast<std::size_t>(reps));
+    stops.reserve(static_cast<std::size_t>(reps));
+    for (int i = 0; i < reps; ++i) {
+      starts.emplace_back();
+      stops.emplace_back();
+      one(starts.back(), stops.back());
+    }
+    stream_.synchronize();
+    std::vector<double> samples;
+    for (int i = 0; i < reps; ++i) {
+      const auto ms = static_cast<double>(stops[static_cast<std::size_t>(i)].elapsed_ms_since(starts[static_cast<std::size_t>(i)]));
+      samples.push_back(ms);
+    }
+    return summarize(std::move(samples));
+  }
+
+ private:
+  rocm_benchmark_request request_;
+  const utility_kernels* util_;
+  benchmark_options options_;
+  runtime::stream stream_;
+  std::vector<device_buffer> inputs_;
+  device_buffer output_;
+  device_buffer reference_;
+  device_buffer workspace_;
+  device_buffer flush_;
+  bool has_reference_ = false;
+};
+
+}  // namespace rocmtpl::runtime

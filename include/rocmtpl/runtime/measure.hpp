@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief One candidate's measurement (verify, then time), in this process or in an isolated
+/// worker process that survives candidates which crash, hang or fault the GPU.
+
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/rocm_benchmark_request.hpp>
+#include <rocmtpl/runtime/benchmark.hpp>
+#include <rocmtpl/runtime/tuning_db.hpp>
+
+extern char** environ;  // NOLINT: POSIX
+
+namespace rocmtpl::runtime {
+
+/// @brief Measures a loaded candidate on a bench: verify against the reference (when the bench
+/// has one), then time. Errors become a failed measurement, never an exception.
+[[nodiscard]] inline measurement measure_candidate(bench& b, const kernel_entry& k, const std::vector<std::int64_t>& extra,
+                                                   double tolerance) {
+  measurement m;
+  try {
+    if (b.has_reference()) {
+      const auto c = b.verify(k, extra);
+      m.max_error = c.max_abs;
+      if (c.nonfinite > 0 || !(c.relative_l2 <= tolerance)) {
+        m.status = candidate_status::verify_failed;
+        m.reason = "relative L2 error " + std::to_string(c.relative_l2) + " (tolerance " + std::to_string(tolerance) +
+                   "), " + std::to_string(c.nonfinite) + " non-finite outputs";
+        return m;
+      }
+      m.verified = true;
+    }
+    const auto t = b.time(k, extra);
+    m.min_ms = t.min_ms;
+    m.median_ms = t.median_ms;
+    m.spread = t.spread;
+    m.repetitions = t.repetitions;
+    if (!(t.min_ms > 0)) {
+      m.status = candidate_status::launch_failed;
+      m.reason = "non-positive time " + std::to_string(t.min_ms) + " ms";
+    }
+  } catch (const kernel_status_error& e) {
+    m.status = candidate_status::launch_failed;
+    m.reason = e.what();
+  } catch (const gpu_error& e) {
+    m.status = candidate_status::launch_failed;
+    m.reason = e.what();
+  }
+  return m;
+}
+
+namespace detail {
+inline nlohmann::json meta_to_json(const tensor_meta& m) {
+  return {{"name", m.name}, {"dtype", static_cast<int>(m.type)}, {"sizes", m.sizes}, {"strides", m.strides},
+          {"offset", m.offset}};
+}
+inline tensor_meta meta_from_json(const nlohmann::json& j) {
+  tensor_meta m;
+  m.name = j.at("name").get<std::string>();
+  m.type = static_cast<dtype>(j.at("dtype").get<int>());
+  m.sizes = j.at("sizes").get<std::vector<std::int64_t>>();
+  m.strides = j.at("strides").get<std::vector<std::int64_t>>();
+  m.offset = j.at("offset").get<std::int64_t>();
+  return m;
+}
+}  // namespace detail
+
+/// @brief The request's data (no source) as JSON, for the worker protocol.
+[[nodiscard]] inline nlohmann::json request_to_json(const rocm_benchmark_request& r) {
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const auto& m : r.input_tensor_meta) inputs.push_back(detail::meta_to_json(m));
+  return {{"kernel_name", r.kernel_name},
+          {"inputs", inputs},
+          {"output", detail::meta_to_json(r.output_tensor_meta)},
+          {"extra_args", r.extra_args},
+          {"size_arg_count", r.size_arg_count}};
+}
+
+/// @brief Inverse of request_to_json().
+[[nodiscard]] inline rocm_benchmark_request request_from_json(const nlohmann::json& j) {
+  rocm_benchmark_request r;
+  r.kernel_name = j.at("kernel_name").get<std::string>();
+  for (const auto& m : j.at("inputs")) r.input_tensor_meta.push_back(detail::meta_from_json(m));
+  r.output_tensor_meta = detail::meta_from_json(j.at("output"));
+  r.extra_args = j.at("extra_args").get<std::vector<std::int64_t>>();
+  r.size_arg_count = j.at("size_arg_count").get<std::size_t>();
+  return r;
+}
+
+[[nodiscard]] inline nlohmann::json options_to_json(const benchmark_options& o) {
+  return {{"budget_ms", o.budget_ms},          {"estimate_runs", o.estimate_runs}, {"min_repetitions", o.min_repetitions},
+          {"max_repetitions", o.max_repetitions}, {"flush_l2", o.flush_l2},         {"seed", o.seed}};
+}
+
+[[nodiscard]] inline benchmark_options options_from_json(const nlohmann::json& j) {
+  benchmark_options o;
+  o.budget_ms = j.at("budget_ms").get<double>();
+  o.estimate_runs = j.at("estimate_runs").get<int>();
+  o.min_repetitions = j.at("min_repetitions").get<int>();
+  o.max_repetitions = j.at("max_repetitions").get<int>();
+  o.flush_l2 = j.at("flush_l2").get<bool>();
+  o.seed = j.at("seed").get<std::uint64_t>();
+  return o;
+}
+
+/// @brief The worker side of fault isolation: reads one JSON command per line, answers one JSON
+/// line per command. `setup` (utility library, request, optional reference library, options)
+/// builds the bench; `measure` (library, extra_args, tolerance) measures one candidate. Returns
+/// the process exit code. Used by tools/rocmtpl-bench-worker.
+inline int run_worker(std::FILE* in, std::FILE* out) {
+  std::unique_ptr<utility_kernels> util;
+  std::unique_ptr<bench> b;
+  std::string line;
+  for (;;) {
+    line.clear();
+    int ch = 0;
+    while ((ch = std::fgetc(in)) != EOF && ch != '\n') line.push_back(static_cast<char>(ch));
+    if (line.empty() && ch == EOF) return 0;
+    nlohmann::json reply;
+    try {
+      const auto cmd = nlohmann::json::parse(line);
+      const auto op = cmd.at("op").get<std::string>();
+      if (op == "setup") {
+        util = std::make_unique<utility_kernels>(cmd.at("utility_library").get<std::string>());
+        const auto request = request_from_json(cmd.at("request"));
+        b = std::make_unique<bench>(request, *util, options_from_json(cmd.at("options")));
+        if (cmd.contains("reference_library") && !cmd.at("reference_library").get<std::string>().empty()) {
+          auto lib = std::make_shared<shared_library>(cmd.at("reference_library").get<std::string>());
+          kernel_entry ref(lib, request.kernel_name, request.input_tensor_meta.size() + 1, request.size_arg_count);
+          b->run_reference(ref);
+        }
+        reply = {{"ok", true}};
+      } else if (op == "measure") {
+        if (!b) throw error("rocmtpl: worker: measure before setup");
+        const auto extra = cmd.at("extra_args").get<std::vector<std::int64_t>>();
+        auto lib = std::make_shared<shared_library>(cmd.at("library").get<std::string>());
+        kernel_entry k(lib, b->request().kernel_name, b->request().input_tensor_meta.size() + 1, extra.size());
+        const auto m = measure_candidate(*b, k, extra, cmd.at("tolerance").get<double>());
+        reply = {{"ok", true}, {"measurement", m}};
+      } else {
+        throw error("rocmtpl: worker: unknown op '" + op + "'");
+      }
+    } catch (const std::exception& e) {
+      reply = {{"ok", false}, {"error", e.what()}};
+    }
+    const auto text = reply.dump() + "\n";
+    std::fwrite(text.data(), 1, text.size(), out);
+    std::fflush(out);
+  }
+}
+
+/// @brief The worker executable: env ROCMTPL_BENCH_WORKER, else `rocmtpl-bench-worker` next to
+/// this program, else in the folders this library was configured with, else on PATH.
+[[nodiscard]] inline std::optional<std::filesystem::path> find_worker() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("ROCMTPL_BENCH_WORKER"); env && *env) return fs::path(env);
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<fs::path> candidates;
+  if (!ec) {
+    candidates.push_back(self.parent_path() / "rocmtpl-bench-worker");
+    candidates.push_back(self.parent_path().parent_path() / "tools" / "rocmtpl-bench-worker");
+  }
+#ifdef ROCMTPL_WORKER_DIRS
+  for (const char* d : {ROCMTPL_WORKER_DIRS}) candidates.push_back(fs::path(d) / "rocmtpl-bench-worker");
+#endif
+  if (const char* path = std::getenv("PATH")) {
+    std::string p(path);
+    for (std::size_t start = 0; start <= p.size();) {
+      const auto colon = std::min(p.find(':', start), p.size());
+      if (colon > start) candidates.push_back(fs::path(p.substr(start, colon - start)) / "rocmtpl-bench-worker");
+      start = colon + 1;
+    }
+  }
+  for (const auto& c : candidates) {
+    if (::access(c.c_str(), X_OK) == 0) return c;
+  }
+  return std::nullopt;
+}
+
+/// @brief A worker child process driven over pipes; restarted by the caller after a crash.
+class worker_process {
+ public:
+  /// @throws error when the worker cannot be started.
+  explicit worker_process(const std::filesystem::path& executable) {
+    int to_child[2];
+    int from_child[2];
+    if (::pipe(to_child) != 0 || ::pipe(from_child) != 0) throw error("rocmtpl: worker: pipe failed");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
+    posix_spawn_file_actions_addclose(&actions, to_child[1]);
+    posix_spawn_file_actions_addclose(&actions, from_child[0]);
+    const std::string exe = executable.string();
+    char* argv[] = {const_cast<char*>(exe.c_str()), nullptr};
+    const int rc = ::posix_spawn(&pid_, exe.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    to_ = to_child[1];
+    from_ = from_child[0];
+    if (rc != 0) {
+      close_fds();
+      throw error("rocmtpl: worker: cannot start " + exe + ": " + std::strerror(rc));
+    }
+  }
+  worker_process(const worker_process&) = delete;
+  worker_process& operator=(const worker_process&) = delete;
+  ~worker_process() { kill(); }
+
+  /// @brief Why a request got no reply.
+  enum class failure { none, crashed, timed_out };
+
+  /// @brief Sends one command; waits up to `timeout` for the reply line.
+  /// @return the reply, or nullopt with `why` set (the worker is then dead and must be replaced).
+  std::optional<nlohmann::json> request(const nlohmann::json& command, std::chrono::milliseconds timeout,
+                                        failure& why, std::string& detail) {
+    why = failure::none;
+    const auto text = command.dump() + "\n";
+    ::signal(SIGPIPE, SIG_IGN);
+    if (::write(to_, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+      why = failure::crashed;
+      detail = reap();
+      return std::nullopt;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::string line;
+    for (;;) {
+      const auto nl = buffer_.find('\n');
+      if (nl != std::string::npos) {
+        line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        return nlohmann::json::parse(line);
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        why = failure::timed_out;
+        kill();
+        detail = "no reply within " + std::to_string(timeout.count()) + " ms";
+        return std::nullopt;
+      }
+      pollfd p{from_, POLLIN, 0};
+      const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) continue;
+      char chunk[4096];
+      const auto n = ::read(from_, chunk, sizeof chunk);
+      if (n <= 0) {
+        why = failure::crashed;
+        detail = reap();
+        return std::nullopt;
+      }
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+
+ private:
+  std::string reap() {
+    int status = 0;
+    if (pid_ > 0 && ::waitpid(pid_, &status, 0) == pid_) {
+      pid_ = -1;
+      close_fds();
+      if (WIFSIGNALED(status)) return "worker killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+      if (WIFEXITED(status)) return "worker exited with code " + std::to_string(WEXITSTATUS(status));
+    }
+    close_fds();
+    return "worker ended";
+  }
+
+  void kill() noexcept {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+      pid_ = -1;
+    }
+    close_fds();
+  }
+
+  void close_fds() noexcept {
+    if (to_ >= 0) ::close(to_);
+    if (from_ >= 0) ::close(from_);
+    to_ = from_ = -1;
+  }
+
+  pid_t pid_ = -1;
+  int to_ = -1;
+  int from_ = -1;
+  std::string buffer_;
+};
+
+}  // namespace rocmtpl::runtime

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: MIT
+// Tests include/rocmtpl/runtime/gpu_runtime.hpp on a real GPU (skips without one): device
+// properties, memory round trips, streams, events, typed errors. Also runs kernels that use the
+// portable header (rocmtpl_hip_portable.h, from device_include_dir()) built with nvcc or hipcc,
+// so that its conversions, warp shuffles and dynamic shared memory are checked on the device.
+
+#include <rocmtpl/runtime/device_headers.hpp>
+#include <rocmtpl/runtime/gpu_runtime.hpp>
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <regex>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using rocmtpl::runtime::device_buffer;
+using rocmtpl::runtime::gpu_error;
+using rocmtpl::runtime::gpu_runtime;
+using rocmtpl::runtime::no_gpu_error;
+using rocmtpl::runtime::platform;
+
+class GpuRuntimeGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!rt().available()) GTEST_SKIP() << "no GPU: " << rt().status();
+  }
+  static const gpu_runtime& rt() { return gpu_runtime::instance(); }
+};
+
+TEST_F(GpuRuntimeGpu, PropertiesAreSane) {
+  std::cout << "runtime: " << rt().status() << '\n';
+  for (int d = 0; d < rt().device_count(); ++d) {
+    const auto p = rt().properties(d);
+    std::cout << "device " << d << ": " << p.name << ", " << p.arch << ", " << p.compute_units << " CUs, L2 "
+              << p.l2_cache_bytes << " B, shared " << p.shared_memory_per_block << "/" << p.shared_memory_per_block_optin
+              << " B, memory " << p.total_memory << " B, warp " << p.warp_size << ", clock " << p.clock_khz
+              << " kHz\n";
+    EXPECT_EQ(p.ordinal, d);
+    EXPECT_EQ(p.kind, *rt().kind());
+    EXPECT_FALSE(p.name.empty());
+    if (p.kind == platform::nvidia) {
+      EXPECT_TRUE(std::regex_match(p.arch, std::regex("sm_[0-9]{2,3}"))) << p.arch;
+      EXPECT_EQ(p.warp_size, 32);
+      if (p.name.find("H100") != std::string::npos || p.name.find("H200") != std::string::npos) {
+        EXPECT_EQ(p.arch, "sm_90");
+        EXPECT_LE(p.compute_units, 132) << "at most 132 SMs (fewer on PCIe cards and MIG slices)";
+        EXPECT_EQ(p.shared_memory_per_block_optin, 227u * 1024u) << "sm_90 opt-in limit";
+        EXPECT_EQ(p.shared_memory_per_block, 48u * 1024u);
+      }
+    } else {
+      EXPECT_TRUE(std::regex_match(p.arch, std::regex("gfx[0-9a-f]+"))) << p.arch;
+      EXPECT_TRUE(p.warp_size == 32 || p.warp_size == 64) << p.warp_size;
+    }
+    EXPECT_GT(p.compute_units, 0);
+    EXPECT_GT(p.l2_cache_bytes, 0u);
+    EXPECT_GE(p.shared_memory_per_block, 16u * 1024u);
+    EXPECT_GE(p.shared_memory_per_block_optin, p.shared_memory_per_block);
+    EXPECT_GT(p.total_memory, std::size_t{1} << 30);
+    EXPECT_GE(p.max_threads_per_block, 256);
+    EXPECT_GE(p.clock_khz, 0);
+  }
+  EXPECT_THROW((void)rt().properties(rt().device_count() + 3), gpu_error);
+}
+
+TEST_F(GpuRuntimeGpu, MemoryRoundTripThroughDeviceCopiesAndMemset) {
+  constexpr std::size_t count = 1 << 20;
+  std::vector<std::uint32_t> host(count);
+  std::iota(host.begin(), host.end(), 0x1234u);
+  device_buffer a(count * sizeof(std::uint32_t));
+  device_buffer b(count * sizeof(std::uint32_t));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a.size(), count * sizeof(std::uint32_t));
+  a.copy_from_host(host.data());
+  rocmtpl::runtime::stream s;
+  rt().memset(b.get(), 0xab, b.size(), s.get());
+  rt().memcpy_device(b.get(), a.get(), a.size() / 2, s.get());  // first half copied over the fill
+  s.synchronize();
+  std::vector<std::uint32_t> back(count, 0);
+  b.copy_to_host(back.data());
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t expected = i < count / 2 ? host[i] : 0xababababu;
+    ASSERT_EQ(back[i], expected) << "element " << i;
+  }
+  // Moving transfers ownership; the moved-from buffer is empty.
+  device_buffer c = std::move(a);
+  EXPECT_FALSE(a);  // NOLINT(bugprone-use-after-move): checking the moved-from state is the point
+  EXPECT_EQ(a.size(), 0u);
+  EXPECT_EQ(c.size(), count * sizeof(std::uint32_t));
+  std::vector<std::uint32_t> again(count);
+  c.copy_to_host(again.data());
+  EXPECT_EQ(again, host);
+  EXPECT_THROW(c.copy_to_host(again.data(), c.size() + 1), rocmtpl::out_of_range_error);
+}
+
+TEST_F(GpuRuntimeGpu, EventsMeasureAPositiveTime) {
+  rocmtpl::runtime::stream s;
+  rocmtpl::runtime::event start;
+  rocmtpl::runtime::event stop;
+  device_buffer big(std::size_t{256} << 20);
+  start.record(s.get());
+  for (int i = 0; i < 8; ++i) rt().memset(big.get(), i, big.size(), s.get());
+  stop.record(s.get());
+  const float ms = stop.elapsed_ms_since(start);
+  EXPECT_GT(ms, 0.0F);
+  EXPECT_LT(ms, 10000.0F);
+  // Same through the raw API.
+  EXPECT_FLOAT_EQ(rt().elapsed_ms(start.get(), stop.get()), ms);
+}
+
+TEST_F(GpuRuntimeGpu, ErrorsAreTypedAndDoNotPoisonLaterCalls) {
+  try {
+    rt().set_device(rt().device_count() + 7);
+    FAIL() << "set_device to a missing device must throw";
+  } catch (const no_gpu_error& e) {
+    FAIL() << "wrong type: " << e.what();
+  } catch (const gpu_error& e) {
+    EXPECT_NE(e.code(), 0);
+    EXPECT_EQ(e.api(), *rt().kind() == platform::nvidia ? "cudaSetDevice" : "hipSetDevice");
+    EXPECT_NE(std::string(e.what()).find(rt().last_error_text(e.code())), std::string::npos) << e.what();
+  }
+  try {
+    (void)rt().malloc(std::size_t{1} << 60);
+    FAIL() << "a 1 EiB allocation must throw";
+  } catch (const gpu_error& e) {
+    EXPECT_EQ(e.code(), 2) << "cudaErrorMemoryAllocation / hipErrorOutOfMemory: " << e.what();
+    EXPECT_NE(std::string(e.what()).find("Malloc"), std::string::npos) << e.what();
+  }
+  // The failures above are cleared: later work succeeds.
+  device_buffer ok(1024);
+  rt().memset(ok.get(), 0, ok.size());
+  EXPECT_NO_THROW(rt().device_synchronize());
+  EXPECT_EQ(rt().current_device(), 0);
+}
+
+// --- kernels built against the portable header ---------------------------------------------------
+
+struct process_result {
+  int exit_code = -1;
+  std::string output;
+};
+
+process_result run_process(const std::vector<std::string>& argv, const fs::path& log_file) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  process_result result;
+  if (rc != 0) {
+    result.output = std::string("posix_spawn failed: ") + std::strerror(rc);
+    return result;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream in(log_file);
+  result.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return result;
+}
+
+std::optional<fs::path> first_executable(const std::vector<fs::path>& candidates) {
+  for (const auto& c : candidates) {
+    if (!c.empty() && ::access(c.c_str(), X_OK) == 0) return c;
+  }
+  return std::nullopt;
+}
+
+constexpr std::string_view device_check_source = R"src(#include "rocmtpl_hip_portable.h"
+
+__global__ void convert_kernel(const uint16_t* bits, const float* floats, float* half_soft, float* half_native,
+                               __half* half_back, uint16_t* half_back_soft, float* bf16_soft, float* bf16_native,
+                               uint16_t* bf16_back_soft, hip_bfloat16* bf16_back_native, __half* f2h_native,
+                               uint16_t* f2h_soft, int n) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= n) return;
+  const uint16_t b = bits[i];
+  half_soft[i] = rocmtpl_dev::half_bits_to_float(b);
+  half_native[i] = rocmtpl_dev::to_float(reinterpret_cast<const __half*>(bits)[i]);
+  half_back[i] = rocmtpl_dev::from_float<__half>(half_soft[i]);
+  half_back_soft[i] = rocmtpl_dev::float_to_half_bits(half_native[i]);
+  hip_bfloat16 x;
+  x.data = b;
+  bf16_soft[i] = rocmtpl_dev::bf16_bits_to_float(b);
+  bf16_native[i] = rocmtpl_dev::to_float(x);
+  bf16_back_soft[i] = rocmtpl_dev::float_to_bf16_bits(floats[i]);
+  bf16_back_native[i] = rocmtpl_dev::from_float<hip_bfloat16>(floats[i]);
+  f2h_native[i] = rocmtpl_dev::from_float<__half>(floats[i]);
+  f2h_soft[i] = rocmtpl_dev::float_to_half_bits(floats[i]);
+}
+
+__global__ void reduce_kernel(const float* in, float* out, float* lanes, int n) {
+  HIP_DYNAMIC_SHARED(float, partial);
+  const int lane = static_cast<int>(threadIdx.x) % warpSize;
+  const int warp = static_cast<int>(threadIdx.x) / warpSize;
+  float v = 0.0f;
+  for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) v += in[i];
+  for (int offset = ROCMTPL_WARP_SIZE / 2; offset > 0; offset /= 2) v += __shfl_down(v, static_cast<unsigned>(offset));
+  const float warp_total = __shfl(v, 0);
+  float same = static_cast<float>(lane);
+  for (int mask = 1; mask < ROCMTPL_WARP_SIZE; mask *= 2) same = fmaxf(same, __shfl_xor(same, mask));
+  const float up = __shfl_up(static_cast<float>(lane), 1u);
+  if (warp == 0) {
+    lanes[lane] = up;
+    lanes[ROCMTPL_WARP_SIZE + lane] = same;
+  }
+  if (lane == 0) partial[warp] = warp_total;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float total = 0.0f;
+    for (int w = 0; w < static_cast<int>(blockDim.x) / warpSize; ++w) total += partial[w];
+    out[0] = total;
+    out[1] = static_cast<float>(warpSize);
+  }
+}
+
+extern "C" __attribute__((visibility("default"))) int rocmtpl_check_convert(
+    const uint16_t* bits, const float* floats, float* half_soft, float* half_native, uint16_t* half_back,
+    uint16_t* half_back_soft, float* bf16_soft, float* bf16_native, uint16_t* bf16_back_soft,
+    uint16_t* bf16_back_native, uint16_t* f2h_native, uint16_t* f2h_soft, int n, hipStream_t stream) {
+  hipLaunchKernelGGL(convert_kernel, dim3((n + 255) / 256), dim3(256), 0, stream, bits, floats, half_soft, half_native,
+                     reinterpret_cast<__half*>(half_back), half_back_soft, bf16_soft, bf16_native, bf16_back_soft,
+                     reinterpret_cast<hip_bfloat16*>(bf16_back_native), reinterpret_cast<__half*>(f2h_native),
+                     f2h_soft, n);
+  return hipGetLastError() == hipSuccess ? 0 : 1;
+}
+
+extern "C" __attribute__((visibility("default"))) int rocmtpl_check_reduce(const float* in, float* out, float* lanes,
+                                                                           int n, hipStream_t stream) {
+  const int threads = 256;
+  const size_t shared = static_cast<size_t>(threads / ROCMTPL_WARP_SIZE) * sizeof(float);
+  if (hipFuncSetAttribute(reinterpret_cast<const void*>(&reduce_kernel), hipFuncAttributeMaxDynamicSharedMemorySize,
+                          static_cast<int>(shared)) != hipSuccess) {
+    return 2;
+  }
+  hipLaunchKernelGGL(reduce_kernel, dim3(1), dim3(threads), shared, stream, in, out, lanes, n);
+  return hipGetLastError() == hipSuccess ? 0 : 1;
+}
+)src";
+
+class library_handle {
+ public:
+  explicit library_handle(const fs::path& file) : handle_(::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL)) {}
+  library_handle(const library_handle&) = delete;
+  library_handle& operator=(const library_handle&) = delete;
+  ~library_handle() {
+    if (handle_ != nullptr) ::dlclose(handle_);
+  }
+  explicit operator bool() const { return handle_ != nullptr; }
+  template <class Function>
+  Function* symbol(const char* name) const {
+    return reinterpret_cast<Function*>(::dlsym(handle_, name));
+  }
+
+ private:
+  void* handle_;
+};
+
+bool is_nan_half(std::uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0; }
+bool is_nan_bf16(std::uint16_t h) { return (h & 0x7f80u) == 0x7f80u && (h & 0x7fu) != 0; }
+std::uint32_t bits_of(float f) {
+  std::uint32_t u = 0;
+  std::memcpy(&u, &f, sizeof(u));
+  return u;
+}
+
+TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
+  const auto props = rt().properties(0);
+  std::vector<std::string> argv;
+  if (props.kind == platform::nvidia) {
+    const char* cuda = std::getenv("CUDA_PATH");
+    const auto nvcc = first_executable({cuda != nullptr ? fs::path(cuda) / "bin" / "nvcc" : fs::path(),
+                                        "/usr/local/cuda/bin/nvcc", "/usr/bin/nvcc"});
+    if (!nvcc) GTEST_SKIP() << "nvcc not found; install the CUDA toolkit to run kernels";
+    argv = {nvcc->string(), "-arch=" + props.arch, "-O2", "-shared", "-Xcompiler", "-fPIC", "-x", "cu"};
+  } else {
+    const char* rocm = std::getenv("ROCM_PATH");
+    const auto hipcc = first_executable({rocm != nullptr ? fs::path(rocm) / "bin" / "hipcc" : fs::path(),
+                                         "/usr/bin/hipcc", "/opt/rocm/bin/hipcc"});
+    if (!hipcc) GTEST_SKIP() << "hipcc not found; install hipcc to run kernels";
+    argv = {hipcc->string(), "--offload-arch=" + props.arch, "-O2", "-shared", "-fPIC", "-x", "hip"};
+  }
+  const fs::path dir = fs::temp_directory_path() / ("rocmtpl-gpu-kernels-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "check.src") << device_check_source;
+  argv.insert(argv.end(), {"-I", rocmtpl::runtime::device_include_dir().string(), (dir / "check.src").string(), "-o",
+                           (dir / "libcheck.so").string()});
+  const auto built = run_process(argv, dir / "build.log");
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  library_handle lib(dir / "libcheck.so");
+  ASSERT_TRUE(lib) << ::dlerror();
+  using convert_fn = int(const void*, const void*, void*, void*, void*, void*, void*, void*, void*, void*, void*,
+                         void*, int, void*);
+  using reduce_fn = int(const void*, void*, void*, int, void*);
+  auto* convert = lib.symbol<convert_fn>("rocmtpl_check_convert");
+  auto* reduce = lib.symbol<reduce_fn>("rocmtpl_check_reduce");
+  ASSERT_NE(convert, nullptr);
+  ASSERT_NE(reduce, nullptr);
+
+  // Conversions: every 16-bit pattern, and floats at rounding ties plus random ones.
+  constexpr int n = 1 << 16;
+  std::vector<std::uint16_t> bits(n);
+  std::iota(bits.begin(), bits.end(), std::uint16_t{0});
+  std::vector<float> floats(n);
+  std::mt19937 rng(7);
+  for (int i = 0; i < n; ++i) {
+    std::uint32_t u = static_cast<std::uint32_t>(rng());
+    if (i % 4 == 0) u = (u & 0xffffe000u) | 0x1000u;  // fp16 halfway
+    if (i % 4 == 1) u = (u & 0xffff0000u) | 0x8000u;  // bf16 halfway
+    if (i % 4 == 2) u = (u & 0x807fffffu) | (static_cast<std::uint32_t>(100 + (i % 45)) << 23);  // fp16 range
+    std::memcpy(&floats[static_cast<std::size_t>(i)], &u, sizeof(u));
+  }
+  const std::size_t h16 = n * sizeof(std::uint16_t), f32 = n * sizeof(float);
+  device_buffer d_bits(h16), d_floats(f32), half_soft(f32), half_native(f32), half_back(h16), half_back_soft(h16),
+      bf16_soft(f32), bf16_native(f32), bf16_back_soft(h16), bf16_back_native(h16), f2h_native(h16), f2h_soft(h16);
+  d_bits.copy_from_host(bits.data());
+  d_floats.copy_from_host(floats.data());
+  rocmtpl::runtime::stream s;
+  ASSERT_EQ(convert(d_bits.get(), d_floats.get(), half_soft.get(), half_native.get(), half_back.get(),
+                    half_back_soft.get(), bf16_soft.get(), bf16_native.get(), bf16_back_soft.get(),
+                    bf16_back_native.get(), f2h_native.get(), f2h_soft.get(), n, s.get()),
+            0);
+  s.synchronize();
+  auto fetch_f = [](const device_buffer& b) {
+    std::vector<float> v(b.size() / sizeof(float));
+    b.copy_to_host(v.data());
+    return v;
+  };
+  auto fetch_u = [](const device_buffer& b) {
+    std::vector<std::uint16_t> v(b.size() / sizeof(std::uint16_t));
+    b.copy_to_host(v.data());
+    return v;
+  };
+  const auto hs = fetch_f(half_soft), hn = fetch_f(half_native), bs = fetch_f(bf16_soft), bn = fetch_f(bf16_native);
+  const auto hb = fetch_u(half_back), hbs = fetch_u(half_back_soft), bbs = fetch_u(bf16_back_soft),
+             bbn = fetch_u(bf16_back_native), fhn = fetch_u(f2h_native), fhs = fetch_u(f2h_soft);
+  int mismatches = 0;
+  for (int i = 0; i < n && mismatches < 20; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const std::uint16_t b = bits[k];
+    auto fail = [&](const char* what) {
+      ++mismatches;
+      ADD_FAILURE() << what << " at pattern 0x" << std::hex << b << " / float bits 0x" << bits_of(floats[k]);
+    };
+    // Software fp16 decode equals the hardware one (NaN payloads aside); both round trip.
+    if (is_nan_half(b)) {
+      if (!std::isnan(hs[k]) || !std::isnan(hn[k])) fail("fp16 NaN decode");
+    } else {
+      if (bits_of(hs[k]) != bits_of(hn[k])) fail("fp16 decode soft != native");
+      if (hb[k] != b) fail("fp16 round trip through from_float<__half>");
+      if (hbs[k] != b) fail("fp16 round trip through float_to_half_bits");
+    }
+    if (bits_of(bs[k]) != (static_cast<std::uint32_t>(b) << 16)) fail("bf16 decode (bits)");
+    if (bits_of(bn[k]) != bits_of(bs[k]) && !is_nan_bf16(b)) fail("bf16 decode soft != hip_bfloat16");
+    // Rounding: the software conversions agree with the hardware / platform type on the device.
+    if (is_nan_half(fhs[k]) != is_nan_half(fhn[k]) || (!is_nan_half(fhs[k]) && fhs[k] != fhn[k])) {
+      fail("float->fp16 soft != __float2half");
+    }
+    if (is_nan_bf16(bbs[k]) != is_nan_bf16(bbn[k]) || (!is_nan_bf16(bbs[k]) && bbs[k] != bbn[k])) {
+      fail("float->bf16 soft != hip_bfloat16(float)");
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+
+  // Warp shuffles and dynamic shared memory.
+  constexpr int count = 10000;
+  std::vector<float> values(count);
+  double expected_sum = 0;
+  for (int i = 0; i < count; ++i) {
+    values[static_cast<std::size_t>(i)] = static_cast<float>(i % 13);
+    expected_sum += i % 13;
+  }
+  device_buffer in(count * sizeof(float)), out(2 * sizeof(float)), lanes(128 * sizeof(float));
+  in.copy_from_host(values.data());
+  rt().memset(lanes.get(), 0, lanes.size());
+  ASSERT_EQ(reduce(in.get(), out.get(), lanes.get(), count, nullptr), 0);
+  rt().device_synchronize();
+  std::vector<float> result(2), lane_values(128);
+  out.copy_to_host(result.data());
+  lanes.copy_to_host(lane_values.data());
+  EXPECT_EQ(result[0], static_cast<float>(expected_sum));
+  EXPECT_EQ(static_cast<int>(result[1]), props.warp_size);
+  const int w = props.warp_size;
+  for (int lane = 0; lane < w; ++lane) {
+    // __shfl_up by 1: lane 0 keeps its own value.
+    EXPECT_EQ(lane_values[static_cast<std::size_t>(lane)], static_cast<float>(lane == 0 ? 0 : lane - 1)) << lane;
+    // Butterfly max over __shfl_xor: every lane holds the largest lane index.
+    EXPECT_EQ(lane_values[static_cast<std::size_t>(w + lane)], static_cast<float>(w - 1)) << lane;
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+}  // namespace

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+// CPU tests of the runtime's call, benchmark and autotune layers: hipcc-built libraries are
+// loaded and called without a GPU (workspace query, argument checks), and a tune without a GPU
+// compiles for AMD and reports resource usage.
+#include <rocmtpl/runtime.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+namespace fs = std::filesystem;
+using namespace rocmtpl;
+using namespace rocmtpl::runtime;
+using templates::gemm_config;
+using templates::gemm_policy;
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    path = fs::temp_directory_path() / ("rocmtpl-autotuner-test-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(counter()++));
+    fs::create_directories(path);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  static int& counter() {
+    static int c = 0;
+    return c;
+  }
+};
+
+bool have_hipcc() {
+  try {
+    (void)compiler::find(target_platform::amd);
+    return true;
+  } catch (const compiler_not_found_error&) {
+    return false;
+  }
+}
+
+rocm_template<gemm_policy> symbolic_gemm(dtype t = dtype::f32) {
+  const auto m = sym_expr::symbol("M");
+  return {gemm_policy(),
+          {buffer("x", layout::row_major(t, {m, 64})), buffer("w", layout::row_major(t, {64, 48}))},
+          layout::row_major(t, {m, 48})};
+}
+
+TEST(KernelCall, HipccBuiltGemmAnswersTheWorkspaceQueryWithoutAGpu) {
+  if (!have_hipcc()) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
+  temp_dir dir;
+  code_cache cache(dir.path / "kernels");
+  const auto caller = symbolic_gemm().generate(gemm_config{}, {{"M", 100}});
+  const auto lib = cache.get_or_compile(compiler::find(target_platform::amd), caller.source(), amd_compile_options());
+  auto so = std::make_shared<shared_library>(lib.library);
+  kernel_entry k(so, "rocm_gemm", 3, 1);
+  EXPECT_EQ(k.workspace_size({100}), 0U);
+  // Null tensors with a non-zero size: the generated check returns a status, never throws or crashes.
+  std::vector<const void*> nulls(3, nullptr);
+  EXPECT_EQ(k.call(nulls, {100}, nullptr, nullptr, nullptr), static_cast<int>(kernel_status::null_argument));
+  try {
+    k.launch(nulls, {100}, nullptr, nullptr);
+    FAIL();
+  } catch (const kernel_status_error& e) {
+    EXPECT_EQ(e.code(), 2);
+    EXPECT_NE(std::string(e.what()).find("null tensor argument"), std::string::npos);
+  }
+  // A negative size is refused before anything runs.
+  EXPECT_EQ(k.call(nulls, {-1}, nullptr, nullptr, nullptr), static_cast<int>(kernel_status::unsupported_argument));
+  // Zero rows: X and Y may be null (size 0) but W (64 x 48) may not; with W given, nothing runs.
+  EXPECT_EQ(k.call(nulls, {0}, nullptr, nullptr, nullptr), static_cast<int>(kernel_status::null_argument));
+  const float w_stand_in = 0;  // never dereferenced: no rows to compute
+  EXPECT_EQ(k.call({nullptr, &w_stand_in, nullptr}, {0}, nullptr, nullptr, nullptr), 0);
+  EXPECT_THROW((void)k.call(nulls, {1, 2}, nullptr, nullptr, nullptr), invalid_argument_error);
+  EXPECT_THROW(kernel_entry(so, "no_such_kernel", 3, 1), symbol_not_found_error);
+}
+
+TEST(KernelCall, ManyArgumentsPassThroughTheSlots) {
+  if (!have_hipcc()) GTEST_SKIP() << "hipcc not found";
+  temp_dir dir;
+  code_cache cache(dir.path / "kernels");
+  // An entry point with 3 tensors and 20 integer arguments that reports a checksum of them through
+  // the workspace query: proves every slot (registers and stack) arrives in order.
+  std::string params;
+  std::string sum;
+  for (int i = 0; i < 20; ++i) {
+    params += ", int64_t a" + std::to_string(i);
+    sum += " + a" + std::to_string(i) + " * " + std::to_string(i + 1);
+  }
+  const std::string src = "#include \"rocmtpl_hip_portable.h\"\n#include <cstdint>\n#include <cstddef>\n"
+                          "extern \"C\" __attribute__((visibility(\"default\"))) int probe(const void* a, const void* b, "
+                          "void* c" + params + ", size_t* ws, uint8_t* w, hipStream_t s) {\n"
+                          "  (void)w; (void)s;\n  if (ws) { *ws = static_cast<size_t>(0" + sum +
+                          " + (a != nullptr) * 1000000 + (c != nullptr) * 2000000); }\n  (void)b;\n  return 0;\n}\n";
+  const auto lib = cache.get_or_compile(compiler::find(target_platform::amd), src, amd_compile_options({"gfx90a"}));
+  kernel_entry k(std::make_shared<shared_library>(lib.library), "probe", 3, 20);
+  std::vector<std::int64_t> extra;
+  std::int64_t expected = 0;
+  for (int i = 0; i < 20; ++i) {
+    extra.push_back(i * 7 + 3);
+    expected += (i * 7 + 3) * (i + 1);
+  }
+  EXPECT_EQ(k.workspace_size(extra), static_cast<std::size_t>(expected));
+}
+
+TEST(Benchmark, SummaryStatistics) {
+  const auto t = summarize({4.0, 1.0, 3.0, 2.0, 5.0});
+  EXPECT_EQ(t.repetitions, 5);
+  EXPECT_DOUBLE_EQ(t.min_ms, 1.0);
+  EXPECT_DOUBLE_EQ(t.median_ms, 3.0);
+  EXPECT_NEAR(t.spread, (4.6 - 1.4) / 3.0, 1e-12);
+  EXPECT_EQ(summarize({}).repetitions, 0);
+  EXPECT_EQ(summarize({2.0}).spread, 0.0);
+}
+
+TEST(Benchmark, TolerancesAreDtypeAware) {
+  EXPECT_LT(default_tolerance(dtype::f32), default_tolerance(dtype::f16));
+  EXPECT_LT(default_tolerance(dtype::f16), default_tolerance(dtype::bf16));
+  EXPECT_EQ(default_tolerance(dtype::i32), 0.0);
+}
+
+TEST(Benchmark, BenchNeedsAGpu) {
+  if (gpu_runtime::instance().available()) GTEST_SKIP() << "a GPU is present";
+  rocm_benchmark_request r;
+  EXPECT_THROW(bench(r, *static_cast<const utility_kernels*>(nullptr)), no_gpu_error);
+}
+
+TEST(WorkerProtocol, RequestRoundTripsThroughJson) {
+  const auto caller = symbolic_gemm(dtype::bf16).generate(gemm_config{}, {{"M", 77}});
+  const auto& r = caller.bmreq();
+  const auto back = request_from_json(request_to_json(r));
+  EXPECT_EQ(back.kernel_name, r.kernel_name);
+  EXPECT_EQ(back.input_tensor_meta, r.input_tensor_meta);
+  EXPECT_EQ(back.output_tensor_meta, r.output_tensor_meta);
+  EXPECT_EQ(back.extra_args, r.extra_args);
+  EXPECT_EQ(back.size_arg_count, r.size_arg_count);
+  benchmark_options o;
+  o.budget_ms = 7;
+  o.seed = 99;
+  EXPECT_EQ(options_from_json(options_to_json(o)).seed, 99U);
+  EXPECT_EQ(options_from_json(options_to_json(o)).budget_ms, 7.0);
+}
+
+TEST(WorkerProtocol, WorkerAnswersBadCommandsWithErrors) {
+  std::string input = "{\"op\":\"measure\"}\n{\"op\":\"bogus\"}\nnot json\n";
+  std::FILE* in = fmemopen(input.data(), input.size(), "r");
+  char* out_buf = nullptr;
+  std::size_t out_size = 0;
+  std::FILE* out = open_memstream(&out_buf, &out_size);
+  EXPECT_EQ(run_worker(in, out), 0);
+  std::fclose(in);
+  std::fclose(out);
+  const std::string text(out_buf, out_size);
+  std::free(out_buf);
+  EXPECT_NE(text.find("measure before setup"), std::string::npos) << text;
+  EXPECT_NE(text.find("unknown op 'bogus'"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+}
+
+fs::path script(const fs::path& dir, const std::string& name, const std::string& body) {
+  const auto p = dir / name;
+  std::ofstream(p) << "#!/bin/sh\n" << body << "\n";
+  fs::permissions(p, fs::perms::owner_all);
+  return p;
+}
+
+TEST(WorkerProcess, RepliesCrashesAndTimeouts) {
+  temp_dir dir;
+  worker_process::failure why{};
+  std::string detail;
+  {
+    worker_process echo(script(dir.path, "echo.sh", "while read line; do echo '{\"ok\":true,\"n\":1}'; done"));
+    auto reply = echo.request({{"op", "x"}}, std::chrono::seconds(10), why, detail);
+    ASSERT_TRUE(reply.has_value()) << detail;
+    EXPECT_EQ(reply->at("n").get<int>(), 1);
+    EXPECT_EQ(why, worker_process::failure::none);
+  }
+  {
+    worker_process crash(script(dir.path, "crash.sh", "read line; kill -SEGV $$"));
+    auto reply = crash.request({{"op", "x"}}, std::chrono::seconds(10), why, detail);
+    EXPECT_FALSE(reply.has_value());
+    EXPECT_EQ(why, worker_process::failure::crashed);
+    EXPECT_NE(detail.find("signal 11"), std::string::npos) << detail;
+  }
+  {
+    worker_process hang(script(dir.path, "hang.sh", "read line; sleep 30"));
+    const auto t0 = std::chrono::steady_clock::now();
+    auto reply = hang.request({{"op", "x"}}, std::chrono::milliseconds(300), why, detail);
+    EXPECT_FALSE(reply.has_value());
+    EXPECT_EQ(why, worker_process::failure::timed_out);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  }
+  EXPECT_THROW(worker_process(dir.path / "missing"), error);
+}
+
+TEST(Autotune, WithoutAGpuCompilesForAmdAndReportsResources) {
+  if (gpu_runtime::instance().available()) GTEST_SKIP() << "a GPU is present: the GPU tests cover tuning";
+  if (!have_hipcc()) GTEST_SKIP() << "hipcc not found";
+  temp_dir dir;
+  autotune_options o;
+  o.max_candidates = 4;
+  o.cache_dir = dir.path / "kernels";
+  o.database = dir.path / "tuning.sqlite3";
+  o.progress = false;
+  const auto t = symbolic_gemm(dtype::f16);
+  const auto report = autotune(t, {{"M", 256}}, o);
+  EXPECT_FALSE(report.gpu);
+  EXPECT_FALSE(report.gpu_status.empty());
+  EXPECT_EQ(report.compiled, 4U);
+  EXPECT_FALSE(report.winner.has_value());
+  ASSERT_EQ(report.candidates.size(), 4U);
+  for (const auto& c : report.candidates) {
+    EXPECT_EQ(c.result.status, candidate_status::skipped) << c.result.reason;
+    EXPECT_EQ(c.result.reason, "no GPU");
+    ASSERT_EQ(c.resources.size(), 2U) << "one report per offload arch";
+    EXPECT_GT(c.resources[0].vgprs, 0);
+    EXPECT_FALSE(c.resources[0].spills()) << c.config;
+  }
+  EXPECT_FALSE(fs::exists(o.database)) << "nothing is stored without measurements";
+  // A second run finds every library in the code cache.
+  const auto again = autotune(t, {{"M", 256}}, o);
+  EXPECT_EQ(again.compiled, 0U);
+  std::ostringstream table;
+  report.print_table(table);
+  EXPECT_NE(table.str().find("skipped"), std::string::npos);
+  EXPECT_EQ(report.to_json().at("candidates").size(), 4U);
+}
+}  // namespace
