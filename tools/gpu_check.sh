@@ -23,7 +23,7 @@ build=build/gpu
 t0=$(date +%s)
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DROCMTPL_BUILD_BENCHMARKS=ON -DROCMTPL_WERROR=ON \
   > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build $build -j 16 -k 0 > "$out/build.log" 2>&1
+cmake --build $build -j 16 -- -k 0 > "$out/build.log" 2>&1
 echo "build rc=$? in $(( $(date +%s) - t0 )) s"; grep -E "error|FAILED" "$out/build.log" | head -20
 cd $build
 if [ -n "$filter" ]; then
@@ -34,7 +34,7 @@ fi
 echo "ctest rc=$?"; grep -E "tests passed|Failed|\*\*\*|Skipped|SKIP" "$out/ctest.log" | head -40
 cd - > /dev/null
 if [ $bench = 1 ]; then
-  for b in $build/benchmark/*_bench; do
+  for b in $(ls $build/benchmark/*_bench 2>/dev/null); do
     name=$(basename $b)
     $b --benchmark_out="$out/$name.json" --benchmark_out_format=json > "$out/$name.txt" 2>&1
     echo "== $name rc=$?"; tail -12 "$out/$name.txt"
