@@ -73,20 +73,9 @@ class rocm_template_kernel {
   [[nodiscard]] std::string check_not_null(const buffer* node) const {
     const auto name = arg_name(node);
     if (!name || node->get_layout().rank() == 0) return {};
-    indented_buffer b;
-    b.writeline("if (!" + *name + ") {");
-    {
-      auto s1 = b.indent();
-      b.writeline("int64_t " + *name + "_size = " + size(node, 0, -1) + ";");
-      b.writeline("if (" + *name + "_size > 0) {");
-      {
-        auto s2 = b.indent();
-        b.writeline("return ROCMTPL_STATUS_NULL_ARGUMENT;");
-      }
-      b.writeline("}");
-    }
-    b.writeline("}");
-    return b.str();
+    const std::string& n = *name;
+    return "if (!" + n + ") {\n    int64_t " + n + "_size = " + size(node, 0, -1) + ";\n    if (" + n +
+           "_size > 0) {\n        return ROCMTPL_STATUS_NULL_ARGUMENT;\n    }\n}\n";
   }
 
   /// @brief Binds inputs and outputs to parameter names and returns the entry point's signature:

@@ -45,7 +45,6 @@ class indented_buffer {
   void writeline(std::string_view line) {
     if (!is_blank(line)) text_.append(prefix_width(), ' ').append(line);
     text_ += '\n';
-    ++lines_;
   }
 
   /// @brief Indents the lines written while the returned scope lives.
@@ -72,9 +71,12 @@ class indented_buffer {
 
   /// @brief Appends text exactly as given (already indented, each line ending in '\n'); the fast
   /// path for preformatted fragments such as a template's header and globals.
-  void write_verbatim(std::string_view text) {
-    text_.append(text);
-    lines_ += static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  void write_verbatim(std::string_view text) { text_.append(text); }
+
+  /// @brief Writes each line of already-dedented text at the current indentation (one pass, no
+  /// dedent scan: the fast form of splice() for generated snippets such as check_not_null()).
+  void write_lines(std::string_view text) {
+    for_each_line(text, [&](std::string_view line, std::size_t) { writeline(line); });
   }
 
   /// @brief Appends another buffer's lines, indented by this buffer's current level.
@@ -88,14 +90,13 @@ class indented_buffer {
   [[nodiscard]] std::string str() && noexcept { return std::move(text_); }
 
   /// @brief Number of lines written.
-  [[nodiscard]] std::size_t line_count() const noexcept { return lines_; }
+  [[nodiscard]] std::size_t line_count() const noexcept {
+    return static_cast<std::size_t>(std::count(text_.begin(), text_.end(), '\n'));
+  }
   [[nodiscard]] int level() const noexcept { return level_; }
   /// @brief Reserves capacity for the text (a hint; rendering a known-size source avoids regrowth).
   void reserve(std::size_t bytes) { text_.reserve(bytes); }
-  void clear() noexcept {
-    text_.clear();
-    lines_ = 0;
-  }
+  void clear() noexcept { text_.clear(); }
 
  private:
   static bool is_blank(std::string_view line) noexcept {
@@ -119,7 +120,6 @@ class indented_buffer {
   }
 
   std::string text_;
-  std::size_t lines_ = 0;
   int level_;
   int tab_width_;
 };

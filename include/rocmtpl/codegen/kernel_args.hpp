@@ -43,28 +43,23 @@ class kernel_args {
   [[nodiscard]] const std::vector<tensor_arg>& outputs() const noexcept { return outputs_; }
   [[nodiscard]] const std::vector<arg_info>& runtime_args() const noexcept { return runtime_; }
 
-  /// @brief Symbols of all tensor layouts, in order of first appearance (the `int64_t` size args).
+  /// @brief Symbols of all tensor layouts, in order of first appearance as tensors were added
+  /// (the `int64_t` size arguments).
   [[nodiscard]] const std::vector<std::string>& size_symbols() const noexcept { return symbols_; }
 
  private:
-  [[nodiscard]] std::vector<std::string> collect_size_symbols() const {
-    std::vector<std::string> out;
-    auto visit = [&](const std::vector<tensor_arg>& list) {
-      for (const auto& t : list) {
-        const auto& l = t.node.get_layout();
-        std::vector<sym_expr> exprs = l.sizes();
-        exprs.insert(exprs.end(), l.strides().begin(), l.strides().end());
-        exprs.push_back(l.offset());
-        for (const auto& e : exprs) {
-          for (auto& s : e.free_symbols()) {
-            if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
-          }
-        }
+  // Appends the symbols of one tensor's layout that are not known yet (order of first appearance).
+  void add_symbols_of(const buffer& b) {
+    const auto& l = b.get_layout();
+    auto visit = [&](const sym_expr& e) {
+      if (e.is_constant()) return;
+      for (auto& s : e.free_symbols()) {
+        if (std::find(symbols_.begin(), symbols_.end(), s) == symbols_.end()) symbols_.push_back(std::move(s));
       }
     };
-    visit(inputs_);
-    visit(outputs_);
-    return out;
+    for (const auto& e : l.sizes()) visit(e);
+    for (const auto& e : l.strides()) visit(e);
+    visit(l.offset());
   }
 
  public:
@@ -133,13 +128,13 @@ class kernel_args {
     }
     check_unused(arg_name);
     list.push_back({b, std::move(arg_name)});
-    symbols_ = collect_size_symbols();
+    add_symbols_of(list.back().node);
   }
 
   std::vector<tensor_arg> inputs_;
   std::vector<tensor_arg> outputs_;
   std::vector<arg_info> runtime_;
-  std::vector<std::string> symbols_;  // size_symbols(), recomputed when a tensor is added
+  std::vector<std::string> symbols_;  // size_symbols(), extended as tensors are added
 };
 
 }  // namespace rocmtpl

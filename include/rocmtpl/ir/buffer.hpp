@@ -4,6 +4,7 @@
 /// @file
 /// @brief Buffer: a named tensor with a layout (the reference's ir.Buffer), static or runtime.
 
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -14,26 +15,30 @@
 namespace rocmtpl {
 
 /// @brief A named tensor: the name identifies it in the graph, the layout describes its memory.
+/// Copies share the immutable layout (rendering copies buffers into kernels, callers and closures).
 class buffer {
  public:
   /// @throws invalid_argument_error if `name` is not a C identifier.
-  buffer(std::string name, rocmtpl::layout layout) : name_(std::move(name)), layout_(std::move(layout)) {
+  buffer(std::string name, rocmtpl::layout layout)
+      : name_(std::move(name)), layout_(std::make_shared<const rocmtpl::layout>(std::move(layout))) {
     if (!is_identifier(name_)) {
       throw invalid_argument_error("rocmtpl: buffer: name '" + name_ + "' is not a C identifier");
     }
   }
 
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
-  [[nodiscard]] const rocmtpl::layout& get_layout() const noexcept { return layout_; }
-  [[nodiscard]] dtype type() const noexcept { return layout_.type(); }
-  [[nodiscard]] const std::vector<sym_expr>& sizes() const noexcept { return layout_.sizes(); }
-  [[nodiscard]] const std::vector<sym_expr>& strides() const noexcept { return layout_.strides(); }
+  [[nodiscard]] const rocmtpl::layout& get_layout() const noexcept { return *layout_; }
+  [[nodiscard]] dtype type() const noexcept { return layout_->type(); }
+  [[nodiscard]] const std::vector<sym_expr>& sizes() const noexcept { return layout_->sizes(); }
+  [[nodiscard]] const std::vector<sym_expr>& strides() const noexcept { return layout_->strides(); }
 
-  friend bool operator==(const buffer&, const buffer&) = default;
+  friend bool operator==(const buffer& a, const buffer& b) {
+    return a.name_ == b.name_ && (a.layout_ == b.layout_ || *a.layout_ == *b.layout_);
+  }
 
  private:
   std::string name_;
-  rocmtpl::layout layout_;
+  std::shared_ptr<const rocmtpl::layout> layout_;
 };
 
 /// @brief Compile-time buffer: a name and a `static_layout`. `to_value()` gives the runtime buffer.

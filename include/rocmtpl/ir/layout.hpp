@@ -45,6 +45,7 @@ class layout {
     if (auto c = offset_.constant(); c && *c < 0) {
       throw invalid_argument_error("rocmtpl: layout: negative offset " + std::to_string(*c));
     }
+    text_ = make_text();  // layouts are immutable; rendering prints them often
   }
 
   /// @brief Contiguous row-major (C order) layout: the last dimension has stride 1.
@@ -140,7 +141,15 @@ class layout {
   }
 
   /// @brief Text such as `float16[M, 64] strides [64, 1] offset 0`, stable across runs.
-  [[nodiscard]] std::string to_string() const {
+  [[nodiscard]] const std::string& to_string() const noexcept { return text_; }
+
+  friend bool operator==(const layout& a, const layout& b) {
+    return a.type_ == b.type_ && a.sizes_ == b.sizes_ && a.strides_ == b.strides_ && a.offset_ == b.offset_;
+  }
+  friend std::ostream& operator<<(std::ostream& os, const layout& l) { return os << l.to_string(); }
+
+ private:
+  [[nodiscard]] std::string make_text() const {
     auto list = [](const std::vector<sym_expr>& v) {
       std::string s;
       for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].to_cpp();
@@ -150,12 +159,6 @@ class layout {
            offset_.to_cpp();
   }
 
-  friend bool operator==(const layout& a, const layout& b) {
-    return a.type_ == b.type_ && a.sizes_ == b.sizes_ && a.strides_ == b.strides_ && a.offset_ == b.offset_;
-  }
-  friend std::ostream& operator<<(std::ostream& os, const layout& l) { return os << l.to_string(); }
-
- private:
   static void check_non_negative(const char* what, const std::vector<sym_expr>& values) {
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (auto c = values[i].constant(); c && *c < 0) {
@@ -179,6 +182,7 @@ class layout {
   std::vector<sym_expr> sizes_;
   std::vector<sym_expr> strides_;
   sym_expr offset_;
+  std::string text_;
 };
 
 /// @brief Compile-time layout: a dtype tag, `dims<...>` sizes and `dims<...>` strides.

@@ -396,9 +396,13 @@ template <class Policy>
     if (!reply->at("ok").get<bool>()) {
       m.status = candidate_status::launch_failed;
       m.reason = reply->value("error", std::string());
-      return m;
+    } else {
+      m = reply->at("measurement").get<measurement>();
     }
-    return reply->at("measurement").get<measurement>();
+    // A launch failure may leave the worker's GPU context broken (sticky errors such as a trap or
+    // an illegal address): the next candidate gets a fresh worker.
+    if (m.status == candidate_status::launch_failed) worker.reset();
+    return m;
   };
 
   std::size_t received = 0;

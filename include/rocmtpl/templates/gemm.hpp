@@ -312,7 +312,7 @@ class gemm_policy {
       for (const auto& s : symbols) {
         src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
       }
-      for (const auto* node : {x, w, bias, &y}) src.splice(kernel.check_not_null(node));
+      for (const auto* node : {x, w, bias, &y}) src.write_lines(kernel.check_not_null(node));
       src.writeline("const int64_t m_size = " + kernel.size(x, 0) + ";");
       src.writeline("const int64_t n_size = " + kernel.size(w, 1) + ";");
       src.write_verbatim(R"(    if (m_size == 0 || n_size == 0) return ROCMTPL_STATUS_OK;
@@ -385,7 +385,7 @@ class gemm_policy {
       auto body = src.indent();
       src.writeline("if (workspace_size) { *workspace_size = 0; return ROCMTPL_STATUS_OK; }");
       src.writeline("(void)workspace;");
-      for (const auto* node : {x, w, bias, &y}) src.splice(kernel.check_not_null(node));
+      for (const auto* node : {x, w, bias, &y}) src.write_lines(kernel.check_not_null(node));
       src.writeline("const int64_t total = (" + kernel.size(x, 0) + ") * (" + kernel.size(w, 1) + ");");
       src.writeline("if (total == 0) return ROCMTPL_STATUS_OK;");
       src.writeline("gemm_reference_kernel<<<dim3(static_cast<unsigned>((total + 255) / 256)), dim3(256), 0, stream>>>(" +

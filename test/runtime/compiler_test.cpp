@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+#include <rocmtpl/runtime/compiler.hpp>
+
+#include <rocmtpl/runtime/shared_library.hpp>
+
+#include "runtime/runtime_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using rocmtpl::invalid_argument_error;
+using rocmtpl::runtime::compile_error;
+using rocmtpl::runtime::compile_options;
+using rocmtpl::runtime::compile_timeout_error;
+using rocmtpl::runtime::compiler;
+using rocmtpl::runtime::compiler_not_found_error;
+using rocmtpl::runtime::shared_library;
+using rocmtpl::runtime::target_platform;
+using rocmtpl::test::scoped_env;
+using rocmtpl::test::temp_dir;
+namespace fs = std::filesystem;
+
+bool contains(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+// A stand-in "compiler" so that the command line can be checked without hipcc or nvcc installed.
+struct fake_compiler {
+  temp_dir dir;
+  fs::path path = rocmtpl::test::write_script(dir / "fakecc", "echo fake 1.0\n");
+};
+
+compile_options amd(std::vector<std::string> archs) {
+  compile_options o;
+  o.platform = target_platform::amd;
+  o.archs = std::move(archs);
+  return o;
+}
+
+TEST(compiler, amd_command_line) {
+  fake_compiler fake;
+  const compiler cc(target_platform::amd, fake.path);
+  auto o = amd({"gfx940", "gfx90a", "gfx940"});
+  o.include_dirs = {"/opt/ck include"};
+  o.defines = {"ROCMTPL_TILE=128", "NDEBUG"};
+  o.extra_flags = {"-Wno-unused"};
+  const auto argv = cc.command(o, "/src/k.hip", "/out/k.so");
+  const std::vector<std::string> expected = {fake.path.string(), "-O3", "-x", "hip", "-std=c++17",
+                                             // sorted, deduplicated (clang sorts them anyway)
+                                             "--offload-arch=gfx90a", "--offload-arch=gfx940", "-fno-gpu-rdc", "-fPIC",
+                                             "-shared", "-fvisibility=hidden", "-Rpass-analysis=kernel-resource-usage",
+                                             "-DROCMTPL_TILE=128", "-DNDEBUG", "-I/opt/ck include", "-Wno-unused", "-o",
+                                             "/out/k.so", "/src/k.hip"};
+  EXPECT_EQ(argv, expected);
+  // Upstream's compile-time blow-up flags (pytorch PR #195023) are never passed; no fast math by default.
+  for (const auto& a : argv) {
+    EXPECT_EQ(a.find("-mllvm"), std::string::npos);
+    EXPECT_EQ(a.find("amdgpu-early-inline-all"), std::string::npos);
+    EXPECT_EQ(a.find("fast-math"), std::string::npos);
+    EXPECT_EQ(a.find("native"), std::string::npos);
+  }
+
+  o.fast_math = true;
+  o.resource_usage = false;
+  o.opt_level = 1;
+  o.dependency_file = "/out/k.d";
+  const auto fast = cc.command(o, "/src/k.hip", "/out/k.so");
+  EXPECT_EQ(fast[1], "-O1");
+  EXPECT_TRUE(contains(fast, "-ffast-math"));
+  EXPECT_TRUE(contains(fast, "-fgpu-flush-denormals-to-zero"));
+  EXPECT_FALSE(contains(fast, "-Rpass-analysis=kernel-resource-usage"));
+  const auto md = std::find(fast.begin(), fast.end(), "-MD");
+  ASSERT_NE(md, fast.end());
+  EXPECT_EQ(*(md + 1), "-MF");
+  EXPECT_EQ(*(md + 2), "/out/k.d");
+
+  // Relative paths become absolute: the compiler runs in the output's folder.
+  const auto rel = cc.command(amd({"gfx90a"}), "k.hip", "out/k.so");
+  EXPECT_EQ(rel.back(), (fs::current_path() / "k.hip").string());
+  EXPECT_TRUE(contains(rel, (fs::current_path() / "out/k.so").string()));
+  EXPECT_EQ(cc.environment(), (std::vector<std::pair<std::string, std::string>>{{"HIP_PLATFORM", "amd"}}));
+}
+
+TEST(compiler, nvidia_command_line) {
+  fake_compiler fake;
+  const compiler cc(target_platform::nvidia, fake.path);
+  compile_options o;
+  o.platform = target_platform::nvidia;
+  o.archs = {"sm_90a", "sm_80"};
+  o.include_dirs = {"/inc"};
+  o.defines = {"X=1"};
+  const auto argv = cc.command(o, "/src/k.hip", "/out/k.so");
+  const std::vector<std::string> expected = {
+      fake.path.string(), "-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-cudart", "shared",
+      "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90a,code=sm_90a", "-Xptxas", "-v", "-DX=1",
+      "-I/inc", "-o", "/out/k.so", "-x", "cu", "/src/k.hip"};
+  EXPECT_EQ(argv, expected);
+  o.fast_math = true;
+  EXPECT_TRUE(contains(cc.command(o, "/src/k.hip", "/out/k.so"), "-use_fast_math"));
+}
+
+TEST(compiler, options_are_validated) {
+  fake_compiler fake;
+  const compiler cc(target_platform::amd, fake.path);
+  try {
+    (void)cc.command(amd({"native"}), "/a.hip", "/a.so");
+    FAIL() << "native accepted";
+  } catch (const invalid_argument_error& e) {
+    EXPECT_NE(std::string(e.what()).find("native"), std::string::npos);
+  }
+  EXPECT_THROW((void)cc.command(amd({}), "/a.hip", "/a.so"), invalid_argument_error);
+  EXPECT_THROW((void)cc.command(amd({"sm_90"}), "/a.hip", "/a.so"), invalid_argument_error);
+  EXPECT_THROW((void)cc.command(amd({"gfx90a:bogus+"}), "/a.hip", "/a.so"), invalid_argument_error);
+  EXPECT_THROW((void)cc.command(amd({"gfx90a; rm -rf /"}), "/a.hip", "/a.so"), invalid_argument_error);
+  EXPECT_NO_THROW((void)cc.command(amd({"gfx90a:xnack+", "gfx1030"}), "/a.hip", "/a.so"));
+  auto bad_level = amd({"gfx90a"});
+  bad_level.opt_level = 4;
+  EXPECT_THROW((void)cc.command(bad_level, "/a.hip", "/a.so"), invalid_argument_error);
+  auto bad_define = amd({"gfx90a"});
+  bad_define.defines = {"-O0"};
+  EXPECT_THROW((void)cc.command(bad_define, "/a.hip", "/a.so"), invalid_argument_error);
+  auto wrong_platform = amd({"gfx90a"});
+  wrong_platform.platform = target_platform::nvidia;
+  EXPECT_THROW((void)cc.command(wrong_platform, "/a.hip", "/a.so"), invalid_argument_error);
+
+  const compiler nv(target_platform::nvidia, fake.path);
+  compile_options n;
+  n.platform = target_platform::nvidia;
+  n.archs = {"native"};
+  EXPECT_THROW((void)nv.command(n, "/a.cu", "/a.so"), invalid_argument_error);
+  n.archs = {"all-major"};
+  EXPECT_THROW((void)nv.command(n, "/a.cu", "/a.so"), invalid_argument_error);
+  n.archs = {"gfx90a"};
+  EXPECT_THROW((void)nv.command(n, "/a.cu", "/a.so"), invalid_argument_error);
+  n.archs = {"sm_100f", "sm_90"};
+  EXPECT_NO_THROW((void)nv.command(n, "/a.cu", "/a.so"));
+}
+
+TEST(compiler, missing_compiler_names_the_package) {
+  {
+    scoped_env hipcc("ROCMTPL_HIPCC", "/nonexistent/bin/hipcc");
+    try {
+      (void)compiler::find(target_platform::amd);
+      FAIL() << "found a compiler at a nonexistent path";
+    } catch (const compiler_not_found_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("apt-get install hipcc"), std::string::npos) << what;
+      EXPECT_NE(what.find("/nonexistent/bin/hipcc"), std::string::npos) << what;
+      EXPECT_EQ(e.platform(), target_platform::amd);
+    }
+  }
+  {
+    scoped_env nvcc("ROCMTPL_NVCC", "/nonexistent/bin/nvcc");
+    try {
+      (void)compiler::find(target_platform::nvidia);
+      FAIL() << "found a compiler at a nonexistent path";
+    } catch (const compiler_not_found_error& e) {
+      EXPECT_NE(std::string(e.what()).find("CUDA toolkit"), std::string::npos) << e.what();
+    }
+  }
+  {
+    // Nothing anywhere: every place searched is listed.
+    temp_dir empty;
+    scoped_env a("ROCMTPL_HIPCC", std::nullopt);
+    scoped_env b("ROCM_PATH", empty.path().string());
+    scoped_env c("PATH", empty.path().string());
+    try {
+      (void)compiler::find(target_platform::amd);
+      FAIL() << "found hipcc with an empty PATH";
+    } catch (const compiler_not_found_error& e) {
+      ASSERT_EQ(e.searched().size(), 2U);
+      EXPECT_EQ(e.searched()[0], (empty.path() / "bin" / "hipcc").string());
+    }
+  }
+  EXPECT_THROW(compiler(target_platform::amd, "/nonexistent/hipcc"), compiler_not_found_error);
+}
+
+TEST(compiler, override_variable_is_used) {
+  fake_compiler fake;
+  scoped_env hipcc("ROCMTPL_HIPCC", fake.path.string());
+  const auto cc = compiler::find(target_platform::amd);
+  EXPECT_EQ(cc.path(), fake.path);
+  EXPECT_EQ(cc.version(), "fake 1.0");
+}
+
+TEST(compiler, real_hipcc_version) {
+  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  const auto& v = cc.version();
+  EXPECT_NE(v.find("clang version"), std::string::npos) << v;
+  EXPECT_EQ(v.find("Traceback"), std::string::npos) << v;  // rocm_agent_enumerator noise kept out
+  EXPECT_EQ(&cc.version(), &cc.version());                  // cached
+}
+
+// The main path: build the C-ABI entry point for two archs, load it, query the workspace.
+TEST(compiler, hipcc_builds_a_loadable_library) {
+  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  temp_dir dir;
+  const auto src = dir / "with space" / "entry.hip";
+  rocmtpl::test::write_file(src, rocmtpl::test::entry_source(12));
+  const auto out = dir / "build" / "libentry.so";
+  const auto r = cc.compile(src, amd({"gfx940", "gfx90a"}), out);
+  EXPECT_EQ(r.library, out);
+  EXPECT_TRUE(fs::is_regular_file(out));
+  EXPECT_FALSE(r.cached);
+  EXPECT_GT(r.seconds, 0.0);
+  EXPECT_EQ(r.argv, cc.command(amd({"gfx90a", "gfx940"}), src, out));
+  // Nothing is left next to the source or the library.
+  EXPECT_EQ(std::distance(fs::directory_iterator(src.parent_path()), fs::directory_iterator()), 1);
+  EXPECT_EQ(std::distance(fs::directory_iterator(out.parent_path()), fs::directory_iterator()), 1);
+
+  // One resource record per kernel and arch, attributed.
+  ASSERT_EQ(r.resources.size(), 2U) << r.log;
+  std::vector<std::string> archs;
+  for (const auto& k : r.resources) {
+    EXPECT_EQ(k.kernel, "scale_kernel(float const*, float*, long)");
+    EXPECT_EQ(k.lds_bytes, 1024);
+    EXPECT_GT(k.vgprs, 0);
+    archs.push_back(k.arch);
+  }
+  std::sort(archs.begin(), archs.end());
+  EXPECT_EQ(archs, (std::vector<std::string>{"gfx90a", "gfx940"}));
+
+  const shared_library lib(out);
+  auto* entry = lib.symbol<rocmtpl::test::entry_fn>("entry");
+  for (std::int64_t n : {0, 1, 1000, 1 << 20}) {
+    EXPECT_EQ(rocmtpl::test::query_workspace(entry, n), static_cast<std::size_t>(n) * 12 + 64);
+  }
+  // A launch with null pointers is refused with a code, not a crash (checked before any HIP call).
+  EXPECT_EQ(entry(nullptr, nullptr, 10, nullptr, nullptr, nullptr), 1);
+}
+
+TEST(compiler, broken_source_gives_compile_error_with_log_and_source) {
+  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  temp_dir dir;
+  const auto src = dir / "broken.hip";
+  const std::string text = "#include <hip/hip_runtime.h>\n__global__ void k(float* y) {\n  y[0] = undefined_name;\n}\n";
+  rocmtpl::test::write_file(src, text);
+  const auto out = dir / "broken.so";
+  try {
+    (void)cc.compile(src, amd({"gfx90a"}), out);
+    FAIL() << "a broken source compiled";
+  } catch (const compile_error& e) {
+    EXPECT_NE(e.exit_code(), 0);
+    EXPECT_NE(e.log().find("undefined_name"), std::string::npos) << e.log();
+    EXPECT_NE(e.log().find("error"), std::string::npos);
+    EXPECT_EQ(e.argv(), cc.command(amd({"gfx90a"}), src, out));
+    EXPECT_EQ(e.source(), text);
+    EXPECT_EQ(e.source_path(), src);
+    EXPECT_FALSE(e.cached());
+    EXPECT_NE(e.source_with_line_numbers().find("3 |   y[0] = undefined_name;"), std::string::npos)
+        << e.source_with_line_numbers();
+    const std::string what = e.what();
+    EXPECT_NE(what.find("undefined_name"), std::string::npos);  // the message shows the log's head
+    EXPECT_NE(what.find(src.string()), std::string::npos);
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(compiler, bad_flag_gives_compile_error) {
+  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  temp_dir dir;
+  const auto src = dir / "ok.hip";
+  rocmtpl::test::write_file(src, rocmtpl::test::entry_source(1));
+  auto o = amd({"gfx90a"});
+  o.extra_flags = {"--rocmtpl-no-such-flag"};
+  try {
+    (void)cc.compile(src, o, dir / "ok.so");
+    FAIL() << "an unknown flag was accepted";
+  } catch (const compile_error& e) {
+    EXPECT_NE(e.log().find("rocmtpl-no-such-flag"), std::string::npos) << e.log();
+    EXPECT_TRUE(contains(e.argv(), "--rocmtpl-no-such-flag"));
+  }
+}
+
+TEST(compiler, hung_compiler_is_killed_at_the_timeout) {
+  temp_dir dir;
+  const auto pid_file = dir / "sleep.pid";
+  const auto fake = rocmtpl::test::write_script(
+      dir / "slowcc", "if [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\necho compiling...\nsleep 60 &\necho $! > '" +
+                          pid_file.string() + "'\nwait\n");
+  scoped_env hipcc("ROCMTPL_HIPCC", fake.string());
+  const auto cc = compiler::find(target_platform::amd);
+  const auto src = dir / "k.hip";
+  rocmtpl::test::write_file(src, "// nothing\n");
+  auto o = amd({"gfx90a"});
+  o.timeout = 1s;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    (void)cc.compile(src, o, dir / "k.so");
+    FAIL() << "the hung compile returned";
+  } catch (const compile_timeout_error& e) {
+    EXPECT_EQ(e.timeout(), 1s);
+    EXPECT_EQ(e.log(), "compiling...\n");
+    EXPECT_EQ(e.exit_code(), -1);
+    EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  EXPECT_TRUE(rocmtpl::test::wait_until_gone(std::stoi(rocmtpl::test::read_file(pid_file))));
+}
+
+TEST(compiler, nvcc_builds_a_library_with_resources) {
+  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::nvidia);
+  EXPECT_NE(cc.version().find("Cuda compilation tools"), std::string::npos) << cc.version();
+  temp_dir dir;
+  const auto src = dir / "k.hip";  // -x cu: the extension does not matter
+  rocmtpl::test::write_file(src, R"(#include <cstddef>
+#include <cstdint>
+__global__ void scale_kernel(const float* x, float* y, int64_t n) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = 2.f * x[i];
+}
+extern "C" __attribute__((visibility("default"))) int entry(const float* x, float* y, int64_t n, size_t* ws, uint8_t*, cudaStream_t s) {
+  if (ws != nullptr) { *ws = static_cast<size_t>(n) * 3; return 0; }
+  scale_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(x, y, n);
+  return cudaGetLastError() == cudaSuccess ? 0 : 2;
+}
+)");
+  compile_options o;
+  o.platform = target_platform::nvidia;
+  o.archs = {"sm_90", "sm_80"};
+  const auto r = cc.compile(src, o, dir / "k.so");
+  EXPECT_TRUE(fs::is_regular_file(r.library));
+  ASSERT_EQ(r.resources.size(), 2U) << r.log;
+  EXPECT_EQ(r.resources[0].kernel, "scale_kernel(float const*, float*, long)");
+  EXPECT_GT(r.resources[0].registers, 0);
+}
+
+}  // namespace

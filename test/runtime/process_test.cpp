@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+#include <rocmtpl/runtime/process.hpp>
+
+#include "runtime/runtime_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <algorithm>
+#include <csignal>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using rocmtpl::runtime::executable_not_found_error;
+using rocmtpl::runtime::find_executable;
+using rocmtpl::runtime::process_error;
+using rocmtpl::runtime::process_options;
+using rocmtpl::runtime::quote_command;
+using rocmtpl::runtime::run_process;
+using rocmtpl::test::temp_dir;
+
+TEST(process, exit_codes_are_reported) {
+  const auto ok = run_process({"sh", "-c", "exit 0"});
+  EXPECT_TRUE(ok.ok());
+  EXPECT_EQ(ok.exit_code, 0);
+  const auto three = run_process({"sh", "-c", "exit 3"});
+  EXPECT_FALSE(three.ok());
+  EXPECT_EQ(three.exit_code, 3);
+  EXPECT_EQ(three.signal, 0);
+  EXPECT_FALSE(three.timed_out);
+  // 127 from the child itself is an ordinary exit code, distinct from "not found" (a typed error).
+  const auto child127 = run_process({"sh", "-c", "exit 127"});
+  EXPECT_EQ(child127.exit_code, 127);
+}
+
+TEST(process, stdout_and_stderr_are_merged_in_order) {
+  const auto r = run_process({"sh", "-c", "echo one; echo two 1>&2; echo three"});
+  EXPECT_EQ(r.output, "one\ntwo\nthree\n");
+  EXPECT_GE(r.seconds, 0.0);
+}
+
+TEST(process, arguments_are_passed_verbatim_without_a_shell) {
+  // Spaces, quotes and $ survive: nothing re-splits or expands the arguments.
+  const auto r = run_process({"printf", "%s|%s|%s", "a b", "it's", "$HOME"});
+  EXPECT_EQ(r.output, "a b|it's|$HOME");
+}
+
+TEST(process, large_output_on_both_streams_does_not_deadlock) {
+  const auto r = run_process({"sh", "-c", "head -c 6000000 /dev/zero; head -c 5000000 /dev/zero 1>&2; echo end"},
+                             {.timeout = 60s});
+  ASSERT_TRUE(r.ok()) << r.exit_code;
+  EXPECT_EQ(r.output.size(), 11000004U);
+  EXPECT_EQ(r.output.substr(r.output.size() - 4), "end\n");
+  EXPECT_FALSE(r.output_truncated);
+}
+
+TEST(process, output_beyond_the_cap_is_dropped_but_drained) {
+  process_options o;
+  o.max_output = 1000;
+  const auto r = run_process({"sh", "-c", "head -c 500000 /dev/zero; exit 4"}, o);
+  EXPECT_EQ(r.exit_code, 4);  // the child was not blocked on a full pipe
+  EXPECT_TRUE(r.output_truncated);
+  EXPECT_EQ(r.output.substr(0, 1000), std::string(1000, '\0'));
+  EXPECT_NE(r.output.find("truncated"), std::string::npos);
+}
+
+TEST(process, missing_executable_is_a_typed_error) {
+  try {
+    (void)run_process({"/nonexistent/rocmtpl-no-such-program", "--version"});
+    FAIL() << "expected executable_not_found_error";
+  } catch (const executable_not_found_error& e) {
+    EXPECT_EQ(e.executable(), "/nonexistent/rocmtpl-no-such-program");
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/rocmtpl-no-such-program"), std::string::npos);
+  }
+  EXPECT_THROW((void)run_process({"rocmtpl-no-such-program-4f1c"}), executable_not_found_error);
+  EXPECT_THROW((void)run_process({}), rocmtpl::invalid_argument_error);
+}
+
+TEST(process, script_with_missing_interpreter_is_not_found) {
+  temp_dir dir;
+  const auto script = dir / "bad.sh";
+  rocmtpl::test::write_file(script, "#!/nonexistent/interpreter\necho hi\n");
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  EXPECT_THROW((void)run_process({script.string()}), executable_not_found_error);
+}
+
+TEST(process, path_from_the_child_environment_is_searched) {
+  temp_dir dir;
+  rocmtpl::test::write_script(dir / "rocmtpl-hello", "echo hello from $0\n");
+  process_options o;
+  o.env = {{"PATH", dir.path().string() + ":/usr/bin:/bin"}};
+  const auto r = run_process({"rocmtpl-hello"}, o);
+  EXPECT_EQ(r.output, "hello from " + (dir / "rocmtpl-hello").string() + "\n");
+}
+
+TEST(process, working_directory_and_environment) {
+  temp_dir dir;
+  process_options o;
+  o.working_dir = dir.path();
+  o.env = {{"ROCMTPL_TEST_VALUE", "forty two"}};
+  const auto r = run_process({"sh", "-c", "pwd -P; echo \"$ROCMTPL_TEST_VALUE\""}, o);
+  EXPECT_EQ(r.output, std::filesystem::canonical(dir.path()).string() + "\nforty two\n");
+
+  rocmtpl::test::scoped_env home("ROCMTPL_TEST_UNSET_ME", "present");
+  process_options u;
+  u.unset_env = {"ROCMTPL_TEST_UNSET_ME"};
+  EXPECT_EQ(run_process({"sh", "-c", "echo \"[${ROCMTPL_TEST_UNSET_ME-absent}]\""}, u).output, "[absent]\n");
+  EXPECT_EQ(run_process({"sh", "-c", "echo \"[${ROCMTPL_TEST_UNSET_ME-absent}]\""}).output, "[present]\n");
+
+  process_options missing;
+  missing.working_dir = dir / "does-not-exist";
+  EXPECT_THROW((void)run_process({"true"}, missing), process_error);
+}
+
+TEST(process, stdin_is_empty) {
+  const auto r = run_process({"cat"}, {.timeout = 10s});
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.output, "");
+  EXPECT_FALSE(r.timed_out);
+}
+
+TEST(process, timeout_kills_the_whole_process_group) {
+  temp_dir dir;
+  const auto pid_file = dir / "sleep.pid";
+  process_options o;
+  o.timeout = 300ms;
+  const auto r = run_process({"sh", "-c", "sleep 30 & echo $! > '" + pid_file.string() + "'; echo started; wait"}, o);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.signal, SIGTERM);
+  EXPECT_EQ(r.output, "started\n");
+  EXPECT_LT(r.seconds, 5.0);
+  const pid_t grandchild = std::stoi(rocmtpl::test::read_file(pid_file));
+  EXPECT_TRUE(rocmtpl::test::wait_until_gone(grandchild)) << "the grandchild " << grandchild << " survived";
+}
+
+TEST(process, sigterm_ignored_gets_sigkill_after_the_grace_period) {
+  process_options o;
+  o.timeout = 200ms;
+  o.kill_grace = 200ms;
+  const auto r = run_process({"sh", "-c", "trap '' TERM; while :; do sleep 0.05; done"}, o);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.signal, SIGKILL);
+  EXPECT_LT(r.seconds, 5.0);
+}
+
+TEST(process, death_by_signal_is_reported) {
+  const auto r = run_process({"sh", "-c", "kill -USR1 $$"});
+  EXPECT_EQ(r.signal, SIGUSR1);
+  EXPECT_EQ(r.exit_code, -1);
+  EXPECT_FALSE(r.timed_out);
+}
+
+TEST(process, capture_pipe_is_not_leaked_into_the_child) {
+  // The capture pipe's own ends are close-on-exec: only stdout and stderr of the child refer to
+  // it. A leaked copy (in this child, or in one started by another thread) would keep the pipe open.
+  const auto r = run_process({"sh", "-c", "ls -l /proc/$$/fd"});
+  std::map<std::string, std::string> target;  // fd -> what it refers to
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    const auto arrow = line.find(" -> ");
+    if (arrow == std::string::npos) continue;
+    const auto fd_begin = line.rfind(' ', arrow - 1) + 1;
+    target[line.substr(fd_begin, arrow - fd_begin)] = line.substr(arrow + 4);
+  }
+  ASSERT_TRUE(target.count("1")) << r.output;
+  EXPECT_EQ(target["1"].rfind("pipe:", 0), 0U) << r.output;
+  EXPECT_EQ(target["2"], target["1"]);
+  const auto refs = std::count_if(target.begin(), target.end(), [&](const auto& kv) { return kv.second == target["1"]; });
+  EXPECT_EQ(refs, 2) << r.output;
+}
+
+TEST(process, returns_when_the_child_exits_even_if_a_grandchild_keeps_the_pipe) {
+  // A background grandchild inherits stdout; waiting for end-of-file would wait for it.
+  temp_dir dir;
+  const auto pid_file = dir / "bg.pid";
+  const auto r = run_process({"sh", "-c", "sleep 3 & echo $! > '" + pid_file.string() + "'; echo done"});
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.output, "done\n");
+  EXPECT_LT(r.seconds, 2.0);
+  ::kill(std::stoi(rocmtpl::test::read_file(pid_file)), SIGKILL);
+}
+
+TEST(process, concurrent_runs_from_many_threads) {
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([t, &wrong] {
+      for (int i = 0; i < 10; ++i) {
+        const auto text = std::to_string(t) + "-" + std::to_string(i);
+        const auto r = run_process({"sh", "-c", "echo \"$0\"; exit $1", text, std::to_string(i)});
+        if (r.output != text + "\n" || r.exit_code != i) ++wrong;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(process, find_executable_and_quote_command) {
+  const auto sh = find_executable("sh");
+  ASSERT_TRUE(sh.has_value());
+  EXPECT_TRUE(sh->is_absolute());
+  EXPECT_FALSE(find_executable("rocmtpl-no-such-program-4f1c").has_value());
+  EXPECT_FALSE(find_executable("sh", "/nonexistent-dir").has_value());
+  EXPECT_EQ(quote_command({"hipcc", "-O3", "a b.hip", "it's"}), "hipcc -O3 'a b.hip' 'it'\\''s'");
+}
+
+}  // namespace
