@@ -8,6 +8,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -54,6 +55,14 @@ void BM_ColdTune(benchmark::State& state) {
     state.counters["compiled"] = static_cast<double>(report.compiled);
     state.counters["benchmarked"] = static_cast<double>(report.benchmarked);
     state.counters["best_ms"] = report.best() ? report.best()->result.min_ms : 0;
+    double compile_cpu = 0;
+    double bench_ms = 0;
+    for (const auto& c : report.candidates) {
+      compile_cpu += c.compile_seconds;
+      bench_ms += c.result.median_ms * c.result.repetitions;
+    }
+    state.counters["compile_s_sum"] = compile_cpu;
+    state.counters["timed_gpu_ms_sum"] = bench_ms;
     state.SetIterationTime(report.wall_seconds);
   }
 }
@@ -69,14 +78,19 @@ void BM_WarmTuneFreshProcess(benchmark::State& state) {
     const std::string cmd = "ROCMTPL_BENCH_WARM_CHILD='" + dir.string() + "' '" + self.string() + "'";
     std::FILE* p = ::popen(cmd.c_str(), "r");
     double tune_s = -1;
+    double init_s = -1;
+    double process_s = -1;
     int from_db = 0;
-    if (p && std::fscanf(p, "%lf %d", &tune_s, &from_db) != 2) tune_s = -1;
+    if (p && std::fscanf(p, "%lf %d %lf %lf", &tune_s, &from_db, &init_s, &process_s) != 4) tune_s = -1;
     if (p) ::pclose(p);
     if (tune_s < 0 || from_db != 1) {
       state.SkipWithError("warm child failed or was not answered from the database");
       return;
     }
     state.SetIterationTime(tune_s);
+    state.counters["gpu_init_ms"] = init_s * 1e3;
+    state.counters["tune_ms"] = tune_s * 1e3;
+    state.counters["main_to_end_ms"] = process_s * 1e3;
   }
 }
 
@@ -141,8 +155,15 @@ BENCHMARK(BM_AbiLaunch);
 
 int main(int argc, char** argv) {
   if (const char* dir = std::getenv("ROCMTPL_BENCH_WARM_CHILD")) {
+    // autotune() includes the GPU runtime's start when it is the first call; report that part too.
+    const auto t0 = std::chrono::steady_clock::now();
     const auto report = autotune(problem(), {{"M", 2048}}, tune_options(dir));
-    std::printf("%.6f %d\n", report.wall_seconds, report.from_database ? 1 : 0);
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto t1 = std::chrono::steady_clock::now();
+    (void)gpu_runtime::instance().available();  // already started: near zero
+    (void)t1;
+    std::printf("%.6f %d %.6f %.6f\n", report.wall_seconds, report.from_database ? 1 : 0,
+                gpu_runtime::instance().start_seconds(), total);
     return 0;
   }
   benchmark::Initialize(&argc, argv);

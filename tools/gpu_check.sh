@@ -21,7 +21,7 @@ export ROCMTPL_CACHE_DIR=${ROCMTPL_CACHE_DIR:-/tmp/rocmtpl-cache}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 | tee "$out/gpu.txt"
 build=build/gpu
 t0=$(date +%s)
-cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DROCMTPL_BUILD_BENCHMARKS=ON -DROCMTPL_WERROR=ON \
+cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DROCMTPL_BUILD_BENCHMARKS=ON -DROCMTPL_WERROR=OFF \
   > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build $build -j 16 -- -k 0 > "$out/build.log" 2>&1
 echo "build rc=$? in $(( $(date +%s) - t0 )) s"; grep -E "error|FAILED" "$out/build.log" | head -20

@@ -12,7 +12,9 @@
 /// compiler-internal `-mllvm -amdgpu-early-inline-all` flags are not passed (pytorch PR #195023:
 /// IR growth and compile-time blow-up), fast math is opt-in, and a hung compile is killed.
 
+#include <rocmtpl/detail/hash.hpp>
 #include <rocmtpl/error.hpp>
+#include <rocmtpl/runtime/cache_root.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/resource_usage.hpp>
 
@@ -301,8 +303,8 @@ inline const std::vector<std::string>& compiler_env_names(target_platform p) {
   return p == target_platform::amd ? amd : nvidia;
 }
 
-// `--version` output per (path, size, mtime): find() is cheap after the first call, and a
-// replaced compiler binary is noticed.
+// `--version` output per (path, size, mtime), in memory and in <cache root>/compilers/ so that a
+// fresh process (a warm tune) spawns no compiler at all; a replaced compiler binary is noticed.
 inline std::string cached_version(const std::filesystem::path& exe, target_platform platform,
                                   const std::vector<std::pair<std::string, std::string>>& env) {
   struct stat st {};
@@ -317,6 +319,22 @@ inline std::string cached_version(const std::filesystem::path& exe, target_platf
   {
     std::lock_guard lock(mutex);
     if (auto it = versions.find(key); it != versions.end()) return it->second;
+  }
+  std::filesystem::path disk;
+  try {
+    disk = cache_root() / "compilers" /
+           (::rocmtpl::detail::hash_hex(std::get<0>(key) + "|" + std::to_string(std::get<1>(key)) + "|" +
+                                        std::to_string(std::get<2>(key)) + "|" + std::to_string(std::get<3>(key))) +
+            ".version");
+    std::ifstream in(disk, std::ios::binary);
+    std::stringstream text;
+    if (in && (text << in.rdbuf()) && !text.str().empty()) {
+      std::lock_guard lock(mutex);
+      versions.emplace(key, text.str());
+      return text.str();
+    }
+  } catch (const std::exception&) {
+    disk.clear();  // no usable cache folder: ask the compiler every time
   }
   process_options po;
   po.env = env;
@@ -344,6 +362,13 @@ inline std::string cached_version(const std::filesystem::path& exe, target_platf
     if (!version.empty()) version += '\n';
     version += line;
   });
+  if (!disk.empty() && !version.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(disk.parent_path(), ec);
+    const auto tmp = disk.string() + "." + std::to_string(::getpid()) + ".tmp";
+    if (std::ofstream(tmp, std::ios::binary) << version) std::filesystem::rename(tmp, disk, ec);
+    if (ec) std::filesystem::remove(tmp, ec);
+  }
   std::lock_guard lock(mutex);
   versions.emplace(key, version);
   return version;

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -302,7 +303,14 @@ class gpu_runtime {
 
   /// @brief Loads a runtime with explicit settings (tests, tools). Never throws on a missing
   /// library or device: see available() and status().
-  explicit gpu_runtime(const gpu_runtime_options& options) noexcept { load(options); }
+  explicit gpu_runtime(const gpu_runtime_options& options) noexcept {
+    const auto t0 = std::chrono::steady_clock::now();
+    load(options);
+    start_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  /// @brief Seconds spent loading the runtime library and counting devices (driver start included).
+  [[nodiscard]] double start_seconds() const noexcept { return start_seconds_; }
 
   gpu_runtime(const gpu_runtime&) = delete;
   gpu_runtime& operator=(const gpu_runtime&) = delete;
@@ -663,6 +671,7 @@ class gpu_runtime {
   int device_count_ = 0;
   int runtime_version_ = 0;
   int probe_error_ = -1;
+  double start_seconds_ = 0;
   detail::runtime_api api_;
 };
 
