@@ -111,7 +111,9 @@ struct planted_policy {
       case plant::trap: patch(acc, acc + "\n#ifdef __CUDACC__\n__trap();\n#else\n__builtin_trap();\n#endif\n"); break;
       case plant::out_of_bounds: patch(acc, acc + " Y[(int64_t)1 << 40] = 1;"); break;
       case plant::wrong: patch("float v = ", "float v = 3.0f + "); break;
-      case plant::hang: patch(acc, acc + " for (volatile int spin = 1; spin;) {}"); break;
+      // Spins on a volatile load of the poisoned output (never 0x12345): a side effect every
+      // iteration, so the compiler cannot remove the loop.
+      case plant::hang: patch(acc, acc + " while (((volatile unsigned*)Y)[0] != 0x12345u) {}"); break;
       case plant::none: break;
     }
     return src;

@@ -302,71 +302,102 @@ template <class Policy>
     if (!known) todo.push_back(i);
   }
 
-  // Parallel compiles (one job per core); results queue up for the benchmarking loop below.
+  // One pool compiles everything: the helper kernels and the reference first (the benchmarks wait
+  // for them), then every candidate. The main thread benchmarks candidates as their compiles finish.
+  const auto& request = callers.front().bmreq();
+  const double tolerance = default_tolerance(request.output_tensor_meta.type);
+  const bool want_reference = report.gpu && options.verify && rocm_template<Policy>::has_reference();
+  std::vector<std::string> sources;  // job j compiles sources[j]; candidates start at `first_candidate`
+  if (report.gpu && !todo.empty()) {
+    sources.emplace_back(detail::utility_source);
+    if (want_reference) {
+      if constexpr (rocm_template<Policy>::has_reference()) sources.push_back(tpl.generate_reference(hints).source());
+    }
+  }
+  const std::size_t first_candidate = sources.size();
+  for (auto i : todo) sources.push_back(callers[i].source());
+
   std::mutex mutex;
   std::condition_variable ready;
   std::deque<detail::compiled_candidate> done;
   std::atomic<std::size_t> next{0};
-  const unsigned jobs = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());
+  // Compiles are single-threaded processes with I/O phases: twice the cores keeps every core busy
+  // through the last wave.
+  const unsigned jobs = std::max(1U, options.jobs != 0 ? options.jobs : 2 * std::thread::hardware_concurrency());
   std::vector<std::jthread> workers;
-  for (unsigned w = 0; w < std::min<std::size_t>(jobs, todo.size()); ++w) {
+  for (unsigned w = 0; w < std::min<std::size_t>(jobs, sources.size()); ++w) {
     workers.emplace_back([&] {
-      for (std::size_t t = next++; t < todo.size(); t = next++) {
-        detail::compiled_candidate cc_result{todo[t], std::nullopt, {}};
+      for (std::size_t j = next++; j < sources.size(); j = next++) {
+        detail::compiled_candidate result{j, std::nullopt, {}};
         try {
-          cc_result.result = cache.get_or_compile(cc, callers[todo[t]].source(), copts);
-        } catch (const compile_error& e) {
-          cc_result.error = e.what();
+          result.result = cache.get_or_compile(cc, sources[j], copts);
         } catch (const std::exception& e) {
-          cc_result.error = e.what();
+          result.error = e.what();
         }
         {
           std::lock_guard lock(mutex);
-          done.push_back(std::move(cc_result));
+          done.push_back(std::move(result));
         }
         ready.notify_one();
       }
     });
   }
+  auto pop = [&] {
+    std::unique_lock lock(mutex);
+    ready.wait(lock, [&] { return !done.empty(); });
+    auto item = std::move(done.front());
+    done.pop_front();
+    return item;
+  };
 
-  // The bench: inputs, the reference output, in this process or in an isolated worker.
+  // The bench: inputs and the reference output, in this process or in an isolated worker.
   std::unique_ptr<utility_kernels> util;
   std::unique_ptr<bench> in_process;
   std::unique_ptr<worker_process> worker;
   nlohmann::json worker_setup;
   std::filesystem::path worker_exe;
-  const auto& request = callers.front().bmreq();
-  const double tolerance = default_tolerance(request.output_tensor_meta.type);
   std::string setup_error;
-  if (report.gpu && !todo.empty()) {
-    try {
-      const auto util_lib = utility_kernels::build(cache, cc, copts);
-      std::filesystem::path reference_lib;
-      if (options.verify) {
-        if constexpr (rocm_template<Policy>::has_reference()) {
-          reference_lib = cache.get_or_compile(cc, tpl.generate_reference(hints).source(), copts).library;
-        }
+  std::deque<detail::compiled_candidate> early;  // candidates compiled before the bench was ready
+  if (first_candidate > 0) {
+    std::filesystem::path util_lib;
+    std::filesystem::path reference_lib;
+    for (std::size_t got = 0; got < first_candidate;) {
+      auto item = pop();
+      if (item.index >= first_candidate) {
+        early.push_back(std::move(item));
+        continue;
       }
-      if (options.isolate) {
-        auto exe = find_worker();
-        if (!exe) throw error("rocmtpl: autotune: isolation needs rocmtpl-bench-worker (set ROCMTPL_BENCH_WORKER)");
-        worker_exe = *exe;
-        worker_setup = {{"op", "setup"},
-                        {"utility_library", util_lib.string()},
-                        {"request", request_to_json(request)},
-                        {"reference_library", reference_lib.string()},
-                        {"options", options_to_json(options.bench)}};
+      ++got;
+      if (!item.result) {
+        setup_error = (item.index == 0 ? "helper kernels failed to compile: " : "reference failed to compile: ") +
+                      item.error;
       } else {
-        util = std::make_unique<utility_kernels>(util_lib);
-        in_process = std::make_unique<bench>(request, *util, options.bench);
-        if (!reference_lib.empty()) {
-          auto lib = std::make_shared<shared_library>(reference_lib);
-          in_process->run_reference(kernel_entry(lib, request.kernel_name, request.input_tensor_meta.size() + 1,
-                                                  request.size_arg_count));
-        }
+        (item.index == 0 ? util_lib : reference_lib) = item.result->library;
       }
-    } catch (const std::exception& e) {
-      setup_error = e.what();
+    }
+    if (setup_error.empty()) {
+      try {
+        if (options.isolate) {
+          auto exe = find_worker();
+          if (!exe) throw error("rocmtpl: autotune: isolation needs rocmtpl-bench-worker (set ROCMTPL_BENCH_WORKER)");
+          worker_exe = *exe;
+          worker_setup = {{"op", "setup"},
+                          {"utility_library", util_lib.string()},
+                          {"request", request_to_json(request)},
+                          {"reference_library", reference_lib.string()},
+                          {"options", options_to_json(options.bench)}};
+        } else {
+          util = std::make_unique<utility_kernels>(util_lib);
+          in_process = std::make_unique<bench>(request, *util, options.bench);
+          if (!reference_lib.empty()) {
+            auto lib = std::make_shared<shared_library>(reference_lib);
+            in_process->run_reference(kernel_entry(lib, request.kernel_name, request.input_tensor_meta.size() + 1,
+                                                    request.size_arg_count));
+          }
+        }
+      } catch (const std::exception& e) {
+        setup_error = e.what();
+      }
     }
   }
 
@@ -409,15 +440,16 @@ template <class Policy>
   double best_ms = 0;
   while (received < todo.size()) {
     detail::compiled_candidate item;
-    {
-      std::unique_lock lock(mutex);
-      ready.wait(lock, [&] { return !done.empty(); });
-      item = std::move(done.front());
-      done.pop_front();
+    if (!early.empty()) {
+      item = std::move(early.front());
+      early.pop_front();
+    } else {
+      item = pop();
     }
     ++received;
-    auto& c = report.candidates[item.index];
-    const auto& caller = callers[item.index];
+    const std::size_t index = todo[item.index - first_candidate];
+    auto& c = report.candidates[index];
+    const auto& caller = callers[index];
     if (!item.result) {
       c.result.status = candidate_status::compile_failed;
       c.result.reason = item.error;

@@ -229,6 +229,7 @@ struct runtime_api {
   int (*get_last_error)() = nullptr;
   int (*runtime_get_version)(int*) = nullptr;
   int (*device_get_name)(char*, int, int) = nullptr;  // HIP only (optional)
+  int (*device_total_mem)(std::size_t*, int) = nullptr;  // HIP only (optional)
 };
 
 template <class Function>
@@ -282,6 +283,7 @@ bool bind_symbol(void* handle, Function& target, const std::string& name) {
     missing += (missing.empty() ? "" : ", ") + std::string(properties[1]);
   }
   if (kind == platform::amd) bind_symbol(handle, api.device_get_name, "hipDeviceGetName");
+  if (kind == platform::amd) bind_symbol(handle, api.device_total_mem, "hipDeviceTotalMem");
   return missing;
 }
 
@@ -396,15 +398,39 @@ class gpu_runtime {
       }
     }
 
-    // Memory: MemGetInfo reports on the current device.
+    p.total_memory = total_memory(device);
+    return p;
+  }
+
+  /// @brief Device memory in bytes. Uses queries that need no GPU context (cuDeviceTotalMem,
+  /// hipDeviceTotalMem): creating the primary context costs about 0.1 s, and a warm tune must not
+  /// pay it. Falls back to MemGetInfo (which creates the context) when those are missing.
+  /// @throws no_gpu_error without a GPU; gpu_error when the query fails.
+  [[nodiscard]] std::size_t total_memory(int device = 0) const {
+    require("query device memory");
+    std::size_t total = 0;
+    if (kind_ == platform::nvidia) {
+      if (void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)) {
+        using get_fn = int (*)(int*, int);
+        using total_fn = int (*)(std::size_t*, int);
+        auto get = reinterpret_cast<get_fn>(::dlsym(cuda, "cuDeviceGet"));
+        auto total_mem = reinterpret_cast<total_fn>(::dlsym(cuda, "cuDeviceTotalMem_v2"));
+        int handle = 0;
+        const bool ok = get && total_mem && get(&handle, device) == 0 && total_mem(&total, handle) == 0;
+        ::dlclose(cuda);
+        if (ok) return total;
+      }
+    } else if (api_.device_total_mem != nullptr && api_.device_total_mem(&total, device) == 0) {
+      return total;
+    }
     int previous = 0;
     check(api_.get_device(&previous), "GetDevice", "current device");
     check(api_.set_device(device), "SetDevice", "device " + std::to_string(device));
     std::size_t free_bytes = 0;
-    const int rc = api_.mem_get_info(&free_bytes, &p.total_memory);
+    const int rc = api_.mem_get_info(&free_bytes, &total);
     api_.set_device(previous);
     check(rc, "MemGetInfo", "device memory");
-    return p;
+    return total;
   }
 
   /// @brief Makes `device` current for this thread.
