@@ -12,6 +12,7 @@
 #include <rocmtpl/runtime/code_cache.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
 #include <rocmtpl/runtime/device_headers.hpp>
+#include <rocmtpl/runtime/device_identity.hpp>
 #include <rocmtpl/runtime/gpu_runtime.hpp>
 #include <rocmtpl/runtime/kernel_call.hpp>
 #include <rocmtpl/runtime/measure.hpp>

@@ -34,6 +34,7 @@
 #include <rocmtpl/runtime/benchmark.hpp>
 #include <rocmtpl/runtime/code_cache.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
+#include <rocmtpl/runtime/device_identity.hpp>
 #include <rocmtpl/runtime/gpu_runtime.hpp>
 #include <rocmtpl/runtime/measure.hpp>
 #include <rocmtpl/runtime/tuning_db.hpp>
@@ -203,9 +204,6 @@ template <class Policy>
                                        const autotune_options& options = {}) {
   const auto started = std::chrono::steady_clock::now();
   autotune_report report;
-  const auto& rt = gpu_runtime::instance();
-  report.gpu = rt.available();
-  report.gpu_status = rt.status();
 
   // Candidates in the policy's ranked order.
   std::vector<rocm_template_caller> callers;
@@ -215,15 +213,26 @@ template <class Policy>
   }
   if (callers.empty()) throw error("rocmtpl: autotune: template '" + std::string(tpl.name()) + "' has no candidates");
 
-  std::optional<device_properties> device;
-  compile_options copts;
-  if (report.gpu) {
-    device = rt.properties(rt.current_device());
-    copts = compile_options_for(*device);
+  // The device, if possible without starting the GPU runtime (a warm tune never starts it).
+  std::optional<device_identity> device = cached_device_identity();
+  if (device) {
+    report.gpu = true;
+    report.gpu_status = "device " + device->name + " (" + device->arch + "), identity cached";
   } else {
-    copts = amd_compile_options(options.amd_archs);
+    device = query_device_identity();
+    report.gpu = device.has_value();
+    report.gpu_status = gpu_runtime::instance().status();
   }
-  const compiler cc = compiler::find(copts.platform);
+  auto target_options = [&] {
+    if (!report.gpu) return amd_compile_options(options.amd_archs);
+    compile_options o;
+    o.platform = device->kind == platform::amd ? target_platform::amd : target_platform::nvidia;
+    o.archs = {device->arch};
+    o.include_dirs = {device_include_dir()};
+    return o;
+  };
+  compile_options copts = target_options();
+  compiler cc = compiler::find(copts.platform);
 
   std::vector<std::string> hashes;
   std::string runtime_args;
@@ -290,6 +299,13 @@ template <class Policy>
     }
   }
 
+  // Work to do: the runtime must really be there (a cached identity is only a fingerprint).
+  if (report.gpu && !gpu_runtime::instance().available()) {
+    report.gpu = false;
+    report.gpu_status = gpu_runtime::instance().status();
+    copts = target_options();
+    cc = compiler::find(copts.platform);
+  }
   code_cache cache(options.cache_dir.empty() ? code_cache::default_root() : options.cache_dir);
   const std::size_t compiles_before = cache.compiles();
   const bool show = options.progress.value_or(::isatty(2) != 0);
@@ -321,9 +337,8 @@ template <class Policy>
   std::condition_variable ready;
   std::deque<detail::compiled_candidate> done;
   std::atomic<std::size_t> next{0};
-  // Compiles are single-threaded processes with I/O phases: twice the cores keeps every core busy
-  // through the last wave.
-  const unsigned jobs = std::max(1U, options.jobs != 0 ? options.jobs : 2 * std::thread::hardware_concurrency());
+  // One compile per core: measured on the 16-core H100 box, two per core made each compile twice as slow.
+  const unsigned jobs = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());
   std::vector<std::jthread> workers;
   for (unsigned w = 0; w < std::min<std::size_t>(jobs, sources.size()); ++w) {
     workers.emplace_back([&] {

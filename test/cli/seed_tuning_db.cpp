@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// Seeds a tuning database for the `db` tests of rocmtpl-tune (label cli): a fresh file at argv[1]
+// with two records through the public tuning_db API, and the first record's digest in argv[2].
+//   1. gemm on gfx90a: three candidates (0.125 ms wins, 0.25 ms, a compile failure);
+//   2. softmax on sm_90: one candidate. Its problem text is chosen so that its digest starts with
+//      the same hex digit as the first one's, so that a one-digit prefix is ambiguous.
+#include <rocmtpl/runtime/tuning_db.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+int main(int argc, char** argv) {
+  using namespace rocmtpl::runtime;
+  if (argc != 3) {
+    std::fputs("usage: rocmtpl_cli_seed_db <database file> <digest file>\n", stderr);
+    return 2;
+  }
+  try {
+    const std::filesystem::path file = argv[1];
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file.string() + suffix);
+    tuning_db db(file);
+
+    const tuning_key gemm{"gemm", "x:float16[64,32]/[32,1]+0 w:float16[32,48]/[1,32]+0 -> y:float16[64,48]", "",
+                          "gfx90a", "AMD Instinct MI210", "clang version 15.0.7", "0.1.0"};
+    measurement fast{"gemm-a", "block_m=64 block_n=64", "aaaa", candidate_status::ok, "", 0.125, 0.130, 0.02, 40,
+                     true, 1e-6};
+    measurement slow{"gemm-b", "block_m=32 block_n=32", "bbbb", candidate_status::ok, "", 0.25, 0.26, 0.03, 40,
+                     true, 1e-6};
+    measurement broken{"gemm-c", "block_m=128 block_n=128", "cccc", candidate_status::compile_failed,
+                       "ptxas: out of registers\nsecond line", 0, 0, 0, 0, false, 0};
+    db.record(gemm, {fast, slow, broken}, std::string("gemm-a"));
+
+    tuning_key softmax{"softmax", "", "", "sm_90", "NVIDIA H100 80GB HBM3", "nvcc 13.0", "0.1.0"};
+    for (int n = 0; n < 10000; ++n) {
+      softmax.problem = "x:float32[" + std::to_string(n) + ",1024]";
+      if (softmax.digest().front() == gemm.digest().front()) break;
+    }
+    measurement only{"softmax-a", "block=256", "dddd", candidate_status::ok, "", 0.01, 0.011, 0.01, 100, true, 0};
+    db.record(softmax, {only}, std::string("softmax-a"));
+
+    std::ofstream(argv[2]) << gemm.digest() << '\n';
+    std::printf("seeded %s: gemm %s, softmax %s\n", file.c_str(), gemm.digest().c_str(), softmax.digest().c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rocmtpl_cli_seed_db: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#include <rocmtpl/runtime/device_identity.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace {
+using namespace rocmtpl::runtime;
+
+struct cache_env {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("rocmtpl-identity-test-" + std::to_string(::getpid()));
+  cache_env() { ::setenv("ROCMTPL_CACHE_DIR", dir.c_str(), 1); }
+  ~cache_env() {
+    ::unsetenv("ROCMTPL_CACHE_DIR");
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
+TEST(DeviceIdentity, FingerprintFollowsTheVisibleDevices) {
+  const auto a = gpu_fingerprint();
+  if (!a) {
+    // No driver files: nothing can be cached, and the runtime is the only source of truth.
+    EXPECT_FALSE(cached_device_identity().has_value());
+    GTEST_SKIP() << "no /proc/driver/nvidia or /sys/class/kfd on this machine";
+  }
+  ::setenv("CUDA_VISIBLE_DEVICES", "7", 1);
+  const auto b = gpu_fingerprint();
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_NE(*a, *b);
+  EXPECT_EQ(gpu_fingerprint(), a);
+}
+
+TEST(DeviceIdentity, RecordedByTheRuntimeAndReadBack) {
+  cache_env env;
+  const auto queried = query_device_identity();
+  if (!queried) {
+    EXPECT_FALSE(gpu_runtime::instance().available());
+    GTEST_SKIP() << "no GPU: " << gpu_runtime::instance().status();
+  }
+  EXPECT_FALSE(queried->arch.empty());
+  if (!gpu_fingerprint()) GTEST_SKIP() << "driver exposes no fingerprint";
+  const auto cached = cached_device_identity();
+  ASSERT_TRUE(cached.has_value());
+  EXPECT_EQ(*cached, *queried);
+}
+}  // namespace
