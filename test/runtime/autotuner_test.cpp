@@ -227,6 +227,7 @@ TEST(Autotune, WithoutAGpuCompilesForAmdAndReportsResources) {
   std::ostringstream table;
   report.print_table(table);
   EXPECT_NE(table.str().find("skipped"), std::string::npos);
+  EXPECT_EQ(report.summary(), "4 candidates: 4 skipped");
   EXPECT_EQ(report.to_json().at("candidates").size(), 4U);
 }
 }  // namespace

@@ -87,8 +87,23 @@ struct autotune_report {
     return winner ? &candidates[*winner] : nullptr;
   }
 
+  /// @brief One line: how many candidates ended in each status, e.g. `32 candidates: 30 ok, 2 compile_failed`.
+  [[nodiscard]] std::string summary() const {
+    std::map<std::string, std::size_t> counts;
+    for (const auto& c : candidates) ++counts[std::string(to_string(c.result.status))];
+    std::string s = std::to_string(candidates.size()) + " candidates:";
+    bool first = true;
+    for (const auto& [status, n] : counts) {
+      s += (first ? " " : ", ") + std::to_string(n) + " " + status;
+      first = false;
+    }
+    if (from_database) s += " (from the tuning database)";
+    return s;
+  }
+
   /// @brief Candidates that ran, fastest first, then the failed ones with their reasons.
   void print_table(std::ostream& os, std::size_t top = 0) const {
+    os << summary() << "\n";
     std::vector<const candidate_report*> rows;
     for (const auto& c : candidates) rows.push_back(&c);
     std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
