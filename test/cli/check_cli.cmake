@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Runs one command and checks what it did (the ctests of label `cli`):
-#   cmake -DEXPECT_EXIT=<code> [-DSTDOUT_REGEX=<re>] [-DSTDERR_REGEX=<re>] [-DONE_LINE_STDERR=ON]
-#         [-DEXPECT_FILES=<f1|f2...>] [-DEXPECT_JSON=<file|member|length>] [-DREMOVE_PATHS=<p1|p2...>]
+#   cmake -DEXPECT_EXIT=<code> [-DSTDOUT_REGEX=<re>] [-DSTDERR_REGEX=<re>] [-DOUTPUT_REGEX=<re on both>]
+#         [-DONE_LINE_STDERR=ON]
+#         [-DEXPECT_FILES=<f1|f2...>] [-DEXPECT_GLOB=<pattern|at least>] [-DEXPECT_JSON=<file|member|length>]
+#         [-DREMOVE_PATHS=<p1|p2...>]
 #         [-DDIGEST_FILE=<file>] -P check_cli.cmake -- <program> <args>...
 # REMOVE_PATHS are deleted first. In the arguments, @DIGEST@ becomes DIGEST_FILE's content and
 # @DIGEST1@ its first character. EXPECT_JSON checks that `member` of the JSON file is an array of
@@ -46,6 +48,9 @@ endif()
 if(NOT "${STDOUT_REGEX}" STREQUAL "" AND NOT _out MATCHES "${STDOUT_REGEX}")
   list(APPEND _failures "stdout does not match '${STDOUT_REGEX}'")
 endif()
+if(NOT "${OUTPUT_REGEX}" STREQUAL "" AND NOT "${_out}${_err}" MATCHES "${OUTPUT_REGEX}")
+  list(APPEND _failures "stdout+stderr does not match '${OUTPUT_REGEX}'")
+endif()
 if(NOT "${STDERR_REGEX}" STREQUAL "" AND NOT _err MATCHES "${STDERR_REGEX}")
   list(APPEND _failures "stderr does not match '${STDERR_REGEX}'")
 endif()
@@ -69,13 +74,27 @@ foreach(_file IN LISTS _files)
     endif()
   endif()
 endforeach()
+if(EXPECT_GLOB)
+  string(REPLACE "|" ";" _glob "${EXPECT_GLOB}")
+  list(GET _glob 0 _pattern)
+  list(GET _glob 1 _count)
+  file(GLOB _matches "${_pattern}")
+  list(LENGTH _matches _found)
+  if(_found LESS _count)
+    list(APPEND _failures "${_found} files match ${_pattern}, expected at least ${_count}")
+  endif()
+endif()
 if(EXPECT_JSON)
   string(REPLACE "|" ";" _json "${EXPECT_JSON}")
   list(GET _json 0 _json_file)
   list(GET _json 1 _json_member)
   list(GET _json 2 _json_length)
-  file(READ "${_json_file}" _text)
-  string(JSON _length ERROR_VARIABLE _json_error LENGTH "${_text}" "${_json_member}")
+  if(EXISTS "${_json_file}")
+    file(READ "${_json_file}" _text)
+    string(JSON _length ERROR_VARIABLE _json_error LENGTH "${_text}" "${_json_member}")
+  else()
+    set(_json_error "not written")
+  endif()
   if(_json_error)
     list(APPEND _failures "${_json_file}: ${_json_error}")
   elseif(NOT _length EQUAL _json_length)

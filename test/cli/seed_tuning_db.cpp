@@ -23,14 +23,28 @@ int main(int argc, char** argv) {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file.string() + suffix);
     tuning_db db(file);
 
-    const tuning_key gemm{"gemm", "x:float16[64,32]/[32,1]+0 w:float16[32,48]/[1,32]+0 -> y:float16[64,48]", "",
-                          "gfx90a", "AMD Instinct MI210", "clang version 15.0.7", "0.1.0"};
-    measurement fast{"gemm-a", "block_m=64 block_n=64", "aaaa", candidate_status::ok, "", 0.125, 0.130, 0.02, 40,
-                     true, 1e-6};
-    measurement slow{"gemm-b", "block_m=32 block_n=32", "bbbb", candidate_status::ok, "", 0.25, 0.26, 0.03, 40,
-                     true, 1e-6};
-    measurement broken{"gemm-c", "block_m=128 block_n=128", "cccc", candidate_status::compile_failed,
-                       "ptxas: out of registers\nsecond line", 0, 0, 0, 0, false, 0};
+    const tuning_key gemm{"gemm",
+                          "x:float16[64,32]/[32,1]+0 w:float16[32,48]/[1,32]+0 -> y:float16[64,48]",
+                          "",
+                          "gfx90a",
+                          "AMD Instinct MI210",
+                          "clang version 15.0.7",
+                          "0.1.0"};
+    measurement fast{"gemm-a", "block_m=64 block_n=64", "aaaa", candidate_status::ok, "", 0.125, 0.130, 0.02, 40, true,
+                     1e-6};
+    measurement slow{"gemm-b", "block_m=32 block_n=32", "bbbb", candidate_status::ok, "", 0.25, 0.26, 0.03, 40, true,
+                     1e-6};
+    measurement broken{"gemm-c",
+                       "block_m=128 block_n=128",
+                       "cccc",
+                       candidate_status::compile_failed,
+                       "ptxas: out of registers\nsecond line",
+                       0,
+                       0,
+                       0,
+                       0,
+                       false,
+                       0};
     db.record(gemm, {fast, slow, broken}, std::string("gemm-a"));
 
     tuning_key softmax{"softmax", "", "", "sm_90", "NVIDIA H100 80GB HBM3", "nvcc 13.0", "0.1.0"};

@@ -1,0 +1,741 @@
+// SPDX-License-Identifier: MIT
+// rocmtpl-tune: the autotuner and the tuning database from the command line.
+//
+//   rocmtpl-tune gemm --m 4096 --n 4096 --k 4096 --dtype f16 --layout rc --epilogue relu --bias
+//   rocmtpl-tune db list | show <digest-prefix> | export [FILE] | clear [--template NAME]
+//
+// gemm renders the GEMM template's candidates for one problem, compiles them in parallel and, where
+// a GPU exists, benchmarks them in an isolated worker process (rocmtpl-bench-worker, found next to
+// this program), prints the ranked table and writes the reports. Without a GPU it compiles for the
+// --arch targets and prints what the compiler says about each candidate's resources.
+//
+// Exit codes: 0 done; 1 the work failed (`rocmtpl-tune: <what>` on stderr); 2 bad arguments
+// (one line on stderr).
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <rocmtpl/runtime.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace rocmtpl;
+using namespace rocmtpl::runtime;
+
+/// A problem with the arguments found after parsing: reported like a parse error (exit code 2).
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Library messages start with "rocmtpl: "; the tool prefixes its own name instead.
+std::string without_library_prefix(std::string_view what) {
+  constexpr std::string_view prefix = "rocmtpl: ";
+  if (what.substr(0, prefix.size()) == prefix) what.remove_prefix(prefix.size());
+  return std::string(what);
+}
+
+std::string first_line(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
+
+// ---- gemm ---------------------------------------------------------------------------------------
+
+struct gemm_args {
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  std::int64_t batch = 1;
+  std::string dtype_name = "f32";
+  std::string layout_name = "rr";
+  std::string epilogue = "none";
+  float alpha = 1.0F;
+  bool bias = false;
+  std::vector<std::string> symbolic;
+  std::vector<std::string> archs{"gfx90a", "gfx940"};
+  std::size_t top_k = 16;
+  unsigned jobs = 0;
+  double budget_ms = 25.0;
+  bool no_verify = false;
+  bool no_isolate = false;
+  std::string db;
+  std::string json;
+  std::string csv;
+  std::string emit_source;
+  std::string plot;
+};
+
+/// The GEMM problem the arguments describe, and what the reports need to know about it.
+struct gemm_problem {
+  rocm_template<templates::gemm_policy> tpl;
+  size_hints hints;
+  std::string description;  // one line for people
+  nlohmann::json summary;   // the same for the JSON report
+  double flops = 0;         // 2 * batch * M * N * K
+};
+
+bool is_symbolic(const gemm_args& a, std::string_view name) {
+  return std::find(a.symbolic.begin(), a.symbolic.end(), name) != a.symbolic.end();
+}
+
+gemm_problem make_gemm_problem(const gemm_args& a) {
+  const dtype type = parse_dtype(a.dtype_name);
+  const auto act = templates::parse_activation(a.epilogue);
+  size_hints hints;
+  auto dim = [&](const char* name, std::int64_t value) {
+    if (!is_symbolic(a, name)) return sym_expr(value);
+    hints[name] = value;
+    return sym_expr::symbol(name);
+  };
+  const sym_expr m = dim("M", a.m);
+  const sym_expr n = dim("N", a.n);
+  const sym_expr k = dim("K", a.k);
+  // A batch dimension only when asked for: the plain GEMM stays rank 2.
+  const bool batched = a.batch > 1 || is_symbolic(a, "B");
+  const sym_expr b = batched ? dim("B", a.batch) : sym_expr(1);
+  auto shape = [&](const sym_expr& rows, const sym_expr& cols) {
+    std::vector<sym_expr> s;
+    if (batched) s.push_back(b);
+    s.push_back(rows);
+    s.push_back(cols);
+    return s;
+  };
+  auto operand = [&](char order, const sym_expr& rows, const sym_expr& cols) {
+    return order == 'r' ? layout::row_major(type, shape(rows, cols)) : layout::col_major(type, shape(rows, cols));
+  };
+  std::vector<buffer> inputs{buffer("x", operand(a.layout_name[0], m, k)),
+                             buffer("w", operand(a.layout_name[1], k, n))};
+  if (a.bias) inputs.emplace_back("bias", layout::row_major(type, {n}));
+  auto y = layout::row_major(type, shape(m, n));
+
+  std::string symbols;
+  for (const auto& s : a.symbolic) symbols += (symbols.empty() ? "" : ",") + s;
+  const std::string epilogue(templates::to_string(act));
+  const std::string core =
+      (a.alpha == 1.0F ? std::string() : fmt::format("{} * ", a.alpha)) + "X @ W" + (a.bias ? " + bias" : "");
+  std::string description =
+      fmt::format("gemm {}M={} N={} K={} {} {}, Y = {}", batched ? fmt::format("batch={} ", a.batch) : std::string(),
+                  a.m, a.n, a.k, name(type), a.layout_name, epilogue == "none" ? core : epilogue + "(" + core + ")");
+  if (!symbols.empty()) description += " (symbolic " + symbols + ")";
+
+  nlohmann::json summary{{"template", "gemm"},
+                         {"m", a.m},
+                         {"n", a.n},
+                         {"k", a.k},
+                         {"batch", a.batch},
+                         {"dtype", std::string(name(type))},
+                         {"layout", a.layout_name},
+                         {"epilogue", epilogue},
+                         {"alpha", a.alpha},
+                         {"bias", a.bias},
+                         {"symbolic", a.symbolic}};
+  const double flops = 2.0 * static_cast<double>(a.batch) * static_cast<double>(a.m) * static_cast<double>(a.n) *
+                       static_cast<double>(a.k);
+  return {rocm_template<templates::gemm_policy>(templates::gemm_policy(templates::gemm_options{act, a.alpha}),
+                                                std::move(inputs), std::move(y)),
+          std::move(hints), std::move(description), std::move(summary), flops};
+}
+
+/// The candidates the autotuner sees (the policy's first top_k configurations), rendered again
+/// here for their sources and short names; keyed by the report's candidate id.
+struct rendered_candidate {
+  std::string short_name;  // gemm_config::name(): bm64_bn64_bk16_tm4_tn4_g8
+  std::string source;
+};
+
+// The configurations in the order the autotuner takes them: ranked for the problem where the policy
+// can (configs(context, hints)), else its plain list.
+template <class Policy>
+auto ranked_configs(const rocm_template<Policy>& tpl, const size_hints& hints) {
+  if constexpr (requires { tpl.policy().configs(tpl.context(), hints); }) {
+    return tpl.policy().configs(tpl.context(), hints);
+  } else {
+    return tpl.policy().configs();
+  }
+}
+
+std::map<std::string, rendered_candidate> render_candidates(const gemm_problem& p, std::size_t top_k) {
+  std::map<std::string, rendered_candidate> out;
+  for (const auto& config : ranked_configs(p.tpl, p.hints)) {
+    if (top_k != 0 && out.size() >= top_k) break;
+    const auto caller = p.tpl.generate(config, p.hints);
+    out.emplace(caller.hash_key(), rendered_candidate{config.name(), caller.source()});
+  }
+  return out;
+}
+
+std::string short_name(const std::map<std::string, rendered_candidate>& rendered, const candidate_report& c) {
+  auto it = rendered.find(c.id);
+  return it != rendered.end() ? it->second.short_name : c.config;
+}
+
+/// Candidates that ran first (fastest first), then the others, in the order print_table uses.
+std::vector<const candidate_report*> ranked(const autotune_report& r) {
+  std::vector<const candidate_report*> rows;
+  for (const auto& c : r.candidates) rows.push_back(&c);
+  std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
+    const bool ao = a->result.status == candidate_status::ok && a->result.min_ms > 0;
+    const bool bo = b->result.status == candidate_status::ok && b->result.min_ms > 0;
+    if (ao != bo) return ao;
+    return ao && a->result.min_ms < b->result.min_ms;
+  });
+  return rows;
+}
+
+std::string spills_text(const kernel_resource_usage& r) {
+  if (!r.spills()) return "none";
+  if (r.spill_store_bytes > 0 || r.spill_load_bytes > 0) {
+    return fmt::format("{}/{} B", r.spill_store_bytes, r.spill_load_bytes);
+  }
+  return fmt::format("s{} v{}", r.sgpr_spills, r.vgpr_spills);
+}
+
+// `void (anonymous namespace)::gemm_kernel<4, 4>(float const*, ...)` -> `gemm_kernel<4, 4>`.
+std::string short_kernel_name(const kernel_resource_usage& u) {
+  std::string s = u.kernel.empty() ? u.mangled_name : u.kernel;
+  for (std::string_view drop : {"(anonymous namespace)::", "void "}) {
+    for (auto at = s.find(drop); at != std::string::npos; at = s.find(drop)) s.erase(at, drop.size());
+  }
+  return s.substr(0, s.find('('));
+}
+
+/// Without a GPU: per candidate and arch, what the compiler reported.
+void print_resource_table(std::ostream& os, const autotune_report& r,
+                          const std::map<std::string, rendered_candidate>& rendered) {
+  std::size_t width = 6;
+  std::size_t kernel_width = 6;
+  for (const auto& c : r.candidates) {
+    width = std::max(width, short_name(rendered, c).size());
+    for (const auto& u : c.resources) kernel_width = std::max(kernel_width, short_kernel_name(u).size());
+  }
+  // One row: index, config, arch, kernel, VGPR, SGPR, AGPR, LDS, occupancy, spills, compile time.
+  auto row = [&](const std::string& index, const std::string& config, const std::string& arch,
+                 const std::string& kernel, const auto& vgpr, const auto& sgpr, const auto& agpr, const auto& lds,
+                 const auto& occ, const std::string& spills, const std::string& compile) {
+    os << fmt::format("{:>3}  {:<{}} {:<8} {:<{}} {:>5} {:>5} {:>5} {:>7} {:>4} {:>8} {:>9}\n", index, config, width,
+                      arch, kernel, kernel_width, vgpr, sgpr, agpr, lds, occ, spills, compile);
+  };
+  row("#", "config", "arch", "kernel", "VGPR", "SGPR", "AGPR", "LDS", "occ", "spills", "compile");
+  std::size_t index = 0;
+  for (const auto& c : r.candidates) {
+    ++index;
+    const auto name = short_name(rendered, c);
+    if (c.result.status == candidate_status::compile_failed) {
+      os << fmt::format("{:>3}  {:<{}} compile failed: {}\n", index, name, width, first_line(c.result.reason));
+      continue;
+    }
+    const std::string compile = c.compile_cached ? "cached" : fmt::format("{:.1f} s", c.compile_seconds);
+    if (c.resources.empty()) {
+      row(std::to_string(index), name, "-", "-", "-", "-", "-", "-", "-", "-", compile);
+      continue;
+    }
+    bool first = true;
+    for (const auto& u : c.resources) {
+      row(first ? std::to_string(index) : "", first ? name : "", u.arch.empty() ? "?" : u.arch, short_kernel_name(u),
+          u.vgprs, u.sgprs, u.agprs, u.lds_bytes, u.occupancy, spills_text(u), first ? compile : "");
+      first = false;
+    }
+  }
+}
+
+// Creates the file's folder first, so that `--json out/report.json` works in a fresh tree.
+void make_parent(const fs::path& file) {
+  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+}
+
+// RFC 4180 field: quoted when it holds a comma, a quote or a line break.
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char ch : text) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+void write_csv(const fs::path& file, const autotune_report& r,
+               const std::map<std::string, rendered_candidate>& rendered) {
+  make_parent(file);
+  std::ofstream os(file);
+  if (!os) throw std::runtime_error("cannot write " + file.string());
+  os << "rank,name,config,status,reason,min_ms,median_ms,spread,repetitions,verified,max_error,compile_seconds,"
+        "compile_cached,max_vgprs,max_registers,spills,id\n";
+  std::size_t rank = 0;
+  for (const auto* c : ranked(r)) {
+    ++rank;
+    int vgprs = 0;
+    int registers = 0;
+    bool spills = false;
+    for (const auto& u : c->resources) {
+      vgprs = std::max(vgprs, u.vgprs);
+      registers = std::max(registers, u.registers);
+      spills = spills || u.spills();
+    }
+    const auto& m = c->result;
+    os << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{}\n", rank,
+                      csv_field(short_name(rendered, *c)), csv_field(c->config), to_string(m.status),
+                      csv_field(m.reason), m.min_ms, m.median_ms, m.spread, m.repetitions, m.verified ? 1 : 0,
+                      m.max_error, c->compile_seconds, c->compile_cached ? 1 : 0, vgprs, registers, spills ? 1 : 0,
+                      csv_field(c->id));
+  }
+  if (!os) throw std::runtime_error("cannot write " + file.string());
+}
+
+void write_text(const fs::path& file, std::string_view text) {
+  make_parent(file);
+  std::ofstream os(file, std::ios::binary);
+  os << text;
+  if (!os) throw std::runtime_error("cannot write " + file.string());
+}
+
+/// Writes the sources (and the portability header they include, so that they build on their own).
+std::size_t emit_sources(const fs::path& dir, const autotune_report& r,
+                         const std::map<std::string, rendered_candidate>& rendered, bool winner_only) {
+  fs::create_directories(dir);
+  std::size_t written = 0;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    if (winner_only && (!r.winner || *r.winner != i)) continue;
+    const auto& c = r.candidates[i];
+    if (auto it = rendered.find(c.id); it != rendered.end()) {
+      write_text(dir / ("gemm_" + it->second.short_name + ".hip"), it->second.source);
+    } else if (const auto cached = c.library.parent_path() / "source.hip"; !c.library.empty() && fs::exists(cached)) {
+      // The code cache keeps each library's source next to it.
+      fs::copy_file(cached, dir / (c.name + ".hip"), fs::copy_options::overwrite_existing);
+    } else {
+      throw std::runtime_error("--emit-source: no source for candidate " + c.name + " (" + c.config + ")");
+    }
+    ++written;
+  }
+  write_text(dir / std::string(device::portable_header_name), device::portable_header_source);
+  return written;
+}
+
+/// Draws min and median times per candidate with gnuplot. Returns false when the plot failed.
+bool plot_times(const fs::path& file, const autotune_report& r,
+                const std::map<std::string, rendered_candidate>& rendered, const std::string& title) {
+  std::vector<const candidate_report*> rows;
+  for (const auto* c : ranked(r)) {
+    if (c->result.status == candidate_status::ok && c->result.min_ms > 0) rows.push_back(c);
+  }
+  if (rows.empty()) {
+    std::cerr << "rocmtpl-tune: --plot: no candidate times to plot ("
+              << (r.gpu ? "no candidate ran" : "benchmarking needs a GPU") << "); " << file.string()
+              << " not written\n";
+    return true;
+  }
+  const auto gnuplot = find_executable("gnuplot");
+  if (!gnuplot) {
+    std::cerr << "rocmtpl-tune: --plot: gnuplot not found on PATH; " << file.string()
+              << " not written (apt-get install gnuplot-nox)\n";
+    return true;
+  }
+  const bool svg = file.extension() == ".svg";
+  const fs::path work = fs::temp_directory_path() / fmt::format("rocmtpl-tune-plot-{}", ::getpid());
+  fs::create_directories(work);
+  std::string data;
+  for (const auto* c : rows) {
+    data += fmt::format("\"{}\" {} {}\n", short_name(rendered, *c), c->result.min_ms, c->result.median_ms);
+  }
+  write_text(work / "times.dat", data);
+  auto quoted = [](const std::string& s) {
+    std::string out = "'";
+    for (char ch : s) out += ch == '\'' ? std::string("''") : std::string(1, ch);
+    return out + "'";
+  };
+  const std::string script = fmt::format(
+      "set terminal {} size {},600 noenhanced\n"
+      "set output {}\n"
+      "set title {}\n"
+      "set ylabel 'time [ms]'\n"
+      "set yrange [0:*]\n"
+      "set style fill solid 0.6\n"
+      "set boxwidth 0.7\n"
+      "set xtics rotate by -45 font ',8'\n"
+      "set key top left\n"
+      "set grid ytics\n"
+      "plot {} using 0:2:xtic(1) with boxes title 'min', '' using 0:3 with points pt 7 title 'median'\n",
+      svg ? "svg" : "png", std::max<std::size_t>(800, 40 * rows.size() + 200), quoted(fs::absolute(file).string()),
+      quoted(title), quoted((work / "times.dat").string()));
+  write_text(work / "plot.gp", script);
+  const auto result =
+      run_process({gnuplot->string(), (work / "plot.gp").string()}, {.timeout = std::chrono::seconds(60)});
+  std::error_code ec;
+  fs::remove_all(work, ec);
+  if (!result.ok() || !fs::exists(file)) {
+    std::cerr << "rocmtpl-tune: --plot: gnuplot failed (exit " << result.exit_code << "): " << first_line(result.output)
+              << '\n';
+    return false;
+  }
+  std::cout << "wrote plot " << file.string() << '\n';
+  return true;
+}
+
+int run_gemm(const gemm_args& a) {
+  const auto problem = make_gemm_problem(a);
+  autotune_options o;
+  o.jobs = a.jobs;
+  o.bench.budget_ms = a.budget_ms;
+  o.verify = !a.no_verify;
+  o.isolate = !a.no_isolate;
+  o.max_candidates = a.top_k;
+  o.amd_archs = a.archs;
+  if (!a.db.empty()) o.database = a.db;
+
+  const auto& gpu = gpu_runtime::instance();
+  if (gpu.available() && o.isolate && !find_worker()) {
+    std::cerr << "rocmtpl-tune: rocmtpl-bench-worker not found (next to this program, on PATH or in "
+                 "ROCMTPL_BENCH_WORKER); benchmarking in this process\n";
+    o.isolate = false;
+  }
+  const auto rendered = render_candidates(problem, a.top_k);
+  std::cout << problem.description << ": " << rendered.size() << " candidate" << (rendered.size() == 1 ? "" : "s")
+            << (gpu.available() ? "" : ", compiled for " + fmt::format("{}", fmt::join(a.archs, ","))) << '\n';
+
+  const auto report = autotune(problem.tpl, problem.hints, o);
+
+  std::size_t compiled_ok = 0;
+  for (const auto& c : report.candidates) compiled_ok += c.result.status != candidate_status::compile_failed ? 1 : 0;
+  bool failed = false;
+  if (report.gpu) {
+    report.print_table(std::cout);
+    if (const auto* best = report.best()) {
+      const double tflops = best->result.min_ms > 0 ? problem.flops / (best->result.min_ms * 1e-3) / 1e12 : 0.0;
+      std::cout << fmt::format("winner: {} ({}), {:.4f} ms, {:.2f} TFLOP/s{}\n", short_name(rendered, *best),
+                               best->name, best->result.min_ms, tflops, best->result.verified ? ", verified" : "");
+    } else {
+      std::cerr << "rocmtpl-tune: no candidate ran" << (o.verify ? " and verified" : "") << "; see the table\n";
+      failed = true;
+    }
+    if (report.from_database) {
+      std::cout << "answered from the tuning database: nothing compiled or run\n";
+    } else {
+      std::cout << fmt::format("compiled {}, benchmarked {} in {:.1f} s on {} ({})\n", report.compiled,
+                               report.benchmarked, report.wall_seconds, report.key.device, report.key.arch);
+    }
+    std::cout << "tuning database " << (o.database.empty() ? tuning_db::default_path() : o.database).string()
+              << " (rocmtpl-tune db list)\n";
+  } else {
+    print_resource_table(std::cout, report, rendered);
+    std::cout << fmt::format("compiled {} of {} candidates in {:.1f} s ({} compiler runs)\n", compiled_ok,
+                             report.candidates.size(), report.wall_seconds, report.compiled);
+    std::cout << "benchmarking needs a GPU: " << report.gpu_status << '\n';
+    if (compiled_ok == 0) {
+      std::cerr << "rocmtpl-tune: no candidate compiled; see the table\n";
+      failed = true;
+    }
+  }
+
+  if (!a.json.empty()) {
+    auto j = report.to_json();
+    j["problem"] = problem.summary;
+    write_text(a.json, j.dump(2) + "\n");
+    std::cout << "wrote " << a.json << '\n';
+  }
+  if (!a.csv.empty()) {
+    write_csv(a.csv, report, rendered);
+    std::cout << "wrote " << a.csv << '\n';
+  }
+  if (!a.emit_source.empty()) {
+    // With a winner: its source; otherwise (no GPU, or nothing won) every candidate's.
+    const bool winner_only = report.winner.has_value();
+    const auto n = emit_sources(a.emit_source, report, rendered, winner_only);
+    std::cout << fmt::format("wrote {} {} to {}\n", n,
+                             winner_only ? "winner source"
+                             : n == 1    ? "source"
+                                         : "sources",
+                             a.emit_source);
+  }
+  if (!a.plot.empty() && !plot_times(a.plot, report, rendered, problem.description)) failed = true;
+  return failed ? 1 : 0;
+}
+
+// ---- db -----------------------------------------------------------------------------------------
+
+const measurement* winner_of(const tuning_record& rec) {
+  if (!rec.winner) return nullptr;
+  for (const auto& m : rec.measurements) {
+    if (m.candidate == *rec.winner) return &m;
+  }
+  return nullptr;
+}
+
+int db_list(const tuning_db& db) {
+  const auto records = db.list();
+  std::cout << "tuning database " << db.path().string() << ": " << records.size() << " record"
+            << (records.size() == 1 ? "" : "s") << '\n';
+  if (records.empty()) {
+    std::cout << "no tuning records\n";
+    return 0;
+  }
+  std::cout << fmt::format("{:<12}  {:<10} {:<8} {:<26} {:>5} {:>4} {:>10}  {}\n", "digest", "template", "arch",
+                           "device", "cands", "ok", "winner ms", "updated");
+  for (const auto& rec : records) {
+    std::size_t ok = 0;
+    for (const auto& m : rec.measurements) ok += m.status == candidate_status::ok ? 1 : 0;
+    const auto* w = winner_of(rec);
+    std::string device = rec.key.device.size() > 26 ? rec.key.device.substr(0, 25) + "~" : rec.key.device;
+    std::cout << fmt::format("{:<12}  {:<10} {:<8} {:<26} {:>5} {:>4} {:>10}  {}\n", rec.key.digest().substr(0, 12),
+                             rec.key.template_name, rec.key.arch, device, rec.measurements.size(), ok,
+                             w ? fmt::format("{:.4f}", w->min_ms) : std::string("-"), rec.updated_at);
+  }
+  return 0;
+}
+
+int db_show(const tuning_db& db, const std::string& prefix) {
+  std::vector<tuning_record> matches;
+  for (auto& rec : db.list()) {
+    if (rec.key.digest().starts_with(prefix)) matches.push_back(std::move(rec));
+  }
+  if (matches.empty()) {
+    throw std::runtime_error("no tuning record whose digest starts with '" + prefix + "' in " + db.path().string() +
+                             " (see rocmtpl-tune db list)");
+  }
+  if (matches.size() > 1) {
+    std::string digests;
+    for (const auto& r : matches) digests += (digests.empty() ? "" : ", ") + r.key.digest().substr(0, 12);
+    throw std::runtime_error("digest prefix '" + prefix + "' matches " + std::to_string(matches.size()) + " records (" +
+                             digests + "); give more digits");
+  }
+  const auto& rec = matches.front();
+  std::cout << "digest            " << rec.key.digest() << '\n'
+            << "template          " << rec.key.template_name << '\n'
+            << "problem           " << rec.key.problem << '\n'
+            << "runtime args      " << rec.key.runtime_args << '\n'
+            << "arch              " << rec.key.arch << '\n'
+            << "device            " << rec.key.device << '\n'
+            << "compiler          " << first_line(rec.key.compiler_version) << '\n'
+            << "library version   " << rec.key.library_version << '\n'
+            << "created           " << rec.created_at << '\n'
+            << "updated           " << rec.updated_at << '\n'
+            << "winner            " << rec.winner.value_or("none") << '\n';
+  std::vector<const measurement*> rows;
+  for (const auto& m : rec.measurements) rows.push_back(&m);
+  std::stable_sort(rows.begin(), rows.end(), [](const measurement* a, const measurement* b) {
+    const bool ao = a->status == candidate_status::ok && a->min_ms > 0;
+    const bool bo = b->status == candidate_status::ok && b->min_ms > 0;
+    if (ao != bo) return ao;
+    return ao && a->min_ms < b->min_ms;
+  });
+  std::cout << fmt::format("{:>4}  {:<14} {:>10} {:>10} {:>7} {:>5}  {:<6} {}\n", "rank", "status", "min ms", "median",
+                           "spread", "reps", "verify", "config");
+  std::size_t rank = 0;
+  for (const auto* m : rows) {
+    ++rank;
+    const bool won = rec.winner && *rec.winner == m->candidate;
+    const bool timed = m->status == candidate_status::ok && m->repetitions > 0;
+    auto ms = [&](double v) { return timed ? fmt::format("{:.4f}", v) : std::string("-"); };
+    std::cout << fmt::format("{:>4}  {:<14} {:>10} {:>10} {:>7} {:>5}  {:<6} {}{}{}\n", rank, to_string(m->status),
+                             ms(m->min_ms), ms(m->median_ms),
+                             timed ? fmt::format("{:.1f}%", 100.0 * m->spread) : std::string("-"), m->repetitions,
+                             m->verified ? "ok" : "-", m->config, won ? "  <- winner" : "",
+                             m->reason.empty() ? "" : "  (" + first_line(m->reason) + ")");
+  }
+  return 0;
+}
+
+int db_export(const tuning_db& db, const std::string& file) {
+  const std::string text = db.to_json().dump(2) + "\n";
+  if (file.empty() || file == "-") {
+    std::cout << text;
+  } else {
+    write_text(file, text);
+    std::cout << "wrote " << db.list().size() << " records to " << file << '\n';
+  }
+  return 0;
+}
+
+int db_clear(tuning_db& db, const std::optional<std::string>& template_name) {
+  const auto removed = db.erase(template_name);
+  std::cout << "removed " << removed << " tuning record" << (removed == 1 ? "" : "s")
+            << (template_name ? " of template '" + *template_name + "'" : std::string()) << " from "
+            << db.path().string() << '\n';
+  return 0;
+}
+
+// ---- command line -------------------------------------------------------------------------------
+
+// "gfx90a", "gfx940", "gfx1030", with optional feature suffixes ("gfx90a:xnack+").
+const CLI::Validator amd_arch_validator(
+    [](std::string& value) -> std::string {
+      static const std::regex pattern("gfx[0-9]{2,4}[a-z]?(:[a-z_-]+[+-])*");
+      if (std::regex_match(value, pattern)) return {};
+      return "'" + value + "' is not an AMD GPU target (gfx90a, gfx940, gfx1030, ...)";
+    },
+    "ARCH");
+
+// A positive (or, with allow_zero, non-negative) integer, with a message that says so.
+CLI::Validator count_validator(bool allow_zero) {
+  return CLI::Validator(
+      [allow_zero](std::string& value) -> std::string {
+        std::int64_t v = 0;
+        const char* end = value.data() + value.size();
+        auto [ptr, ec] = std::from_chars(value.data(), end, v);
+        if (ec == std::errc() && ptr == end && (v > 0 || (allow_zero && v == 0))) return {};
+        return "'" + value + "' is not a " + (allow_zero ? "non-negative" : "positive") + " integer";
+      },
+      allow_zero ? "INT>=0" : "INT>0");
+}
+
+// A positive finite number.
+const CLI::Validator positive_real_validator(
+    [](std::string& value) -> std::string {
+      char* end = nullptr;
+      const double v = std::strtod(value.c_str(), &end);
+      if (!value.empty() && end == value.c_str() + value.size() && v > 0 && std::isfinite(v)) return {};
+      return "'" + value + "' is not a positive number";
+    },
+    "NUMBER>0");
+
+const CLI::Validator plot_file_validator(
+    [](std::string& value) -> std::string {
+      const auto ext = fs::path(value).extension();
+      if (ext == ".png" || ext == ".svg") return {};
+      return "'" + value + "' must end in .png or .svg";
+    },
+    "FILE.png|FILE.svg");
+
+const CLI::Validator hex_validator(
+    [](std::string& value) -> std::string {
+      if (!value.empty() && value.find_first_not_of("0123456789abcdef") == std::string::npos) return {};
+      return "'" + value + "' is not a hex digest prefix (lowercase 0-9a-f, see rocmtpl-tune db list)";
+    },
+    "HEX");
+
+int run(int argc, char** argv) {
+  CLI::App app{"rocmtpl-tune: tune rocmtpl kernel templates and inspect the tuning database", "rocmtpl-tune"};
+  app.set_version_flag("--version", std::string("rocmtpl-tune ") + version_string);
+
+  gemm_args g;
+  auto* gemm = app.add_subcommand(
+      "gemm", "Tune the GEMM template for one problem: Y = act(alpha * X @ W + bias), X [M, K], W [K, N]");
+  gemm->add_option("--m", g.m, "rows of X and Y")->required()->check(count_validator(false));
+  gemm->add_option("--n", g.n, "columns of W and Y")->required()->check(count_validator(false));
+  gemm->add_option("--k", g.k, "columns of X, rows of W")->required()->check(count_validator(false));
+  gemm->add_option("--batch", g.batch, "batch count (adds a leading batch dimension when > 1)")
+      ->check(count_validator(false))
+      ->capture_default_str();
+  gemm->add_option("--dtype", g.dtype_name, "element type of X, W, bias and Y")
+      ->check(CLI::IsMember({"f32", "f16", "bf16"}))
+      ->capture_default_str();
+  gemm->add_option("--layout", g.layout_name, "X and W storage: r = row-major, c = column-major")
+      ->check(CLI::IsMember({"rr", "rc", "cr", "cc"}))
+      ->capture_default_str();
+  gemm->add_option("--epilogue", g.epilogue, "activation applied after the bias")
+      ->check(CLI::IsMember({"none", "relu", "gelu", "silu", "sigmoid"}))
+      ->capture_default_str();
+  gemm->add_option("--alpha", g.alpha, "scale of X @ W")->capture_default_str();
+  gemm->add_flag("--bias", g.bias, "add a bias of N values broadcast along the rows");
+  gemm->add_option("--symbolic", g.symbolic,
+                   "sizes that are kernel arguments instead of constants (M,N,K,B); --m/--n/--k/--batch give their "
+                   "values for benchmarking")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"M", "N", "K", "B"}, CLI::ignore_case));
+  gemm->add_option("--arch", g.archs, "AMD targets compiled for when there is no GPU")
+      ->delimiter(',')
+      ->check(amd_arch_validator)
+      ->capture_default_str();
+  gemm->add_option("--top-k", g.top_k, "candidates tried: the template's first N ranked configurations (0: all)")
+      ->check(count_validator(true))
+      ->capture_default_str();
+  gemm->add_option("--jobs", g.jobs, "parallel compiles (0: two per core)")->check(count_validator(true));
+  gemm->add_option("--budget-ms", g.budget_ms, "GPU time spent timing each candidate")
+      ->check(positive_real_validator)
+      ->capture_default_str();
+  gemm->add_flag("--no-verify", g.no_verify, "do not check candidates against the reference kernel");
+  gemm->add_flag("--no-isolate", g.no_isolate, "benchmark in this process instead of rocmtpl-bench-worker");
+  gemm->add_option("--db", g.db, "tuning database file (default: <cache>/tuning.sqlite3, ROCMTPL_CACHE_DIR)");
+  gemm->add_option("--json", g.json, "write the full report as JSON");
+  gemm->add_option("--csv", g.csv, "write the ranked candidates as CSV");
+  gemm->add_option("--emit-source", g.emit_source,
+                   "write the winner's HIP source into DIR (every candidate's when there is no winner)")
+      ->type_name("DIR");
+  gemm->add_option("--plot", g.plot, "draw the candidates' times with gnuplot (PNG or SVG by extension)")
+      ->check(plot_file_validator);
+
+  std::string db_file;
+  auto* db = app.add_subcommand("db", "Inspect or clear the tuning database");
+  db->add_option("--db", db_file, "database file (default: <cache>/tuning.sqlite3, ROCMTPL_CACHE_DIR)");
+  db->fallthrough();
+  auto* db_list_cmd = db->add_subcommand("list", "One line per tuning record");
+  std::string show_prefix;
+  auto* db_show_cmd = db->add_subcommand("show", "Everything about one record");
+  db_show_cmd->add_option("digest-prefix", show_prefix, "leading digits of the record's digest")
+      ->required()
+      ->check(hex_validator);
+  std::string export_file;
+  auto* db_export_cmd = db->add_subcommand("export", "All records as JSON");
+  db_export_cmd->add_option("file", export_file, "output file (default: standard output)");
+  std::string clear_template;
+  auto* db_clear_cmd = db->add_subcommand("clear", "Remove records");
+  auto* template_option = db_clear_cmd->add_option("--template", clear_template, "only this template's records");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
+    std::cerr << "rocmtpl-tune: " << first_line(e.what()) << " (see rocmtpl-tune --help)\n";
+    return 2;
+  }
+
+  if (!gemm->parsed() && !db->parsed()) throw usage_error("a command is required: gemm or db");
+  if (gemm->parsed()) {
+    if (g.layout_name.size() != 2) throw usage_error("--layout must be rr, rc, cr or cc");
+    // --symbolic accepts m,n,k,b too; the symbols are the upper-case names, each once.
+    for (auto& s : g.symbolic)
+      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+    std::sort(g.symbolic.begin(), g.symbolic.end());
+    g.symbolic.erase(std::unique(g.symbolic.begin(), g.symbolic.end()), g.symbolic.end());
+    return run_gemm(g);
+  }
+  tuning_db database(db_file.empty() ? tuning_db::default_path() : fs::path(db_file));
+  if (db_list_cmd->parsed()) return db_list(database);
+  if (db_show_cmd->parsed()) return db_show(database, show_prefix);
+  if (db_export_cmd->parsed()) return db_export(database, export_file);
+  if (db_clear_cmd->parsed()) {
+    return db_clear(database, template_option->count() > 0 ? std::optional<std::string>(clear_template) : std::nullopt);
+  }
+  throw usage_error("db: a command is required: list, show, export or clear");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const usage_error& e) {
+    std::cerr << "rocmtpl-tune: " << e.what() << " (see rocmtpl-tune --help)\n";
+    return 2;
+  } catch (const rocmtpl::runtime::compile_error& e) {
+    // The log can be long: the headline and where the full text is.
+    std::cerr << "rocmtpl-tune: " << without_library_prefix(first_line(e.what())) << '\n';
+    return 1;
+  } catch (const rocmtpl::error& e) {
+    std::cerr << "rocmtpl-tune: " << without_library_prefix(e.what()) << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "rocmtpl-tune: " << without_library_prefix(e.what()) << '\n';
+    return 1;
+  }
+}
