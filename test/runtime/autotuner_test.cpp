@@ -123,10 +123,16 @@ TEST(Benchmark, TolerancesAreDtypeAware) {
   EXPECT_EQ(default_tolerance(dtype::i32), 0.0);
 }
 
-TEST(Benchmark, BenchNeedsAGpu) {
+TEST(Benchmark, HelperKernelsBuildForAmdAndTheBenchNeedsAGpu) {
   if (gpu_runtime::instance().available()) GTEST_SKIP() << "a GPU is present";
-  rocm_benchmark_request r;
-  EXPECT_THROW(bench(r, *static_cast<const utility_kernels*>(nullptr)), no_gpu_error);
+  if (!have_hipcc()) GTEST_SKIP() << "hipcc not found";
+  temp_dir dir;
+  code_cache cache(dir.path / "kernels");
+  // The fill/compare kernels build for AMD and load without a GPU...
+  const utility_kernels util(utility_kernels::build(cache, compiler::find(target_platform::amd), amd_compile_options()));
+  // ...but a bench allocates device memory: a typed no-GPU error, never a crash.
+  const auto caller = symbolic_gemm().generate(gemm_config{}, {{"M", 8}});
+  EXPECT_THROW(bench(caller.bmreq(), util), no_gpu_error);
 }
 
 TEST(WorkerProtocol, RequestRoundTripsThroughJson) {
