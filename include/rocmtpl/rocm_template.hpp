@@ -193,10 +193,11 @@ class rocm_template {
     }
   }
 
-  /// @brief generate() for every configuration of the policy's search space.
+  /// @brief generate() for every configuration of the policy's search space for this problem
+  /// (`configs(context, hints)` when the policy ranks per problem, else `configs()`).
   [[nodiscard]] std::vector<rocm_template_caller> generate_all(const size_hints& hints = {}) const {
     std::vector<rocm_template_caller> out;
-    for (const auto& config : policy_.configs()) out.push_back(generate(config, hints));
+    for (const auto& config : detail::problem_configs(policy_, *context_, hints)) out.push_back(generate(config, hints));
     return out;
   }
 
@@ -262,3 +263,5 @@ class rocm_template {
 }  // namespace rocmtpl
 
 #include <rocmtpl/templates/gemm.hpp>
+#include <rocmtpl/rocm_cpp_scheduling.hpp>
+#include <rocmtpl/module.hpp>

@@ -16,6 +16,7 @@
 #include <rocmtpl/runtime/gpu_runtime.hpp>
 #include <rocmtpl/runtime/kernel_call.hpp>
 #include <rocmtpl/runtime/measure.hpp>
+#include <rocmtpl/runtime/module_loader.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/resource_usage.hpp>
 #include <rocmtpl/runtime/shared_library.hpp>

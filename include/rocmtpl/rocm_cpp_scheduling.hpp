@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief rocm_cpp_scheduling: turns chosen template buffers into named, deduplicated kernels and
+/// the host code that calls them (the reference's ROCmCPPScheduling plus
+/// ROCmTemplateKernel.call_kernel), and elementwise_policy, the kernel an epilogue becomes when
+/// the template before it does not fuse it.
+///
+/// What it does like the reference (reference/inductor-behaviour.md §1.4, §1.9, §1.10):
+/// - define_kernel() deduplicates by the source with the `KERNEL_NAME` placeholder still in it,
+///   names a new kernel `rocm_<fused origins>_<n>` with `n` from a per-scheduler counter (so the
+///   names depend only on the order of definitions and are stable across runs), replaces the
+///   placeholder and keeps a metadata comment with the origins;
+/// - codegen_template() re-renders a chosen template with its epilogue nodes and defines it;
+/// - call_kernel() emits the call with the workspace allocation and release around it.
+///
+/// What it does differently:
+/// - the placeholder is replaced as a whole identifier only (`KERNEL_NAME_X` stays);
+/// - a refused epilogue is an exception carrying the template's reason (fusion_error), or a
+///   fusion_decision from can_fuse_epilogues(), instead of an assertion;
+/// - with entry_linkage::internal (modules) the kernel's entry point becomes a `static` function,
+///   so that only the module's own entry point is exported;
+/// - the workspace of each call is queried through the kernel's own C ABI at run time (so it may
+///   depend on symbolic sizes), not fixed at code generation.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/codegen/concepts.hpp>
+#include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/ir/buffer.hpp>
+#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/rocm_template_buffer.hpp>
+#include <rocmtpl/templates/gemm.hpp>
+
+namespace rocmtpl {
+
+/// @brief The placeholder kernel name that make_kernel_render() renders with.
+inline constexpr std::string_view kernel_name_placeholder = "KERNEL_NAME";
+
+/// @brief One node a kernel was generated from: its graph name and its op (the template name).
+struct kernel_origin {
+  std::string node;  ///< graph name of the node's output, e.g. `h`
+  std::string op;    ///< the op, e.g. `gemm`
+
+  friend bool operator==(const kernel_origin&, const kernel_origin&) = default;
+};
+
+/// @brief How define_kernel() exposes a kernel's entry point.
+enum class entry_linkage {
+  exported,  ///< `extern "C" PT_EXPORT int name(...)`: one kernel per library (the reference's way)
+  internal   ///< `static int name(...)` inside `namespace name_ns`: one of several kernels in a module
+};
+
+/// @brief A kernel defined by rocm_cpp_scheduling::define_kernel().
+struct kernel_definition {
+  std::string name;                    ///< `rocm_<fused origins>_<n>`
+  std::string source;                  ///< the source with the placeholder replaced
+  std::string source_hash;             ///< xxh3-64 of `source`, 16 hex digits
+  std::vector<kernel_origin> origins;  ///< every node scheduled onto this kernel, in order
+
+  /// @brief The metadata comment (the reference's kernel path and origins lines), C++ style:
+  /// @code{.unparsed}
+  /// // kernel rocm_fused_gemm_0, source hash 0123456789abcdef
+  /// // Topologically Sorted Source Nodes: [h, y], Original ops: [gemm]
+  /// // Source node to op mapping:
+  /// //   h => gemm
+  /// //   y => gemm
+  /// @endcode
+  [[nodiscard]] std::string metadata_comment() const {
+    std::string nodes;
+    std::vector<std::string> ops;
+    for (const auto& o : origins) {
+      nodes += (nodes.empty() ? "" : ", ") + o.node;
+      if (std::find(ops.begin(), ops.end(), o.op) == ops.end()) ops.push_back(o.op);
+    }
+    std::sort(ops.begin(), ops.end());
+    std::string op_list;
+    for (const auto& op : ops) op_list += (op_list.empty() ? "" : ", ") + op;
+    std::string out = "// kernel " + name + ", source hash " + source_hash + "\n";
+    out += "// Topologically Sorted Source Nodes: [" + nodes + "], Original ops: [" + op_list + "]\n";
+    out += "// Source node to op mapping:\n";
+    for (const auto& o : origins) out += "//   " + o.node + " => " + o.op + "\n";
+    return out;
+  }
+};
+
+/// @brief A chosen template as the scheduler sees it: the template buffer, the graph name of its
+/// output (templates name their output `buf_out`) and, where the template's input buffers are not
+/// named as in the graph, the graph name of each.
+struct scheduler_node {
+  std::string name;                                  ///< graph name of the output
+  rocm_template_buffer node;                         ///< the chosen template
+  std::map<std::string, std::string> input_names{};  ///< template input name -> graph name (identity when absent)
+
+  /// @brief The graph name a buffer of this node's kernel stands for.
+  [[nodiscard]] std::string graph_name(const std::string& kernel_buffer) const {
+    if (kernel_buffer == node.name()) return name;
+    if (auto it = input_names.find(kernel_buffer); it != input_names.end()) return it->second;
+    return kernel_buffer;
+  }
+};
+
+/// @brief A template refused to fuse epilogue nodes. Carries the template's reason.
+class fusion_error : public invalid_argument_error {
+ public:
+  /// @param template_name the template that refused
+  /// @param node the graph name of the template node
+  /// @param epilogues the graph names of the epilogue nodes
+  /// @param reason the template's own message
+  fusion_error(std::string template_name, std::string node, std::vector<std::string> epilogues, std::string reason)
+      : invalid_argument_error(message(template_name, node, epilogues, reason)),
+        template_name_(std::move(template_name)),
+        node_(std::move(node)),
+        epilogues_(std::move(epilogues)),
+        reason_(std::move(reason)) {}
+
+  /// @brief The template that refused.
+  [[nodiscard]] const std::string& template_name() const noexcept { return template_name_; }
+  /// @brief The graph name of the template node.
+  [[nodiscard]] const std::string& node() const noexcept { return node_; }
+  /// @brief The graph names of the epilogue nodes.
+  [[nodiscard]] const std::vector<std::string>& epilogues() const noexcept { return epilogues_; }
+  /// @brief Why, in the template's words.
+  [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  static std::string message(const std::string& t, const std::string& node, const std::vector<std::string>& epilogues,
+                             const std::string& reason) {
+    std::string list;
+    for (const auto& e : epilogues) list += (list.empty() ? "" : ", ") + e;
+    return "rocmtpl: rocm_cpp_scheduling: template '" + t + "' of node '" + node + "' does not fuse epilogue nodes [" +
+           list + "]: " + reason;
+  }
+
+  std::string template_name_;
+  std::string node_;
+  std::vector<std::string> epilogues_;
+  std::string reason_;
+};
+
+/// @brief Whether a template fuses a list of epilogue nodes, and why not.
+struct fusion_decision {
+  bool fused = false;  ///< true when the template renders with the epilogues fused
+  std::string reason;  ///< the template's reason when it refuses; empty otherwise
+
+  [[nodiscard]] explicit operator bool() const noexcept { return fused; }
+};
+
+/// @brief One kernel call emitted by call_kernel(), as data (graph names; what a module plans with).
+struct kernel_call {
+  std::string kernel_name;                  ///< the kernel's name
+  std::string callee;                       ///< the C expression to call (`rocm_x_0_ns::rocm_x_0` for internal linkage)
+  std::vector<std::string> input_buffers;   ///< graph names of the tensor inputs, in parameter order
+  std::vector<std::string> output_buffers;  ///< graph names of the tensor outputs, in parameter order
+  std::vector<std::string> size_args;       ///< size symbols passed, in parameter order
+  std::vector<runtime_arg_value> runtime_args;  ///< runtime argument values, in parameter order
+  std::vector<kernel_origin> origins;           ///< the nodes this call computes
+};
+
+/// @brief Partial scheduling for ROCm C++ templates (the reference's ROCmCPPScheduling).
+///
+/// It defines kernels (deduplicated by source), renders template nodes with epilogues where the
+/// template fuses them, and writes the host code that calls the kernels: workspace queries into
+/// query_code() and the calls into wrapper_code(). That host code expects these names in scope:
+/// `stream` (the stream), `workspace` (`uint8_t*`, the caller's workspace), `rocmtpl_scratch_bytes`
+/// (`size_t`, the query code raises it to the largest per-call workspace) and
+/// `rocmtpl_scratch_offset` (`size_t`, where the per-call workspace starts in `workspace`);
+/// module.hpp's emit_module() provides them.
+/// @code{.cpp}
+/// rocmtpl::rocm_cpp_scheduling sched;
+/// auto call = sched.codegen_template({"h", caller.output_node()});
+/// sched.kernels().front().source;   // the kernel, named call.kernel_name
+/// sched.wrapper_code().str();       // the host code that calls it
+/// @endcode
+class rocm_cpp_scheduling {
+ public:
+  /// @brief Scheduler settings.
+  struct options {
+    /// @brief Exported entry points (one library per kernel) or static ones (a module).
+    entry_linkage linkage = entry_linkage::exported;
+    /// @brief Name kernels after their origins (`rocm_fused_gemm_0`); off: `rocm_0` (the reference's
+    /// config.triton.descriptive_names).
+    bool descriptive_names = true;
+  };
+
+  /// @brief What codegen_template() produced.
+  struct template_codegen {
+    std::string kernel_name;                       ///< the defined (or reused) kernel
+    std::shared_ptr<rocm_template_kernel> kernel;  ///< the kernel object the template rendered into
+    std::vector<kernel_origin> origins;            ///< the template node, then its fused epilogues
+  };
+
+  rocm_cpp_scheduling() = default;
+  explicit rocm_cpp_scheduling(options opts) : options_(opts) {}
+
+  /// @brief The settings.
+  [[nodiscard]] const options& get_options() const noexcept { return options_; }
+
+  /// @brief The next suffix of the per-scheduler counter: "0", "1", ... (the reference's
+  /// wrapper.next_kernel_suffix()).
+  [[nodiscard]] std::string next_kernel_suffix() { return std::to_string(suffix_++); }
+
+  /// @brief `fused_<ops>`: the sorted, unique op names of the origins, made identifier-safe (the
+  /// reference's get_fused_kernel_name); empty when there are no origins.
+  [[nodiscard]] static std::string fused_kernel_name(const std::vector<kernel_origin>& origins) {
+    std::vector<std::string> ops;
+    for (const auto& o : origins) {
+      std::string op;
+      for (char c : o.op) op += ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) ? c : '_';
+      if (!op.empty() && std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+    }
+    if (ops.empty()) return {};
+    std::sort(ops.begin(), ops.end());
+    std::string out = "fused";
+    for (const auto& op : ops) out += "_" + op;
+    return out;
+  }
+
+  /// @brief The namespace that holds an internal kernel in a module: `<kernel name>_ns`.
+  [[nodiscard]] static std::string kernel_namespace(const std::string& kernel_name) { return kernel_name + "_ns"; }
+
+  /// @brief Defines a kernel from a source that still has the `KERNEL_NAME` placeholder, or
+  /// returns the name of the kernel already defined from the same source.
+  ///
+  /// A new kernel is named `rocm_<fused origins>_<n>`; the placeholder is replaced as a whole
+  /// identifier; with entry_linkage::internal the entry point `extern "C" PT_EXPORT int <name>(`
+  /// becomes `static int <name>(`. A reused kernel adds `node_schedule` to its origins.
+  /// @param src_code the rendered source, placeholder included (the dedup key)
+  /// @param node_schedule the nodes the kernel computes (template first)
+  /// @return the kernel name
+  /// @throws invalid_argument_error when the source has no placeholder, or (internal linkage) no
+  /// entry point declared as def_kernel() declares it.
+  std::string define_kernel(const std::string& src_code, const std::vector<kernel_origin>& node_schedule) {
+    if (auto it = src_to_kernel_.find(src_code); it != src_to_kernel_.end()) {
+      auto& def = kernels_[it->second];
+      def.origins.insert(def.origins.end(), node_schedule.begin(), node_schedule.end());
+      return def.name;
+    }
+    if (!contains_identifier(src_code, kernel_name_placeholder)) {
+      throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: define_kernel: the source has no '" +
+                                   std::string(kernel_name_placeholder) +
+                                   "' placeholder; render it through rocm_template_buffer::make_kernel_render()");
+    }
+    const std::string fused = options_.descriptive_names ? fused_kernel_name(node_schedule) : std::string();
+    const std::string name = "rocm_" + (fused.empty() ? std::string() : fused + "_") + next_kernel_suffix();
+    std::string source = replace_identifier(src_code, kernel_name_placeholder, name);
+    if (options_.linkage == entry_linkage::internal) {
+      const std::string exported = "extern \"C\" PT_EXPORT int " + name + "(";
+      const auto pos = source.find(exported);
+      if (pos == std::string::npos) {
+        throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: define_kernel: kernel " + name +
+                                     " declares no entry point 'extern \"C\" PT_EXPORT int " +
+                                     std::string(kernel_name_placeholder) +
+                                     "(' (declare it with rocm_template_kernel::def_kernel)");
+      }
+      source.replace(pos, exported.size(), "static int " + name + "(");
+    }
+    kernel_definition def{name, std::move(source), {}, node_schedule};
+    def.source_hash = detail::hash_hex(def.source);
+    src_to_kernel_.emplace(src_code, kernels_.size());
+    kernels_.push_back(std::move(def));
+    return name;
+  }
+
+  /// @brief Asks the template whether it renders with these epilogue nodes fused. Defines nothing.
+  /// @return fused, or the template's reason for refusing
+  /// @throws what the template throws for reasons other than the epilogues (nothing else is caught
+  /// when the list is empty)
+  [[nodiscard]] fusion_decision can_fuse_epilogues(const scheduler_node& template_node,
+                                                   const std::vector<scheduler_node>& epilogue_nodes) const {
+    try {
+      (void)render(template_node, epilogue_nodes);
+      return {true, {}};
+    } catch (const fusion_error& e) {
+      return {false, e.reason()};
+    }
+  }
+
+  /// @brief Renders a chosen template with its epilogue nodes fused, defines the kernel and emits
+  /// its call (the reference's codegen_template). Nothing is defined or emitted when it throws.
+  /// @param template_node the template node
+  /// @param epilogue_nodes nodes to fuse after it (their outputs are passed to make_kernel_render
+  /// under their graph names)
+  /// @return the kernel name, the rendered kernel and the origins
+  /// @throws fusion_error when the template refuses the epilogue nodes (reason() says why)
+  /// @throws invalid_argument_error for a source without placeholder or entry point (see define_kernel)
+  template_codegen codegen_template(const scheduler_node& template_node,
+                                    const std::vector<scheduler_node>& epilogue_nodes = {}) {
+    auto [kernel, source] = render(template_node, epilogue_nodes);
+    std::vector<kernel_origin> origins{{template_node.name, template_node.node.template_name()}};
+    for (const auto& e : epilogue_nodes) origins.push_back({e.name, e.node.template_name()});
+    auto name = define_kernel(source, origins);
+    call_kernel(name, *kernel, template_node, origins);
+    return {std::move(name), std::move(kernel), std::move(origins)};
+  }
+
+  /// @brief Emits the host code that calls a defined kernel (the reference's
+  /// ROCmTemplateKernel.call_kernel): into query_code(), the kernel's workspace query (null tensors,
+  /// real sizes) raising `rocmtpl_scratch_bytes`; into wrapper_code(), the allocation of its
+  /// workspace from the scratch region (when it needs any), the call with the tensors under their
+  /// graph names, the size symbols and the runtime argument values, the status check and the release.
+  /// @param kernel_name a name returned by define_kernel()
+  /// @param kernel the kernel the template rendered into (its arguments)
+  /// @param node the template node (graph names of its buffers)
+  /// @param origins the nodes the call computes (for the comment); defaults to the template node
+  void call_kernel(const std::string& kernel_name, const rocm_template_kernel& kernel, const scheduler_node& node,
+                   std::vector<kernel_origin> origins = {}) {
+    if (origins.empty()) origins.push_back({node.name, node.node.template_name()});
+    kernel_call call;
+    call.kernel_name = kernel_name;
+    call.callee =
+        options_.linkage == entry_linkage::internal ? kernel_namespace(kernel_name) + "::" + kernel_name : kernel_name;
+    for (const auto& t : kernel.args().inputs()) call.input_buffers.push_back(node.graph_name(t.node.name()));
+    for (const auto& t : kernel.args().outputs()) call.output_buffers.push_back(node.graph_name(t.node.name()));
+    call.size_args = kernel.args().size_symbols();
+    call.runtime_args = kernel.runtime_arg_values();
+    if (call.runtime_args.size() != kernel.args().runtime_args().size()) {
+      throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: call_kernel: kernel " + kernel_name + " has " +
+                                   std::to_string(kernel.args().runtime_args().size()) +
+                                   " runtime arguments but no values for them");
+    }
+    call.origins = std::move(origins);
+    const std::string index = std::to_string(calls_.size());
+    const std::string bytes = "rocmtpl_call" + index + "_workspace";
+
+    auto args = [&](bool query) {
+      std::string s;
+      auto add = [&](const std::string& a) { s += (s.empty() ? "" : ", ") + a; };
+      for (const auto& b : call.input_buffers) add(query ? "nullptr" : b);
+      for (const auto& b : call.output_buffers) add(query ? "nullptr" : b);
+      for (const auto& a : call.size_args) add(a);
+      for (std::size_t i = 0; i < call.runtime_args.size(); ++i) {
+        add("static_cast<" + kernel.args().runtime_args()[i].ty + ">(" + std::to_string(call.runtime_args[i]) + ")");
+      }
+      add(query ? "&" + bytes : "nullptr");
+      add(query ? "nullptr" : "rocmtpl_call_workspace");
+      add("stream");
+      return s;
+    };
+    std::string what;
+    for (const auto& o : call.origins) what += (what.empty() ? "" : ", ") + o.node + " = " + o.op;
+    std::string inputs;
+    for (const auto& b : call.input_buffers) inputs += (inputs.empty() ? "" : ", ") + b;
+
+    query_.writeline("// " + kernel_name + " (" + what + "): workspace query");
+    query_.writeline("size_t " + bytes + " = 0;");
+    query_.writeline("if (const int rocmtpl_status = " + call.callee + "(" + args(true) +
+                     "); rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;");
+    query_.writeline("rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, " + bytes + ");");
+
+    wrapper_.writeline("// " + what + " (" + inputs + "): " + kernel_name);
+    wrapper_.writeline("{");
+    {
+      auto scope = wrapper_.indent();
+      wrapper_.writeline("// allocate the call's workspace from the scratch region");
+      wrapper_.writeline("uint8_t* rocmtpl_call_workspace = " + bytes +
+                         " > 0 ? workspace + rocmtpl_scratch_offset : nullptr;");
+      wrapper_.writeline("const int rocmtpl_status = " + call.callee + "(" + args(false) + ");");
+      wrapper_.writeline("if (rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;");
+      wrapper_.writeline("// release: the next call reuses the scratch region (same stream, so in order)");
+    }
+    wrapper_.writeline("}");
+    calls_.push_back(std::move(call));
+  }
+
+  /// @brief Kernels defined so far, in definition order.
+  [[nodiscard]] const std::vector<kernel_definition>& kernels() const noexcept { return kernels_; }
+  /// @brief Calls emitted so far, in order.
+  [[nodiscard]] const std::vector<kernel_call>& calls() const noexcept { return calls_; }
+  /// @brief The workspace queries of the calls (host code).
+  [[nodiscard]] const indented_buffer& query_code() const noexcept { return query_; }
+  /// @brief The calls (host code, the reference's wrapper code).
+  [[nodiscard]] const indented_buffer& wrapper_code() const noexcept { return wrapper_; }
+  /// @brief The kernel defined from a placeholder source, if any.
+  [[nodiscard]] std::optional<std::string> kernel_for_source(const std::string& src_code) const {
+    if (auto it = src_to_kernel_.find(src_code); it != src_to_kernel_.end()) return kernels_[it->second].name;
+    return std::nullopt;
+  }
+
+ private:
+  struct rendered {
+    std::shared_ptr<rocm_template_kernel> kernel;
+    std::string source;
+  };
+
+  // Renders with the epilogues; a refusal (any invalid_argument_error while epilogues are given)
+  // becomes a fusion_error carrying the template's message.
+  [[nodiscard]] static rendered render(const scheduler_node& template_node,
+                                       const std::vector<scheduler_node>& epilogue_nodes) {
+    std::vector<buffer> epilogue_buffers;
+    epilogue_buffers.reserve(epilogue_nodes.size());
+    for (const auto& e : epilogue_nodes) epilogue_buffers.emplace_back(e.name, e.node.get_layout());
+    try {
+      auto [kernel, render_fn] = template_node.node.make_kernel_render(epilogue_buffers);
+      if (!kernel || !render_fn) {
+        throw error("rocmtpl: rocm_cpp_scheduling: make_kernel_render of node '" + template_node.name +
+                    "' returned no kernel or no render function");
+      }
+      auto source = render_fn();
+      return {std::move(kernel), std::move(source)};
+    } catch (const fusion_error&) {
+      throw;
+    } catch (const invalid_argument_error& e) {
+      if (epilogue_nodes.empty()) throw;
+      std::vector<std::string> names;
+      for (const auto& n : epilogue_nodes) names.push_back(n.name);
+      throw fusion_error(template_node.node.template_name(), template_node.name, std::move(names), e.what());
+    }
+  }
+
+  static bool is_ident_char(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }
+
+  // Positions where `word` occurs as a whole identifier.
+  template <class F>
+  static void for_each_identifier(std::string_view text, std::string_view word, F&& f) {
+    for (auto pos = text.find(word); pos != std::string_view::npos; pos = text.find(word, pos + 1)) {
+      const bool start = pos == 0 || !is_ident_char(text[pos - 1]);
+      const bool end = pos + word.size() == text.size() || !is_ident_char(text[pos + word.size()]);
+      if (start && end) f(pos);
+    }
+  }
+
+  static bool contains_identifier(std::string_view text, std::string_view word) {
+    bool found = false;
+    for_each_identifier(text, word, [&](std::size_t) { found = true; });
+    return found;
+  }
+
+  static std::string replace_identifier(std::string_view text, std::string_view word, std::string_view with) {
+    std::string out;
+    out.reserve(text.size() + 64);
+    std::size_t last = 0;
+    for_each_identifier(text, word, [&](std::size_t pos) {
+      out.append(text.substr(last, pos - last)).append(with);
+      last = pos + word.size();
+    });
+    out.append(text.substr(last));
+    return out;
+  }
+
+  options options_{};
+  std::size_t suffix_ = 0;
+  std::map<std::string, std::size_t, std::less<>> src_to_kernel_;
+  std::vector<kernel_definition> kernels_;
+  std::vector<kernel_call> calls_;
+  indented_buffer query_;
+  indented_buffer wrapper_;
+};
+
+}  // namespace rocmtpl
+
+namespace rocmtpl::templates {
+
+/// @brief Tunable launch shape of elementwise_policy.
+struct elementwise_config {
+  int block_threads = 256;  ///< threads per block (a multiple of 64, at most 1024)
+
+  /// @brief `{.block_threads = 256}`.
+  [[nodiscard]] std::string to_string() const { return "{.block_threads = " + std::to_string(block_threads) + "}"; }
+  friend constexpr bool operator==(const elementwise_config&, const elementwise_config&) = default;
+  friend constexpr auto operator<=>(const elementwise_config&, const elementwise_config&) = default;
+};
+
+/// @brief (field, value) pairs of an elementwise configuration.
+[[nodiscard]] inline std::vector<std::pair<std::string, std::string>> describe(const elementwise_config& c) {
+  return {{"block_threads", std::to_string(c.block_threads)}};
+}
+
+/// @brief Options of an elementwise epilogue: Y = act(X + Bias), computed in fp32.
+struct elementwise_options {
+  activation act = activation::none;  ///< applied after the bias
+};
+
+/// @brief The elementwise epilogue as a kernel of its own: `Y = act(X + Bias)` on matrices, for
+/// an epilogue that the template before it does not fuse (bias + gelu after a GEMM).
+///
+/// Inputs in template order: X [M, N], optional Bias (rank 1 [N] broadcast along rows, or rank 2
+/// [M, N]); any strides and offsets, static or symbolic sizes; f32, f16 and bf16.
+class elementwise_policy {
+ public:
+  using policy_concept = kernel_template_tag;
+  using config_type = elementwise_config;
+
+  explicit elementwise_policy(elementwise_options options = {}) : options_(options) {}
+
+  /// @brief "elementwise".
+  [[nodiscard]] static std::string_view name() noexcept { return "elementwise"; }
+  [[nodiscard]] const elementwise_options& options() const noexcept { return options_; }
+
+  /// @brief 128, 256 and 512 threads per block.
+  [[nodiscard]] std::vector<elementwise_config> configs() const { return {{128}, {256}, {512}}; }
+
+  /// @brief Renders the complete translation unit.
+  /// @throws invalid_argument_error for an invalid configuration, inputs of the wrong rank or
+  /// shape, or an unsupported dtype.
+  [[nodiscard]] std::string render(rocm_template_kernel& kernel, const template_context& ctx,
+                                   const elementwise_config& config) const {
+    if (config.block_threads < 64 || config.block_threads > 1024 || config.block_threads % 64 != 0) {
+      throw invalid_argument_error("rocmtpl: elementwise: invalid config " + config.to_string() +
+                                   ": block_threads must be a multiple of 64 from 64 to 1024");
+    }
+    const buffer* x = ctx.input(0);
+    const buffer* bias = ctx.input(1);
+    const buffer& y = ctx.output_node();
+    check_problem(x, bias, y);
+    const bool has_bias = bias != nullptr;
+    std::vector<const buffer*> inputs{x};
+    if (has_bias) inputs.push_back(bias);
+    const std::string signature =
+        kernel.def_kernel(inputs, {&y}, has_bias ? "X, Bias, Y" : "X, Y", ctx.input_reorder());
+    const auto symbols = kernel.args().size_symbols();
+
+    std::string params = "const " + storage(*x) + "* __restrict__ X, ";
+    params += has_bias ? "const " + storage(*bias) + "* __restrict__ Bias, " : std::string();
+    params += storage(y) + "* __restrict__ Y";
+    std::string args = has_bias ? "X, Bias, Y" : "X, Y";
+    for (const auto& s : symbols) {
+      params += ", int64_t " + s;
+      args += ", " + s;
+    }
+
+    indented_buffer src;
+    src.write_verbatim(ctx.header());
+    src.writeline("");
+    src.write_verbatim(ctx.globals());
+    src.writeline("");
+    src.writeline("// elementwise: Y = " + std::string(to_string(options_.act)) + "(X" + (has_bias ? " + Bias" : "") +
+                  ")");
+    src.writeline("// X " + x->get_layout().to_string());
+    if (has_bias) src.writeline("// Bias " + bias->get_layout().to_string());
+    src.writeline("// Y " + y.get_layout().to_string());
+    src.writeline("namespace {");
+    src.writeline("");
+    src.writeline("constexpr int block_threads = " + std::to_string(config.block_threads) + ";");
+    src.writeline("");
+    src.writeline(activation_function());
+    src.writeline("");
+    src.writeline("__global__ void __launch_bounds__(block_threads) elementwise_kernel(" + params + ") {");
+    {
+      auto body = src.indent();
+      auto line = [&](const std::string& n, const std::string& e) {
+        src.writeline("const int64_t " + n + " = " + e + ";");
+      };
+      line("m_size", kernel.size(x, 0));
+      line("n_size", kernel.size(x, 1));
+      line("x_stride_m", kernel.stride(x, 0));
+      line("x_stride_n", kernel.stride(x, 1));
+      line("x_offset", kernel.offset(x));
+      if (has_bias) {
+        const bool rank1 = bias->get_layout().rank() == 1;
+        line("bias_stride_m", rank1 ? "0" : kernel.stride(bias, 0));
+        line("bias_stride_n", rank1 ? kernel.stride(bias, 0) : kernel.stride(bias, 1));
+        line("bias_offset", kernel.offset(bias));
+      }
+      line("y_stride_m", kernel.stride(&y, 0));
+      line("y_stride_n", kernel.stride(&y, 1));
+      line("y_offset", kernel.offset(&y));
+      src.writeline("const int64_t total = m_size * n_size;");
+      src.writeline("const int64_t step = static_cast<int64_t>(gridDim.x) * block_threads;");
+      src.writeline(
+          "for (int64_t i = static_cast<int64_t>(blockIdx.x) * block_threads + threadIdx.x; i < total; i += step) {");
+      {
+        auto loop = src.indent();
+        src.writeline("const int64_t gm = i / n_size, gn = i % n_size;");
+        src.writeline("float v = " + load(x->type(), "X[x_offset + gm * x_stride_m + gn * x_stride_n]") + ";");
+        if (has_bias) {
+          src.writeline("v += " + load(bias->type(), "Bias[bias_offset + gm * bias_stride_m + gn * bias_stride_n]") +
+                        ";");
+        }
+        src.writeline("Y[y_offset + gm * y_stride_m + gn * y_stride_n] = " + store(y.type(), "apply_activation(v)") +
+                      ";");
+      }
+      src.writeline("}");
+    }
+    src.writeline("}");
+    src.writeline("");
+    src.writeline("}  // namespace");
+    src.writeline("");
+    src.writeline(signature + " {");
+    {
+      auto body = src.indent();
+      src.writeline("if (workspace_size) {");
+      {
+        auto q = src.indent();
+        src.writeline("*workspace_size = 0;");
+        src.writeline("return ROCMTPL_STATUS_OK;");
+      }
+      src.writeline("}");
+      src.writeline("(void)workspace;");
+      for (const auto& s : symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+      for (const auto* node : {x, bias, &y}) src.write_lines(kernel.check_not_null(node));
+      src.writeline("const int64_t total = (" + kernel.size(x, 0) + ") * (" + kernel.size(x, 1) + ");");
+      src.writeline("if (total == 0) return ROCMTPL_STATUS_OK;");
+      src.writeline("const int64_t wanted = (total + block_threads - 1) / block_threads;");
+      src.writeline("const int64_t blocks = wanted < 65535 ? wanted : 65535;");
+      src.writeline("elementwise_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(block_threads), 0, stream>>>(" +
+                    args + ");");
+      src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
+    }
+    src.writeline("}");
+    return std::move(src).str();
+  }
+
+ private:
+  static void check_problem(const buffer* x, const buffer* bias, const buffer& y) {
+    if (x == nullptr) throw invalid_argument_error("rocmtpl: elementwise: needs an input X");
+    if (x->get_layout().rank() != 2 || y.get_layout().rank() != 2) {
+      throw invalid_argument_error("rocmtpl: elementwise: X and Y must have rank 2, got X " +
+                                   x->get_layout().to_string() + " and Y " + y.get_layout().to_string());
+    }
+    if (!(x->sizes() == y.sizes())) {
+      throw invalid_argument_error("rocmtpl: elementwise: Y " + y.get_layout().to_string() +
+                                   " does not have the sizes of X " + x->get_layout().to_string());
+    }
+    if (bias != nullptr) {
+      const auto& b = bias->get_layout();
+      const bool ok = (b.rank() == 1 && b.sizes()[0] == x->sizes()[1]) || (b.rank() == 2 && b.sizes() == x->sizes());
+      if (!ok) {
+        throw invalid_argument_error("rocmtpl: elementwise: Bias " + b.to_string() + " is neither [" +
+                                     x->sizes()[1].to_cpp() + "] nor the sizes of X");
+      }
+    }
+    for (const buffer* b : {x, bias, &y}) {
+      if (b == nullptr) continue;
+      const auto t = b->type();
+      if (t != dtype::f32 && t != dtype::f16 && t != dtype::bf16) {
+        throw invalid_argument_error("rocmtpl: elementwise: " + b->name() + " has dtype " +
+                                     std::string(rocmtpl::name(t)) + "; supported: float32, float16, bfloat16");
+      }
+    }
+  }
+
+  [[nodiscard]] std::string activation_function() const {
+    std::string body;
+    switch (options_.act) {
+      case activation::none: body = "return v;"; break;
+      case activation::relu: body = "return v > 0.0f ? v : 0.0f;"; break;
+      case activation::gelu: body = "return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));"; break;
+      case activation::silu: body = "return v / (1.0f + expf(-v));"; break;
+      case activation::sigmoid: body = "return 1.0f / (1.0f + expf(-v));"; break;
+    }
+    return "__device__ __forceinline__ float apply_activation(float v) { " + body + " }";
+  }
+
+  static std::string storage(const buffer& b) { return std::string(storage_type(b.type())); }
+
+  static std::string load(dtype t, const std::string& expr) {
+    switch (t) {
+      case dtype::f16: return "rocmtpl_dev::half_bits_to_float(" + expr + ")";
+      case dtype::bf16: return "rocmtpl_dev::bf16_bits_to_float(" + expr + ")";
+      default: return "static_cast<float>(" + expr + ")";
+    }
+  }
+
+  static std::string store(dtype t, const std::string& expr) {
+    switch (t) {
+      case dtype::f16: return "rocmtpl_dev::float_to_half_bits(" + expr + ")";
+      case dtype::bf16: return "rocmtpl_dev::float_to_bf16_bits(" + expr + ")";
+      default: return expr;
+    }
+  }
+
+  elementwise_options options_;
+};
+
+static_assert(kernel_template<elementwise_policy>);
+
+}  // namespace rocmtpl::templates
