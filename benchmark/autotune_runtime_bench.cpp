@@ -2,7 +2,8 @@
 // Runtime figures on a GPU machine (issue: runtime):
 //  - BM_ColdTune: tune 32 GEMM candidates with an empty code cache and database (compile included);
 //  - BM_WarmTuneFreshProcess: the same tune answered from the database, timed inside a new process;
-//  - BM_DirectLaunch / BM_AbiLaunch: host cost of one launch, typed call vs the generic C-ABI call.
+//  - BM_DirectQuery / BM_AbiQuery: the generic C-ABI call's own cost (typed call vs kernel_entry);
+//  - BM_DirectLaunch / BM_AbiLaunch: one launch each way (host time per launch, queue kept busy).
 // Run: build/release/benchmark/autotune_runtime_bench
 #include <rocmtpl/runtime.hpp>
 
@@ -46,11 +47,21 @@ bool need_gpu(benchmark::State& state) {
   return false;
 }
 
+// state.range(0) == 1: the library's helper kernels (fill/compare, built once per machine and
+// arch) are already in the cache; 0: everything cold.
 void BM_ColdTune(benchmark::State& state) {
   if (!need_gpu(state)) return;
   int round = 0;
   for (auto _ : state) {
-    const auto dir = scratch() / ("cold" + std::to_string(round++));
+    const auto dir = scratch() / ("cold" + std::to_string(state.range(0)) + "_" + std::to_string(round++));
+    if (state.range(0) == 1) {
+      state.PauseTiming();
+      code_cache cache(dir / "kernels");
+      const auto& rt = gpu_runtime::instance();
+      const auto opts = compile_options_for(rt.properties(rt.current_device()));
+      (void)utility_kernels::build(cache, compiler::find(opts.platform), opts);
+      state.ResumeTiming();
+    }
     const auto report = autotune(problem(), {{"M", 2048}}, tune_options(dir));
     state.counters["compiled"] = static_cast<double>(report.compiled);
     state.counters["benchmarked"] = static_cast<double>(report.benchmarked);
@@ -123,6 +134,26 @@ struct launch_fixture {
   }
 };
 
+// The generic call's own cost: the same entry point, called for a workspace query (no launch),
+// through a typed function pointer and through kernel_entry's integer slots.
+void BM_DirectQuery(benchmark::State& state) {
+  if (!need_gpu(state)) return;
+  launch_fixture f;
+  auto* fn = f.lib->symbol<int(const float*, float*, std::int64_t, std::size_t*, std::uint8_t*, void*)>("abi_entry");
+  std::size_t bytes = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(fn(nullptr, f.y.as<float>(), 32, &bytes, nullptr, f.s.get()));
+}
+
+void BM_AbiQuery(benchmark::State& state) {
+  if (!need_gpu(state)) return;
+  launch_fixture f;
+  kernel_entry k(f.lib, "abi_entry", 2, 1);
+  const std::vector<const void*> tensors{nullptr, f.y.get()};
+  const std::vector<std::int64_t> extra{32};
+  std::size_t bytes = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(k.call(tensors, extra, &bytes, nullptr, f.s.get()));
+}
+
 void BM_DirectLaunch(benchmark::State& state) {
   if (!need_gpu(state)) return;
   launch_fixture f;
@@ -148,8 +179,10 @@ void BM_AbiLaunch(benchmark::State& state) {
 }
 }  // namespace
 
-BENCHMARK(BM_ColdTune)->UseManualTime()->Iterations(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ColdTune)->Arg(0)->Arg(1)->UseManualTime()->Iterations(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_WarmTuneFreshProcess)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DirectQuery);
+BENCHMARK(BM_AbiQuery);
 BENCHMARK(BM_DirectLaunch);
 BENCHMARK(BM_AbiLaunch);
 
