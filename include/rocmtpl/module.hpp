@@ -53,6 +53,7 @@
 #include <rocmtpl/rocm_cpp_scheduling.hpp>
 #include <rocmtpl/rocm_kernel.hpp>
 #include <rocmtpl/rocm_template_buffer.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/version.hpp>
 
 namespace rocmtpl {

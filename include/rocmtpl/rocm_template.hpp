@@ -262,6 +262,7 @@ class rocm_template {
 
 }  // namespace rocmtpl
 
+#include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 #include <rocmtpl/rocm_cpp_scheduling.hpp>
 #include <rocmtpl/module.hpp>

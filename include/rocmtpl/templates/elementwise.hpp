@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief elementwise_policy: `Y = act(X + Bias)` on matrices, fp32 math; the kernel an epilogue
+/// becomes when the template before it does not fuse it (see rocm_cpp_scheduling).
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/codegen/concepts.hpp>
+#include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/templates/gemm.hpp>
+
+namespace rocmtpl::templates {
+
+/// @brief Tunable launch shape of elementwise_policy.
+struct elementwise_config {
+  int block_threads = 256;  ///< threads per block (a multiple of 64, at most 1024)
+
+  /// @brief `{.block_threads = 256}`.
+  [[nodiscard]] std::string to_string() const { return "{.block_threads = " + std::to_string(block_threads) + "}"; }
+  friend constexpr bool operator==(const elementwise_config&, const elementwise_config&) = default;
+  friend constexpr auto operator<=>(const elementwise_config&, const elementwise_config&) = default;
+};
+
+/// @brief (field, value) pairs of an elementwise configuration.
+[[nodiscard]] inline std::vector<std::pair<std::string, std::string>> describe(const elementwise_config& c) {
+  return {{"block_threads", std::to_string(c.block_threads)}};
+}
+
+/// @brief Options of an elementwise epilogue: Y = act(X + Bias), computed in fp32.
+struct elementwise_options {
+  activation act = activation::none;  ///< applied after the bias
+};
+
+/// @brief The elementwise epilogue as a kernel of its own: `Y = act(X + Bias)` on matrices, for
+/// an epilogue that the template before it does not fuse (bias + gelu after a GEMM).
+///
+/// Inputs in template order: X [M, N], optional Bias (rank 1 [N] broadcast along rows, or rank 2
+/// [M, N]); any strides and offsets, static or symbolic sizes; f32, f16 and bf16.
+class elementwise_policy {
+ public:
+  using policy_concept = kernel_template_tag;
+  using config_type = elementwise_config;
+
+  explicit elementwise_policy(elementwise_options options = {}) : options_(options) {}
+
+  /// @brief "elementwise".
+  [[nodiscard]] static std::string_view name() noexcept { return "elementwise"; }
+  [[nodiscard]] const elementwise_options& options() const noexcept { return options_; }
+
+  /// @brief 128, 256 and 512 threads per block.
+  [[nodiscard]] std::vector<elementwise_config> configs() const { return {{128}, {256}, {512}}; }
+
+  /// @brief Renders the complete translation unit.
+  /// @throws invalid_argument_error for an invalid configuration, inputs of the wrong rank or
+  /// shape, or an unsupported dtype.
+  [[nodiscard]] std::string render(rocm_template_kernel& kernel, const template_context& ctx,
+                                   const elementwise_config& config) const {
+    if (config.block_threads < 64 || config.block_threads > 1024 || config.block_threads % 64 != 0) {
+      throw invalid_argument_error("rocmtpl: elementwise: invalid config " + config.to_string() +
+                                   ": block_threads must be a multiple of 64 from 64 to 1024");
+    }
+    const buffer* x = ctx.input(0);
+    const buffer* bias = ctx.input(1);
+    const buffer& y = ctx.output_node();
+    check_problem(x, bias, y);
+    const bool has_bias = bias != nullptr;
+    std::vector<const buffer*> inputs{x};
+    if (has_bias) inputs.push_back(bias);
+    const std::string signature =
+        kernel.def_kernel(inputs, {&y}, has_bias ? "X, Bias, Y" : "X, Y", ctx.input_reorder());
+    const auto symbols = kernel.args().size_symbols();
+
+    std::string params = "const " + storage(*x) + "* __restrict__ X, ";
+    params += has_bias ? "const " + storage(*bias) + "* __restrict__ Bias, " : std::string();
+    params += storage(y) + "* __restrict__ Y";
+    std::string args = has_bias ? "X, Bias, Y" : "X, Y";
+    for (const auto& s : symbols) {
+      params += ", int64_t " + s;
+      args += ", " + s;
+    }
+
+    indented_buffer src;
+    src.write_verbatim(ctx.header());
+    src.writeline("");
+    src.write_verbatim(ctx.globals());
+    src.writeline("");
+    src.writeline("// elementwise: Y = " + std::string(to_string(options_.act)) + "(X" + (has_bias ? " + Bias" : "") +
+                  ")");
+    src.writeline("// X " + x->get_layout().to_string());
+    if (has_bias) src.writeline("// Bias " + bias->get_layout().to_string());
+    src.writeline("// Y " + y.get_layout().to_string());
+    src.writeline("namespace {");
+    src.writeline("");
+    src.writeline("constexpr int block_threads = " + std::to_string(config.block_threads) + ";");
+    src.writeline("");
+    src.writeline(activation_function());
+    src.writeline("");
+    src.writeline("__global__ void __launch_bounds__(block_threads) elementwise_kernel(" + params + ") {");
+    {
+      auto body = src.indent();
+      auto line = [&](const std::string& n, const std::string& e) {
+        src.writeline("const int64_t " + n + " = " + e + ";");
+      };
+      line("m_size", kernel.size(x, 0));
+      line("n_size", kernel.size(x, 1));
+      line("x_stride_m", kernel.stride(x, 0));
+      line("x_stride_n", kernel.stride(x, 1));
+      line("x_offset", kernel.offset(x));
+      if (has_bias) {
+        const bool rank1 = bias->get_layout().rank() == 1;
+        line("bias_stride_m", rank1 ? "0" : kernel.stride(bias, 0));
+        line("bias_stride_n", rank1 ? kernel.stride(bias, 0) : kernel.stride(bias, 1));
+        line("bias_offset", kernel.offset(bias));
+      }
+      line("y_stride_m", kernel.stride(&y, 0));
+      line("y_stride_n", kernel.stride(&y, 1));
+      line("y_offset", kernel.offset(&y));
+      src.writeline("const int64_t total = m_size * n_size;");
+      src.writeline("const int64_t step = static_cast<int64_t>(gridDim.x) * block_threads;");
+      src.writeline(
+          "for (int64_t i = static_cast<int64_t>(blockIdx.x) * block_threads + threadIdx.x; i < total; i += step) {");
+      {
+        auto loop = src.indent();
+        src.writeline("const int64_t gm = i / n_size, gn = i % n_size;");
+        src.writeline("float v = " + load(x->type(), "X[x_offset + gm * x_stride_m + gn * x_stride_n]") + ";");
+        if (has_bias) {
+          src.writeline("v += " + load(bias->type(), "Bias[bias_offset + gm * bias_stride_m + gn * bias_stride_n]") +
+                        ";");
+        }
+        src.writeline("Y[y_offset + gm * y_stride_m + gn * y_stride_n] = " + store(y.type(), "apply_activation(v)") +
+                      ";");
+      }
+      src.writeline("}");
+    }
+    src.writeline("}");
+    src.writeline("");
+    src.writeline("}  // namespace");
+    src.writeline("");
+    src.writeline(signature + " {");
+    {
+      auto body = src.indent();
+      src.writeline("if (workspace_size) {");
+      {
+        auto q = src.indent();
+        src.writeline("*workspace_size = 0;");
+        src.writeline("return ROCMTPL_STATUS_OK;");
+      }
+      src.writeline("}");
+      src.writeline("(void)workspace;");
+      for (const auto& s : symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+      for (const auto* node : {x, bias, &y}) src.write_lines(kernel.check_not_null(node));
+      src.writeline("const int64_t total = (" + kernel.size(x, 0) + ") * (" + kernel.size(x, 1) + ");");
+      src.writeline("if (total == 0) return ROCMTPL_STATUS_OK;");
+      src.writeline("const int64_t wanted = (total + block_threads - 1) / block_threads;");
+      src.writeline("const int64_t blocks = wanted < 65535 ? wanted : 65535;");
+      src.writeline("elementwise_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(block_threads), 0, stream>>>(" +
+                    args + ");");
+      src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
+    }
+    src.writeline("}");
+    return std::move(src).str();
+  }
+
+ private:
+  static void check_problem(const buffer* x, const buffer* bias, const buffer& y) {
+    if (x == nullptr) throw invalid_argument_error("rocmtpl: elementwise: needs an input X");
+    if (x->get_layout().rank() != 2 || y.get_layout().rank() != 2) {
+      throw invalid_argument_error("rocmtpl: elementwise: X and Y must have rank 2, got X " +
+                                   x->get_layout().to_string() + " and Y " + y.get_layout().to_string());
+    }
+    if (!(x->sizes() == y.sizes())) {
+      throw invalid_argument_error("rocmtpl: elementwise: Y " + y.get_layout().to_string() +
+                                   " does not have the sizes of X " + x->get_layout().to_string());
+    }
+    if (bias != nullptr) {
+      const auto& b = bias->get_layout();
+      const bool ok = (b.rank() == 1 && b.sizes()[0] == x->sizes()[1]) || (b.rank() == 2 && b.sizes() == x->sizes());
+      if (!ok) {
+        throw invalid_argument_error("rocmtpl: elementwise: Bias " + b.to_string() + " is neither [" +
+                                     x->sizes()[1].to_cpp() + "] nor the sizes of X");
+      }
+    }
+    for (const buffer* b : {x, bias, &y}) {
+      if (b == nullptr) continue;
+      const auto t = b->type();
+      if (t != dtype::f32 && t != dtype::f16 && t != dtype::bf16) {
+        throw invalid_argument_error("rocmtpl: elementwise: " + b->name() + " has dtype " +
+                                     std::string(rocmtpl::name(t)) + "; supported: float32, float16, bfloat16");
+      }
+    }
+  }
+
+  [[nodiscard]] std::string activation_function() const {
+    std::string body;
+    switch (options_.act) {
+      case activation::none: body = "return v;"; break;
+      case activation::relu: body = "return v > 0.0f ? v : 0.0f;"; break;
+      case activation::gelu: body = "return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));"; break;
+      case activation::silu: body = "return v / (1.0f + expf(-v));"; break;
+      case activation::sigmoid: body = "return 1.0f / (1.0f + expf(-v));"; break;
+    }
+    return "__device__ __forceinline__ float apply_activation(float v) { " + body + " }";
+  }
+
+  static std::string storage(const buffer& b) { return std::string(storage_type(b.type())); }
+
+  static std::string load(dtype t, const std::string& expr) {
+    switch (t) {
+      case dtype::f16: return "rocmtpl_dev::half_bits_to_float(" + expr + ")";
+      case dtype::bf16: return "rocmtpl_dev::bf16_bits_to_float(" + expr + ")";
+      default: return "static_cast<float>(" + expr + ")";
+    }
+  }
+
+  static std::string store(dtype t, const std::string& expr) {
+    switch (t) {
+      case dtype::f16: return "rocmtpl_dev::float_to_half_bits(" + expr + ")";
+      case dtype::bf16: return "rocmtpl_dev::float_to_bf16_bits(" + expr + ")";
+      default: return expr;
+    }
+  }
+
+  elementwise_options options_;
+};
+
+static_assert(kernel_template<elementwise_policy>);
+
+}  // namespace rocmtpl::templates
