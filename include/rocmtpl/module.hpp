@@ -44,6 +44,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/preamble.hpp>
 #include <rocmtpl/codegen/status.hpp>
 #include <rocmtpl/detail/hash.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
@@ -218,20 +219,7 @@ namespace detail::module_impl {
 
 // The macros and helpers every generated source has (rocm_template::globals()), once at file scope
 // so that each kernel's copy (guarded, or an identical redefinition) adds nothing.
-inline constexpr std::string_view pt_export_block =
-    R"(// We compile all models with -fvisibility=hidden. Any symbols that need to be
-// exposed in the final shared library must be declared with PT_EXPORT to make
-// them visible.
-#ifdef __GNUC__ // Applies to any compiler with GNU extensions (clang and g++)
-#define PT_EXPORT __attribute__((__visibility__("default")))
-#else
-#ifdef _WIN32
-#define PT_EXPORT __declspec(dllexport)
-#else
-#define PT_EXPORT
-#endif
-#endif
-)";
+using ::rocmtpl::pt_export_block;
 
 struct split_source {
   std::vector<std::string> includes;  // #include lines outside any #if block
@@ -700,7 +688,7 @@ inline void write_runner(indented_buffer& out, const module_source& m, const mod
   std::vector<std::string> includes;
   std::vector<impl::split_source> bodies;
   // Each kernel repeats the globals the module writes once at file scope: drop that copy.
-  const std::string globals = std::string(impl::pt_export_block) + "using bfloat16 = hip_bfloat16;\n" +
+  const std::string globals = std::string(impl::pt_export_block) + std::string(bfloat16_alias) +
                               std::string(kernel_status_defines) + std::string(sym_expr_cpp_helpers);
   for (const auto& k : m.kernels) {
     auto split = impl::split_includes(k.source);

@@ -18,6 +18,7 @@
 #include <rocmtpl/codegen/concepts.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/codegen/preamble.hpp>
 #include <rocmtpl/codegen/status.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
@@ -106,22 +107,8 @@ class rocm_template {
   /// the reference's `bfloat16` alias, the status codes and the floor-division helpers.
   [[nodiscard]] indented_buffer globals() const {
     indented_buffer b;
-    b.splice(R"(
-        // We compile all models with -fvisibility=hidden. Any symbols that need to be
-        // exposed in the final shared library must be declared with PT_EXPORT to make
-        // them visible.
-        #ifdef __GNUC__ // Applies to any compiler with GNU extensions (clang and g++)
-        #define PT_EXPORT __attribute__((__visibility__("default")))
-        #else
-        #ifdef _WIN32
-        #define PT_EXPORT __declspec(dllexport)
-        #else
-        #define PT_EXPORT
-        #endif
-        #endif
-        using bfloat16 = hip_bfloat16;
-    )",
-             true);
+    b.write_verbatim(pt_export_block);
+    b.write_verbatim(bfloat16_alias);
     b.splice(kernel_status_defines);
     b.splice(sym_expr_cpp_helpers);
     return b;
