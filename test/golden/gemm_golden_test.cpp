@@ -17,6 +17,8 @@ using rocmtpl::layout;
 using rocmtpl::sym_expr;
 using rocmtpl::templates::activation;
 using rocmtpl::templates::gemm_config;
+using rocmtpl::templates::gemm_math;
+using rocmtpl::templates::gemm_options;
 using rocmtpl::templates::gemm_policy;
 
 void check_golden(const std::string& name, const std::string& actual) {
@@ -50,6 +52,31 @@ TEST(GemmGolden, SymbolicF16BiasGeluColMajorW) {
                                          buffer("bias", layout::row_major(dtype::f16, {256}))},
                                         layout::row_major(dtype::f16, {m, 256}), std::vector<int>{2, 0, 1});
   check_golden("gemm_symbolic_f16_bias_gelu.hip", t.generate(gemm_config{}, {{"M", 64}, {"K", 128}}).source());
+}
+
+TEST(GemmGolden, MatrixCoreStaticF16) {
+  rocmtpl::rocm_template<gemm_policy> t(gemm_policy(),
+                                        {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
+                                         buffer("w", layout::row_major(dtype::f16, {4096, 4096}))},
+                                        layout::row_major(dtype::f16, {4096, 4096}));
+  gemm_config c{.block_m = 128, .block_n = 128, .block_k = 32, .thread_m = 0, .thread_n = 0, .group_m = 8,
+                .math = gemm_math::matrix_core, .warp_m = 64, .warp_n = 64, .stages = 4, .vector = 8, .split_k = 1};
+  check_golden("gemm_mma_static_f16.hip", t.generate(c).source());
+}
+
+TEST(GemmGolden, MatrixCoreBatchedBf16SplitKResidual) {
+  const auto b = sym_expr::symbol("B");
+  const auto m = sym_expr::symbol("M");
+  gemm_options o{.act = activation::sigmoid, .alpha = 2.0F, .beta = 0.5F, .residual = true, .runtime_split_k = true};
+  rocmtpl::rocm_template<gemm_policy> t(gemm_policy(o),
+                                        {buffer("x", layout::row_major(dtype::bf16, {b, m, 512})),
+                                         buffer("w", layout::col_major(dtype::bf16, {512, 96})),
+                                         buffer("bias", layout::row_major(dtype::f32, {96})),
+                                         buffer("res", layout::row_major(dtype::bf16, {b, m, 96}))},
+                                        layout::row_major(dtype::f32, {b, m, 96}));
+  gemm_config c{.block_m = 64, .block_n = 64, .block_k = 32, .thread_m = 0, .thread_n = 0, .group_m = 8,
+                .math = gemm_math::matrix_core, .warp_m = 32, .warp_n = 32, .stages = 3, .vector = 8, .split_k = 2};
+  check_golden("gemm_mma_batched_bf16_split_k.hip", t.generate(c, {{"B", 2}, {"M", 100}}).source());
 }
 
 TEST(GemmGolden, KernelNamePlaceholder) {

@@ -44,6 +44,11 @@ concept has_configs = has_config_type<P> && requires(const P& p) {
   requires std::convertible_to<std::ranges::range_value_t<decltype(p.configs())>, typename P::config_type>;
 };
 template <class P>
+concept has_problem_configs = has_config_type<P> && requires(const P& p, const template_context& ctx, const size_hints& h) {
+  { p.configs(ctx, h) } -> std::ranges::input_range;
+  requires std::convertible_to<std::ranges::range_value_t<decltype(p.configs(ctx, h))>, typename P::config_type>;
+};
+template <class P>
 concept has_describe = has_config_type<P> && requires(const typename P::config_type& c) {
   { describe(c) } -> std::convertible_to<std::vector<std::pair<std::string, std::string>>>;
 };
@@ -68,12 +73,29 @@ concept has_reference = requires(const P& p, rocm_template_kernel& k, const temp
 /// 4. `std::string render(rocm_template_kernel&, const template_context&, const config_type&) const`:
 ///    a complete translation unit whose entry point comes from `kernel.def_kernel(...)`;
 /// 5. `configs() const`: a range of config_type, the search space for this problem.
-/// Optional: `runtime_arg_info()` and `runtime_arg_values(config)` for runtime arguments;
+/// Optional: `configs(const template_context&, const size_hints&) const`: the search space for one
+/// problem, best first (preferred over `configs()` by rocm_template::generate_all and the autotuner);
+/// `runtime_arg_info()` and `runtime_arg_values(config)` for runtime arguments;
 /// `render_reference(kernel, context)`: a simple, trusted kernel with the same entry point that the
 /// autotuner runs once to verify every candidate.
 template <class P>
 concept kernel_template = enable_kernel_template<P> && detail::has_template_name<P> && detail::has_config_type<P> &&
                           detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P>;
+
+namespace detail {
+/// @brief The policy's configurations for a problem: `configs(ctx, hints)` when the policy has it
+/// (pruned and ranked for the problem), else `configs()`.
+template <class P>
+[[nodiscard]] auto problem_configs(const P& policy, const template_context& ctx, const size_hints& hints) {
+  if constexpr (has_problem_configs<P>) {
+    return policy.configs(ctx, hints);
+  } else {
+    (void)ctx;
+    (void)hints;
+    return policy.configs();
+  }
+}
+}  // namespace detail
 
 /// @brief Checks a policy member by member, so that a missing one is named in the error.
 template <class P>

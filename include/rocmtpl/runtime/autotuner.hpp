@@ -222,7 +222,7 @@ template <class Policy>
 
   // Candidates in the policy's ranked order.
   std::vector<rocm_template_caller> callers;
-  for (const auto& config : tpl.policy().configs()) {
+  for (const auto& config : ::rocmtpl::detail::problem_configs(tpl.policy(), tpl.context(), hints)) {
     if (options.max_candidates != 0 && callers.size() >= options.max_candidates) break;
     callers.push_back(tpl.generate(config, hints));
   }

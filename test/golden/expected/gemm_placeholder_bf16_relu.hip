@@ -40,11 +40,77 @@ ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_mod(int64_t a, int64_t 
 }
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
-// gemm bm64_bn64_bk16_tm4_tn4_g8: Y = relu(1.0f * X @ W)
-// X bfloat16[64, 64] strides [64, 1] offset 0
-// W bfloat16[64, 64] strides [64, 1] offset 0
-// Y bfloat16[64, 64] strides [64, 1] offset 0
+// gemm bm64_bn64_bk16_tm4_tn4_g8_s2_v4: Y = relu(X @ W)
+// x bfloat16[64, 64] strides [64, 1] offset 0
+// w bfloat16[64, 64] strides [64, 1] offset 0
+// buf_out bfloat16[64, 64] strides [64, 1] offset 0
 namespace {
+
+// Operand storage and conversions: 0 fp32, 1 fp16 (raw bits), 2 bf16 (raw bits).
+template <int Kind>
+struct gemm_dtype;
+template <>
+struct gemm_dtype<2> {
+    using storage = uint16_t;
+    static __device__ __forceinline__ float to_float(uint16_t v) { return rocmtpl_dev::bf16_bits_to_float(v); }
+    static __device__ __forceinline__ uint16_t from_float(float v) { return rocmtpl_dev::float_to_bf16_bits(v); }
+};
+// Vec elements of T read or written as one access (16 bytes at most).
+template <class T, int Vec>
+struct alignas(sizeof(T) * Vec) gemm_vector {
+    T v[Vec];
+};
+
+using x_type = gemm_dtype<2>;
+using w_type = gemm_dtype<2>;
+using y_type = gemm_dtype<2>;
+[[maybe_unused]] constexpr int x_kind = 2;
+
+__device__ __forceinline__ float apply_activation(float v) { return v > 0.0f ? v : 0.0f; }
+
+// Sizes, strides (0 where a tensor broadcasts) and offsets, in elements.
+struct gemm_problem {
+    int64_t m_size, n_size, k_size, batch;
+    int64_t x_stride_b, x_stride_m, x_stride_k, x_offset;
+    int64_t w_stride_b, w_stride_k, w_stride_n, w_offset;
+    int64_t y_stride_b, y_stride_m, y_stride_n, y_offset;
+};
+
+__host__ __device__ __forceinline__ gemm_problem make_problem() {
+    gemm_problem problem_{};
+    problem_.m_size = 64;
+    problem_.n_size = 64;
+    problem_.k_size = 64;
+    problem_.batch = 1;
+    problem_.x_stride_b = 0;
+    problem_.x_stride_m = 64;
+    problem_.x_stride_k = 1;
+    problem_.x_offset = 0;
+    problem_.w_stride_b = 0;
+    problem_.w_stride_k = 64;
+    problem_.w_stride_n = 1;
+    problem_.w_offset = 0;
+    problem_.y_stride_b = 0;
+    problem_.y_stride_m = 64;
+    problem_.y_stride_n = 1;
+    problem_.y_offset = 0;
+    return problem_;
+}
+
+struct gemm_pointers {
+    const x_type::storage* X;
+    const w_type::storage* W;
+    y_type::storage* Y;
+    float* Partial;  // split-K slices
+};
+
+// The fused epilogue of one output element.
+__device__ __forceinline__ void store_output(const gemm_problem& p, const gemm_pointers& t, int64_t batch,
+                                             int64_t gm, int64_t gn, float acc) {
+    float v = acc;
+    v = apply_activation(v);
+    t.Y[p.y_offset + batch * p.y_stride_b + gm * p.y_stride_m + gn * p.y_stride_n] = y_type::from_float(v);
+}
 
 constexpr int block_m = 64;
 constexpr int block_n = 64;
@@ -52,95 +118,311 @@ constexpr int block_k = 16;
 constexpr int thread_m = 4;
 constexpr int thread_n = 4;
 constexpr int group_m = 8;
-constexpr int threads_m = block_m / thread_m;
-constexpr int threads_n = block_n / thread_n;
-constexpr int block_threads = threads_m * threads_n;
+[[maybe_unused]] constexpr int stages = 2;
+[[maybe_unused]] constexpr bool x_k_contiguous = true;
+[[maybe_unused]] constexpr bool x_m_contiguous = false;
+[[maybe_unused]] constexpr bool x_k_major = true;
+[[maybe_unused]] constexpr bool w_k_contiguous = false;
+[[maybe_unused]] constexpr bool w_n_contiguous = true;
+[[maybe_unused]] constexpr bool w_k_major = false;
 
-__device__ __forceinline__ float apply_activation(float v) { return v > 0.0f ? v : 0.0f; }
+__host__ __device__ __forceinline__ int64_t gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-__global__ void __launch_bounds__(block_threads) gemm_kernel(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, uint16_t* __restrict__ Y) {
-    const int64_t m_size = 64;
-    const int64_t n_size = 64;
-    const int64_t k_size = 64;
-    const int64_t x_stride_m = 64;
-    const int64_t x_stride_k = 1;
-    const int64_t x_offset = 0;
-    const int64_t w_stride_k = 64;
-    const int64_t w_stride_n = 1;
-    const int64_t w_offset = 0;
-    const int64_t y_stride_m = 64;
-    const int64_t y_stride_n = 1;
-    const int64_t y_offset = 0;
-    __shared__ float a_tile[block_k][block_m + 4];
-    __shared__ float b_tile[block_k][block_n];
-    const int tid = static_cast<int>(threadIdx.x);
-    const int tx = tid % threads_n;
-    const int ty = tid / threads_n;
-    // Grouped block order: group_m block rows share the same W columns in L2.
-    const int64_t grid_m = (m_size + block_m - 1) / block_m;
-    const int64_t grid_n = (n_size + block_n - 1) / block_n;
+// Grouped block order: group_m block rows run next to each other and share W's columns in L2.
+__device__ __forceinline__ void gemm_tile_origin(const gemm_problem& p, int64_t& block_row, int64_t& block_col) {
+    const int64_t grid_m = gemm_cdiv(p.m_size, block_m);
+    const int64_t grid_n = gemm_cdiv(p.n_size, block_n);
     const int64_t pid = static_cast<int64_t>(blockIdx.x);
     const int64_t blocks_in_group = static_cast<int64_t>(group_m) * grid_n;
     const int64_t first_m = (pid / blocks_in_group) * group_m;
     const int64_t group_rows = (grid_m - first_m) < group_m ? (grid_m - first_m) : group_m;
-    const int64_t block_row = (first_m + (pid % blocks_in_group) % group_rows) * block_m;
-    const int64_t block_col = ((pid % blocks_in_group) / group_rows) * block_n;
+    block_row = (first_m + (pid % blocks_in_group) % group_rows) * block_m;
+    block_col = ((pid % blocks_in_group) / group_rows) * block_n;
+}
+
+// Split-K: slice blockIdx.z takes whole K tiles [first, first + per) of the problem.
+__device__ __forceinline__ void gemm_k_range(const gemm_problem& p, int split_k, int64_t& k_begin, int& k_tiles) {
+    const int64_t total = gemm_cdiv(p.k_size, block_k);
+    const int64_t per = gemm_cdiv(total, split_k);
+    const int64_t first = static_cast<int64_t>(blockIdx.z) * per;
+    const int64_t last = first + per < total ? first + per : total;
+    k_begin = first * block_k;
+    k_tiles = last > first ? static_cast<int>(last - first) : 0;
+}
+
+// One accumulator: the fused epilogue, or an fp32 partial sum when K is split.
+__device__ __forceinline__ void gemm_emit(const gemm_problem& p, const gemm_pointers& t, int split_k, int64_t batch,
+                                          int64_t gm, int64_t gn, float acc) {
+    if (gm >= p.m_size || gn >= p.n_size) return;
+    if (split_k > 1) {
+        t.Partial[((static_cast<int64_t>(blockIdx.z) * p.batch + batch) * p.m_size + gm) * p.n_size + gn] = acc;
+        return;
+    }
+    store_output(p, t, batch, gm, gn, acc);
+}
+
+// ---- SIMT: fp32 FMA. thread_m x thread_n outputs per thread, in 4 x 4 quads spread over the
+// block tile so that shared-memory reads are 16-byte vectors; shared memory double-buffered with
+// the next K tile staged in registers while the current one is used.
+constexpr int threads_m = block_m / thread_m;
+constexpr int threads_n = block_n / thread_n;
+constexpr int block_threads = threads_m * threads_n;
+constexpr int smem_pad = 4;
+// Two buffers of each fp32 tile, dynamic so that tiles above 48 KiB can opt in on NVIDIA.
+constexpr int gemm_dynamic_shared = 2 * block_k * (block_m + smem_pad + block_n + smem_pad) * 4;
+
+// One operand tile (Rows = block_m or block_n, by block_k) on its way to shared memory as fp32.
+// Global reads run along K when K is contiguous (or nothing is), else along M/N. The tile is
+// `lines` rows of `per_line` vectors; thread tid copies vectors tid, tid + block_threads, ...
+// Vec > 1 (the entry point checked alignment): load() reads the next tile into registers, Vec
+// elements at a time, while the current one is used; store() writes them. One pointer advances
+// a K tile at a time; slot s sits s * lines_per_slot lines further (no 64-bit multiplies per slot).
+// Vec == 1 (any strides): store() reads and writes element by element in a rolled loop.
+template <class D, int Rows, int Vec, bool KContig, bool MnContig>
+struct simt_stage {
+    using T = typename D::storage;
+    static constexpr bool along_k = KContig || !MnContig;
+    static constexpr bool fast = Vec > 1;
+    static constexpr int per_line = (along_k ? block_k : Rows) / Vec;
+    static constexpr int total = (along_k ? Rows : block_k) * per_line;
+    static constexpr int slots = fast ? (total + block_threads - 1) / block_threads : 1;
+    static constexpr int lines_per_slot = block_threads / per_line > 0 ? block_threads / per_line : 1;
+    static_assert(slots > 0 && lines_per_slot > 0, "rocmtpl: gemm: empty tile");
+    static_assert(!fast || block_threads % per_line == 0, "rocmtpl: gemm: block threads must cover whole tile lines");
+    float v[slots][Vec];
+    const T* base;
+    const T* ptr;  // fast: slot 0's first element in the tile being loaded
+    int64_t row0, rows_total, k0, k_total, stride_mn, stride_k;
+
+    static __device__ __forceinline__ bool used(int tid, int s) {
+        return total % block_threads == 0 || tid + s * block_threads < total;
+    }
+    // Row (M/N) and K offsets of slot s inside the tile.
+    static __device__ __forceinline__ int row_offset(int tid, int s) {
+        return along_k ? tid / per_line + s * lines_per_slot : (tid % per_line) * Vec;
+    }
+    static __device__ __forceinline__ int k_offset(int tid, int s) {
+        return along_k ? (tid % per_line) * Vec : tid / per_line + s * lines_per_slot;
+    }
+
+    __device__ __forceinline__ void init(const T* base_, int64_t stride_mn_, int64_t stride_k_, int64_t rows_total_,
+                                         int64_t k_total_, int64_t row0_, int64_t k0_, int tid) {
+        base = base_;
+        row0 = row0_;
+        rows_total = rows_total_;
+        k0 = k0_;
+        k_total = k_total_;
+        stride_mn = stride_mn_;
+        stride_k = stride_k_;
+        ptr = base + (row0 + row_offset(tid, 0)) * stride_mn + (k0 + k_offset(tid, 0)) * stride_k;
+    }
+
+    // Moves to the next K tile.
+    __device__ __forceinline__ void advance() {
+        k0 += block_k;
+        ptr += block_k * stride_k;
+    }
+
+    __device__ __forceinline__ void load(int tid) {
+        if constexpr (fast) {
+            const int64_t slot_step = static_cast<int64_t>(lines_per_slot) * (along_k ? stride_mn : stride_k);
+            const int64_t rows_left = rows_total - row0;
+            const int64_t k_left = k_total - k0;
+#pragma unroll
+            for (int s = 0; s < slots; ++s) {
+                if (!used(tid, s)) break;
+                const T* const src = ptr + s * slot_step;
+                const int64_t r_room = rows_left - row_offset(tid, s);
+                const int64_t k_room = k_left - k_offset(tid, s);
+                const bool full = along_k ? (r_room > 0 && k_room >= Vec) : (k_room > 0 && r_room >= Vec);
+                if (full) {
+                    const auto x = *reinterpret_cast<const gemm_vector<T, Vec>*>(src);
+#pragma unroll
+                    for (int e = 0; e < Vec; ++e) v[s][e] = D::to_float(x.v[e]);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < Vec; ++e) {
+                        const bool valid = along_k ? (r_room > 0 && k_room > e) : (k_room > 0 && r_room > e);
+                        v[s][e] = valid ? D::to_float(src[along_k ? e * stride_k : e * stride_mn]) : 0.0f;
+                    }
+                }
+            }
+        }
+    }
+
+    // tile: [block_k][Rows + smem_pad]
+    __device__ __forceinline__ void store(float (*tile)[Rows + smem_pad], int tid) const {
+        if constexpr (fast) {
+#pragma unroll
+            for (int s = 0; s < slots; ++s) {
+                if (!used(tid, s)) break;
+                const int r = row_offset(tid, s);
+                const int k = k_offset(tid, s);
+#pragma unroll
+                for (int e = 0; e < Vec; ++e) {
+                    if (along_k) {
+                        tile[k + e][r] = v[s][e];
+                    } else {
+                        tile[k][r + e] = v[s][e];
+                    }
+                }
+            }
+        } else {
+            // Partly unrolled: fully rolled, ptxas spilled (CUDA 13.0, sm_90).
+#pragma unroll 4
+            for (int id = tid; id < total; id += block_threads) {
+                const int line = id / per_line;
+                const int e = id % per_line;
+                const int64_t r = row0 + (along_k ? line : e);
+                const int64_t k = k0 + (along_k ? e : line);
+                const float x = (r < rows_total && k < k_total) ? D::to_float(base[r * stride_mn + k * stride_k]) : 0.0f;
+                if (along_k) {
+                    tile[e][line] = x;
+                } else {
+                    tile[line][e] = x;
+                }
+            }
+        }
+    }
+};
+
+template <int VecA, int VecB>
+__device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_pointers& t, int split_k) {
+    HIP_DYNAMIC_SHARED(float, gemm_smem);
+    float (*const a_tile)[block_k][block_m + smem_pad] = reinterpret_cast<float (*)[block_k][block_m + smem_pad]>(gemm_smem);
+    float (*const b_tile)[block_k][block_n + smem_pad] =
+        reinterpret_cast<float (*)[block_k][block_n + smem_pad]>(gemm_smem + 2 * block_k * (block_m + smem_pad));
+    const int tid = static_cast<int>(threadIdx.x);
+    const int tx = tid % threads_n;
+    const int ty = tid / threads_n;
+    int64_t block_row, block_col;
+    gemm_tile_origin(p, block_row, block_col);
+    const int64_t batch = static_cast<int64_t>(blockIdx.y);
+    int64_t k_begin;
+    int k_tiles;
+    gemm_k_range(p, split_k, k_begin, k_tiles);
+    const typename x_type::storage* const x_base = t.X + p.x_offset + batch * p.x_stride_b;
+    const typename w_type::storage* const w_base = t.W + p.w_offset + batch * p.w_stride_b;
+    typename y_type::storage* const Y = t.Y;
+    (void)Y;
     float acc[thread_m][thread_n];
-    #pragma unroll
+#pragma unroll
     for (int i = 0; i < thread_m; ++i) {
-        #pragma unroll
+#pragma unroll
         for (int j = 0; j < thread_n; ++j) acc[i][j] = 0.0f;
     }
-    for (int64_t k0 = 0; k0 < k_size; k0 += block_k) {
-        for (int e = tid; e < block_m * block_k; e += block_threads) {
-            const int mm = e / block_k, kk = e % block_k;
-            const int64_t gm = block_row + mm, gk = k0 + kk;
-            a_tile[kk][mm] = (gm < m_size && gk < k_size) ? rocmtpl_dev::bf16_bits_to_float(X[x_offset + gm * x_stride_m + gk * x_stride_k]) : 0.0f;
+    simt_stage<x_type, block_m, VecA, x_k_contiguous, x_m_contiguous> a_stage;
+    simt_stage<w_type, block_n, VecB, w_k_contiguous, w_n_contiguous> b_stage;
+    a_stage.init(x_base, p.x_stride_m, p.x_stride_k, p.m_size, p.k_size, block_row, k_begin, tid);
+    b_stage.init(w_base, p.w_stride_n, p.w_stride_k, p.n_size, p.k_size, block_col, k_begin, tid);
+    if (k_tiles > 0) {
+        a_stage.load(tid);
+        b_stage.load(tid);
+        a_stage.store(a_tile[0], tid);
+        b_stage.store(b_tile[0], tid);
+    }
+    __syncthreads();
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        const int cur = kt & 1;
+        const bool more = kt + 1 < k_tiles;
+        if (more) {
+            a_stage.advance();
+            b_stage.advance();
+            a_stage.load(tid);
+            b_stage.load(tid);
         }
-        for (int e = tid; e < block_k * block_n; e += block_threads) {
-            const int kk = e / block_n, nn = e % block_n;
-            const int64_t gk = k0 + kk, gn = block_col + nn;
-            b_tile[kk][nn] = (gk < k_size && gn < n_size) ? rocmtpl_dev::bf16_bits_to_float(W[w_offset + gk * w_stride_k + gn * w_stride_n]) : 0.0f;
-        }
-        __syncthreads();
-        #pragma unroll
+#if defined(ROCMTPL_PLATFORM_AMD)
+// clang hoists the LDS reads of a fully unrolled step past 256 VGPRs: unroll by 2 there.
+#pragma unroll 2
+#else
+#pragma unroll
+#endif
         for (int kk = 0; kk < block_k; ++kk) {
             float a[thread_m];
             float b[thread_n];
-            #pragma unroll
-            for (int i = 0; i < thread_m; ++i) a[i] = a_tile[kk][ty + i * threads_m];
-            #pragma unroll
-            for (int j = 0; j < thread_n; ++j) b[j] = b_tile[kk][tx + j * threads_n];
-            #pragma unroll
-            for (int i = 0; i < thread_m; ++i) {
-                #pragma unroll
-                for (int j = 0; j < thread_n; ++j) acc[i][j] += a[i] * b[j];
+#pragma unroll
+            for (int i = 0; i < thread_m / 4; ++i) {
+                const float4 v = *reinterpret_cast<const float4*>(&a_tile[cur][kk][i * threads_m * 4 + ty * 4]);
+                a[i * 4 + 0] = v.x;
+                a[i * 4 + 1] = v.y;
+                a[i * 4 + 2] = v.z;
+                a[i * 4 + 3] = v.w;
             }
+#pragma unroll
+            for (int j = 0; j < thread_n / 4; ++j) {
+                const float4 v = *reinterpret_cast<const float4*>(&b_tile[cur][kk][j * threads_n * 4 + tx * 4]);
+                b[j * 4 + 0] = v.x;
+                b[j * 4 + 1] = v.y;
+                b[j * 4 + 2] = v.z;
+                b[j * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int i = 0; i < thread_m; ++i) {
+#pragma unroll
+                for (int j = 0; j < thread_n; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+            }
+        }
+        if (more) {
+            a_stage.store(a_tile[cur ^ 1], tid);
+            b_stage.store(b_tile[cur ^ 1], tid);
         }
         __syncthreads();
     }
-    #pragma unroll
+#pragma unroll
     for (int i = 0; i < thread_m; ++i) {
-        const int64_t gm = block_row + ty + i * threads_m;
-        if (gm >= m_size) continue;
-        #pragma unroll
+        const int64_t gm = block_row + (i / 4) * threads_m * 4 + ty * 4 + (i % 4);
+#pragma unroll
         for (int j = 0; j < thread_n; ++j) {
-            const int64_t gn = block_col + tx + j * threads_n;
-            if (gn >= n_size) continue;
-            float v = 1.0f * acc[i][j];
-            Y[y_offset + gm * y_stride_m + gn * y_stride_n] = rocmtpl_dev::float_to_bf16_bits(apply_activation(v));
+            const int64_t gn = block_col + (j / 4) * threads_n * 4 + tx * 4 + (j % 4);
+            gemm_emit(p, t, split_k, batch, gm, gn, acc[i][j]);
         }
     }
+}
+
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, 2)
+#else
+#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)
+#endif
+template <int VecA, int VecB>
+__global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS gemm_kernel(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, uint16_t* __restrict__ Y) {
+    const gemm_problem p = make_problem();
+    const gemm_pointers t{X, W, Y, nullptr};
+    gemm_mainloop<VecA, VecB>(p, t, 1);
+}
+
+template <int VecA, int VecB>
+hipError_t gemm_launch(dim3 grid, hipStream_t stream, const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, uint16_t* __restrict__ Y) {
+    #if defined(ROCMTPL_PLATFORM_NVIDIA)
+    // Above 48 KiB of dynamic shared memory a kernel must opt in.
+    if (gemm_dynamic_shared > 48 * 1024) {
+        const hipError_t e = hipFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<VecA, VecB>),
+                                                 hipFuncAttributeMaxDynamicSharedMemorySize, gemm_dynamic_shared);
+        if (e != hipSuccess) return e;
+    }
+    #endif
+    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(X, W, Y);
+    return hipGetLastError();
+}
+
+// Fast-path alignment: pointer (with its offset) and strides are multiples of the vector width.
+template <class T>
+bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
+    return reinterpret_cast<uintptr_t>(ptr) % (static_cast<uintptr_t>(vec) * sizeof(T)) == 0 && a % vec == 0 &&
+           b % vec == 0 && c % vec == 0;
 }
 
 }  // namespace
 
 extern "C" PT_EXPORT int KERNEL_NAME(const uint16_t* X, const uint16_t* W, uint16_t* Y, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
+    constexpr int32_t split_k = 1;
+    const gemm_problem p = make_problem();
+    const size_t partial_bytes =
+        split_k > 1 ? static_cast<size_t>(split_k) * static_cast<size_t>(p.batch * p.m_size * p.n_size) * sizeof(float) : 0;
     if (workspace_size) {
-        *workspace_size = 0;
+        *workspace_size = partial_bytes;
         return ROCMTPL_STATUS_OK;
     }
-    (void)workspace;
     if (!X) {
         int64_t X_size = 4096;
         if (X_size > 0) {
@@ -159,11 +441,16 @@ extern "C" PT_EXPORT int KERNEL_NAME(const uint16_t* X, const uint16_t* W, uint1
             return ROCMTPL_STATUS_NULL_ARGUMENT;
         }
     }
-    const int64_t m_size = 64;
-    const int64_t n_size = 64;
-    if (m_size == 0 || n_size == 0) return ROCMTPL_STATUS_OK;
-    const int64_t blocks = ((m_size + block_m - 1) / block_m) * ((n_size + block_n - 1) / block_n);
-    if (blocks > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    gemm_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(block_threads), 0, stream>>>(X, W, Y);
+    if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
+    if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
+    const int64_t tiles = gemm_cdiv(p.m_size, block_m) * gemm_cdiv(p.n_size, block_n);
+    if (tiles > 2147483647 || p.batch > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
+    (void)workspace;
+    const bool fast = gemm_aligned(X, 4, p.x_offset, p.x_stride_m, p.x_stride_b) && gemm_aligned(W, 4, p.w_offset, p.w_stride_k, p.w_stride_b);
+    // Static strides are aligned; only a misaligned pointer misses the fast path.
+    if (!fast) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    const hipError_t err = gemm_launch<4, 4>(grid, stream, X, W, Y);
+    if (err != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
     return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
 }

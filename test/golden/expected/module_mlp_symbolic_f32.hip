@@ -44,7 +44,7 @@ ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_mod(int64_t a, int64_t 
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_0, source hash 47dda3e372a1ea68
+// kernel rocm_fused_gemm_0, source hash cf1aaf584e47a33e
 // Topologically Sorted Source Nodes: [h], Original ops: [gemm]
 // Source node to op mapping:
 //   h => gemm
@@ -127,7 +127,7 @@ constexpr int block_k = 16;
 constexpr int thread_m = 4;
 constexpr int thread_n = 4;
 constexpr int group_m = 8;
-constexpr int stages = 2;
+[[maybe_unused]] constexpr int stages = 2;
 [[maybe_unused]] constexpr bool x_k_contiguous = true;
 [[maybe_unused]] constexpr bool x_m_contiguous = false;
 [[maybe_unused]] constexpr bool x_k_major = true;
@@ -176,8 +176,9 @@ __device__ __forceinline__ void gemm_emit(const gemm_problem& p, const gemm_poin
 constexpr int threads_m = block_m / thread_m;
 constexpr int threads_n = block_n / thread_n;
 constexpr int block_threads = threads_m * threads_n;
-constexpr int gemm_dynamic_shared = 0;
 constexpr int smem_pad = 4;
+// Two buffers of each fp32 tile, dynamic so that tiles above 48 KiB can opt in on NVIDIA.
+constexpr int gemm_dynamic_shared = 2 * block_k * (block_m + smem_pad + block_n + smem_pad) * 4;
 
 // One operand tile (Rows = block_m or block_n, by block_k) on its way to shared memory as fp32.
 // Global reads run along K when K is contiguous (or nothing is), else along M/N. The tile is
@@ -194,7 +195,8 @@ struct simt_stage {
     static constexpr int per_line = (along_k ? block_k : Rows) / Vec;
     static constexpr int total = (along_k ? Rows : block_k) * per_line;
     static constexpr int slots = fast ? (total + block_threads - 1) / block_threads : 1;
-    static constexpr int lines_per_slot = block_threads / per_line;
+    static constexpr int lines_per_slot = block_threads / per_line > 0 ? block_threads / per_line : 1;
+    static_assert(slots > 0 && lines_per_slot > 0, "rocmtpl: gemm: empty tile");
     static_assert(!fast || block_threads % per_line == 0, "rocmtpl: gemm: block threads must cover whole tile lines");
     float v[slots][Vec];
     const T* base;
@@ -275,7 +277,8 @@ struct simt_stage {
                 }
             }
         } else {
-#pragma unroll 1
+            // Partly unrolled: fully rolled, ptxas spilled (CUDA 13.0, sm_90).
+#pragma unroll 4
             for (int id = tid; id < total; id += block_threads) {
                 const int line = id / per_line;
                 const int e = id % per_line;
@@ -294,8 +297,10 @@ struct simt_stage {
 
 template <int VecA, int VecB>
 __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_pointers& t, int split_k) {
-    __shared__ __align__(16) float a_tile[2][block_k][block_m + smem_pad];
-    __shared__ __align__(16) float b_tile[2][block_k][block_n + smem_pad];
+    HIP_DYNAMIC_SHARED(float, gemm_smem);
+    float (*const a_tile)[block_k][block_m + smem_pad] = reinterpret_cast<float (*)[block_k][block_m + smem_pad]>(gemm_smem);
+    float (*const b_tile)[block_k][block_n + smem_pad] =
+        reinterpret_cast<float (*)[block_k][block_n + smem_pad]>(gemm_smem + 2 * block_k * (block_m + smem_pad));
     const int tid = static_cast<int>(threadIdx.x);
     const int tx = tid % threads_n;
     const int ty = tid / threads_n;
@@ -383,8 +388,13 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
     }
 }
 
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, 2)
+#else
+#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)
+#endif
 template <int VecA, int VecB>
-__global__ void __launch_bounds__(block_threads) gemm_kernel(const float* __restrict__ X, const float* __restrict__ W, float* __restrict__ Y, int64_t M) {
+__global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS gemm_kernel(const float* __restrict__ X, const float* __restrict__ W, float* __restrict__ Y, int64_t M) {
     const gemm_problem p = make_problem(M);
     const gemm_pointers t{X, W, Y, nullptr};
     gemm_mainloop<VecA, VecB>(p, t, 1);
@@ -531,7 +541,7 @@ static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y,
 }  // namespace rocm_fused_elementwise_1_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_2, source hash 8a4497edf9776db6
+// kernel rocm_fused_gemm_2, source hash 046d7243dbf11543
 // Topologically Sorted Source Nodes: [y], Original ops: [gemm]
 // Source node to op mapping:
 //   y => gemm
@@ -614,7 +624,7 @@ constexpr int block_k = 16;
 constexpr int thread_m = 4;
 constexpr int thread_n = 4;
 constexpr int group_m = 8;
-constexpr int stages = 2;
+[[maybe_unused]] constexpr int stages = 2;
 [[maybe_unused]] constexpr bool x_k_contiguous = true;
 [[maybe_unused]] constexpr bool x_m_contiguous = false;
 [[maybe_unused]] constexpr bool x_k_major = true;
@@ -663,8 +673,9 @@ __device__ __forceinline__ void gemm_emit(const gemm_problem& p, const gemm_poin
 constexpr int threads_m = block_m / thread_m;
 constexpr int threads_n = block_n / thread_n;
 constexpr int block_threads = threads_m * threads_n;
-constexpr int gemm_dynamic_shared = 0;
 constexpr int smem_pad = 4;
+// Two buffers of each fp32 tile, dynamic so that tiles above 48 KiB can opt in on NVIDIA.
+constexpr int gemm_dynamic_shared = 2 * block_k * (block_m + smem_pad + block_n + smem_pad) * 4;
 
 // One operand tile (Rows = block_m or block_n, by block_k) on its way to shared memory as fp32.
 // Global reads run along K when K is contiguous (or nothing is), else along M/N. The tile is
@@ -681,7 +692,8 @@ struct simt_stage {
     static constexpr int per_line = (along_k ? block_k : Rows) / Vec;
     static constexpr int total = (along_k ? Rows : block_k) * per_line;
     static constexpr int slots = fast ? (total + block_threads - 1) / block_threads : 1;
-    static constexpr int lines_per_slot = block_threads / per_line;
+    static constexpr int lines_per_slot = block_threads / per_line > 0 ? block_threads / per_line : 1;
+    static_assert(slots > 0 && lines_per_slot > 0, "rocmtpl: gemm: empty tile");
     static_assert(!fast || block_threads % per_line == 0, "rocmtpl: gemm: block threads must cover whole tile lines");
     float v[slots][Vec];
     const T* base;
@@ -762,7 +774,8 @@ struct simt_stage {
                 }
             }
         } else {
-#pragma unroll 1
+            // Partly unrolled: fully rolled, ptxas spilled (CUDA 13.0, sm_90).
+#pragma unroll 4
             for (int id = tid; id < total; id += block_threads) {
                 const int line = id / per_line;
                 const int e = id % per_line;
@@ -781,8 +794,10 @@ struct simt_stage {
 
 template <int VecA, int VecB>
 __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_pointers& t, int split_k) {
-    __shared__ __align__(16) float a_tile[2][block_k][block_m + smem_pad];
-    __shared__ __align__(16) float b_tile[2][block_k][block_n + smem_pad];
+    HIP_DYNAMIC_SHARED(float, gemm_smem);
+    float (*const a_tile)[block_k][block_m + smem_pad] = reinterpret_cast<float (*)[block_k][block_m + smem_pad]>(gemm_smem);
+    float (*const b_tile)[block_k][block_n + smem_pad] =
+        reinterpret_cast<float (*)[block_k][block_n + smem_pad]>(gemm_smem + 2 * block_k * (block_m + smem_pad));
     const int tid = static_cast<int>(threadIdx.x);
     const int tx = tid % threads_n;
     const int ty = tid / threads_n;
@@ -870,8 +885,13 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
     }
 }
 
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, 2)
+#else
+#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)
+#endif
 template <int VecA, int VecB>
-__global__ void __launch_bounds__(block_threads) gemm_kernel(const float* __restrict__ X, const float* __restrict__ W, float* __restrict__ Y, int64_t M) {
+__global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS gemm_kernel(const float* __restrict__ X, const float* __restrict__ W, float* __restrict__ Y, int64_t M) {
     const gemm_problem p = make_problem(M);
     const gemm_pointers t{X, W, Y, nullptr};
     gemm_mainloop<VecA, VecB>(p, t, 1);

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+// GEMM speed on the GPU, side by side with cuBLAS in the same process (issue 4).
+//
+// For each dtype (f32 without TF32 on either side, f16, bf16; fp32 accumulation) and each shape
+// M x N x K (row-major X [M, K], W [K, N], Y [M, N]): cuBLAS (cublasGemmEx, dlopen'ed), then
+// rocmtpl's autotuned GEMM, then rocmtpl with a fused bias + relu epilogue. rocmtpl's template has
+// symbolic M, N, K, so one compiled library serves every shape; autotune() picks the configuration
+// per shape among the policy's top-ranked candidates and remembers it in the tuning database
+// (ROCMTPL_CACHE_DIR keeps it between runs). Times are GPU events around a batch of launches
+// (Google Benchmark's Time column is per batch of `gemms_per_batch`; ms_per_gemm is one GEMM).
+// Counters: TFLOP/s, ratio = cuBLAS time / rocmtpl time (1.0 = as fast), the bias+relu overhead
+// over the plain GEMM, the winner's rank in the ranked list. A summary table ends the output.
+//
+// Environment: ROCMTPL_BENCH_DTYPES=f32,f16,bf16  ROCMTPL_BENCH_SHAPES=0,1,...  (indices into the
+// shape list)  ROCMTPL_BENCH_CANDIDATES=16 (0: every configuration; then "best of the top 16 is the
+// best of all" is measured)  ROCMTPL_BENCH_FUSED_CANDIDATES (the same, for bias + relu; default:
+// ROCMTPL_BENCH_CANDIDATES).
+// Run: build/gpu/benchmark/gemm_runtime_bench
+#include <rocmtpl/runtime.hpp>
+
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+using namespace rocmtpl;
+using namespace rocmtpl::runtime;
+using templates::activation;
+using templates::gemm_config;
+using templates::gemm_options;
+using templates::gemm_policy;
+
+struct shape {
+  std::int64_t m, n, k;
+};
+const std::vector<shape> shapes{{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
+                                {1000, 3000, 700},  {4096, 11008, 4096}, {8192, 1024, 8192}};
+
+// cuBLAS through dlopen (no headers): handle, stream, math mode, cublasGemmEx.
+class cublas {
+ public:
+  static cublas& instance() {
+    static cublas c;
+    return c;
+  }
+  [[nodiscard]] bool available() const noexcept { return handle_ != nullptr; }
+  [[nodiscard]] const std::string& status() const noexcept { return status_; }
+  void set_stream(void* s) const { set_stream_(handle_, s); }
+  // Row-major Y [M, N] = X [M, K] W [K, N] as column-major Y^T = W^T X^T.
+  int gemm(int m, int n, int k, const void* x, const void* w, void* y, int type) const {
+    const float one = 1.0F;
+    const float zero = 0.0F;
+    return gemm_(handle_, 0, 0, n, m, k, &one, w, type, n, x, type, k, &zero, y, type, n, 68 /*COMPUTE_32F*/,
+                 -1 /*DEFAULT*/);
+  }
+
+ private:
+  using gemm_fn = int (*)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
+                          const void*, void*, int, int, int, int);
+  cublas() {
+    for (const char* n : {"libcublas.so.13", "libcublas.so.12", "libcublas.so", "/usr/local/cuda/lib64/libcublas.so"}) {
+      lib_ = ::dlopen(n, RTLD_NOW | RTLD_LOCAL);
+      if (lib_ != nullptr) break;
+    }
+    if (lib_ == nullptr) {
+      status_ = "libcublas not found";
+      return;
+    }
+    auto create = reinterpret_cast<int (*)(void**)>(::dlsym(lib_, "cublasCreate_v2"));
+    auto math = reinterpret_cast<int (*)(void*, int)>(::dlsym(lib_, "cublasSetMathMode"));
+    set_stream_ = reinterpret_cast<int (*)(void*, void*)>(::dlsym(lib_, "cublasSetStream_v2"));
+    gemm_ = reinterpret_cast<gemm_fn>(::dlsym(lib_, "cublasGemmEx"));
+    void* h = nullptr;
+    if (!create || !math || !set_stream_ || !gemm_ || create(&h) != 0) {
+      status_ = "cuBLAS did not start";
+      return;
+    }
+    math(h, 0);  // CUBLAS_DEFAULT_MATH: no TF32 for fp32
+    handle_ = h;
+    status_ = "cuBLAS";
+  }
+  void* lib_ = nullptr;
+  void* handle_ = nullptr;
+  int (*set_stream_)(void*, void*) = nullptr;
+  gemm_fn gemm_ = nullptr;
+  std::string status_;
+};
+
+int cuda_type(dtype t) { return t == dtype::f32 ? 0 : (t == dtype::f16 ? 2 : 14); }
+
+std::vector<std::string> env_list(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  std::stringstream ss(v != nullptr && *v != '\0' ? v : fallback);
+  std::vector<std::string> out;
+  for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
+  return out;
+}
+
+// Device tensor with values in [-1, 1) (a fixed xorshift stream, converted to the dtype).
+device_buffer random_tensor(dtype t, std::size_t n, std::uint64_t seed) {
+  std::vector<std::uint8_t> bytes(n * element_size(t));
+  std::uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    const float f = static_cast<float>(static_cast<double>(s >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+    if (t == dtype::f32) {
+      std::memcpy(bytes.data() + 4 * i, &f, 4);
+    } else {
+      std::uint32_t u = 0;
+      std::memcpy(&u, &f, 4);
+      std::uint16_t b = 0;
+      if (t == dtype::bf16) {
+        b = static_cast<std::uint16_t>((u + 0x7fffU + ((u >> 16) & 1U)) >> 16);
+      } else {
+        const _Float16 h = static_cast<_Float16>(f);
+        std::memcpy(&b, &h, 2);
+      }
+      std::memcpy(bytes.data() + 2 * i, &b, 2);
+    }
+  }
+  device_buffer d(bytes.size());
+  d.copy_from_host(bytes.data());
+  return d;
+}
+
+// One tuned rocmtpl kernel for one problem (plain or bias + relu).
+struct tuned {
+  std::shared_ptr<shared_library> lib;
+  std::unique_ptr<kernel_entry> entry;
+  std::vector<std::int64_t> extra;
+  std::string config;
+  std::size_t rank = 0;        // the winner's index in the ranked list
+  std::size_t candidates = 0;  // how many were tuned
+  bool from_database = false;
+  std::string error;
+};
+
+rocm_template<gemm_policy> make_problem(dtype t, bool bias_relu) {
+  const auto m = sym_expr::symbol("M");
+  const auto n = sym_expr::symbol("N");
+  const auto k = sym_expr::symbol("K");
+  std::vector<buffer> in{buffer("x", layout::row_major(t, {m, k})), buffer("w", layout::row_major(t, {k, n}))};
+  if (bias_relu) in.emplace_back("bias", layout::row_major(t, {n}));
+  return {gemm_policy({.act = bias_relu ? activation::relu : activation::none}), in, layout::row_major(t, {m, n})};
+}
+
+tuned tune(dtype t, const shape& s, bool bias_relu) {
+  tuned out;
+  try {
+    const auto tpl = make_problem(t, bias_relu);
+    const size_hints hints{{"M", s.m}, {"N", s.n}, {"K", s.k}};
+    autotune_options o;
+    const auto cand = env_list("ROCMTPL_BENCH_CANDIDATES", "16");
+    const auto fused = env_list("ROCMTPL_BENCH_FUSED_CANDIDATES", cand.front());
+    o.max_candidates = static_cast<std::size_t>(std::stoul(bias_relu ? fused.front() : cand.front()));
+    o.progress = false;
+    o.bench.budget_ms = 10;
+    o.bench.max_repetitions = 20;
+    // The naive double-precision reference is slow on big shapes; the GPU test verifies those paths.
+    o.verify = static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) <= 1.1e10;
+    const auto report = autotune(tpl, hints, o);
+    const auto* best = report.best();
+    if (best == nullptr) {
+      out.error = "no candidate verified";
+      for (const auto& c : report.candidates) {
+        if (!c.result.reason.empty()) {
+          out.error += "; " + c.config + ": " + c.result.reason.substr(0, 300);
+          break;
+        }
+      }
+      return out;
+    }
+    out.candidates = report.candidates.size();
+    out.from_database = report.from_database;
+    const auto ranked = tpl.policy().configs(tpl.context(), hints);
+    for (std::size_t i = 0; i < report.candidates.size() && i < ranked.size(); ++i) {
+      if (&report.candidates[i] == best) {
+        const auto caller = tpl.generate(ranked[i], hints);
+        const auto& rt = gpu_runtime::instance();
+        const auto opts = compile_options_for(rt.properties(rt.current_device()));
+        code_cache cache;
+        const auto lib = cache.get_or_compile(compiler::find(opts.platform), caller.source(), opts);
+        out.lib = std::make_shared<shared_library>(lib.library);
+        out.entry = std::make_unique<kernel_entry>(out.lib, caller.bmreq().kernel_name,
+                                                   caller.bmreq().input_tensor_meta.size() + 1,
+                                                   caller.bmreq().extra_args.size());
+        out.extra = caller.bmreq().extra_args;
+        out.config = ranked[i].name();
+        out.rank = i;
+      }
+    }
+    if (!out.entry) out.error = "winner not found in the ranked list";
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
+struct result_row {
+  double cublas_ms = 0, plain_ms = 0, fused_ms = 0;
+  std::string config, fused_config;
+  std::size_t rank = 0, candidates = 0;
+};
+std::map<std::pair<std::string, std::size_t>, result_row> results;
+
+// Operands shared by the three benchmarks of one (dtype, shape).
+struct operands {
+  device_buffer x, w, bias, y;
+};
+std::map<std::pair<std::string, std::size_t>, std::shared_ptr<operands>> operand_cache;
+
+std::shared_ptr<operands> operands_for(dtype t, std::size_t si) {
+  auto key = std::make_pair(std::string(name(t)), si);
+  if (auto it = operand_cache.find(key); it != operand_cache.end()) return it->second;
+  operand_cache.clear();  // one shape's buffers at a time
+  const auto& s = shapes[si];
+  auto o = std::make_shared<operands>();
+  o->x = random_tensor(t, static_cast<std::size_t>(s.m * s.k), 1);
+  o->w = random_tensor(t, static_cast<std::size_t>(s.k * s.n), 2);
+  o->bias = random_tensor(t, static_cast<std::size_t>(s.n), 3);
+  o->y = device_buffer(static_cast<std::size_t>(s.m * s.n) * element_size(t));
+  operand_cache[key] = o;
+  return o;
+}
+
+// Times `launch` with events around a batch of back-to-back launches (about 1 ms of GPU time, so
+// that event resolution and launch gaps stay small). Google Benchmark's time is per batch; the
+// counters and the summary are per GEMM. Returns the mean milliseconds of one GEMM.
+template <class F>
+double time_iterations(benchmark::State& state, runtime::stream& st, F&& launch) {
+  event start, stop;
+  launch();
+  st.synchronize();
+  start.record(st.get());
+  launch();
+  stop.record(st.get());
+  const double once = std::max(1e-3, static_cast<double>(stop.elapsed_ms_since(start)));
+  const int reps = std::clamp(static_cast<int>(1.0 / once), 1, 100);
+  double total = 0;
+  std::int64_t runs = 0;
+  for (auto _ : state) {
+    start.record(st.get());
+    for (int r = 0; r < reps; ++r) launch();
+    stop.record(st.get());
+    const double batch_ms = static_cast<double>(stop.elapsed_ms_since(start));
+    state.SetIterationTime(batch_ms * 1e-3);
+    total += batch_ms / reps;
+    ++runs;
+  }
+  const double ms = runs > 0 ? total / static_cast<double>(runs) : 0;
+  state.counters["gemms_per_batch"] = reps;
+  state.counters["ms_per_gemm"] = ms;
+  return ms;
+}
+
+void set_flops(benchmark::State& state, const shape& s, double ms) {
+  const double flop = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  state.counters["TFLOP/s"] = ms > 0 ? flop / (ms * 1e-3) / 1e12 : 0;
+}
+
+bool need_gpu(benchmark::State& state) {
+  if (gpu_runtime::instance().available()) return true;
+  state.SkipWithError(("no GPU: " + gpu_runtime::instance().status()).c_str());
+  return false;
+}
+
+void bm_cublas(benchmark::State& state, dtype t, std::size_t si) {
+  if (!need_gpu(state)) return;
+  auto& blas = cublas::instance();
+  if (!blas.available()) {
+    state.SkipWithError(blas.status().c_str());
+    return;
+  }
+  const auto& s = shapes[si];
+  auto ops = operands_for(t, si);
+  runtime::stream st;
+  blas.set_stream(st.get());
+  int rc = 0;
+  const double ms = time_iterations(state, st, [&] {
+    rc |= blas.gemm(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.k), ops->x.get(), ops->w.get(),
+                    ops->y.get(), cuda_type(t));
+  });
+  st.synchronize();
+  if (rc != 0) state.SkipWithError("cublasGemmEx failed");
+  set_flops(state, s, ms);
+  results[{std::string(name(t)), si}].cublas_ms = ms;
+}
+
+void bm_rocmtpl(benchmark::State& state, dtype t, std::size_t si, bool bias_relu) {
+  if (!need_gpu(state)) return;
+  const auto& s = shapes[si];
+  static std::map<std::tuple<std::string, std::size_t, bool>, std::shared_ptr<tuned>> tuned_cache;
+  auto& slot = tuned_cache[{std::string(name(t)), si, bias_relu}];
+  if (!slot) slot = std::make_shared<tuned>(tune(t, s, bias_relu));
+  const auto& k = *slot;
+  if (!k.entry) {
+    state.SkipWithError(("tuning failed: " + k.error).c_str());
+    return;
+  }
+  auto ops = operands_for(t, si);
+  std::vector<const void*> tensors{ops->x.get(), ops->w.get()};
+  if (bias_relu) tensors.push_back(ops->bias.get());
+  tensors.push_back(ops->y.get());
+  runtime::stream st;
+  const double ms = time_iterations(state, st, [&] { k.entry->launch(tensors, k.extra, nullptr, st.get()); });
+  st.synchronize();
+  set_flops(state, s, ms);
+  auto& row = results[{std::string(name(t)), si}];
+  if (bias_relu) {
+    row.fused_ms = ms;
+    row.fused_config = k.config;
+    if (row.plain_ms > 0) state.counters["overhead_%"] = 100.0 * (ms / row.plain_ms - 1.0);
+  } else {
+    row.plain_ms = ms;
+    row.config = k.config;
+    row.rank = k.rank;
+    row.candidates = k.candidates;
+  }
+  if (row.cublas_ms > 0) state.counters["vs_cublas"] = row.cublas_ms / ms;
+  state.counters["winner_rank"] = static_cast<double>(k.rank);
+  state.SetLabel(k.config + (k.from_database ? " (db)" : ""));
+}
+
+void print_summary() {
+  std::printf("\n%-5s %-18s %10s %10s %8s %10s %9s %9s  %s\n", "dtype", "M x N x K", "cuBLAS ms", "rocmtpl", "ratio",
+              "TFLOP/s", "bias+relu", "rank", "config");
+  std::map<std::string, std::vector<double>> ratios;
+  std::size_t in_top16 = 0, counted = 0;
+  for (const auto& [key, r] : results) {
+    const auto& s = shapes[key.second];
+    const double flop = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+    const double ratio = r.plain_ms > 0 && r.cublas_ms > 0 ? r.cublas_ms / r.plain_ms : 0;
+    if (ratio > 0) ratios[key.first].push_back(ratio);
+    if (r.candidates > 0) {
+      ++counted;
+      if (r.rank < 16) ++in_top16;
+    }
+    const std::string dims = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    std::printf("%-5s %-18s %10.4f %10.4f %8.3f %10.1f %+8.1f%% %4zu/%-4zu  %s\n", key.first.c_str(), dims.c_str(),
+                r.cublas_ms, r.plain_ms, ratio, r.plain_ms > 0 ? flop / (r.plain_ms * 1e-3) / 1e12 : 0.0,
+                r.plain_ms > 0 && r.fused_ms > 0 ? 100.0 * (r.fused_ms / r.plain_ms - 1.0) : 0.0, r.rank, r.candidates,
+                r.config.c_str());
+  }
+  for (auto& [d, v] : ratios) {
+    std::sort(v.begin(), v.end());
+    const double median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    std::printf("%s: median ratio to cuBLAS %.3f over %zu shapes\n", d.c_str(), median, v.size());
+  }
+  std::printf("winner within the top 16 of the ranking: %zu of %zu tuned problems\n", in_top16, counted);
+}
+
+void register_all() {
+  std::vector<dtype> dtypes;
+  for (const auto& d : env_list("ROCMTPL_BENCH_DTYPES", "f32,f16,bf16")) dtypes.push_back(parse_dtype(d));
+  std::vector<std::size_t> picks;
+  for (const auto& i : env_list("ROCMTPL_BENCH_SHAPES", "0,1,2,3,4,5,6")) picks.push_back(std::stoul(i));
+  for (dtype t : dtypes) {
+    for (std::size_t si : picks) {
+      const auto& s = shapes.at(si);
+      const std::string tag = std::string(name(t)) + "/" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+                              std::to_string(s.k);
+      benchmark::RegisterBenchmark(("cublas/" + tag).c_str(), bm_cublas, t, si)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("rocmtpl/" + tag).c_str(), bm_rocmtpl, t, si, false)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("rocmtpl_bias_relu/" + tag).c_str(), bm_rocmtpl, t, si, true)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  print_summary();
+  return 0;
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+// The GEMM templates through the real compilers, without a GPU: the default (ranked) configurations
+// of several problems build with hipcc for gfx90a and gfx940 without register spills and within
+// the LDS budget, and with nvcc for sm_90 without spills; the AMD libraries load and answer the
+// workspace query (split-K asks for its fp32 partials). Skips a compiler that is not installed.
+//
+// CI builds a handful of sources. ROCMTPL_GEMM_COMPILE_ALL=1 builds every shipped configuration
+// (SIMT f32, matrix cores f16 and bf16) for both vendors instead: the full spill check.
+#include <rocmtpl/runtime.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "runtime/runtime_test_support.hpp"
+
+namespace {
+using namespace rocmtpl;
+using namespace rocmtpl::runtime;
+using templates::activation;
+using templates::gemm_config;
+using templates::gemm_math;
+using templates::gemm_options;
+using templates::gemm_policy;
+
+const sym_expr sM = sym_expr::symbol("M");
+const sym_expr sN = sym_expr::symbol("N");
+const sym_expr sK = sym_expr::symbol("K");
+
+bool have(target_platform p) {
+  try {
+    (void)compiler::find(p).version();
+    return true;
+  } catch (const compiler_not_found_error&) {
+    return false;
+  }
+}
+
+compile_options nvidia_options() {
+  compile_options o;
+  o.platform = target_platform::nvidia;
+  o.archs = {"sm_90"};
+  o.include_dirs = {device_include_dir()};
+  return o;
+}
+
+bool compile_all() {
+  const char* v = std::getenv("ROCMTPL_GEMM_COMPILE_ALL");
+  return v != nullptr && std::string(v) == "1";
+}
+
+struct build {
+  std::string label;
+  std::string source;
+};
+
+// Compiles every source (two at a time), then checks the resources of every kernel.
+void check_builds(const std::vector<build>& builds, target_platform platform) {
+  rocmtpl::test::temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  const compiler cc = compiler::find(platform);
+  const compile_options opts = platform == target_platform::amd ? amd_compile_options({"gfx90a", "gfx940"}) : nvidia_options();
+  const unsigned jobs = std::max(2U, std::thread::hardware_concurrency());
+  std::size_t kernels = 0;
+  for (std::size_t first = 0; first < builds.size(); first += jobs) {
+    std::vector<std::future<compile_result>> running;
+    for (std::size_t i = first; i < std::min(builds.size(), first + jobs); ++i) {
+      running.push_back(std::async(std::launch::async, [&, i] { return cache.get_or_compile(cc, builds[i].source, opts); }));
+    }
+    for (std::size_t i = first; i < std::min(builds.size(), first + jobs); ++i) {
+      compile_result r;
+      try {
+        r = running[i - first].get();
+      } catch (const compile_error& e) {
+        ADD_FAILURE() << builds[i].label << ": " << e.what();
+        continue;
+      }
+      ASSERT_FALSE(r.resources.empty()) << builds[i].label << ": no resource usage in the log:\n" << r.log;
+      for (const auto& k : r.resources) {
+        ++kernels;
+        EXPECT_FALSE(k.spills()) << builds[i].label << ": " << to_string(k);
+        if (platform == target_platform::amd) {
+          EXPECT_LE(k.lds_bytes, 64 * 1024) << builds[i].label << ": " << to_string(k);
+          EXPECT_EQ(k.scratch_bytes, 0) << builds[i].label << ": " << to_string(k);
+        } else {
+          EXPECT_LE(k.registers, 255) << builds[i].label << ": " << to_string(k);
+          EXPECT_EQ(k.stack_bytes, 0) << builds[i].label << ": " << to_string(k);
+        }
+      }
+    }
+  }
+  std::cout << "[ gemm ] " << builds.size() << " sources, " << kernels << " kernel builds checked for "
+            << to_string(platform) << "\n";
+}
+
+rocm_template<gemm_policy> linear_f16() {
+  return {gemm_policy({.act = activation::relu}),
+          {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::col_major(dtype::f16, {sK, sN})),
+           buffer("bias", layout::row_major(dtype::f32, {sN}))},
+          layout::row_major(dtype::f16, {sM, sN})};
+}
+
+rocm_template<gemm_policy> static_bf16() {
+  return {gemm_policy({.act = activation::gelu, .residual = true}),
+          {buffer("x", layout::row_major(dtype::bf16, {1000, 700})), buffer("w", layout::row_major(dtype::bf16, {700, 3000})),
+           buffer("res", layout::row_major(dtype::bf16, {1000, 3000}))},
+          layout::row_major(dtype::bf16, {1000, 3000})};
+}
+
+rocm_template<gemm_policy> simt_f32() {
+  return {gemm_policy({.act = activation::gelu}),
+          {buffer("x", layout::row_major(dtype::f32, {sM, sK})), buffer("w", layout::row_major(dtype::f32, {sK, sN})),
+           buffer("bias", layout::row_major(dtype::f32, {sN}))},
+          layout::row_major(dtype::f32, {sM, sN})};
+}
+
+rocm_template<gemm_policy> split_f16() {
+  const auto b = sym_expr::symbol("B");
+  return {gemm_policy({.runtime_split_k = true}),
+          {buffer("x", layout::row_major(dtype::f16, {b, sM, 4096})), buffer("w", layout::row_major(dtype::f16, {4096, 128}))},
+          layout::row_major(dtype::f16, {b, sM, 128})};
+}
+
+const size_hints square_4096{{"M", 4096}, {"N", 4096}, {"K", 4096}};
+
+// The configuration of a list that needs the most registers (the spill risk).
+gemm_config heaviest(const std::vector<gemm_config>& list) {
+  return *std::max_element(list.begin(), list.end(), [](const gemm_config& a, const gemm_config& b) {
+    return a.register_estimate() < b.register_estimate();
+  });
+}
+
+// What CI builds: the first ranked configuration of each problem, and the heaviest of each path.
+std::vector<build> default_builds() {
+  std::vector<build> out;
+  const auto add = [&](const std::string& label, const rocm_template<gemm_policy>& t, const gemm_config& c,
+                       const size_hints& h) { out.push_back({label + " " + c.name(), t.generate(c, h).source()}); };
+  auto lin = linear_f16();
+  add("f16 linear", lin, lin.policy().configs(lin.context(), square_4096).front(), square_4096);
+  auto bf = static_bf16();
+  add("bf16 static", bf, heaviest(bf.policy().configs(bf.context(), {})), {});
+  auto f32 = simt_f32();
+  add("f32", f32, heaviest(f32.policy().configs(f32.context(), square_4096)), square_4096);
+  auto split = split_f16();
+  const size_hints h{{"B", 2}, {"M", 128}};
+  add("f16 split-K", split, split.policy().configs(split.context(), h).front(), h);
+  return out;
+}
+
+std::vector<build> every_build() {
+  std::vector<build> out;
+  auto f32 = simt_f32();
+  for (const auto& c : f32.policy().configs(f32.context(), square_4096)) out.push_back({"f32 " + c.name(), f32.generate(c, square_4096).source()});
+  auto lin = linear_f16();
+  for (const auto& c : lin.policy().configs(lin.context(), square_4096)) out.push_back({"f16 " + c.name(), lin.generate(c, square_4096).source()});
+  auto bf = static_bf16();
+  for (const auto& c : bf.policy().configs(bf.context(), {})) out.push_back({"bf16 " + c.name(), bf.generate(c, {}).source()});
+  return out;
+}
+
+TEST(GemmCompile, AmdBuildsWithoutSpills) {
+  if (!have(target_platform::amd)) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
+  check_builds(compile_all() ? every_build() : default_builds(), target_platform::amd);
+}
+
+TEST(GemmCompile, NvidiaBuildsWithoutSpills) {
+  if (!have(target_platform::nvidia)) GTEST_SKIP() << "nvcc not found";
+  auto builds = compile_all() ? every_build() : default_builds();
+  if (!compile_all()) builds.resize(2);  // CI: the f16 linear and the heaviest bf16
+  check_builds(builds, target_platform::nvidia);
+}
+
+TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
+  if (!have(target_platform::amd)) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
+  rocmtpl::test::temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  auto t = split_f16();
+  gemm_config c = t.policy().configs(t.context(), {{"B", 2}, {"M", 128}}).front();
+  c.split_k = 4;
+  const auto caller = t.generate(c, {{"B", 2}, {"M", 128}});
+  const auto lib = cache.get_or_compile(compiler::find(target_platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
+  kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", 3, 3);
+  // Sizes B = 2, M = 100, then split_k.
+  EXPECT_EQ(k.workspace_size({2, 100, 4}), 4U * 2 * 100 * 128 * sizeof(float));
+  EXPECT_EQ(k.workspace_size({2, 100, 1}), 0U);
+  EXPECT_THROW((void)k.workspace_size({2, 100, 0}), kernel_status_error);
+  EXPECT_THROW((void)k.workspace_size({-1, 100, 2}), kernel_status_error);
+  // Null tensors with work to do: refused before anything is launched.
+  std::vector<const void*> nulls(3, nullptr);
+  EXPECT_EQ(k.call(nulls, {2, 100, 4}, nullptr, nullptr, nullptr), static_cast<int>(kernel_status::null_argument));
+}
+}  // namespace
