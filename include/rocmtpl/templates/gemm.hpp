@@ -627,49 +627,49 @@ class gemm_policy {
     if (split) {
       src.writeline("// Split-K: sums the fp32 partials of every slice and applies the epilogue.");
       src.writeline("__global__ void __launch_bounds__(256) gemm_split_k_reduce(" + params + ") {");
-      src.splice(R"(
-          const gemm_problem p = make_problem()" + sym_args + R"();
-          const gemm_pointers t)" + pointers + R"(;
-          const int64_t mn = p.m_size * p.n_size;
-          const int64_t total = p.batch * mn;
-          const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-          for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total; idx += step) {
-              float sum = 0.0f;
-              for (int z = 0; z < split_k; ++z) sum += Partial[z * total + idx];
-              const int64_t rest = idx % mn;
-              store_output(p, t, idx / mn, rest / p.n_size, rest % p.n_size, sum);
-          }
-      }
-      )", true);
+      // Pre-indented fragment (written verbatim: rendering speed).
+src.write_verbatim(R"(    const gemm_problem p = make_problem()" + sym_args + R"();
+    const gemm_pointers t)" + pointers + R"(;
+    const int64_t mn = p.m_size * p.n_size;
+    const int64_t total = p.batch * mn;
+    const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total; idx += step) {
+        float sum = 0.0f;
+        for (int z = 0; z < split_k; ++z) sum += Partial[z * total + idx];
+        const int64_t rest = idx % mn;
+        store_output(p, t, idx / mn, rest / p.n_size, rest % p.n_size, sum);
+    }
+}
+)");
       src.writeline("");
     }
     src.writeline("template <int VecA, int VecB>");
     src.writeline("hipError_t gemm_launch(dim3 grid, hipStream_t stream, " + params + ") {");
     {
       auto body = src.indent();
-      src.splice(R"(
-          #if defined(ROCMTPL_PLATFORM_NVIDIA)
-          // Above 48 KiB of dynamic shared memory a kernel must opt in.
-          if (gemm_dynamic_shared > 48 * 1024) {
-              const hipError_t e = hipFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<VecA, VecB>),
-                                                       hipFuncAttributeMaxDynamicSharedMemorySize, gemm_dynamic_shared);
-              if (e != hipSuccess) return e;
-          }
-          #endif
-      )", true);
+      // Pre-indented fragment (written verbatim: rendering speed).
+src.write_verbatim(R"(    #if defined(ROCMTPL_PLATFORM_NVIDIA)
+    // Above 48 KiB of dynamic shared memory a kernel must opt in.
+    if (gemm_dynamic_shared > 48 * 1024) {
+        const hipError_t e = hipFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<VecA, VecB>),
+                                                 hipFuncAttributeMaxDynamicSharedMemorySize, gemm_dynamic_shared);
+        if (e != hipSuccess) return e;
+    }
+    #endif
+)");
     }
     src.writeline("    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(" + args + ");");
     src.writeline("    return hipGetLastError();");
     src.writeline("}");
     src.writeline("");
-    src.splice(R"(
-        // Fast-path alignment: pointer (with its offset) and strides are multiples of the vector width.
-        template <class T>
-        bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
-            return reinterpret_cast<uintptr_t>(ptr) % (static_cast<uintptr_t>(vec) * sizeof(T)) == 0 && a % vec == 0 &&
-                   b % vec == 0 && c % vec == 0;
-        }
-    )", true);
+    // Pre-indented fragment (written verbatim: rendering speed).
+src.write_verbatim(R"(// Fast-path alignment: pointer (with its offset) and strides are multiples of the vector width.
+template <class T>
+bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
+    return reinterpret_cast<uintptr_t>(ptr) % (static_cast<uintptr_t>(vec) * sizeof(T)) == 0 && a % vec == 0 &&
+           b % vec == 0 && c % vec == 0;
+}
+)");
     src.writeline("");
     src.writeline("}  // namespace");
     src.writeline("");
@@ -684,22 +684,22 @@ class gemm_policy {
         src.writeline("constexpr int32_t split_k = 1;");
       }
       src.writeline("const gemm_problem p = make_problem(" + sym_args + ");");
-      src.splice(R"(
-          const size_t partial_bytes =
-              split_k > 1 ? static_cast<size_t>(split_k) * static_cast<size_t>(p.batch * p.m_size * p.n_size) * sizeof(float) : 0;
-          if (workspace_size) {
-              *workspace_size = partial_bytes;
-              return ROCMTPL_STATUS_OK;
-          }
-      )", true);
+      // Pre-indented fragment (written verbatim: rendering speed).
+src.write_verbatim(R"(    const size_t partial_bytes =
+        split_k > 1 ? static_cast<size_t>(split_k) * static_cast<size_t>(p.batch * p.m_size * p.n_size) * sizeof(float) : 0;
+    if (workspace_size) {
+        *workspace_size = partial_bytes;
+        return ROCMTPL_STATUS_OK;
+    }
+)");
       for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
-      src.splice(R"(
-          if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
-          if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
-          const int64_t tiles = gemm_cdiv(p.m_size, block_m) * gemm_cdiv(p.n_size, block_n);
-          if (tiles > 2147483647 || p.batch > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-          const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
-      )", true);
+      // Pre-indented fragment (written verbatim: rendering speed).
+src.write_verbatim(R"(    if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
+    if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
+    const int64_t tiles = gemm_cdiv(p.m_size, block_m) * gemm_cdiv(p.n_size, block_n);
+    if (tiles > 2147483647 || p.batch > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
+)");
       if (split) {
         src.writeline("float* const Partial = reinterpret_cast<float*>(workspace);");
       } else {
@@ -733,13 +733,13 @@ class gemm_policy {
       }
       src.writeline("if (err != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;");
       if (split) {
-        src.splice(R"(
-            if (split_k > 1) {
-                const int64_t total = p.batch * p.m_size * p.n_size;
-                const int64_t blocks = gemm_cdiv(total, 256) < 65536 ? gemm_cdiv(total, 256) : 65536;
-                gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>()" + args + R"();
-            }
-        )", true);
+        // Pre-indented fragment (written verbatim: rendering speed).
+src.write_verbatim(R"(    if (split_k > 1) {
+        const int64_t total = p.batch * p.m_size * p.n_size;
+        const int64_t blocks = gemm_cdiv(total, 256) < 65536 ? gemm_cdiv(total, 256) : 65536;
+        gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>()" + args + R"();
+    }
+)");
       }
       src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
     }

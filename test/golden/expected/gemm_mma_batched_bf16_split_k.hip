@@ -264,7 +264,7 @@ __device__ __forceinline__ void gemm_mma(float (&d)[4], const uint32_t (&a)[4], 
 // vectors, thread tid copying vectors tid, tid + block_threads, ... Vec > 1: cp.async of Vec
 // elements along the contiguous axis, zero-filled past the edges (the entry point checked
 // alignment); one pointer advances a K tile at a time and slot s sits s * lines_per_slot lines
-// further. Vec == 1: plain loads with both strides (any layout), in a rolled loop that leaves the
+// further. Vec == 1: plain loads with both strides (any layout), in a short loop that leaves the
 // registers to the MMAs.
 template <int Rows, int Vec, bool KMajor>
 struct gemm_copier {

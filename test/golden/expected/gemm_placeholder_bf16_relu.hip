@@ -177,7 +177,7 @@ constexpr int gemm_dynamic_shared = 2 * block_k * (block_m + smem_pad + block_n 
 // Vec > 1 (the entry point checked alignment): load() reads the next tile into registers, Vec
 // elements at a time, while the current one is used; store() writes them. One pointer advances
 // a K tile at a time; slot s sits s * lines_per_slot lines further (no 64-bit multiplies per slot).
-// Vec == 1 (any strides): store() reads and writes element by element in a rolled loop.
+// Vec == 1 (any strides): store() reads and writes element by element (a short loop, few registers).
 template <class D, int Rows, int Vec, bool KContig, bool MnContig>
 struct simt_stage {
     using T = typename D::storage;

@@ -44,7 +44,7 @@ ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_mod(int64_t a, int64_t 
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_0, source hash cf1aaf584e47a33e
+// kernel rocm_fused_gemm_0, source hash 5d32f74fe71f6835
 // Topologically Sorted Source Nodes: [h], Original ops: [gemm]
 // Source node to op mapping:
 //   h => gemm
@@ -186,7 +186,7 @@ constexpr int gemm_dynamic_shared = 2 * block_k * (block_m + smem_pad + block_n 
 // Vec > 1 (the entry point checked alignment): load() reads the next tile into registers, Vec
 // elements at a time, while the current one is used; store() writes them. One pointer advances
 // a K tile at a time; slot s sits s * lines_per_slot lines further (no 64-bit multiplies per slot).
-// Vec == 1 (any strides): store() reads and writes element by element in a rolled loop.
+// Vec == 1 (any strides): store() reads and writes element by element (a short loop, few registers).
 template <class D, int Rows, int Vec, bool KContig, bool MnContig>
 struct simt_stage {
     using T = typename D::storage;
@@ -541,7 +541,7 @@ static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y,
 }  // namespace rocm_fused_elementwise_1_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_2, source hash 046d7243dbf11543
+// kernel rocm_fused_gemm_2, source hash a814fa556aac0bbe
 // Topologically Sorted Source Nodes: [y], Original ops: [gemm]
 // Source node to op mapping:
 //   y => gemm
@@ -683,7 +683,7 @@ constexpr int gemm_dynamic_shared = 2 * block_k * (block_m + smem_pad + block_n 
 // Vec > 1 (the entry point checked alignment): load() reads the next tile into registers, Vec
 // elements at a time, while the current one is used; store() writes them. One pointer advances
 // a K tile at a time; slot s sits s * lines_per_slot lines further (no 64-bit multiplies per slot).
-// Vec == 1 (any strides): store() reads and writes element by element in a rolled loop.
+// Vec == 1 (any strides): store() reads and writes element by element (a short loop, few registers).
 template <class D, int Rows, int Vec, bool KContig, bool MnContig>
 struct simt_stage {
     using T = typename D::storage;
