@@ -154,7 +154,7 @@ class rocm_template {
     std::string code = render(kernel, config);
     check_expected_args(kernel);
     auto bmreq = make_request(kernel, std::move(code), hints);
-    return {choice_name,      std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
+    return {choice_name,          std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
             std::move(bmreq), describe(config)};
   }
 
@@ -171,8 +171,8 @@ class rocm_template {
       std::string code = policy_.render_reference(kernel, *context_);
       check_expected_args(kernel);
       auto bmreq = make_request(kernel, std::move(code), hints);
-      return {kernel_name + "_reference", std::string(name()), input_nodes_,           output_node_,
-              make_kernel_render_fn{},    std::move(bmreq),    {{"reference", "true"}}};
+      return {kernel_name + "_reference", std::string(name()), input_nodes_, output_node_, make_kernel_render_fn{},
+              std::move(bmreq), {{"reference", "true"}}};
     } else {
       (void)hints;
       throw invalid_argument_error("rocmtpl: rocm_template: template '" + std::string(name()) +
@@ -184,8 +184,7 @@ class rocm_template {
   /// (`configs(context, hints)` when the policy ranks per problem, else `configs()`).
   [[nodiscard]] std::vector<rocm_template_caller> generate_all(const size_hints& hints = {}) const {
     std::vector<rocm_template_caller> out;
-    for (const auto& config : detail::problem_configs(policy_, *context_, hints))
-      out.push_back(generate(config, hints));
+    for (const auto& config : detail::problem_configs(policy_, *context_, hints)) out.push_back(generate(config, hints));
     return out;
   }
 
@@ -194,8 +193,7 @@ class rocm_template {
                                                     const size_hints& hints) const {
     rocm_benchmark_request bmreq;
     bmreq.kernel_name = kernel.kernel_name();
-    for (const auto& t : kernel.args().inputs())
-      bmreq.input_tensor_meta.push_back(tensor_meta::from_buffer(t.node, hints));
+    for (const auto& t : kernel.args().inputs()) bmreq.input_tensor_meta.push_back(tensor_meta::from_buffer(t.node, hints));
     bmreq.output_tensor_meta = tensor_meta::from_buffer(output_node_, hints);
     for (const auto& s : kernel.args().size_symbols()) bmreq.extra_args.push_back(sym_expr::symbol(s).evaluate(hints));
     bmreq.size_arg_count = bmreq.extra_args.size();
@@ -229,8 +227,7 @@ class rocm_template {
     }
     expected.push_back(output_node_.name());
     const auto call_args = kernel.args().call_args();
-    const bool ok =
-        call_args.size() >= expected.size() && std::equal(expected.begin(), expected.end(), call_args.begin());
+    const bool ok = call_args.size() >= expected.size() && std::equal(expected.begin(), expected.end(), call_args.begin());
     if (!ok) {
       auto join = [](const std::vector<std::string>& v) {
         std::string s;
@@ -252,7 +249,7 @@ class rocm_template {
 
 }  // namespace rocmtpl
 
-#include <rocmtpl/module.hpp>
-#include <rocmtpl/rocm_cpp_scheduling.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/templates/gemm.hpp>
+#include <rocmtpl/rocm_cpp_scheduling.hpp>
+#include <rocmtpl/module.hpp>

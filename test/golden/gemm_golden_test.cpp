@@ -46,11 +46,11 @@ TEST(GemmGolden, StaticF32) {
 TEST(GemmGolden, SymbolicF16BiasGeluColMajorW) {
   const auto m = sym_expr::symbol("M");
   const auto k = sym_expr::symbol("K");
-  rocmtpl::rocm_template<gemm_policy> t(
-      gemm_policy({activation::gelu, 0.5F}),
-      {buffer("x", layout::row_major(dtype::f16, {m, k})), buffer("w", layout::col_major(dtype::f16, {k, 256})),
-       buffer("bias", layout::row_major(dtype::f16, {256}))},
-      layout::row_major(dtype::f16, {m, 256}), std::vector<int>{2, 0, 1});
+  rocmtpl::rocm_template<gemm_policy> t(gemm_policy({activation::gelu, 0.5F}),
+                                        {buffer("x", layout::row_major(dtype::f16, {m, k})),
+                                         buffer("w", layout::col_major(dtype::f16, {k, 256})),
+                                         buffer("bias", layout::row_major(dtype::f16, {256}))},
+                                        layout::row_major(dtype::f16, {m, 256}), std::vector<int>{2, 0, 1});
   check_golden("gemm_symbolic_f16_bias_gelu.hip", t.generate(gemm_config{}, {{"M", 64}, {"K", 128}}).source());
 }
 
@@ -59,18 +59,8 @@ TEST(GemmGolden, MatrixCoreStaticF16) {
                                         {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
                                          buffer("w", layout::row_major(dtype::f16, {4096, 4096}))},
                                         layout::row_major(dtype::f16, {4096, 4096}));
-  gemm_config c{.block_m = 128,
-                .block_n = 128,
-                .block_k = 32,
-                .thread_m = 0,
-                .thread_n = 0,
-                .group_m = 8,
-                .math = gemm_math::matrix_core,
-                .warp_m = 64,
-                .warp_n = 64,
-                .stages = 4,
-                .vector = 8,
-                .split_k = 1};
+  gemm_config c{.block_m = 128, .block_n = 128, .block_k = 32, .thread_m = 0, .thread_n = 0, .group_m = 8,
+                .math = gemm_math::matrix_core, .warp_m = 64, .warp_n = 64, .stages = 4, .vector = 8, .split_k = 1};
   check_golden("gemm_mma_static_f16.hip", t.generate(c).source());
 }
 
@@ -78,31 +68,22 @@ TEST(GemmGolden, MatrixCoreBatchedBf16SplitKResidual) {
   const auto b = sym_expr::symbol("B");
   const auto m = sym_expr::symbol("M");
   gemm_options o{.act = activation::sigmoid, .alpha = 2.0F, .beta = 0.5F, .residual = true, .runtime_split_k = true};
-  rocmtpl::rocm_template<gemm_policy> t(
-      gemm_policy(o),
-      {buffer("x", layout::row_major(dtype::bf16, {b, m, 512})), buffer("w", layout::col_major(dtype::bf16, {512, 96})),
-       buffer("bias", layout::row_major(dtype::f32, {96})), buffer("res", layout::row_major(dtype::bf16, {b, m, 96}))},
-      layout::row_major(dtype::f32, {b, m, 96}));
-  gemm_config c{.block_m = 64,
-                .block_n = 64,
-                .block_k = 32,
-                .thread_m = 0,
-                .thread_n = 0,
-                .group_m = 8,
-                .math = gemm_math::matrix_core,
-                .warp_m = 32,
-                .warp_n = 32,
-                .stages = 3,
-                .vector = 8,
-                .split_k = 2};
+  rocmtpl::rocm_template<gemm_policy> t(gemm_policy(o),
+                                        {buffer("x", layout::row_major(dtype::bf16, {b, m, 512})),
+                                         buffer("w", layout::col_major(dtype::bf16, {512, 96})),
+                                         buffer("bias", layout::row_major(dtype::f32, {96})),
+                                         buffer("res", layout::row_major(dtype::bf16, {b, m, 96}))},
+                                        layout::row_major(dtype::f32, {b, m, 96}));
+  gemm_config c{.block_m = 64, .block_n = 64, .block_k = 32, .thread_m = 0, .thread_n = 0, .group_m = 8,
+                .math = gemm_math::matrix_core, .warp_m = 32, .warp_n = 32, .stages = 3, .vector = 8, .split_k = 2};
   check_golden("gemm_mma_batched_bf16_split_k.hip", t.generate(c, {{"B", 2}, {"M", 100}}).source());
 }
 
 TEST(GemmGolden, KernelNamePlaceholder) {
-  rocmtpl::rocm_template<gemm_policy> t(
-      gemm_policy({activation::relu}),
-      {buffer("x", layout::row_major(dtype::bf16, {64, 64})), buffer("w", layout::row_major(dtype::bf16, {64, 64}))},
-      layout::row_major(dtype::bf16, {64, 64}));
+  rocmtpl::rocm_template<gemm_policy> t(gemm_policy({activation::relu}),
+                                        {buffer("x", layout::row_major(dtype::bf16, {64, 64})),
+                                         buffer("w", layout::row_major(dtype::bf16, {64, 64}))},
+                                        layout::row_major(dtype::bf16, {64, 64}));
   auto caller = t.generate(gemm_config{});
   check_golden("gemm_placeholder_bf16_relu.hip", caller.output_node().make_kernel_render().render());
 }

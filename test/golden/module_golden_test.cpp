@@ -4,8 +4,8 @@
 // of emitted modules: one exported entry point, static kernels, deduplication, workspace slots,
 // fusion decisions, graph validation.
 #include <rocmtpl/module.hpp>
-#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include <gtest/gtest.h>
 

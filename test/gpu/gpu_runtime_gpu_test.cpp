@@ -53,9 +53,9 @@ TEST_F(GpuRuntimeGpu, PropertiesAreSane) {
   for (int d = 0; d < rt().device_count(); ++d) {
     const auto p = rt().properties(d);
     std::cout << "device " << d << ": " << p.name << ", " << p.arch << ", " << p.compute_units << " CUs, L2 "
-              << p.l2_cache_bytes << " B, shared " << p.shared_memory_per_block << "/"
-              << p.shared_memory_per_block_optin << " B, memory " << p.total_memory << " B, warp " << p.warp_size
-              << ", clock " << p.clock_khz << " kHz\n";
+              << p.l2_cache_bytes << " B, shared " << p.shared_memory_per_block << "/" << p.shared_memory_per_block_optin
+              << " B, memory " << p.total_memory << " B, warp " << p.warp_size << ", clock " << p.clock_khz
+              << " kHz\n";
     EXPECT_EQ(p.ordinal, d);
     EXPECT_EQ(p.kind, *rt().kind());
     EXPECT_FALSE(p.name.empty());
@@ -295,14 +295,14 @@ TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
   std::vector<std::string> argv;
   if (props.kind == platform::nvidia) {
     const char* cuda = std::getenv("CUDA_PATH");
-    const auto nvcc = first_executable(
-        {cuda != nullptr ? fs::path(cuda) / "bin" / "nvcc" : fs::path(), "/usr/local/cuda/bin/nvcc", "/usr/bin/nvcc"});
+    const auto nvcc = first_executable({cuda != nullptr ? fs::path(cuda) / "bin" / "nvcc" : fs::path(),
+                                        "/usr/local/cuda/bin/nvcc", "/usr/bin/nvcc"});
     if (!nvcc) GTEST_SKIP() << "nvcc not found; install the CUDA toolkit to run kernels";
     argv = {nvcc->string(), "-arch=" + props.arch, "-O2", "-shared", "-Xcompiler", "-fPIC", "-x", "cu"};
   } else {
     const char* rocm = std::getenv("ROCM_PATH");
-    const auto hipcc = first_executable(
-        {rocm != nullptr ? fs::path(rocm) / "bin" / "hipcc" : fs::path(), "/usr/bin/hipcc", "/opt/rocm/bin/hipcc"});
+    const auto hipcc = first_executable({rocm != nullptr ? fs::path(rocm) / "bin" / "hipcc" : fs::path(),
+                                         "/usr/bin/hipcc", "/opt/rocm/bin/hipcc"});
     if (!hipcc) GTEST_SKIP() << "hipcc not found; install hipcc to run kernels";
     argv = {hipcc->string(), "--offload-arch=" + props.arch, "-O2", "-shared", "-fPIC", "-x", "hip"};
   }
@@ -315,8 +315,8 @@ TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
   ASSERT_EQ(built.exit_code, 0) << built.output;
   library_handle lib(dir / "libcheck.so");
   ASSERT_TRUE(lib) << ::dlerror();
-  using convert_fn =
-      int(const void*, const void*, void*, void*, void*, void*, void*, void*, void*, void*, void*, void*, int, void*);
+  using convert_fn = int(const void*, const void*, void*, void*, void*, void*, void*, void*, void*, void*, void*,
+                         void*, int, void*);
   using reduce_fn = int(const void*, void*, void*, int, void*);
   auto* convert = lib.symbol<convert_fn>("rocmtpl_check_convert");
   auto* reduce = lib.symbol<reduce_fn>("rocmtpl_check_reduce");
@@ -331,8 +331,8 @@ TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
   std::mt19937 rng(7);
   for (int i = 0; i < n; ++i) {
     std::uint32_t u = static_cast<std::uint32_t>(rng());
-    if (i % 4 == 0) u = (u & 0xffffe000u) | 0x1000u;                                             // fp16 halfway
-    if (i % 4 == 1) u = (u & 0xffff0000u) | 0x8000u;                                             // bf16 halfway
+    if (i % 4 == 0) u = (u & 0xffffe000u) | 0x1000u;  // fp16 halfway
+    if (i % 4 == 1) u = (u & 0xffff0000u) | 0x8000u;  // bf16 halfway
     if (i % 4 == 2) u = (u & 0x807fffffu) | (static_cast<std::uint32_t>(100 + (i % 45)) << 23);  // fp16 range
     std::memcpy(&floats[static_cast<std::size_t>(i)], &u, sizeof(u));
   }

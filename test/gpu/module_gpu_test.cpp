@@ -4,6 +4,7 @@
 // ahead-of-time artifact gives the same bits; its standalone runner runs. Label gpu; skips without
 // a GPU or a compiler.
 #include <rocmtpl/module.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/code_cache.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
@@ -11,7 +12,6 @@
 #include <rocmtpl/runtime/module_loader.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>
-#include <rocmtpl/templates/elementwise.hpp>
 
 #include <gtest/gtest.h>
 

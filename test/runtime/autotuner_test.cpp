@@ -20,8 +20,8 @@ using templates::gemm_policy;
 struct temp_dir {
   fs::path path;
   temp_dir() {
-    path = fs::temp_directory_path() /
-           ("rocmtpl-autotuner-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+    path = fs::temp_directory_path() / ("rocmtpl-autotuner-test-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(counter()++));
     fs::create_directories(path);
   }
   ~temp_dir() {
@@ -91,14 +91,11 @@ TEST(KernelCall, ManyArgumentsPassThroughTheSlots) {
     params += ", int64_t a" + std::to_string(i);
     sum += " + a" + std::to_string(i) + " * " + std::to_string(i + 1);
   }
-  const std::string src =
-      "#include \"rocmtpl_hip_portable.h\"\n#include <cstdint>\n#include <cstddef>\n"
-      "extern \"C\" __attribute__((visibility(\"default\"))) int probe(const void* a, const void* b, "
-      "void* c" +
-      params +
-      ", size_t* ws, uint8_t* w, hipStream_t s) {\n"
-      "  (void)w; (void)s;\n  if (ws) { *ws = static_cast<size_t>(0" +
-      sum + " + (a != nullptr) * 1000000 + (c != nullptr) * 2000000); }\n  (void)b;\n  return 0;\n}\n";
+  const std::string src = "#include \"rocmtpl_hip_portable.h\"\n#include <cstdint>\n#include <cstddef>\n"
+                          "extern \"C\" __attribute__((visibility(\"default\"))) int probe(const void* a, const void* b, "
+                          "void* c" + params + ", size_t* ws, uint8_t* w, hipStream_t s) {\n"
+                          "  (void)w; (void)s;\n  if (ws) { *ws = static_cast<size_t>(0" + sum +
+                          " + (a != nullptr) * 1000000 + (c != nullptr) * 2000000); }\n  (void)b;\n  return 0;\n}\n";
   const auto lib = cache.get_or_compile(compiler::find(target_platform::amd), src, amd_compile_options({"gfx90a"}));
   kernel_entry k(std::make_shared<shared_library>(lib.library), "probe", 3, 20);
   std::vector<std::int64_t> extra;
@@ -132,8 +129,7 @@ TEST(Benchmark, HelperKernelsBuildForAmdAndTheBenchNeedsAGpu) {
   temp_dir dir;
   code_cache cache(dir.path / "kernels");
   // The fill/compare kernels build for AMD and load without a GPU...
-  const utility_kernels util(
-      utility_kernels::build(cache, compiler::find(target_platform::amd), amd_compile_options()));
+  const utility_kernels util(utility_kernels::build(cache, compiler::find(target_platform::amd), amd_compile_options()));
   // ...but a bench allocates device memory: a typed no-GPU error, never a crash.
   const auto caller = symbolic_gemm().generate(gemm_config{}, {{"M", 8}});
   EXPECT_THROW(bench(caller.bmreq(), util), no_gpu_error);

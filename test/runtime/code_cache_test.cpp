@@ -55,13 +55,12 @@ std::size_t workspace_of(const fs::path& library, std::int64_t n) {
 // A fake hipcc: prints `version` for --version; otherwise counts its runs in <name>.runs, writes
 // the -MF dependency file (listing `header` when given) like a real compiler, then runs `action`
 // (fail with a message, or sleep for timeouts).
-fs::path fake_compiler(const temp_dir& dir, const std::string& name, const std::string& version,
-                       const std::string& action, const std::string& header = {}, bool writes_depfile = true) {
+fs::path fake_compiler(const temp_dir& dir, const std::string& name, const std::string& version, const std::string& action,
+                       const std::string& header = {}, bool writes_depfile = true) {
   std::string script = "if [ \"$1\" = --version ]; then echo '" + version + "'; exit 0; fi\necho run >> '" +
                        (dir / (name + ".runs")).string() + "'\n";
   if (writes_depfile) {
-    script += "prev=; for a in \"$@\"; do if [ \"$prev\" = -MF ]; then echo \"lib.so: " + header +
-              "\" > \"$a\"; fi; prev=$a; done\n";
+    script += "prev=; for a in \"$@\"; do if [ \"$prev\" = -MF ]; then echo \"lib.so: " + header + "\" > \"$a\"; fi; prev=$a; done\n";
   }
   return rocmtpl::test::write_script(dir / name, script + action + "\n");
 }
@@ -164,8 +163,7 @@ TEST(code_cache, second_call_is_a_hit_without_compiling) {
   // The recorded command points at the entry, not at a vanished staging folder.
   EXPECT_NE(std::find(first.argv.begin(), first.argv.end(), (entry / "lib.so").string()), first.argv.end());
   EXPECT_EQ(first.argv.back(), (entry / "source.hip").string());
-  for (const auto& e : fs::directory_iterator(entry))
-    EXPECT_EQ(e.path().filename().string().find(".build-"), std::string::npos);
+  for (const auto& e : fs::directory_iterator(entry)) EXPECT_EQ(e.path().filename().string().find(".build-"), std::string::npos);
 }
 
 TEST(code_cache, corrupt_library_is_rebuilt_never_loaded) {
@@ -405,9 +403,7 @@ TEST(code_cache, two_processes_wanting_one_key_compile_it_once) {
   std::vector<rocmtpl::runtime::process_result> results(2);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    threads.emplace_back([&, i] {
-      results[i] = run_process({self.string(), "--gtest_filter=code_cache.race_child"}, po);
-    });
+    threads.emplace_back([&, i] { results[i] = run_process({self.string(), "--gtest_filter=code_cache.race_child"}, po); });
   }
   for (auto& t : threads) t.join();
   std::size_t compiles = 0;
@@ -476,8 +472,7 @@ TEST(code_cache, depfile_parser) {
   using rocmtpl::runtime::detail::code_cache_impl::parse_depfile;
   const auto clang = parse_depfile("/out/lib.so: /src/k.hip \\\n  /inc/a\\ b.h /inc/c.h \\\n  /inc/$$d.h\n");
   EXPECT_EQ(clang, (std::vector<fs::path>{"/src/k.hip", "/inc/a b.h", "/inc/c.h", "/inc/$d.h"}));
-  const auto nvcc = parse_depfile(
-      "lib.so : k.cu \\\n    /usr/include/stdc-predef.h \\\n    /cuda/include/cuda_runtime.h\n\nextra.h:\n");
+  const auto nvcc = parse_depfile("lib.so : k.cu \\\n    /usr/include/stdc-predef.h \\\n    /cuda/include/cuda_runtime.h\n\nextra.h:\n");
   EXPECT_EQ(nvcc, (std::vector<fs::path>{"k.cu", "/usr/include/stdc-predef.h", "/cuda/include/cuda_runtime.h"}));
   EXPECT_TRUE(parse_depfile("").empty());
 }

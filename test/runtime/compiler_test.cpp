@@ -27,9 +27,7 @@ using rocmtpl::test::scoped_env;
 using rocmtpl::test::temp_dir;
 namespace fs = std::filesystem;
 
-bool contains(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
+bool contains(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
 // A stand-in "compiler" so that the command line can be checked without hipcc or nvcc installed.
 struct fake_compiler {
@@ -97,27 +95,10 @@ TEST(compiler, nvidia_command_line) {
   o.include_dirs = {"/inc"};
   o.defines = {"X=1"};
   const auto argv = cc.command(o, "/src/k.hip", "/out/k.so");
-  const std::vector<std::string> expected = {fake.path.string(),
-                                             "-O3",
-                                             "-std=c++17",
-                                             "-shared",
-                                             "-Xcompiler",
-                                             "-fPIC,-fvisibility=hidden",
-                                             "-cudart",
-                                             "shared",
-                                             "-gencode",
-                                             "arch=compute_80,code=sm_80",
-                                             "-gencode",
-                                             "arch=compute_90a,code=sm_90a",
-                                             "-Xptxas",
-                                             "-v",
-                                             "-DX=1",
-                                             "-I/inc",
-                                             "-o",
-                                             "/out/k.so",
-                                             "-x",
-                                             "cu",
-                                             "/src/k.hip"};
+  const std::vector<std::string> expected = {
+      fake.path.string(), "-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-cudart", "shared",
+      "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90a,code=sm_90a", "-Xptxas", "-v", "-DX=1",
+      "-I/inc", "-o", "/out/k.so", "-x", "cu", "/src/k.hip"};
   EXPECT_EQ(argv, expected);
   o.fast_math = true;
   EXPECT_TRUE(contains(cc.command(o, "/src/k.hip", "/out/k.so"), "-use_fast_math"));
@@ -212,7 +193,7 @@ TEST(compiler, real_hipcc_version) {
   const auto& v = cc.version();
   EXPECT_NE(v.find("clang version"), std::string::npos) << v;
   EXPECT_EQ(v.find("Traceback"), std::string::npos) << v;  // rocm_agent_enumerator noise kept out
-  EXPECT_EQ(&cc.version(), &cc.version());                 // cached
+  EXPECT_EQ(&cc.version(), &cc.version());                  // cached
 }
 
 // The main path: build the C-ABI entry point for two archs, load it, query the workspace.
@@ -300,9 +281,8 @@ TEST(compiler, hung_compiler_is_killed_at_the_timeout) {
   temp_dir dir;
   const auto pid_file = dir / "sleep.pid";
   const auto fake = rocmtpl::test::write_script(
-      dir / "slowcc",
-      "if [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\necho compiling...\nsleep 60 &\necho $! > '" +
-          pid_file.string() + "'\nwait\n");
+      dir / "slowcc", "if [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\necho compiling...\nsleep 60 &\necho $! > '" +
+                          pid_file.string() + "'\nwait\n");
   scoped_env hipcc("ROCMTPL_HIPCC", fake.string());
   const auto cc = compiler::find(target_platform::amd);
   const auto src = dir / "k.hip";

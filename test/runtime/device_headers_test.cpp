@@ -32,18 +32,14 @@ class scoped_env {
  public:
   scoped_env(const char* name, const std::optional<std::string>& value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      ::setenv(name, value->c_str(), 1);
-    else
-      ::unsetenv(name);
+    if (value) ::setenv(name, value->c_str(), 1);
+    else ::unsetenv(name);
   }
   scoped_env(const scoped_env&) = delete;
   scoped_env& operator=(const scoped_env&) = delete;
   ~scoped_env() {
-    if (old_)
-      ::setenv(name_.c_str(), old_->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
+    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
+    else ::unsetenv(name_.c_str());
   }
 
  private:
@@ -257,10 +253,8 @@ TEST(DeviceHeaders, ConcurrentProcessesAgree) {
       try {
         for (int i = 0; i < 30 && code == 0; ++i) {
           const fs::path dir = device_include_dir();
-          if (dir != expected)
-            code = 2;
-          else if (read_file(dir / header_name) != header_text)
-            code = 3;
+          if (dir != expected) code = 2;
+          else if (read_file(dir / header_name) != header_text) code = 3;
         }
       } catch (...) {
         code = 4;

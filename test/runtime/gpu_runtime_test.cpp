@@ -64,18 +64,14 @@ class scoped_env {
  public:
   scoped_env(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
+    if (value != nullptr) ::setenv(name, value, 1);
+    else ::unsetenv(name);
   }
   scoped_env(const scoped_env&) = delete;
   scoped_env& operator=(const scoped_env&) = delete;
   ~scoped_env() {
-    if (old_)
-      ::setenv(name_.c_str(), old_->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
+    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
+    else ::unsetenv(name_.c_str());
   }
 
  private:

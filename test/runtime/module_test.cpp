@@ -4,11 +4,11 @@
 // query and the status codes of the entry point, the ahead-of-time artifact (library + manifest)
 // saved, loaded and rejected when broken, and the standalone runner built as an executable.
 #include <rocmtpl/module.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/gpu_runtime.hpp>
 #include <rocmtpl/runtime/module_loader.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>
-#include <rocmtpl/templates/elementwise.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <algorithm>
 #include <csignal>
 #include <map>
 #include <sstream>
@@ -173,8 +173,7 @@ TEST(process, capture_pipe_is_not_leaked_into_the_child) {
   ASSERT_TRUE(target.count("1")) << r.output;
   EXPECT_EQ(target["1"].rfind("pipe:", 0), 0U) << r.output;
   EXPECT_EQ(target["2"], target["1"]);
-  const auto refs =
-      std::count_if(target.begin(), target.end(), [&](const auto& kv) { return kv.second == target["1"]; });
+  const auto refs = std::count_if(target.begin(), target.end(), [&](const auto& kv) { return kv.second == target["1"]; });
   EXPECT_EQ(refs, 2) << r.output;
 }
 

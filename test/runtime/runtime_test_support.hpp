@@ -156,11 +156,10 @@ inline std::optional<runtime::compiler> find_compiler(runtime::target_platform p
   }
 }
 
-#define ROCMTPL_REQUIRE_COMPILER(var, platform)                                                     \
-  auto var##_found = ::rocmtpl::test::find_compiler(platform);                                      \
-  if (!var##_found)                                                                                 \
-    GTEST_SKIP() << "no compiler for " << ::rocmtpl::runtime::to_string(platform) << " installed (" \
-                 << ::rocmtpl::runtime::compiler_not_found_error::install_hint(platform) << ")";    \
+#define ROCMTPL_REQUIRE_COMPILER(var, platform)                                                  \
+  auto var##_found = ::rocmtpl::test::find_compiler(platform);                                    \
+  if (!var##_found) GTEST_SKIP() << "no compiler for " << ::rocmtpl::runtime::to_string(platform) \
+                                 << " installed (" << ::rocmtpl::runtime::compiler_not_found_error::install_hint(platform) << ")"; \
   [[maybe_unused]] const ::rocmtpl::runtime::compiler& var = *var##_found
 
 }  // namespace rocmtpl::test

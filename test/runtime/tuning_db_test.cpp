@@ -33,19 +33,15 @@ using rocmtpl::runtime::tuning_db_error;
 using rocmtpl::runtime::tuning_key;
 using rocmtpl::runtime::tuning_record;
 
-constexpr std::array all_statuses{candidate_status::ok,
-                                  candidate_status::compile_failed,
-                                  candidate_status::launch_failed,
-                                  candidate_status::verify_failed,
-                                  candidate_status::crashed,
-                                  candidate_status::timed_out,
+constexpr std::array all_statuses{candidate_status::ok,           candidate_status::compile_failed,
+                                  candidate_status::launch_failed, candidate_status::verify_failed,
+                                  candidate_status::crashed,       candidate_status::timed_out,
                                   candidate_status::skipped};
 
 tuning_key make_key(std::string problem = "f16[4096,4096] x f16[4096,4096] -> f16", std::string tmpl = "gemm",
                     std::string runtime_args = "split_k=1") {
-  return tuning_key{std::move(tmpl), std::move(problem),   std::move(runtime_args),
-                    "gfx90a",        "AMD Instinct MI210", "clang version 15.0.7",
-                    "0.1.0"};
+  return tuning_key{std::move(tmpl), std::move(problem), std::move(runtime_args), "gfx90a",
+                    "AMD Instinct MI210",  "clang version 15.0.7", "0.1.0"};
 }
 
 measurement make_measurement(std::string candidate, double ms, candidate_status status = candidate_status::ok) {
@@ -137,7 +133,8 @@ class TuningDb : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("rocmtpl_tuning_db_test_" + std::to_string(::getpid()) + "_" + info->name());
+    dir_ = fs::temp_directory_path() /
+           ("rocmtpl_tuning_db_test_" + std::to_string(::getpid()) + "_" + info->name());
     fs::remove_all(dir_);
     file_ = dir_ / "sub dir" / "tuning.sqlite3";  // a missing directory with a space in its name
   }
@@ -177,9 +174,10 @@ TEST(TuningKey, DigestIsHexAndDependsOnEveryField) {
   EXPECT_TRUE(std::regex_match(d, std::regex("[0-9a-f]{32}"))) << d;
   EXPECT_EQ(d, make_key().digest());
 
-  std::vector<std::string tuning_key::*> fields{
-      &tuning_key::template_name, &tuning_key::problem,          &tuning_key::runtime_args,   &tuning_key::arch,
-      &tuning_key::device,        &tuning_key::compiler_version, &tuning_key::library_version};
+  std::vector<std::string tuning_key::*> fields{&tuning_key::template_name, &tuning_key::problem,
+                                                &tuning_key::runtime_args,  &tuning_key::arch,
+                                                &tuning_key::device,        &tuning_key::compiler_version,
+                                                &tuning_key::library_version};
   std::vector<std::string> digests{d};
   for (auto field : fields) {
     auto changed = key;
@@ -227,9 +225,12 @@ TEST(TuningKey, DigestMatchesDocumentedFormat) {
 
 TEST_F(TuningDb, RoundTripsEveryField) {
   using namespace std::string_literals;
-  tuning_key key{"gemm's \"template\"",        "f16[M=s0 (hint 4096), K=4096]\n; DROP TABLE tuning_keys; --",
-                 "split_k=2, α=1.5, name='x'", "gfx90a:sramecc+:xnack-",
-                 "AMD Instinct™ MI210 (設備)", "clang \"15.0.7\"",
+  tuning_key key{"gemm's \"template\"",
+                 "f16[M=s0 (hint 4096), K=4096]\n; DROP TABLE tuning_keys; --",
+                 "split_k=2, α=1.5, name='x'",
+                 "gfx90a:sramecc+:xnack-",
+                 "AMD Instinct™ MI210 (設備)",
+                 "clang \"15.0.7\"",
                  "0.1.0-dev+embedded\0nul"s};
   measurement ok = make_measurement("rocm_gemm_0", 0.125);
   ok.config = ".block_m = 128, .name = \"it's\", .emoji = \"🚀\"";

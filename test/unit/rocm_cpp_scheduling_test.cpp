@@ -2,8 +2,8 @@
 // rocm_cpp_scheduling: kernel naming and deduplication, codegen_template with and without epilogue
 // fusion, the emitted calls; elementwise_policy, the kernel an unfused epilogue becomes.
 #include <rocmtpl/rocm_cpp_scheduling.hpp>
-#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include <gtest/gtest.h>
 

@@ -28,8 +28,7 @@ struct add_policy {
   std::vector<add_config> configs() const { return {{128}, {256}}; }
   std::vector<rocmtpl::arg_info> runtime_arg_info() const { return {{"repeat", "int32_t"}}; }
   std::vector<rocmtpl::runtime_arg_value> runtime_arg_values(const add_config& c) const { return {c.block / 128}; }
-  std::string render(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
-                     const add_config& c) const {
+  std::string render(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx, const add_config& c) const {
     const buffer* a = ctx.input(0);
     const buffer* b = ctx.input(1);
     auto sig = swap ? k.def_kernel({b, a}, {&ctx.output_node()}, "Z, X, Y")
@@ -96,9 +95,9 @@ TEST(RocmTemplate, ExpectedArgumentsAreChecked) {
 
 TEST(RocmTemplate, InputReorderMustBeAPermutation) {
   auto l = layout::row_major(dtype::f32, {4});
-  EXPECT_THROW(
-      rocmtpl::rocm_template<add_policy>(add_policy{}, {buffer("x", l), buffer("z", l)}, l, std::vector<int>{1, 1}),
-      rocmtpl::invalid_argument_error);
+  EXPECT_THROW(rocmtpl::rocm_template<add_policy>(add_policy{}, {buffer("x", l), buffer("z", l)}, l,
+                                                  std::vector<int>{1, 1}),
+               rocmtpl::invalid_argument_error);
   rocmtpl::rocm_template<add_policy> t(add_policy{}, {buffer("x", l), buffer("z", l)}, l, std::vector<int>{1, 0});
   auto caller = t.generate({256});
   EXPECT_NE(caller.source().find("(const float* Z, const float* X, float* Y"), std::string::npos) << caller.source();
@@ -138,5 +137,7 @@ TEST(RocmTemplate, InfoDictAndToString) {
   EXPECT_NE(caller.to_string().find("block: 128"), std::string::npos);
 }
 
-TEST(RocmTemplate, GenerateAllCoversTheSearchSpace) { EXPECT_EQ(make().generate_all({{"n", 8}}).size(), 2U); }
+TEST(RocmTemplate, GenerateAllCoversTheSearchSpace) {
+  EXPECT_EQ(make().generate_all({{"n", 8}}).size(), 2U);
+}
 }  // namespace

@@ -31,27 +31,22 @@ concept has_template_name = requires {
   { P::name() } -> std::convertible_to<std::string_view>;
 };
 template <class P>
-concept has_config_type = requires {
-  typename P::config_type;
-}
-&&std::equality_comparable<typename P::config_type>&& std::copy_constructible<typename P::config_type>;
+concept has_config_type = requires { typename P::config_type; } && std::equality_comparable<typename P::config_type> &&
+                          std::copy_constructible<typename P::config_type>;
 template <class P>
-concept has_render = has_config_type<P> &&
-    requires(const P& p, rocm_template_kernel& k, const template_context& ctx, const typename P::config_type& c) {
+concept has_render = has_config_type<P> && requires(const P& p, rocm_template_kernel& k, const template_context& ctx,
+                                                    const typename P::config_type& c) {
   { p.render(k, ctx, c) } -> std::convertible_to<std::string>;
 };
 template <class P>
 concept has_configs = has_config_type<P> && requires(const P& p) {
   { p.configs() } -> std::ranges::input_range;
-  requires std::convertible_to < std::ranges::range_value_t<decltype(p.configs())>,
-  typename P::config_type > ;
+  requires std::convertible_to<std::ranges::range_value_t<decltype(p.configs())>, typename P::config_type>;
 };
 template <class P>
-concept has_problem_configs = has_config_type<P> &&
-    requires(const P& p, const template_context& ctx, const size_hints& h) {
+concept has_problem_configs = has_config_type<P> && requires(const P& p, const template_context& ctx, const size_hints& h) {
   { p.configs(ctx, h) } -> std::ranges::input_range;
-  requires std::convertible_to < std::ranges::range_value_t<decltype(p.configs(ctx, h))>,
-  typename P::config_type > ;
+  requires std::convertible_to<std::ranges::range_value_t<decltype(p.configs(ctx, h))>, typename P::config_type>;
 };
 template <class P>
 concept has_describe = has_config_type<P> && requires(const typename P::config_type& c) {
@@ -85,7 +80,7 @@ concept has_reference = requires(const P& p, rocm_template_kernel& k, const temp
 /// autotuner runs once to verify every candidate.
 template <class P>
 concept kernel_template = enable_kernel_template<P> && detail::has_template_name<P> && detail::has_config_type<P> &&
-    detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P>;
+                          detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P>;
 
 namespace detail {
 /// @brief The policy's configurations for a problem: `configs(ctx, hints)` when the policy has it

@@ -78,8 +78,7 @@ class kernel_args {
   /// @throws invalid_argument_error if a size symbol collides with a tensor parameter name.
   [[nodiscard]] std::vector<std::string> cpp_argdefs() const {
     std::vector<std::string> out;
-    for (const auto& t : inputs_)
-      out.push_back("const " + std::string(storage_type(t.node.type())) + "* " + t.arg_name);
+    for (const auto& t : inputs_) out.push_back("const " + std::string(storage_type(t.node.type())) + "* " + t.arg_name);
     for (const auto& t : outputs_) out.push_back(std::string(storage_type(t.node.type())) + "* " + t.arg_name);
     for (const auto& s : size_symbols()) {
       if (!arg_name_of_param(s).empty()) {

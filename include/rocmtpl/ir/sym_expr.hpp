@@ -78,19 +78,16 @@ inline constexpr std::string_view sym_expr_cpp_helpers = R"cpp(#ifndef ROCMTPL_S
 #else
 #define ROCMTPL_SYM_HOST_DEVICE
 #endif
-                                                               // Python floor division: rounds toward negative infinity
-                                                               // (C++ '/' truncates toward zero). One return statement
-                                                               // each, so that the functions are constexpr under C++11
-                                                               // too (hipcc's default).
-                                                               ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_floordiv(int64_t a, int64_t b) {
-                                                                 return (a / b) * b != a && ((a < 0) != (b < 0)) ? a / b - 1 : a / b;
-                                                               }
-                                                               // Python modulo: the result has the sign of the divisor
-                                                               // (C++ '%' has the sign of the dividend). b == -1 is
-                                                               // answered first because INT64_MIN % -1 traps on x86.
-                                                               ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_mod(int64_t a, int64_t b) {
-                                                                 return b == -1 ? 0 : (a % b != 0 && ((a % b < 0) != (b < 0))) ? a % b + b : a % b;
-                                                               }
+// Python floor division: rounds toward negative infinity (C++ '/' truncates toward zero).
+// One return statement each, so that the functions are constexpr under C++11 too (hipcc's default).
+ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_floordiv(int64_t a, int64_t b) {
+  return (a / b) * b != a && ((a < 0) != (b < 0)) ? a / b - 1 : a / b;
+}
+// Python modulo: the result has the sign of the divisor (C++ '%' has the sign of the dividend).
+// b == -1 is answered first because INT64_MIN % -1 traps on x86.
+ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_mod(int64_t a, int64_t b) {
+  return b == -1 ? 0 : (a % b != 0 && ((a % b < 0) != (b < 0))) ? a % b + b : a % b;
+}
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 )cpp";
 
@@ -169,8 +166,8 @@ class sym_expr {
   /// @brief An integer constant from any other integer type (not bool).
   /// @throws invalid_argument_error when an unsigned value exceeds INT64_MAX.
   template <std::integral I>
-  requires(!std::same_as<I, bool> && !std::same_as<I, std::int64_t>)
-      sym_expr(I value)  // NOLINT(google-explicit-constructor)
+    requires(!std::same_as<I, bool> && !std::same_as<I, std::int64_t>)
+  sym_expr(I value)  // NOLINT(google-explicit-constructor)
       : sym_expr(checked_integer(value)) {}
 
   /// @brief The symbol named `name`.
@@ -248,7 +245,9 @@ class sym_expr {
   sym_expr& operator*=(const sym_expr& b) { return *this = *this * b; }
 
   /// @brief Equality of canonical forms.
-  friend bool operator==(const sym_expr& a, const sym_expr& b) noexcept { return detail::sym_ops::compare(a, b) == 0; }
+  friend bool operator==(const sym_expr& a, const sym_expr& b) noexcept {
+    return detail::sym_ops::compare(a, b) == 0;
+  }
   /// @brief A total order on canonical forms (structural, stable across runs; not numeric order).
   friend std::strong_ordering operator<=>(const sym_expr& a, const sym_expr& b) noexcept {
     return detail::sym_ops::compare(a, b) <=> 0;
@@ -375,7 +374,9 @@ inline sym_monomial sym_mul_monomials(const sym_monomial& a, const sym_monomial&
   std::size_t i = 0;
   std::size_t j = 0;
   while (i < a.size() || j < b.size()) {
-    const int c = i == a.size() ? 1 : j == b.size() ? -1 : sym_ops::compare_atom(*a[i].atom, *b[j].atom);
+    const int c = i == a.size()   ? 1
+                  : j == b.size() ? -1
+                                  : sym_ops::compare_atom(*a[i].atom, *b[j].atom);
     if (c < 0) {
       out.push_back(a[i++]);
     } else if (c > 0) {
@@ -458,8 +459,9 @@ inline sym_expr sym_ops::from_terms(std::vector<sym_term> terms) {
 }
 
 inline sym_expr sym_ops::normalize(std::vector<sym_term> terms) {
-  std::stable_sort(terms.begin(), terms.end(),
-                   [](const sym_term& a, const sym_term& b) { return compare_monomial(a.monomial, b.monomial) < 0; });
+  std::stable_sort(terms.begin(), terms.end(), [](const sym_term& a, const sym_term& b) {
+    return compare_monomial(a.monomial, b.monomial) < 0;
+  });
   std::vector<sym_term> out;
   out.reserve(terms.size());
   for (auto& t : terms) {
@@ -524,7 +526,9 @@ inline sym_expr sym_ops::add(const sym_expr& a, const sym_expr& b, bool subtract
   std::size_t i = 0;
   std::size_t j = 0;
   while (i < ta.size() || j < tb.size()) {
-    const int c = i == ta.size() ? 1 : j == tb.size() ? -1 : compare_monomial(ta[i].monomial, tb[j].monomial);
+    const int c = i == ta.size()   ? 1
+                  : j == tb.size() ? -1
+                                   : compare_monomial(ta[i].monomial, tb[j].monomial);
     if (c < 0) {
       out.push_back(ta[i++]);
     } else if (c > 0) {
@@ -645,7 +649,7 @@ inline sym_expr sym_ops::floor_div(const sym_expr& a_in, const sym_expr& b_in) {
   if (auto ca = a_in.constant(); ca && cb_in) return sym_floordiv(*ca, *cb_in);
 
   auto [a, b, g] = cancel_common_factor(a_in, b_in);
-  (void)g;                          // floor(g*a / (g*b)) = floor(a / b)
+  (void)g;  // floor(g*a / (g*b)) = floor(a / b)
   if (terms(b).back().coeff < 0) {  // floor(a / -b) = floor(-a / b)
     a = negate(a);
     b = negate(b);
@@ -746,9 +750,12 @@ inline std::string sym_ops::to_cpp(const sym_expr& e) {
   std::string out;
   auto atom_text = [](const sym_atom& atom) {
     switch (atom.kind) {
-      case sym_atom_kind::symbol: return atom.name;
-      case sym_atom_kind::floor_div: return "rocmtpl_floordiv(" + to_cpp(atom.lhs) + ", " + to_cpp(atom.rhs) + ")";
-      case sym_atom_kind::mod: break;
+      case sym_atom_kind::symbol:
+        return atom.name;
+      case sym_atom_kind::floor_div:
+        return "rocmtpl_floordiv(" + to_cpp(atom.lhs) + ", " + to_cpp(atom.rhs) + ")";
+      case sym_atom_kind::mod:
+        break;
     }
     return "rocmtpl_mod(" + to_cpp(atom.lhs) + ", " + to_cpp(atom.rhs) + ")";
   };
@@ -922,7 +929,8 @@ inline sym_expr sym_expr::substitute(const size_hints& values) const {
       }
       case detail::sym_atom_kind::floor_div:
         return rocmtpl::floor_div(atom.lhs.substitute(values), atom.rhs.substitute(values));
-      case detail::sym_atom_kind::mod: break;
+      case detail::sym_atom_kind::mod:
+        break;
     }
     return rocmtpl::mod(atom.lhs.substitute(values), atom.rhs.substitute(values));
   });
@@ -936,8 +944,10 @@ inline sym_expr sym_expr::substitute_symbols(const sym_bindings& replacements) c
         return it == replacements.end() ? self : it->second;
       }
       case detail::sym_atom_kind::floor_div:
-        return rocmtpl::floor_div(atom.lhs.substitute_symbols(replacements), atom.rhs.substitute_symbols(replacements));
-      case detail::sym_atom_kind::mod: break;
+        return rocmtpl::floor_div(atom.lhs.substitute_symbols(replacements),
+                                  atom.rhs.substitute_symbols(replacements));
+      case detail::sym_atom_kind::mod:
+        break;
     }
     return rocmtpl::mod(atom.lhs.substitute_symbols(replacements), atom.rhs.substitute_symbols(replacements));
   });

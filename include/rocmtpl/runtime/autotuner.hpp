@@ -45,25 +45,25 @@ namespace rocmtpl::runtime {
 
 /// @brief How the autotuner works.
 struct autotune_options {
-  unsigned jobs = 0;                           ///< parallel compiles; 0 = one per core
-  benchmark_options bench{};                   ///< timing protocol
-  bool verify = true;                          ///< verify every candidate against the template's reference
-  bool isolate = false;                        ///< benchmark in a worker process that may crash (tools turn this on)
+  unsigned jobs = 0;                        ///< parallel compiles; 0 = one per core
+  benchmark_options bench{};                ///< timing protocol
+  bool verify = true;                       ///< verify every candidate against the template's reference
+  bool isolate = false;                     ///< benchmark in a worker process that may crash (tools turn this on)
   std::chrono::seconds candidate_timeout{60};  ///< isolated mode: a candidate silent this long is killed
-  std::size_t max_candidates = 0;              ///< first N of the policy's ranked configs; 0 = all
-  bool use_database = true;                    ///< read and write the tuning database
-  std::filesystem::path database{};            ///< empty: tuning_db::default_path()
-  std::filesystem::path cache_dir{};           ///< empty: code_cache::default_root()
-  std::optional<bool> progress{};              ///< progress line on stderr; default: when stderr is a terminal
+  std::size_t max_candidates = 0;           ///< first N of the policy's ranked configs; 0 = all
+  bool use_database = true;                 ///< read and write the tuning database
+  std::filesystem::path database{};         ///< empty: tuning_db::default_path()
+  std::filesystem::path cache_dir{};        ///< empty: code_cache::default_root()
+  std::optional<bool> progress{};           ///< progress line on stderr; default: when stderr is a terminal
   std::vector<std::string> amd_archs{"gfx90a", "gfx940"};  ///< targets compiled when no GPU is present
 };
 
 /// @brief One candidate in a report.
 struct candidate_report {
-  std::string name;    ///< choice name (rocm_<template>_<n>)
-  std::string id;      ///< stable identity: the caller's hash_key (source hash and extra arguments)
-  std::string config;  ///< configuration text
-  measurement result;  ///< status, times, verification (result.candidate == id)
+  std::string name;       ///< choice name (rocm_<template>_<n>)
+  std::string id;         ///< stable identity: the caller's hash_key (source hash and extra arguments)
+  std::string config;     ///< configuration text
+  measurement result;     ///< status, times, verification (result.candidate == id)
   std::vector<kernel_resource_usage> resources;
   double compile_seconds = 0;
   bool compile_cached = false;
@@ -74,16 +74,18 @@ struct candidate_report {
 struct autotune_report {
   tuning_key key;
   std::vector<candidate_report> candidates;
-  std::optional<std::size_t> winner;  ///< index into candidates
-  bool gpu = false;                   ///< benchmarked on a GPU
-  std::string gpu_status;             ///< the runtime's status line
-  bool from_database = false;         ///< answered from the tuning database: nothing compiled or run
-  std::size_t compiled = 0;           ///< compiler processes spawned
-  std::size_t benchmarked = 0;        ///< candidates measured in this run
+  std::optional<std::size_t> winner;        ///< index into candidates
+  bool gpu = false;                         ///< benchmarked on a GPU
+  std::string gpu_status;                   ///< the runtime's status line
+  bool from_database = false;               ///< answered from the tuning database: nothing compiled or run
+  std::size_t compiled = 0;                 ///< compiler processes spawned
+  std::size_t benchmarked = 0;              ///< candidates measured in this run
   double wall_seconds = 0;
 
   /// @brief The winning candidate, or nullptr.
-  [[nodiscard]] const candidate_report* best() const noexcept { return winner ? &candidates[*winner] : nullptr; }
+  [[nodiscard]] const candidate_report* best() const noexcept {
+    return winner ? &candidates[*winner] : nullptr;
+  }
 
   /// @brief One line: how many candidates ended in each status, e.g. `32 candidates: 30 ok, 2 compile_failed`.
   [[nodiscard]] std::string summary() const {
@@ -135,27 +137,14 @@ struct autotune_report {
     for (const auto& c : candidates) {
       nlohmann::json res = nlohmann::json::array();
       for (const auto& r : c.resources) {
-        res.push_back({{"kernel", r.kernel},
-                       {"arch", r.arch},
-                       {"vgprs", r.vgprs},
-                       {"sgprs", r.sgprs},
-                       {"agprs", r.agprs},
-                       {"lds_bytes", r.lds_bytes},
-                       {"scratch_bytes", r.scratch_bytes},
-                       {"occupancy", r.occupancy},
-                       {"registers", r.registers},
-                       {"shared_bytes", r.shared_bytes},
-                       {"stack_bytes", r.stack_bytes},
-                       {"spills", r.spills()}});
+        res.push_back({{"kernel", r.kernel}, {"arch", r.arch}, {"vgprs", r.vgprs}, {"sgprs", r.sgprs},
+                       {"agprs", r.agprs}, {"lds_bytes", r.lds_bytes}, {"scratch_bytes", r.scratch_bytes},
+                       {"occupancy", r.occupancy}, {"registers", r.registers}, {"shared_bytes", r.shared_bytes},
+                       {"stack_bytes", r.stack_bytes}, {"spills", r.spills()}});
       }
-      cs.push_back({{"name", c.name},
-                    {"id", c.id},
-                    {"config", c.config},
-                    {"measurement", c.result},
-                    {"resources", res},
-                    {"compile_seconds", c.compile_seconds},
-                    {"compile_cached", c.compile_cached},
-                    {"library", c.library.string()}});
+      cs.push_back({{"name", c.name}, {"id", c.id}, {"config", c.config}, {"measurement", c.result},
+                    {"resources", res}, {"compile_seconds", c.compile_seconds},
+                    {"compile_cached", c.compile_cached}, {"library", c.library.string()}});
     }
     return {{"key", key},
             {"winner", winner ? nlohmann::json(candidates[*winner].id) : nlohmann::json()},
@@ -410,8 +399,8 @@ template <class Policy>
       }
       ++got;
       if (!item.result) {
-        setup_error =
-            (item.index == 0 ? "helper kernels failed to compile: " : "reference failed to compile: ") + item.error;
+        setup_error = (item.index == 0 ? "helper kernels failed to compile: " : "reference failed to compile: ") +
+                      item.error;
       } else {
         (item.index == 0 ? util_lib : reference_lib) = item.result->library;
       }
@@ -432,8 +421,8 @@ template <class Policy>
           in_process = std::make_unique<bench>(request, *util, options.bench);
           if (!reference_lib.empty()) {
             auto lib = std::make_shared<shared_library>(reference_lib);
-            in_process->run_reference(
-                kernel_entry(lib, request.kernel_name, request.input_tensor_meta.size() + 1, request.size_arg_count));
+            in_process->run_reference(kernel_entry(lib, request.kernel_name, request.input_tensor_meta.size() + 1,
+                                                    request.size_arg_count));
           }
         }
       } catch (const std::exception& e) {
@@ -448,9 +437,7 @@ template <class Policy>
     std::string detail;
     if (!worker) {
       worker = std::make_unique<worker_process>(worker_exe);
-      auto reply = worker->request(worker_setup,
-                                   std::chrono::duration_cast<std::chrono::milliseconds>(options.candidate_timeout) * 4,
-                                   why, detail);
+      auto reply = worker->request(worker_setup, std::chrono::duration_cast<std::chrono::milliseconds>(options.candidate_timeout) * 4, why, detail);
       if (!reply || !reply->at("ok").get<bool>()) {
         worker.reset();
         m.status = candidate_status::crashed;
@@ -458,12 +445,9 @@ template <class Policy>
         return m;
       }
     }
-    nlohmann::json cmd{{"op", "measure"},
-                       {"library", c.library.string()},
-                       {"extra_args", r.extra_args},
+    nlohmann::json cmd{{"op", "measure"}, {"library", c.library.string()}, {"extra_args", r.extra_args},
                        {"tolerance", options.verify ? tolerance : 1e300}};
-    auto reply = worker->request(cmd, std::chrono::duration_cast<std::chrono::milliseconds>(options.candidate_timeout),
-                                 why, detail);
+    auto reply = worker->request(cmd, std::chrono::duration_cast<std::chrono::milliseconds>(options.candidate_timeout), why, detail);
     if (!reply) {
       worker.reset();  // the next candidate gets a fresh worker (and a fresh GPU context)
       m.status = why == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
@@ -517,8 +501,7 @@ template <class Policy>
         } else {
           try {
             auto lib = std::make_shared<shared_library>(c.library);
-            kernel_entry k(lib, request.kernel_name, request.input_tensor_meta.size() + 1,
-                           caller.bmreq().extra_args.size());
+            kernel_entry k(lib, request.kernel_name, request.input_tensor_meta.size() + 1, caller.bmreq().extra_args.size());
             m = measure_candidate(*in_process, k, caller.bmreq().extra_args, options.verify ? tolerance : 1e300);
           } catch (const std::exception& e) {
             m.status = candidate_status::launch_failed;
@@ -533,8 +516,7 @@ template <class Policy>
       }
     }
     if (db && c.result.status != candidate_status::skipped) db->add_measurement(report.key, c.result);
-    if (c.result.status == candidate_status::ok && (best_ms == 0 || c.result.min_ms < best_ms))
-      best_ms = c.result.min_ms;
+    if (c.result.status == candidate_status::ok && (best_ms == 0 || c.result.min_ms < best_ms)) best_ms = c.result.min_ms;
     progress.update(fmt::format("rocmtpl: {} {}/{} candidates, best {:.4f} ms", report.gpu ? "tuned" : "compiled",
                                 received, todo.size(), best_ms));
   }

@@ -24,19 +24,19 @@ namespace rocmtpl::runtime {
 
 /// @brief How a benchmark measures.
 struct benchmark_options {
-  double budget_ms = 25.0;      ///< target GPU time of the timed repetitions (the reference's 25 ms)
-  int estimate_runs = 5;        ///< runs that estimate one call's time
-  int min_repetitions = 5;      ///< lower bound on timed repetitions
-  int max_repetitions = 100;    ///< upper bound on timed repetitions
-  bool flush_l2 = true;         ///< overwrite a buffer of twice the L2 size before each run
-  std::uint64_t seed = 0x5eed;  ///< input data seed
+  double budget_ms = 25.0;        ///< target GPU time of the timed repetitions (the reference's 25 ms)
+  int estimate_runs = 5;          ///< runs that estimate one call's time
+  int min_repetitions = 5;        ///< lower bound on timed repetitions
+  int max_repetitions = 100;      ///< upper bound on timed repetitions
+  bool flush_l2 = true;           ///< overwrite a buffer of twice the L2 size before each run
+  std::uint64_t seed = 0x5eed;    ///< input data seed
 };
 
 /// @brief Statistics of the timed repetitions, in milliseconds.
 struct timing {
   double min_ms = 0;
   double median_ms = 0;
-  double spread = 0;  ///< (p90 - p10) / median; 0 with fewer than 2 samples
+  double spread = 0;              ///< (p90 - p10) / median; 0 with fewer than 2 samples
   int repetitions = 0;
   std::vector<double> samples_ms;
 };
@@ -123,9 +123,9 @@ class bench {
 
   /// @brief Runs the reference kernel and keeps its output for verify().
   void run_reference(const kernel_entry& reference) {
-    run_once(reference, std::vector<std::int64_t>(
-                            request_.extra_args.begin(),
-                            request_.extra_args.begin() + static_cast<std::ptrdiff_t>(request_.size_arg_count)));
+    run_once(reference, std::vector<std::int64_t>(request_.extra_args.begin(),
+                                                  request_.extra_args.begin() +
+                                                      static_cast<std::ptrdiff_t>(request_.size_arg_count)));
     reference_ = device_buffer(output_.size());
     gpu_runtime::instance().memcpy_device(reference_.get(), output_.get(), output_.size(), stream_.get());
     stream_.synchronize();
@@ -175,8 +175,7 @@ class bench {
     stream_.synchronize();
     std::vector<double> samples;
     for (int i = 0; i < reps; ++i) {
-      const auto ms =
-          static_cast<double>(stops[static_cast<std::size_t>(i)].elapsed_ms_since(starts[static_cast<std::size_t>(i)]));
+      const auto ms = static_cast<double>(stops[static_cast<std::size_t>(i)].elapsed_ms_since(starts[static_cast<std::size_t>(i)]));
       samples.push_back(ms);
     }
     return summarize(std::move(samples));

@@ -280,8 +280,7 @@ class file_lock {
       if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd_);
-      throw code_cache_error("rocmtpl: code_cache: cannot lock " + path.string() + ": " +
-                             std::generic_category().message(err));
+      throw code_cache_error("rocmtpl: code_cache: cannot lock " + path.string() + ": " + std::generic_category().message(err));
     }
   }
   file_lock(const file_lock&) = delete;
@@ -368,8 +367,7 @@ class code_cache {
   ///         nothing is spawned)
   /// @throws compile_timeout_error when the compile runs past options.timeout (not cached)
   /// @throws invalid_argument_error, compiler_not_found_error, code_cache_error
-  [[nodiscard]] compile_result get_or_compile(const compiler& cc, std::string_view source,
-                                              const compile_options& options) {
+  [[nodiscard]] compile_result get_or_compile(const compiler& cc, std::string_view source, const compile_options& options) {
     const auto k = key(cc, source, options);
     const auto dir = entry_dir(k);
     if (auto hit = load_entry(dir, k)) {
@@ -418,8 +416,7 @@ class code_cache {
   void clear() {
     std::error_code ec;
     std::filesystem::remove_all(root_ / "so", ec);
-    if (ec)
-      throw code_cache_error("rocmtpl: code_cache: cannot clear " + (root_ / "so").string() + ": " + ec.message());
+    if (ec) throw code_cache_error("rocmtpl: code_cache: cannot clear " + (root_ / "so").string() + ": " + ec.message());
   }
 
   /// @brief Forgets every recorded failure, so the next get_or_compile of those keys compiles again.
@@ -473,8 +470,7 @@ class code_cache {
       const std::filesystem::path p = d.value("path", "");
       const auto st = impl::stat_file(p);
       if (!st) return false;
-      if (st->size == d.value("size", std::uintmax_t{0}) && st->mtime_ns == d.value("mtime_ns", std::int64_t{0}))
-        continue;
+      if (st->size == d.value("size", std::uintmax_t{0}) && st->mtime_ns == d.value("mtime_ns", std::int64_t{0})) continue;
       // Touched but maybe not changed: compare the bytes.
       const auto sum = impl::file_xxh64(p);
       if (!sum || impl::hex64(*sum) != d.value("xxh64", "")) return false;
@@ -484,11 +480,9 @@ class code_cache {
 
   void replay_failure(const std::filesystem::path& dir, const std::string& k, std::string_view source) {
     const auto err = detail::code_cache_impl::read_json(dir / "error.json");
-    if (!err || err->value("format", 0) != detail::code_cache_impl::format_version || err->value("key", "") != k)
-      return;
+    if (!err || err->value("format", 0) != detail::code_cache_impl::format_version || err->value("key", "") != k) return;
     // A failure caused by a header (a template's, the device header) is stale once that header changed.
-    if (options_.track_dependencies && !dependencies_unchanged(err->value("dependencies", nlohmann::json::array())))
-      return;
+    if (options_.track_dependencies && !dependencies_unchanged(err->value("dependencies", nlohmann::json::array()))) return;
     negative_hits_.fetch_add(1);
     compile_error e(err->value("argv", std::vector<std::string>{}), err->value("log", ""), std::string(source),
                     err->value("exit_code", 1), std::filesystem::path(err->value("source_path", "")));
@@ -496,8 +490,8 @@ class code_cache {
     throw e;
   }
 
-  compile_result build(const compiler& cc, std::string_view source, const compile_options& options,
-                       const std::string& k, const std::filesystem::path& dir) {
+  compile_result build(const compiler& cc, std::string_view source, const compile_options& options, const std::string& k,
+                       const std::filesystem::path& dir) {
     namespace fs = std::filesystem;
     namespace impl = detail::code_cache_impl;
     using nlohmann::json;
@@ -533,13 +527,11 @@ class code_cache {
     } catch (const compile_timeout_error&) {
       throw;  // the machine may be busy: never remembered as a failure
     } catch (const compile_error& e) {
-      compile_error stable(impl::replace_args(e.argv(), subst), e.log(), std::string(source), e.exit_code(),
-                           e.source_path());
+      compile_error stable(impl::replace_args(e.argv(), subst), e.log(), std::string(source), e.exit_code(), e.source_path());
       // Remembered only when it can be invalidated: with tracking on, the headers read must be known
       // (a failure before the compiler wrote its dependency list, such as a missing header, is not).
-      std::optional<json> deps = options_.track_dependencies
-                                     ? read_dependencies(opts.dependency_file, source_file, staging)
-                                     : std::optional<json>(json::array());
+      std::optional<json> deps = options_.track_dependencies ? read_dependencies(opts.dependency_file, source_file, staging)
+                                                             : std::optional<json>(json::array());
       if (options_.negative_cache && deps) {
         json err = {{"format", impl::format_version},
                     {"key", k},
@@ -581,9 +573,7 @@ class code_cache {
     json meta = {{"format", impl::format_version},
                  {"key", k},
                  {"compiler",
-                  {{"path", cc.path().string()},
-                   {"version", cc.version()},
-                   {"platform", std::string(to_string(cc.platform()))}}},
+                  {{"path", cc.path().string()}, {"version", cc.version()}, {"platform", std::string(to_string(cc.platform()))}}},
                  {"archs", compiler::resolved_archs(options)},
                  {"argv", r.argv},
                  {"log", r.log},
@@ -592,9 +582,9 @@ class code_cache {
                  {"size", st->size},
                  {"xxh64", impl::hex64(*sum)},
                  {"dependencies", std::move(deps)},
-                 {"created",
-                  std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-                      .count()}};
+                 {"created", std::chrono::duration_cast<std::chrono::seconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count()}};
     impl::write_atomically(dir / "meta.json", impl::dump(meta));
     return r;
   }
@@ -615,8 +605,7 @@ class code_cache {
       const auto st = impl::stat_file(abs);
       const auto sum = impl::file_xxh64(abs);
       if (!st || !sum) continue;
-      deps.push_back(
-          {{"path", abs.string()}, {"size", st->size}, {"mtime_ns", st->mtime_ns}, {"xxh64", impl::hex64(*sum)}});
+      deps.push_back({{"path", abs.string()}, {"size", st->size}, {"mtime_ns", st->mtime_ns}, {"xxh64", impl::hex64(*sum)}});
     }
     return deps;
   }

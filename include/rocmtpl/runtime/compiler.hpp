@@ -115,18 +115,16 @@ inline std::string first_lines(std::string_view text, std::size_t max_lines) {
     pos = nl + 1;
   }
   if (pos >= text.size()) return std::string(text);
-  return std::string(text.substr(0, pos)) + "[... " +
-         std::to_string(std::count(text.begin() + static_cast<std::ptrdiff_t>(pos), text.end(), '\n')) +
+  return std::string(text.substr(0, pos)) + "[... " + std::to_string(std::count(text.begin() + static_cast<std::ptrdiff_t>(pos), text.end(), '\n')) +
          " more lines in compile_error::log()]\n";
 }
 
 inline std::string compile_error_message(const std::vector<std::string>& argv, std::string_view log, int exit_code,
                                          const std::filesystem::path& source_path, std::string_view headline) {
   std::string m = "rocmtpl: ";
-  m += headline.empty()
-           ? std::string(argv.empty() ? "compiler" : std::filesystem::path(argv.front()).filename().string()) +
-                 " failed with exit code " + std::to_string(exit_code)
-           : std::string(headline);
+  m += headline.empty() ? std::string(argv.empty() ? "compiler" : std::filesystem::path(argv.front()).filename().string()) +
+                              " failed with exit code " + std::to_string(exit_code)
+                        : std::string(headline);
   if (!source_path.empty()) m += " compiling " + source_path.string();
   m += "\n  command: " + quote_command(argv) + "\n";
   m += first_lines(log, 40);
@@ -273,8 +271,7 @@ inline bool valid_amd_arch(std::string_view a) {
   if (!a.starts_with("gfx")) return false;
   const auto colon = a.find(':');
   const auto proc = a.substr(3, colon == std::string_view::npos ? std::string_view::npos : colon - 3);
-  if (proc.empty() ||
-      !std::all_of(proc.begin(), proc.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }))
+  if (proc.empty() || !std::all_of(proc.begin(), proc.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }))
     return false;
   auto features = colon == std::string_view::npos ? std::string_view{} : a.substr(colon + 1);
   while (!features.empty()) {
@@ -290,33 +287,19 @@ inline bool valid_nvidia_arch(std::string_view a) {
   if (!a.starts_with("sm_")) return false;
   auto digits = a.substr(3);
   if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) digits.remove_suffix(1);
-  return !digits.empty() && digits.size() <= 4 &&
-         std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !digits.empty() && digits.size() <= 4 && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // Environment variables the drivers read besides argv: they change the output, so they are part
 // of the cache key (upstream hashes only the command string).
 inline const std::vector<std::string>& compiler_env_names(target_platform p) {
-  static const std::vector<std::string> amd = {"CPATH",
-                                               "CPLUS_INCLUDE_PATH",
-                                               "C_INCLUDE_PATH",
-                                               "DEVICE_LIB_PATH",
-                                               "HIP_CLANG_HCC_COMPAT_MODE",
-                                               "HIP_CLANG_PATH",
-                                               "HIP_COMPILE_CXX_AS_HIP",
-                                               "HIP_COMPILER",
-                                               "HIP_DEVICE_LIB_PATH",
-                                               "HIP_PATH",
-                                               "HIP_ROCCLR_HOME",
-                                               "HIP_RUNTIME",
-                                               "HIPCC_COMPILE_FLAGS_APPEND",
-                                               "HIPCC_LINK_FLAGS_APPEND",
-                                               "HSA_PATH",
-                                               "LIBRARY_PATH",
-                                               "ROCM_PATH"};
-  static const std::vector<std::string> nvidia = {
-      "CPATH",      "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "LIBRARY_PATH", "NVCC_APPEND_FLAGS",
-      "NVCC_CCBIN", "NVCC_PREPEND_FLAGS"};
+  static const std::vector<std::string> amd = {
+      "CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "DEVICE_LIB_PATH", "HIP_CLANG_HCC_COMPAT_MODE",
+      "HIP_CLANG_PATH", "HIP_COMPILE_CXX_AS_HIP", "HIP_COMPILER", "HIP_DEVICE_LIB_PATH", "HIP_PATH",
+      "HIP_ROCCLR_HOME", "HIP_RUNTIME", "HIPCC_COMPILE_FLAGS_APPEND", "HIPCC_LINK_FLAGS_APPEND", "HSA_PATH",
+      "LIBRARY_PATH", "ROCM_PATH"};
+  static const std::vector<std::string> nvidia = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "LIBRARY_PATH",
+                                                  "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "NVCC_PREPEND_FLAGS"};
   return p == target_platform::amd ? amd : nvidia;
 }
 
@@ -412,9 +395,7 @@ class compiler {
   /// @brief Uses the compiler at `executable` for `platform`.
   /// @throws compiler_not_found_error when `executable` is not an executable file
   compiler(target_platform platform, std::filesystem::path executable)
-      : platform_(platform),
-        path_(std::move(executable)),
-        state_(std::make_shared<detail::compiler_impl::compiler_state>()) {
+      : platform_(platform), path_(std::move(executable)), state_(std::make_shared<detail::compiler_impl::compiler_state>()) {
     if (!detail::proc::is_executable_file(path_)) {
       throw compiler_not_found_error(platform_, {path_.string()}, path_.string() + " is not an executable file");
     }
@@ -439,8 +420,7 @@ class compiler {
                                      std::string(override_var) + " names " + v + ", which is not an executable file");
     }
     std::vector<std::filesystem::path> candidates;
-    if (const char* root = detail::proc::getenv_or_null(amd ? "ROCM_PATH" : "CUDA_PATH");
-        root != nullptr && *root != '\0') {
+    if (const char* root = detail::proc::getenv_or_null(amd ? "ROCM_PATH" : "CUDA_PATH"); root != nullptr && *root != '\0') {
       candidates.push_back(std::filesystem::path(root) / "bin" / name);
     }
     if (!amd) candidates.emplace_back("/usr/local/cuda/bin/nvcc");
@@ -448,8 +428,7 @@ class compiler {
       searched.push_back(c.string());
       if (detail::proc::is_executable_file(c)) return compiler(platform, c);
     }
-    searched.push_back(std::string("PATH (") +
-                       (detail::proc::getenv_or_null("PATH") ? detail::proc::getenv_or_null("PATH") : "") + ")");
+    searched.push_back(std::string("PATH (") + (detail::proc::getenv_or_null("PATH") ? detail::proc::getenv_or_null("PATH") : "") + ")");
     if (auto p = find_executable(name)) return compiler(platform, *p);
     throw compiler_not_found_error(platform, std::move(searched));
   }
@@ -461,8 +440,7 @@ class compiler {
   /// @brief The output of `<compiler> --version`, trimmed (queried once per executable and process).
   /// @throws compiler_not_found_error when the compiler does not run
   [[nodiscard]] const std::string& version() const {
-    std::call_once(state_->version_once,
-                   [&] { state_->version = detail::compiler_impl::cached_version(path_, platform_, env_); });
+    std::call_once(state_->version_once, [&] { state_->version = detail::compiler_impl::cached_version(path_, platform_, env_); });
     return state_->version;
   }
   /// @brief Variables set in the compiler's environment on every run (hipcc: HIP_PLATFORM=amd, so
@@ -486,23 +464,19 @@ class compiler {
   void validate(const compile_options& options) const {
     if (options.platform != platform_) {
       throw invalid_argument_error("rocmtpl: compile_options.platform is " + std::string(to_string(options.platform)) +
-                                   " but this compiler (" + path_.string() + ") targets " +
-                                   std::string(to_string(platform_)));
+                                   " but this compiler (" + path_.string() + ") targets " + std::string(to_string(platform_)));
     }
     if (options.archs.empty()) {
-      throw invalid_argument_error(
-          std::string("rocmtpl: compile_options.archs is empty; name at least one concrete arch (") +
-          (platform_ == target_platform::amd ? "gfx90a, gfx940" : "sm_80, sm_90") + ")");
+      throw invalid_argument_error(std::string("rocmtpl: compile_options.archs is empty; name at least one concrete arch (") +
+                                   (platform_ == target_platform::amd ? "gfx90a, gfx940" : "sm_80, sm_90") + ")");
     }
     for (const auto& a : options.archs) {
       if (a == "native" || a == "all" || a == "all-major") {
-        throw invalid_argument_error(
-            "rocmtpl: compile_options.archs: '" + a +
-            "' is not allowed; name the concrete arch (query the device, e.g. gfx90a or sm_90) so "
-            "that the cache key names the real hardware");
+        throw invalid_argument_error("rocmtpl: compile_options.archs: '" + a +
+                                     "' is not allowed; name the concrete arch (query the device, e.g. gfx90a or sm_90) so "
+                                     "that the cache key names the real hardware");
       }
-      const bool ok = platform_ == target_platform::amd ? detail::compiler_impl::valid_amd_arch(a)
-                                                        : detail::compiler_impl::valid_nvidia_arch(a);
+      const bool ok = platform_ == target_platform::amd ? detail::compiler_impl::valid_amd_arch(a) : detail::compiler_impl::valid_nvidia_arch(a);
       if (!ok) {
         throw invalid_argument_error("rocmtpl: compile_options.archs: '" + a + "' is not a valid " +
                                      std::string(to_string(platform_)) + " arch; expected " +
@@ -552,9 +526,7 @@ class compiler {
   [[nodiscard]] std::vector<std::string> command(const compile_options& options, const std::filesystem::path& source,
                                                  const std::filesystem::path& output) const {
     validate(options);
-    const auto abs = [](const std::filesystem::path& p) {
-      return p.empty() ? p : std::filesystem::absolute(p).lexically_normal();
-    };
+    const auto abs = [](const std::filesystem::path& p) { return p.empty() ? p : std::filesystem::absolute(p).lexically_normal(); };
     std::vector<std::string> argv{path_.string(), "-O" + std::to_string(options.opt_level)};
     const auto archs = resolved_archs(options);
     if (platform_ == target_platform::amd) {
@@ -564,8 +536,7 @@ class compiler {
       if (options.resource_usage) argv.emplace_back("-Rpass-analysis=kernel-resource-usage");
       if (options.fast_math) argv.insert(argv.end(), {"-ffast-math", "-fgpu-flush-denormals-to-zero"});
     } else {
-      argv.insert(argv.end(),
-                  {"-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-cudart", "shared"});
+      argv.insert(argv.end(), {"-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-cudart", "shared"});
       for (const auto& a : archs) {
         const auto sm = a.substr(3);
         argv.emplace_back("-gencode");
@@ -576,8 +547,7 @@ class compiler {
     }
     for (const auto& d : options.defines) argv.push_back("-D" + d);
     for (const auto& i : options.include_dirs) argv.push_back("-I" + abs(i).string());
-    if (!options.dependency_file.empty())
-      argv.insert(argv.end(), {"-MD", "-MF", abs(options.dependency_file).string()});
+    if (!options.dependency_file.empty()) argv.insert(argv.end(), {"-MD", "-MF", abs(options.dependency_file).string()});
     argv.insert(argv.end(), options.extra_flags.begin(), options.extra_flags.end());
     argv.insert(argv.end(), {"-o", abs(output).string()});
     if (platform_ == target_platform::nvidia) argv.insert(argv.end(), {"-x", "cu"});
@@ -624,12 +594,10 @@ class compiler {
     }
     if (!r.ok()) {
       std::filesystem::remove(out, ec);
-      throw compile_error(std::move(argv), std::move(r.output), detail::compiler_impl::read_text_file(src), r.exit_code,
-                          src);
+      throw compile_error(std::move(argv), std::move(r.output), detail::compiler_impl::read_text_file(src), r.exit_code, src);
     }
     if (!std::filesystem::is_regular_file(out, ec)) {
-      throw compile_error(std::move(argv),
-                          r.output + "\n[rocmtpl: the compiler exited with 0 but wrote no " + out.string() + "]\n",
+      throw compile_error(std::move(argv), r.output + "\n[rocmtpl: the compiler exited with 0 but wrote no " + out.string() + "]\n",
                           detail::compiler_impl::read_text_file(src), 0, src);
     }
     compile_result result;

@@ -30,8 +30,8 @@ namespace rocmtpl::runtime {
 /// @brief XXH3-64 of the embedded rocmtpl_hip_portable.h. Part of every compile's cache key,
 /// since a kernel built against another header text is another kernel.
 [[nodiscard]] inline std::uint64_t device_header_hash() noexcept {
-  static const std::uint64_t hash =
-      XXH3_64bits(rocmtpl::device::portable_header_source.data(), rocmtpl::device::portable_header_source.size());
+  static const std::uint64_t hash = XXH3_64bits(rocmtpl::device::portable_header_source.data(),
+                                                rocmtpl::device::portable_header_source.size());
   return hash;
 }
 
@@ -56,8 +56,9 @@ namespace detail {
 inline void write_file_atomically(const std::filesystem::path& file, std::string_view text) {
   namespace fs = std::filesystem;
   static std::atomic<std::uint64_t> counter{0};
-  const fs::path temporary = file.parent_path() / fmt::format(".{}.tmp.{}.{}", file.filename().string(),
-                                                              static_cast<long>(::getpid()), counter.fetch_add(1));
+  const fs::path temporary =
+      file.parent_path() /
+      fmt::format(".{}.tmp.{}.{}", file.filename().string(), static_cast<long>(::getpid()), counter.fetch_add(1));
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));

@@ -10,7 +10,6 @@
 /// variables that choose the visible devices, form a fingerprint. The first process that starts a
 /// runtime records fingerprint -> {platform, name, arch}; later ones read it back.
 
-#include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <unistd.h>
 #include <vector>
 
 #include <nlohmann/json.hpp>

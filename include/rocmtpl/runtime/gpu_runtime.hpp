@@ -46,9 +46,7 @@ namespace rocmtpl::runtime {
 enum class platform { amd, nvidia };
 
 /// @brief "amd" or "nvidia".
-[[nodiscard]] constexpr std::string_view to_string(platform p) noexcept {
-  return p == platform::amd ? "amd" : "nvidia";
-}
+[[nodiscard]] constexpr std::string_view to_string(platform p) noexcept { return p == platform::amd ? "amd" : "nvidia"; }
 
 /// @brief A GPU runtime call failed.
 class gpu_error : public rocmtpl::error {
@@ -90,18 +88,18 @@ class no_gpu_error : public gpu_error {
 
 /// @brief What the library needs to know about a device to pick and build kernels.
 struct device_properties {
-  int ordinal = 0;                                ///< device index
-  std::string name;                               ///< "NVIDIA H100 80GB HBM3", "AMD Instinct MI210"
-  std::string arch;                               ///< compiler target: "sm_90", "gfx90a" (no feature suffix)
-  platform kind = platform::nvidia;               ///< vendor
-  int compute_units = 0;                          ///< SMs (NVIDIA) or CUs (AMD)
-  std::size_t l2_cache_bytes = 0;                 ///< L2 size
-  std::size_t shared_memory_per_block = 0;        ///< default shared memory (LDS) limit per block
-  std::size_t shared_memory_per_block_optin = 0;  ///< limit after opting in (>= the default)
-  std::size_t total_memory = 0;                   ///< device memory
-  int warp_size = 0;                              ///< 32 or 64
-  int clock_khz = 0;                              ///< peak clock, 0 where the runtime does not say
-  int max_threads_per_block = 0;                  ///< threads per block limit
+  int ordinal = 0;                                  ///< device index
+  std::string name;                                 ///< "NVIDIA H100 80GB HBM3", "AMD Instinct MI210"
+  std::string arch;                                 ///< compiler target: "sm_90", "gfx90a" (no feature suffix)
+  platform kind = platform::nvidia;                 ///< vendor
+  int compute_units = 0;                            ///< SMs (NVIDIA) or CUs (AMD)
+  std::size_t l2_cache_bytes = 0;                   ///< L2 size
+  std::size_t shared_memory_per_block = 0;          ///< default shared memory (LDS) limit per block
+  std::size_t shared_memory_per_block_optin = 0;    ///< limit after opting in (>= the default)
+  std::size_t total_memory = 0;                     ///< device memory
+  int warp_size = 0;                                ///< 32 or 64
+  int clock_khz = 0;                                ///< peak clock, 0 where the runtime does not say
+  int max_threads_per_block = 0;                    ///< threads per block limit
 };
 
 /// @brief Settings for loading a runtime; gpu_runtime::instance() takes them from the environment.
@@ -230,7 +228,7 @@ struct runtime_api {
   const char* (*get_error_string)(int) = nullptr;
   int (*get_last_error)() = nullptr;
   int (*runtime_get_version)(int*) = nullptr;
-  int (*device_get_name)(char*, int, int) = nullptr;     // HIP only (optional)
+  int (*device_get_name)(char*, int, int) = nullptr;  // HIP only (optional)
   int (*device_total_mem)(std::size_t*, int) = nullptr;  // HIP only (optional)
 };
 
@@ -275,9 +273,11 @@ bool bind_symbol(void* handle, Function& target, const std::string& name) {
   // Newest layout first: CUDA 12 exports cudaGetDeviceProperties_v2, CUDA 13 only the plain name;
   // ROCm 6 exports hipGetDevicePropertiesR0600. Only the name (offset 0) and, on HIP, gcnArchName
   // (searched for) are read, so any of them will do.
-  const std::array<const char*, 2> properties =
-      kind == platform::nvidia ? std::array<const char*, 2>{"cudaGetDeviceProperties_v2", "cudaGetDeviceProperties"}
-                               : std::array<const char*, 2>{"hipGetDevicePropertiesR0600", "hipGetDeviceProperties"};
+  const std::array<const char*, 2> properties = kind == platform::nvidia
+                                                    ? std::array<const char*, 2>{"cudaGetDeviceProperties_v2",
+                                                                                 "cudaGetDeviceProperties"}
+                                                    : std::array<const char*, 2>{"hipGetDevicePropertiesR0600",
+                                                                                 "hipGetDeviceProperties"};
   if (!bind_symbol(handle, api.get_device_properties, properties[0]) &&
       !bind_symbol(handle, api.get_device_properties, properties[1])) {
     missing += (missing.empty() ? "" : ", ") + std::string(properties[1]);
@@ -639,7 +639,8 @@ class gpu_runtime {
       bool is_auto = false;
       const auto chosen = detail::parse_platform_choice(options.platform_choice, is_auto);
       if (!chosen && !is_auto) {
-        status_ = "no GPU: invalid ROCMTPL_PLATFORM='" + options.platform_choice + "'; expected amd, nvidia or auto";
+        status_ = "no GPU: invalid ROCMTPL_PLATFORM='" + options.platform_choice +
+                  "'; expected amd, nvidia or auto";
         return;
       }
       amd_arch_override_ = options.amd_arch_override;
@@ -651,8 +652,7 @@ class gpu_runtime {
       }
       std::vector<probe> probes;
       for (platform kind : order) {
-        probes.push_back(
-            try_platform(kind, kind == platform::nvidia ? options.nvidia_libraries : options.amd_libraries));
+        probes.push_back(try_platform(kind, kind == platform::nvidia ? options.nvidia_libraries : options.amd_libraries));
         if (probes.back().device_count > 0) break;
       }
       // The one with devices; else the first library that loaded (so kind() says what is there).
@@ -662,8 +662,7 @@ class gpu_runtime {
       }
       if (selected == nullptr) {
         for (const auto& p : probes) {
-          if (p.handle != nullptr && p.reason.find(" lacks ") == std::string::npos && selected == nullptr)
-            selected = &p;
+          if (p.handle != nullptr && p.reason.find(" lacks ") == std::string::npos && selected == nullptr) selected = &p;
         }
       }
       if (selected != nullptr) {
@@ -708,8 +707,7 @@ inline gpu_runtime_options gpu_runtime_options::from_environment() {
   if (const char* arch = std::getenv("ROCMTPL_AMD_ARCH")) options.amd_arch_override = arch;
   // Loader search first (LD_LIBRARY_PATH, ld.so.cache), then the toolkits' usual folders.
   options.nvidia_libraries = {"libcudart.so.13", "libcudart.so.12", "libcudart.so"};
-  for (const char* root :
-       std::array<const char*, 3>{std::getenv("CUDA_PATH"), std::getenv("CUDA_HOME"), "/usr/local/cuda"}) {
+  for (const char* root : std::array<const char*, 3>{std::getenv("CUDA_PATH"), std::getenv("CUDA_HOME"), "/usr/local/cuda"}) {
     if (root == nullptr || *root == '\0') continue;
     for (const char* file : {"libcudart.so.13", "libcudart.so.12", "libcudart.so"}) {
       options.nvidia_libraries.push_back(std::string(root) + "/lib64/" + file);
@@ -851,9 +849,7 @@ class event {
   void record(void* on = nullptr) const { runtime_->record_event(handle_, on); }
   /// @brief Milliseconds from `start` to this event (waits for this event).
   /// @throws gpu_error when an event was not recorded.
-  [[nodiscard]] float elapsed_ms_since(const event& start) const {
-    return runtime_->elapsed_ms(start.handle_, handle_);
-  }
+  [[nodiscard]] float elapsed_ms_since(const event& start) const { return runtime_->elapsed_ms(start.handle_, handle_); }
 
  private:
   const gpu_runtime* runtime_;

@@ -35,8 +35,8 @@ namespace rocmtpl::runtime {
 
 /// @brief Measures a loaded candidate on a bench: verify against the reference (when the bench
 /// has one), then time. Errors become a failed measurement, never an exception.
-[[nodiscard]] inline measurement measure_candidate(bench& b, const kernel_entry& k,
-                                                   const std::vector<std::int64_t>& extra, double tolerance) {
+[[nodiscard]] inline measurement measure_candidate(bench& b, const kernel_entry& k, const std::vector<std::int64_t>& extra,
+                                                   double tolerance) {
   measurement m;
   try {
     if (b.has_reference()) {
@@ -71,10 +71,7 @@ namespace rocmtpl::runtime {
 
 namespace detail {
 inline nlohmann::json meta_to_json(const tensor_meta& m) {
-  return {{"name", m.name},
-          {"dtype", static_cast<int>(m.type)},
-          {"sizes", m.sizes},
-          {"strides", m.strides},
+  return {{"name", m.name}, {"dtype", static_cast<int>(m.type)}, {"sizes", m.sizes}, {"strides", m.strides},
           {"offset", m.offset}};
 }
 inline tensor_meta meta_from_json(const nlohmann::json& j) {
@@ -111,12 +108,8 @@ inline tensor_meta meta_from_json(const nlohmann::json& j) {
 }
 
 [[nodiscard]] inline nlohmann::json options_to_json(const benchmark_options& o) {
-  return {{"budget_ms", o.budget_ms},
-          {"estimate_runs", o.estimate_runs},
-          {"min_repetitions", o.min_repetitions},
-          {"max_repetitions", o.max_repetitions},
-          {"flush_l2", o.flush_l2},
-          {"seed", o.seed}};
+  return {{"budget_ms", o.budget_ms},          {"estimate_runs", o.estimate_runs}, {"min_repetitions", o.min_repetitions},
+          {"max_repetitions", o.max_repetitions}, {"flush_l2", o.flush_l2},         {"seed", o.seed}};
 }
 
 [[nodiscard]] inline benchmark_options options_from_json(const nlohmann::json& j) {
@@ -241,8 +234,8 @@ class worker_process {
 
   /// @brief Sends one command; waits up to `timeout` for the reply line.
   /// @return the reply, or nullopt with `why` set (the worker is then dead and must be replaced).
-  std::optional<nlohmann::json> request(const nlohmann::json& command, std::chrono::milliseconds timeout, failure& why,
-                                        std::string& detail) {
+  std::optional<nlohmann::json> request(const nlohmann::json& command, std::chrono::milliseconds timeout,
+                                        failure& why, std::string& detail) {
     why = failure::none;
     const auto text = command.dump() + "\n";
     ::signal(SIGPIPE, SIG_IGN);
@@ -260,8 +253,7 @@ class worker_process {
         buffer_.erase(0, nl + 1);
         return nlohmann::json::parse(line);
       }
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         why = failure::timed_out;
         kill();
@@ -289,8 +281,7 @@ class worker_process {
     if (pid_ > 0 && ::waitpid(pid_, &status, 0) == pid_) {
       pid_ = -1;
       close_fds();
-      if (WIFSIGNALED(status))
-        return "worker killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+      if (WIFSIGNALED(status)) return "worker killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
       if (WIFEXITED(status)) return "worker exited with code " + std::to_string(WEXITSTATUS(status));
     }
     close_fds();

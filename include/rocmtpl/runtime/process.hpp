@@ -261,8 +261,8 @@ class spawn_resources {
 
   // Resolve the program before spawning: a missing one is a typed error, not exit code 127.
   const std::string& program = argv.front();
-  std::optional<std::filesystem::path> resolved = find_executable(
-      program, child_path ? std::string_view(*child_path) : std::string_view("/usr/local/bin:/usr/bin:/bin"));
+  std::optional<std::filesystem::path> resolved =
+      find_executable(program, child_path ? std::string_view(*child_path) : std::string_view("/usr/local/bin:/usr/bin:/bin"));
   if (!resolved) {
     throw executable_not_found_error(
         program, program.find('/') != std::string::npos
@@ -272,8 +272,8 @@ class spawn_resources {
   if (!options.working_dir.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_directory(options.working_dir, ec)) {
-      throw process_error("rocmtpl: cannot run '" + program + "': working directory '" + options.working_dir.string() +
-                          "' does not exist");
+      throw process_error("rocmtpl: cannot run '" + program + "': working directory '" +
+                          options.working_dir.string() + "' does not exist");
     }
   }
 
@@ -316,11 +316,11 @@ class spawn_resources {
 
   const auto start = clock::now();
   pid_t pid = -1;
-  if (int rc = ::posix_spawn(&pid, resolved->c_str(), &res.actions, &res.attr, c_argv.data(), c_env.data()); rc != 0) {
+  if (int rc = ::posix_spawn(&pid, resolved->c_str(), &res.actions, &res.attr, c_argv.data(), c_env.data());
+      rc != 0) {
     if (rc == ENOENT) {
-      throw executable_not_found_error(program,
-                                       "rocmtpl: cannot run '" + resolved->string() +
-                                           "': exec failed with ENOENT (a script whose interpreter is missing?)");
+      throw executable_not_found_error(program, "rocmtpl: cannot run '" + resolved->string() +
+                                                    "': exec failed with ENOENT (a script whose interpreter is missing?)");
     }
     detail::proc::throw_errno("cannot run '" + resolved->string() + "'", rc);
   }

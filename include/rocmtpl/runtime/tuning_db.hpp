@@ -19,9 +19,9 @@
 #include <rocmtpl/runtime/cache_root.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 #include <xxhash.h>
-#include <nlohmann/json.hpp>
 
 #include <array>
 #include <chrono>
@@ -97,38 +97,35 @@ enum class candidate_status {
 /// @return The status.
 /// @throws invalid_argument_error if @p name is not one of the names.
 [[nodiscard]] inline candidate_status parse_candidate_status(std::string_view name) {
-  constexpr std::array all{candidate_status::ok,
-                           candidate_status::compile_failed,
-                           candidate_status::launch_failed,
-                           candidate_status::verify_failed,
-                           candidate_status::crashed,
-                           candidate_status::timed_out,
+  constexpr std::array all{candidate_status::ok,           candidate_status::compile_failed,
+                           candidate_status::launch_failed, candidate_status::verify_failed,
+                           candidate_status::crashed,       candidate_status::timed_out,
                            candidate_status::skipped};
   for (auto status : all) {
     if (to_string(status) == name) return status;
   }
-  throw invalid_argument_error(
-      fmt::format("rocmtpl: parse_candidate_status: unknown status '{}'; expected one of ok, compile_failed, "
-                  "launch_failed, verify_failed, crashed, timed_out, skipped",
-                  name));
+  throw invalid_argument_error(fmt::format(
+      "rocmtpl: parse_candidate_status: unknown status '{}'; expected one of ok, compile_failed, "
+      "launch_failed, verify_failed, crashed, timed_out, skipped",
+      name));
 }
 
 /// @brief One measured (or failed) candidate of a tuning problem.
 struct measurement {
-  std::string candidate;                           ///< Choice name, e.g. "rocm_gemm_3"; unique within one tuning_key.
-  std::string config;                              ///< The config in designated-initializer text form.
-  std::string source_hash;                         ///< Hash of the rendered source (the code-cache key).
+  std::string candidate;    ///< Choice name, e.g. "rocm_gemm_3"; unique within one tuning_key.
+  std::string config;       ///< The config in designated-initializer text form.
+  std::string source_hash;  ///< Hash of the rendered source (the code-cache key).
   candidate_status status = candidate_status::ok;  ///< Outcome.
-  std::string reason;                              ///< Why it failed; empty when status is ok.
-  double min_ms = 0;                               ///< Fastest repetition, milliseconds.
-  double median_ms = 0;                            ///< Median repetition, milliseconds.
+  std::string reason;       ///< Why it failed; empty when status is ok.
+  double min_ms = 0;        ///< Fastest repetition, milliseconds.
+  double median_ms = 0;     ///< Median repetition, milliseconds.
   /// Relative spread of the repetitions: (p90 - p10) / median, where p10 and p90 are the 10th and
   /// 90th percentiles of the repetition times; 0 with fewer than two repetitions. The benchmark
   /// computes it; the database stores it as given.
   double spread = 0;
-  int repetitions = 0;    ///< Number of timed repetitions.
-  bool verified = false;  ///< Whether the result was checked against a reference.
-  double max_error = 0;   ///< Largest absolute difference from the reference (when verified).
+  int repetitions = 0;      ///< Number of timed repetitions.
+  bool verified = false;    ///< Whether the result was checked against a reference.
+  double max_error = 0;     ///< Largest absolute difference from the reference (when verified).
 
   /// @note Non-finite times round-trip (SQLite stores NaN as NULL; the database reads NULL back as NaN).
   friend bool operator==(const measurement&, const measurement&) = default;
@@ -240,11 +237,14 @@ inline std::string_view hint_for(int code) {
       return "the file is not a usable tuning database; delete it (it is only a cache) or point "
              "ROCMTPL_CACHE_DIR elsewhere";
     case SQLITE_BUSY:
-    case SQLITE_LOCKED: return "another process held the database longer than the busy timeout";
+    case SQLITE_LOCKED:
+      return "another process held the database longer than the busy timeout";
     case SQLITE_CANTOPEN:
     case SQLITE_READONLY:
-    case SQLITE_PERM: return "check that the directory exists and is writable, or set ROCMTPL_CACHE_DIR";
-    default: return {};
+    case SQLITE_PERM:
+      return "check that the directory exists and is writable, or set ROCMTPL_CACHE_DIR";
+    default:
+      return {};
   }
 }
 
@@ -520,12 +520,9 @@ inline std::string tuning_key::digest() const {
 
 /// @brief JSON form of a key (all fields, by name). Found by ADL: `nlohmann::json j = key;`.
 inline void to_json(nlohmann::json& j, const tuning_key& key) {
-  j = nlohmann::json{{"template_name", key.template_name},
-                     {"problem", key.problem},
-                     {"runtime_args", key.runtime_args},
-                     {"arch", key.arch},
-                     {"device", key.device},
-                     {"compiler_version", key.compiler_version},
+  j = nlohmann::json{{"template_name", key.template_name}, {"problem", key.problem},
+                     {"runtime_args", key.runtime_args},   {"arch", key.arch},
+                     {"device", key.device},               {"compiler_version", key.compiler_version},
                      {"library_version", key.library_version}};
 }
 
@@ -543,11 +540,16 @@ inline void from_json(const nlohmann::json& j, tuning_key& key) {
 
 /// @brief JSON form of a measurement; `status` is written by name.
 inline void to_json(nlohmann::json& j, const measurement& m) {
-  j = nlohmann::json{{"candidate", m.candidate},     {"config", m.config},
-                     {"source_hash", m.source_hash}, {"status", std::string(to_string(m.status))},
-                     {"reason", m.reason},           {"min_ms", m.min_ms},
-                     {"median_ms", m.median_ms},     {"spread", m.spread},
-                     {"repetitions", m.repetitions}, {"verified", m.verified},
+  j = nlohmann::json{{"candidate", m.candidate},
+                     {"config", m.config},
+                     {"source_hash", m.source_hash},
+                     {"status", std::string(to_string(m.status))},
+                     {"reason", m.reason},
+                     {"min_ms", m.min_ms},
+                     {"median_ms", m.median_ms},
+                     {"spread", m.spread},
+                     {"repetitions", m.repetitions},
+                     {"verified", m.verified},
                      {"max_error", m.max_error}};
 }
 
@@ -634,8 +636,8 @@ class tuning_db {
       std::error_code ec;
       std::filesystem::create_directories(path_.parent_path(), ec);
       if (ec) {
-        throw tuning_db_error(path_, fmt::format("creating directory '{}'", path_.parent_path().string()), ec.message(),
-                              0, detail::hint_for(SQLITE_CANTOPEN));
+        throw tuning_db_error(path_, fmt::format("creating directory '{}'", path_.parent_path().string()),
+                              ec.message(), 0, detail::hint_for(SQLITE_CANTOPEN));
       }
     }
     conn_ = detail::connection(path_, busy_timeout);
@@ -701,7 +703,8 @@ class tuning_db {
     const auto id = upsert_key_(key, now);
     upsert_measurement_(id, m, now);
     // Keep the invariant "the winner has an ok measurement".
-    detail::statement st(conn_, "UPDATE tuning_keys SET winner = NULL WHERE id = ?1 AND winner = ?2 AND ?3 <> 'ok'");
+    detail::statement st(conn_,
+                         "UPDATE tuning_keys SET winner = NULL WHERE id = ?1 AND winner = ?2 AND ?3 <> 'ok'");
     st.bind_int(1, id).bind_text(2, m.candidate).bind_text(3, to_string(m.status)).run();
     tx.commit();
   }
@@ -716,10 +719,10 @@ class tuning_db {
     detail::transaction tx(conn_, detail::transaction::kind::immediate);
     const auto id = find_key_id_(key);
     if (!id) {
-      throw invalid_argument_error(
-          fmt::format("rocmtpl: tuning_db::set_winner: no tuning record for template '{}' (key {}); store its "
-                      "measurements first",
-                      key.template_name, key.digest()));
+      throw invalid_argument_error(fmt::format(
+          "rocmtpl: tuning_db::set_winner: no tuning record for template '{}' (key {}); store its "
+          "measurements first",
+          key.template_name, key.digest()));
     }
     require_ok_measurement_(*id, candidate, "set_winner");
     detail::statement st(conn_, "UPDATE tuning_keys SET winner = ?1, updated_at = ?2 WHERE id = ?3");
@@ -734,8 +737,8 @@ class tuning_db {
   [[nodiscard]] std::optional<tuning_record> find(const tuning_key& key) const {
     std::lock_guard lock(*mutex_);
     detail::transaction tx(conn_, detail::transaction::kind::deferred);  // one consistent snapshot
-    detail::statement st(conn_,
-                         fmt::format("SELECT {} FROM tuning_keys k WHERE {}", detail::key_columns, detail::key_match));
+    detail::statement st(conn_, fmt::format("SELECT {} FROM tuning_keys k WHERE {}", detail::key_columns,
+                                            detail::key_match));
     bind_key_(st, key);
     if (!st.step()) return std::nullopt;
     tuning_record rec;
@@ -773,15 +776,14 @@ class tuning_db {
     detail::transaction tx(conn_, detail::transaction::kind::deferred);
     std::vector<tuning_record> out;
     std::unordered_map<std::int64_t, std::size_t> index;
-    detail::statement st(
-        conn_, fmt::format("SELECT {} FROM tuning_keys k ORDER BY k.created_at DESC, k.id DESC", detail::key_columns));
+    detail::statement st(conn_, fmt::format("SELECT {} FROM tuning_keys k ORDER BY k.created_at DESC, k.id DESC",
+                                            detail::key_columns));
     while (st.step()) {
       tuning_record rec;
       index.emplace(detail::read_key_row(st, rec), out.size());
       out.push_back(std::move(rec));
     }
-    detail::statement ms(conn_,
-                         fmt::format("SELECT {} FROM measurements m ORDER BY m.id", detail::measurement_columns));
+    detail::statement ms(conn_, fmt::format("SELECT {} FROM measurements m ORDER BY m.id", detail::measurement_columns));
     while (ms.step()) {
       if (auto it = index.find(ms.integer(0)); it != index.end()) {
         out[it->second].measurements.push_back(detail::read_measurement_row(ms, conn_, 0));
@@ -800,8 +802,8 @@ class tuning_db {
     detail::transaction tx(conn_, detail::transaction::kind::immediate);
     std::int64_t removed = 0;
     if (template_name) {
-      detail::statement(
-          conn_, "DELETE FROM measurements WHERE key_id IN (SELECT id FROM tuning_keys WHERE template_name = ?1)")
+      detail::statement(conn_,
+                        "DELETE FROM measurements WHERE key_id IN (SELECT id FROM tuning_keys WHERE template_name = ?1)")
           .bind_text(1, *template_name)
           .run();
       removed = detail::statement(conn_, "DELETE FROM tuning_keys WHERE template_name = ?1")
@@ -861,9 +863,9 @@ class tuning_db {
   void refuse_newer_(std::int64_t found) const {
     if (found <= schema_version) return;
     throw tuning_db_error(
-        path_, "opening",
-        fmt::format("schema version {} is newer than this rocmtpl understands ({})", found, schema_version), 0,
-        "it was written by a newer rocmtpl; use that version, or point ROCMTPL_CACHE_DIR elsewhere");
+        path_, "opening", fmt::format("schema version {} is newer than this rocmtpl understands ({})", found,
+                                      schema_version),
+        0, "it was written by a newer rocmtpl; use that version, or point ROCMTPL_CACHE_DIR elsewhere");
   }
 
   void ensure_schema_() {
@@ -880,9 +882,8 @@ class tuning_db {
     conn_.exec(
         "CREATE TABLE IF NOT EXISTS schema_version(id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
     conn_.exec(detail::schema_v1);
-    detail::statement(conn_,
-                      "INSERT INTO schema_version(id, version) VALUES (1, ?1) "
-                      "ON CONFLICT(id) DO UPDATE SET version = excluded.version")
+    detail::statement(conn_, "INSERT INTO schema_version(id, version) VALUES (1, ?1) "
+                             "ON CONFLICT(id) DO UPDATE SET version = excluded.version")
         .bind_int(1, schema_version)
         .run();
     tx.commit();
@@ -962,9 +963,8 @@ class tuning_db {
           "rocmtpl: tuning_db::{}: winner '{}' has no measurement for this key; store it first", caller, candidate));
     }
     if (auto status = st.text(0); status != to_string(candidate_status::ok)) {
-      throw invalid_argument_error(
-          fmt::format("rocmtpl: tuning_db::{}: winner '{}' has status {}; only an ok candidate can win", caller,
-                      candidate, status));
+      throw invalid_argument_error(fmt::format(
+          "rocmtpl: tuning_db::{}: winner '{}' has status {}; only an ok candidate can win", caller, candidate, status));
     }
   }
 

@@ -180,9 +180,9 @@ ROCMTPL_UTIL_EXPORT int rocmtpl_compare(const void* out, const void* ref, const 
 
 /// @brief How far an output is from a reference.
 struct comparison {
-  double relative_l2 = 0;       ///< ||out - ref|| / ||ref|| (0 when both are zero)
-  double max_abs = 0;           ///< max |out - ref| over finite pairs
-  std::uint64_t nonfinite = 0;  ///< elements not finite in out but finite in ref (unwritten, NaN, inf)
+  double relative_l2 = 0;        ///< ||out - ref|| / ||ref|| (0 when both are zero)
+  double max_abs = 0;            ///< max |out - ref| over finite pairs
+  std::uint64_t nonfinite = 0;   ///< elements not finite in out but finite in ref (unwritten, NaN, inf)
 };
 
 /// @brief The compiled helper kernels for one device.
@@ -202,8 +202,7 @@ class utility_kernels {
 
   /// @brief Fills a tensor's whole storage with uniform values in [-1, 1) from (seed, index).
   void fill(void* data, const tensor_meta& meta, std::uint64_t seed, void* stream) const {
-    fill_->launch({data},
-                  {static_cast<std::int64_t>(meta.type), meta.storage_elements(), static_cast<std::int64_t>(seed)},
+    fill_->launch({data}, {static_cast<std::int64_t>(meta.type), meta.storage_elements(), static_cast<std::int64_t>(seed)},
                   nullptr, stream);
   }
 

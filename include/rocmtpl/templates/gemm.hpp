@@ -89,18 +89,18 @@ enum class bias_dim {
 /// 4, 8}` is the SIMT default. Matrix-core configurations set `math`, `warp_m` and `warp_n`
 /// (thread_m and thread_n are unused there and 0).
 struct gemm_config {
-  int block_m = 64;                  ///< rows of Y per block
-  int block_n = 64;                  ///< columns of Y per block
-  int block_k = 16;                  ///< K step held in shared memory
-  int thread_m = 4;                  ///< SIMT: rows of Y per thread (multiple of 4)
-  int thread_n = 4;                  ///< SIMT: columns of Y per thread (multiple of 4)
-  int group_m = 8;                   ///< blocks grouped along M for L2 reuse (1: row-major block order)
-  gemm_math math = gemm_math::simt;  ///< math path
-  int warp_m = 0;                    ///< matrix cores: rows of Y per warp (multiple of 32)
-  int warp_n = 0;                    ///< matrix cores: columns of Y per warp (multiple of 32)
-  int stages = 2;                    ///< shared-memory buffers in the K pipeline (SIMT: 2)
-  int vector = 4;                    ///< elements per global load on the fast path (1, 2, 4 or 8; at most 16 bytes)
-  int split_k = 1;                   ///< K slices (above 1 only with gemm_options::runtime_split_k)
+  int block_m = 64;                   ///< rows of Y per block
+  int block_n = 64;                   ///< columns of Y per block
+  int block_k = 16;                   ///< K step held in shared memory
+  int thread_m = 4;                   ///< SIMT: rows of Y per thread (multiple of 4)
+  int thread_n = 4;                   ///< SIMT: columns of Y per thread (multiple of 4)
+  int group_m = 8;                    ///< blocks grouped along M for L2 reuse (1: row-major block order)
+  gemm_math math = gemm_math::simt;   ///< math path
+  int warp_m = 0;                     ///< matrix cores: rows of Y per warp (multiple of 32)
+  int warp_n = 0;                     ///< matrix cores: columns of Y per warp (multiple of 32)
+  int stages = 2;                     ///< shared-memory buffers in the K pipeline (SIMT: 2)
+  int vector = 4;                     ///< elements per global load on the fast path (1, 2, 4 or 8; at most 16 bytes)
+  int split_k = 1;                    ///< K slices (above 1 only with gemm_options::runtime_split_k)
 
   /// @brief Warps per block (SIMT: threads / 32).
   [[nodiscard]] constexpr int warps() const noexcept {
@@ -174,9 +174,9 @@ struct gemm_config {
 /// @brief (field, value) pairs of a configuration, for info_dict and reports.
 [[nodiscard]] inline std::vector<std::pair<std::string, std::string>> describe(const gemm_config& c) {
   std::vector<std::pair<std::string, std::string>> d{{"math", std::string(to_string(c.math))},
-                                                     {"block_m", std::to_string(c.block_m)},
-                                                     {"block_n", std::to_string(c.block_n)},
-                                                     {"block_k", std::to_string(c.block_k)}};
+                                                      {"block_m", std::to_string(c.block_m)},
+                                                      {"block_n", std::to_string(c.block_n)},
+                                                      {"block_k", std::to_string(c.block_k)}};
   if (c.math == gemm_math::matrix_core) {
     d.emplace_back("warp_m", std::to_string(c.warp_m));
     d.emplace_back("warp_n", std::to_string(c.warp_n));
@@ -195,15 +195,14 @@ struct gemm_config {
 /// rendering: divisibility, threads per block, NVIDIA shared memory (227 KiB; SIMT 48 KiB static),
 /// AMD LDS (64 KiB), a register estimate (255 per thread).
 [[nodiscard]] inline std::string validate(const gemm_config& c) {
-  const bool positive =
-      c.block_m > 0 && c.block_n > 0 && c.block_k > 0 && c.group_m > 0 && c.stages > 0 && c.vector > 0 && c.split_k > 0;
+  const bool positive = c.block_m > 0 && c.block_n > 0 && c.block_k > 0 && c.group_m > 0 && c.stages > 0 &&
+                        c.vector > 0 && c.split_k > 0;
   if (!positive) return "every field must be positive";
   if (c.vector != 1 && c.vector != 2 && c.vector != 4 && c.vector != 8) return "vector must be 1, 2, 4 or 8";
   if (c.math == gemm_math::matrix_core) {
     if (c.warp_m <= 0 || c.warp_n <= 0) return "matrix-core configs need positive warp_m and warp_n";
     if (c.warp_m % 32 != 0 || c.warp_n % 32 != 0) return "warp_m and warp_n must be multiples of 32";
-    if (c.block_m % c.warp_m != 0 || c.block_n % c.warp_n != 0)
-      return "block_m/block_n must be multiples of warp_m/warp_n";
+    if (c.block_m % c.warp_m != 0 || c.block_n % c.warp_n != 0) return "block_m/block_n must be multiples of warp_m/warp_n";
     if (c.block_k % 32 != 0) return "block_k must be a multiple of 32 on matrix cores";
     if (c.warp_m * c.warp_n > 64 * 64) return "warp tiles above 64 x 64 would not fit the registers";
     if (c.warps() < 1 || c.warps() > 8) return "1 to 8 warps per block";
@@ -273,8 +272,8 @@ struct gemm_copy_facts {
   sym_expr k_stride{0};
   bool k_contiguous = false;
   bool mn_contiguous = false;
-  bool k_major = true;                    // tile order: along K unless only M/N is contiguous
-  bool fast_copy = false;                 // a contiguous axis exists
+  bool k_major = true;  // tile order: along K unless only M/N is contiguous
+  bool fast_copy = false;  // a contiguous axis exists
   std::vector<sym_expr> alignment_terms;  // other stride, batch stride, offset
 
   [[nodiscard]] std::optional<bool> statically_aligned(std::int64_t vec) const {
@@ -340,33 +339,32 @@ class gemm_policy {
 
   /// @brief The SIMT search space (range-v3 product of tile values, filtered by validate()).
   [[nodiscard]] static std::vector<gemm_config> simt_configs() {
-    static constexpr std::pair<int, int> blocks[] = {{64, 64},   {64, 128},  {128, 64},
-                                                     {128, 128}, {128, 256}, {256, 128}};
+    static constexpr std::pair<int, int> blocks[] = {{64, 64}, {64, 128}, {128, 64}, {128, 128}, {128, 256}, {256, 128}};
     static constexpr int ks[] = {8, 16};
     static constexpr std::pair<int, int> per_thread[] = {{4, 4}, {4, 8}, {8, 4}, {8, 8}, {8, 16}, {16, 8}};
     namespace rv = ranges::views;
-    auto space =
-        rv::cartesian_product(blocks, ks, per_thread) | rv::transform([](const auto& t) {
-          const auto& [b, bk, tt] = t;
-          gemm_config c;
-          c.block_m = b.first;
-          c.block_n = b.second;
-          c.block_k = bk;
-          c.thread_m = tt.first;
-          c.thread_n = tt.second;
-          c.group_m = 8;
-          c.stages = 2;
-          c.vector = 4;
-          return c;
-        }) |
-        rv::filter([](const gemm_config& c) { return validate(c).empty() && c.threads() >= 64 && c.threads() <= 256; });
+    auto space = rv::cartesian_product(blocks, ks, per_thread) | rv::transform([](const auto& t) {
+                   const auto& [b, bk, tt] = t;
+                   gemm_config c;
+                   c.block_m = b.first;
+                   c.block_n = b.second;
+                   c.block_k = bk;
+                   c.thread_m = tt.first;
+                   c.thread_n = tt.second;
+                   c.group_m = 8;
+                   c.stages = 2;
+                   c.vector = 4;
+                   return c;
+                 }) |
+                 rv::filter([](const gemm_config& c) {
+                   return validate(c).empty() && c.threads() >= 64 && c.threads() <= 256;
+                 });
     return space | ranges::to<std::vector>();
   }
 
   /// @brief The matrix-core search space (block tile, warp tile, K step, stages), filtered by validate().
   [[nodiscard]] static std::vector<gemm_config> matrix_core_configs() {
-    static constexpr std::pair<int, int> blocks[] = {{64, 64},   {64, 128},  {128, 64},
-                                                     {128, 128}, {128, 256}, {256, 128}};
+    static constexpr std::pair<int, int> blocks[] = {{64, 64}, {64, 128}, {128, 64}, {128, 128}, {128, 256}, {256, 128}};
     static constexpr std::pair<int, int> warps[] = {{64, 64}, {32, 64}, {64, 32}, {32, 32}};
     static constexpr std::pair<int, int> k_stages[] = {{32, 3}, {32, 4}, {64, 3}};
     namespace rv = ranges::views;
@@ -552,8 +550,8 @@ class gemm_policy {
     const int vb = vector_for(fw, v.w.node->type());
     const bool fast = va > 1 || vb > 1;
     // Alignment that depends on size symbols is checked at run time, with a one-element fallback.
-    const bool needs_fallback =
-        (va > 1 && !fx.statically_aligned(va).has_value()) || (vb > 1 && !fw.statically_aligned(vb).has_value());
+    const bool needs_fallback = (va > 1 && !fx.statically_aligned(va).has_value()) ||
+                                (vb > 1 && !fw.statically_aligned(vb).has_value());
 
     indented_buffer src;
     src.reserve(48 * 1024);
@@ -615,8 +613,7 @@ class gemm_policy {
     const int min_blocks =
         mc ? 1 : std::clamp(65536 / (std::max(config.threads(), 32) * config.register_estimate()), 1, 2);
     src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-    src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, " + std::to_string(min_blocks) +
-                  ")");
+    src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, " + std::to_string(min_blocks) + ")");
     src.writeline("#else");
     src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)");
     src.writeline("#endif");
@@ -631,9 +628,8 @@ class gemm_policy {
       src.writeline("// Split-K: sums the fp32 partials of every slice and applies the epilogue.");
       src.writeline("__global__ void __launch_bounds__(256) gemm_split_k_reduce(" + params + ") {");
       // Pre-indented fragment (written verbatim: rendering speed).
-      src.write_verbatim(R"(    const gemm_problem p = make_problem()" + sym_args + R"();
-    const gemm_pointers t)" +
-                         pointers + R"(;
+src.write_verbatim(R"(    const gemm_problem p = make_problem()" + sym_args + R"();
+    const gemm_pointers t)" + pointers + R"(;
     const int64_t mn = p.m_size * p.n_size;
     const int64_t total = p.batch * mn;
     const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -652,7 +648,7 @@ class gemm_policy {
     {
       auto body = src.indent();
       // Pre-indented fragment (written verbatim: rendering speed).
-      src.write_verbatim(R"(    #if defined(ROCMTPL_PLATFORM_NVIDIA)
+src.write_verbatim(R"(    #if defined(ROCMTPL_PLATFORM_NVIDIA)
     // Above 48 KiB of dynamic shared memory a kernel must opt in.
     if (gemm_dynamic_shared > 48 * 1024) {
         const hipError_t e = hipFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<VecA, VecB>),
@@ -662,14 +658,12 @@ class gemm_policy {
     #endif
 )");
     }
-    src.writeline("    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(" + args +
-                  ");");
+    src.writeline("    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(" + args + ");");
     src.writeline("    return hipGetLastError();");
     src.writeline("}");
     src.writeline("");
     // Pre-indented fragment (written verbatim: rendering speed).
-    src.write_verbatim(
-        R"(// Fast-path alignment: pointer (with its offset) and strides are multiples of the vector width.
+src.write_verbatim(R"(// Fast-path alignment: pointer (with its offset) and strides are multiples of the vector width.
 template <class T>
 bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
     return reinterpret_cast<uintptr_t>(ptr) % (static_cast<uintptr_t>(vec) * sizeof(T)) == 0 && a % vec == 0 &&
@@ -691,7 +685,7 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
       }
       src.writeline("const gemm_problem p = make_problem(" + sym_args + ");");
       // Pre-indented fragment (written verbatim: rendering speed).
-      src.write_verbatim(R"(    const size_t partial_bytes =
+src.write_verbatim(R"(    const size_t partial_bytes =
         split_k > 1 ? static_cast<size_t>(split_k) * static_cast<size_t>(p.batch * p.m_size * p.n_size) * sizeof(float) : 0;
     if (workspace_size) {
         *workspace_size = partial_bytes;
@@ -700,7 +694,7 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
 )");
       for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
       // Pre-indented fragment (written verbatim: rendering speed).
-      src.write_verbatim(R"(    if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
+src.write_verbatim(R"(    if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
     if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
     const int64_t tiles = gemm_cdiv(p.m_size, block_m) * gemm_cdiv(p.n_size, block_n);
     if (tiles > 2147483647 || p.batch > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
@@ -740,11 +734,10 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
       src.writeline("if (err != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;");
       if (split) {
         // Pre-indented fragment (written verbatim: rendering speed).
-        src.write_verbatim(R"(    if (split_k > 1) {
+src.write_verbatim(R"(    if (split_k > 1) {
         const int64_t total = p.batch * p.m_size * p.n_size;
         const int64_t blocks = gemm_cdiv(total, 256) < 65536 ? gemm_cdiv(total, 256) : 65536;
-        gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>()" +
-                           args + R"();
+        gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>()" + args + R"();
     }
 )");
       }
@@ -779,9 +772,7 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
     src.writeline("__global__ void gemm_reference_kernel(" + params + ") {");
     {
       auto body = src.indent();
-      auto line = [&](const std::string& n, const sym_expr& e) {
-        src.writeline("const int64_t " + n + " = " + e.to_cpp() + ";");
-      };
+      auto line = [&](const std::string& n, const sym_expr& e) { src.writeline("const int64_t " + n + " = " + e.to_cpp() + ";"); };
       line("m_size", v.m);
       line("n_size", v.n);
       line("k_size", v.k);
@@ -798,8 +789,7 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
       src.writeline("}");
       src.writeline("double d = " + double_literal(options_.alpha) + " * acc;");
       if (v.bias.node != nullptr) {
-        src.writeline("d += " + double_literal(options_.beta) + " * static_cast<double>(" +
-                      ref_load(v.bias, "Bias", "gm", "gn") + ");");
+        src.writeline("d += " + double_literal(options_.beta) + " * static_cast<double>(" + ref_load(v.bias, "Bias", "gm", "gn") + ");");
       }
       src.writeline("float r = apply_activation(static_cast<float>(d));");
       if (v.residual.node != nullptr) src.writeline("r += " + ref_load(v.residual, "Residual", "gm", "gn") + ";");
@@ -814,12 +804,10 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
       src.writeline("(void)workspace;");
       for (const auto& s : symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
       for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
-      src.writeline("const int64_t total = (" + v.batch.to_cpp() + ") * (" + v.m.to_cpp() + ") * (" + v.n.to_cpp() +
-                    ");");
+      src.writeline("const int64_t total = (" + v.batch.to_cpp() + ") * (" + v.m.to_cpp() + ") * (" + v.n.to_cpp() + ");");
       src.writeline("if (total == 0) return ROCMTPL_STATUS_OK;");
-      src.writeline(
-          "gemm_reference_kernel<<<dim3(static_cast<unsigned>((total + 255) / 256)), dim3(256), 0, stream>>>(" + args +
-          ");");
+      src.writeline("gemm_reference_kernel<<<dim3(static_cast<unsigned>((total + 255) / 256)), dim3(256), 0, stream>>>(" +
+                    args + ");");
       src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
     }
     src.writeline("}");
@@ -856,8 +844,7 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
     }
     const auto rank = [](const buffer& b) { return b.get_layout().rank(); };
     if (rank(y) != 2 && rank(y) != 3) {
-      throw invalid_argument_error("rocmtpl: gemm: " + y.name() + " must have rank 2 or 3, got " +
-                                   y.get_layout().to_string());
+      throw invalid_argument_error("rocmtpl: gemm: " + y.name() + " must have rank 2 or 3, got " + y.get_layout().to_string());
     }
     const bool batched = rank(y) == 3;
     for (const buffer* b : {x, w}) {
@@ -979,9 +966,7 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
     for (int kind : kinds) src.write_verbatim(detail::gemm_dtype_kind_text[kind]);
     src.write_verbatim(detail::gemm_vector_text);
     src.writeline("");
-    const auto kind = [](const detail::gemm_operand& op) {
-      return std::to_string(detail::dtype_kind(op.node->type()));
-    };
+    const auto kind = [](const detail::gemm_operand& op) { return std::to_string(detail::dtype_kind(op.node->type())); };
     src.writeline("using x_type = gemm_dtype<" + kind(v.x) + ">;");
     src.writeline("using w_type = gemm_dtype<" + kind(v.w) + ">;");
     if (v.bias.node != nullptr) src.writeline("using bias_type = gemm_dtype<" + kind(v.bias) + ">;");
@@ -1002,8 +987,8 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
       const bool rk = n == "w";
       const std::string rows = n == "x" ? "m" : (rk ? "k" : "m");
       const std::string cols = n == "x" ? "k" : "n";
-      src.writeline("    int64_t " + n + "_stride_b, " + n + "_stride_" + rows + ", " + n + "_stride_" + cols + ", " +
-                    n + "_offset;");
+      src.writeline("    int64_t " + n + "_stride_b, " + n + "_stride_" + rows + ", " + n + "_stride_" + cols + ", " + n +
+                    "_offset;");
     }
     src.writeline("};");
     src.writeline("");
@@ -1040,15 +1025,12 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
     src.writeline("};");
     src.writeline("");
     src.writeline("// The fused epilogue of one output element.");
-    src.writeline(
-        "__device__ __forceinline__ void store_output(const gemm_problem& p, const gemm_pointers& t, int64_t batch,");
+    src.writeline("__device__ __forceinline__ void store_output(const gemm_problem& p, const gemm_pointers& t, int64_t batch,");
     src.writeline("                                             int64_t gm, int64_t gn, float acc) {");
-    src.writeline(options_.alpha == 1.0F ? "    float v = acc;"
-                                         : "    float v = " + float_literal(options_.alpha) + " * acc;");
+    src.writeline(options_.alpha == 1.0F ? "    float v = acc;" : "    float v = " + float_literal(options_.alpha) + " * acc;");
     if (v.bias.node != nullptr) {
       const std::string load =
-          "bias_type::to_float(t.Bias[p.bias_offset + batch * p.bias_stride_b + gm * p.bias_stride_m + gn * "
-          "p.bias_stride_n])";
+          "bias_type::to_float(t.Bias[p.bias_offset + batch * p.bias_stride_b + gm * p.bias_stride_m + gn * p.bias_stride_n])";
       src.writeline("    v += " + (options_.beta == 1.0F ? load : float_literal(options_.beta) + " * " + load) + ";");
     }
     src.writeline("    v = apply_activation(v);");
@@ -1057,8 +1039,7 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
           "    v += residual_type::to_float(t.Residual[p.residual_offset + batch * p.residual_stride_b + gm * "
           "p.residual_stride_m + gn * p.residual_stride_n]);");
     }
-    src.writeline(
-        "    t.Y[p.y_offset + batch * p.y_stride_b + gm * p.y_stride_m + gn * p.y_stride_n] = y_type::from_float(v);");
+    src.writeline("    t.Y[p.y_offset + batch * p.y_stride_b + gm * p.y_stride_m + gn * p.y_stride_n] = y_type::from_float(v);");
     src.writeline("}");
   }
 

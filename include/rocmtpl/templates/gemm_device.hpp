@@ -27,8 +27,7 @@
 namespace rocmtpl::templates::detail {
 
 /// Operand storage types and conversions, usable in device code on both platforms.
-inline constexpr std::string_view gemm_dtype_text =
-    R"(// Operand storage and conversions: 0 fp32, 1 fp16 (raw bits), 2 bf16 (raw bits).
+inline constexpr std::string_view gemm_dtype_text = R"(// Operand storage and conversions: 0 fp32, 1 fp16 (raw bits), 2 bf16 (raw bits).
 template <int Kind>
 struct gemm_dtype;
 )";
@@ -74,8 +73,7 @@ struct gemm_dtype<2> {
 };
 )"};
 
-inline constexpr std::string_view gemm_vector_text =
-    R"(// Vec elements of T read or written as one access (16 bytes at most).
+inline constexpr std::string_view gemm_vector_text = R"(// Vec elements of T read or written as one access (16 bytes at most).
 template <class T, int Vec>
 struct alignas(sizeof(T) * Vec) gemm_vector {
     T v[Vec];
@@ -83,8 +81,7 @@ struct alignas(sizeof(T) * Vec) gemm_vector {
 )";
 
 /// Tile order, split-K ranges and the per-element output step, shared by every main loop.
-inline constexpr std::string_view gemm_common_text =
-    R"(__host__ __device__ __forceinline__ int64_t gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline constexpr std::string_view gemm_common_text = R"(__host__ __device__ __forceinline__ int64_t gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Grouped block order: group_m block rows run next to each other and share W's columns in L2.
 __device__ __forceinline__ void gemm_tile_origin(const gemm_problem& p, int64_t& block_row, int64_t& block_col) {
@@ -121,8 +118,7 @@ __device__ __forceinline__ void gemm_emit(const gemm_problem& p, const gemm_poin
 )";
 
 /// SIMT main loop: fp32 FMA on register tiles, any operand dtype, double-buffered shared memory.
-inline constexpr std::string_view gemm_simt_text =
-    R"(// ---- SIMT: fp32 FMA. thread_m x thread_n outputs per thread, in 4 x 4 quads spread over the
+inline constexpr std::string_view gemm_simt_text = R"(// ---- SIMT: fp32 FMA. thread_m x thread_n outputs per thread, in 4 x 4 quads spread over the
 // block tile so that shared-memory reads are 16-byte vectors; shared memory double-buffered with
 // the next K tile staged in registers while the current one is used.
 constexpr int threads_m = block_m / thread_m;

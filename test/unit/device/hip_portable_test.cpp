@@ -11,8 +11,8 @@
 #error "rocmtpl/device/hip_portable.hpp must include only <string_view>"
 #endif
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -448,10 +448,9 @@ TEST(HipPortable, HostConversionsMatchIeeeOracle) {
   write_header(dir.path());
   write_file(dir.path() / "host_check.cpp", host_check_source);
   const fs::path exe = dir.path() / "host_check";
-  const std::vector<std::string> build = {
-      cxx->string(),  "-std=c++14", "-O2",     "-Wall", "-Wextra",           "-Wpedantic",
-      "-Wconversion", "-Wshadow",   "-Werror", "-I",    dir.path().string(), (dir.path() / "host_check.cpp").string(),
-      "-o",           exe.string()};
+  const std::vector<std::string> build = {cxx->string(), "-std=c++14", "-O2", "-Wall", "-Wextra", "-Wpedantic",
+                                          "-Wconversion", "-Wshadow", "-Werror", "-I", dir.path().string(),
+                                          (dir.path() / "host_check.cpp").string(), "-o", exe.string()};
   const auto built = run_process(build, dir.path() / "build.log");
   ASSERT_EQ(built.exit_code, 0) << join(build) << "\n" << built.output;
   const auto ran = run_process({exe.string()}, dir.path() / "run.log");

@@ -206,15 +206,9 @@ TEST(SymExprCanonical, CompoundAssignment) {
 }
 
 TEST(SymExprCanonical, DistinctExpressionsDiffer) {
-  const std::vector<sym_expr> all{0,         1,
-                                  -1,        M,
-                                  N,         2 * M,
-                                  M * M,     M + 1,
-                                  M * N,     M * N + 1,
-                                  -M,        M - N,
-                                  N - M,     floor_div(M, 2),
-                                  mod(M, 2), floor_div(N, 2),
-                                  mod(M, 3), floor_div(M, N)};
+  const std::vector<sym_expr> all{0,         1,          -1,          M,     N,     2 * M,  M * M,
+                                  M + 1,     M * N,      M * N + 1,   -M,    M - N, N - M,  floor_div(M, 2),
+                                  mod(M, 2), floor_div(N, 2), mod(M, 3), floor_div(M, N)};
   for (std::size_t i = 0; i < all.size(); ++i) {
     for (std::size_t j = 0; j < all.size(); ++j) {
       EXPECT_EQ(all[i] == all[j], i == j) << all[i] << " vs " << all[j];
@@ -230,7 +224,7 @@ TEST(SymExprCanonical, OrderIsTotalAndConsistentWithEquality) {
       const auto ab = a <=> b;
       const auto ba = b <=> a;
       EXPECT_EQ(ab == 0, a == b);
-      EXPECT_EQ(ab<0, ba> 0);
+      EXPECT_EQ(ab < 0, ba > 0);
       for (const auto& c : all) {
         if (a < b && b < c) {
           EXPECT_TRUE(a < c);
@@ -726,7 +720,8 @@ TEST(SymExprRandom, SimplificationKeepsTheValue) {
       const auto expected = r.ref(p);
       if (!expected) continue;  // the tree itself divides by zero (or leaves the reference's exact range)
       std::int64_t got = 0;
-      ASSERT_NO_THROW(got = r.expr.evaluate(hints_of(p))) << "at M=" << p[0] << " N=" << p[1] << " K=" << p[2];
+      ASSERT_NO_THROW(got = r.expr.evaluate(hints_of(p)))
+          << "at M=" << p[0] << " N=" << p[1] << " K=" << p[2];
       ASSERT_EQ(got, *expected) << "at M=" << p[0] << " N=" << p[1] << " K=" << p[2];
       const sym_expr folded = r.expr.substitute(hints_of(p));
       ASSERT_EQ(folded.constant(), *expected) << "substitute at M=" << p[0] << " N=" << p[1] << " K=" << p[2];
@@ -778,16 +773,26 @@ std::filesystem::path fresh_dir(const std::string& name) {
 }
 
 std::vector<sym_expr> printed_cases() {
-  std::vector<sym_expr> out{M * N + K,           M - 1,
-                            N - 2 * M,           1 - M * N,
-                            M * M * N - 7,       floor_div(M, 3),
-                            floor_div(M, -3),    mod(M, 3),
-                            mod(M, -3),          floor_div(M, N),
-                            mod(M * K + 1, N),   ceil_div(M, 4),
-                            ceil_div(M, N),      2 * floor_div(M + K, N) - mod(K, 5) * N,
-                            M + int64_min,       int64_min * (M * M),
-                            N - int64_max,       sym_expr(int64_min),
-                            sym_expr(int64_max), sym_expr(0)};
+  std::vector<sym_expr> out{M * N + K,
+                            M - 1,
+                            N - 2 * M,
+                            1 - M * N,
+                            M * M * N - 7,
+                            floor_div(M, 3),
+                            floor_div(M, -3),
+                            mod(M, 3),
+                            mod(M, -3),
+                            floor_div(M, N),
+                            mod(M * K + 1, N),
+                            ceil_div(M, 4),
+                            ceil_div(M, N),
+                            2 * floor_div(M + K, N) - mod(K, 5) * N,
+                            M + int64_min,
+                            int64_min * (M * M),
+                            N - int64_max,
+                            sym_expr(int64_min),
+                            sym_expr(int64_max),
+                            sym_expr(0)};
   generator gen(99);
   for (int i = 0; i < 40; ++i) out.push_back(gen.make(4).expr);
   return out;
@@ -819,8 +824,8 @@ TEST(SymExprCppOutput, PrintedExpressionsCompileAndMatchEvaluate) {
         continue;  // division by zero or overflow: undefined in C++, not compared
       }
       expected.push_back(value);
-      src << "  std::printf(\"%lld\\n\", static_cast<long long>(f" << i << "(" << p[0] << ", " << p[1] << ", " << p[2]
-          << ")));\n";
+      src << "  std::printf(\"%lld\\n\", static_cast<long long>(f" << i << "(" << p[0] << ", " << p[1] << ", "
+          << p[2] << ")));\n";
     }
   }
   src << "  return 0;\n}\n";

@@ -33,8 +33,7 @@ rocmtpl::rocm_template<gemm_policy> make(dtype t = dtype::f32, activation act = 
 }
 
 rocmtpl::rocm_template<gemm_policy> square(dtype t, sym_expr m, sym_expr n, sym_expr k, gemm_options o = {}) {
-  return {gemm_policy(o),
-          {buffer("x", layout::row_major(t, {m, k})), buffer("w", layout::row_major(t, {k, n}))},
+  return {gemm_policy(o), {buffer("x", layout::row_major(t, {m, k})), buffer("w", layout::row_major(t, {k, n}))},
           layout::row_major(t, {m, n})};
 }
 
@@ -162,11 +161,12 @@ TEST(GemmRender, AlphaBetaResidualAndBiasAlongM) {
   o.beta = 2.0F;
   o.bias_along = bias_dim::m;
   o.residual = true;
-  rocmtpl::rocm_template<gemm_policy> t(
-      gemm_policy(o),
-      {buffer("x", layout::row_major(dtype::f16, {M, 64})), buffer("w", layout::row_major(dtype::f16, {64, 48})),
-       buffer("b", layout::row_major(dtype::f32, {M})), buffer("r", layout::row_major(dtype::bf16, {M, 48}))},
-      layout::row_major(dtype::f32, {M, 48}));
+  rocmtpl::rocm_template<gemm_policy> t(gemm_policy(o),
+                                        {buffer("x", layout::row_major(dtype::f16, {M, 64})),
+                                         buffer("w", layout::row_major(dtype::f16, {64, 48})),
+                                         buffer("b", layout::row_major(dtype::f32, {M})),
+                                         buffer("r", layout::row_major(dtype::bf16, {M, 48}))},
+                                        layout::row_major(dtype::f32, {M, 48}));
   const auto src = t.generate(gemm_config{}, {{"M", 7}}).source();
   EXPECT_TRUE(contains(src, "float v = 0.5f * acc;"));
   EXPECT_TRUE(contains(src, "v += 2.0f * bias_type::to_float("));
@@ -174,10 +174,8 @@ TEST(GemmRender, AlphaBetaResidualAndBiasAlongM) {
   EXPECT_TRUE(contains(src, "problem_.bias_stride_n = 0;"));
   EXPECT_TRUE(contains(src, "v += residual_type::to_float(t.Residual["));
   EXPECT_TRUE(contains(src, "Y = gelu(0.5f * X @ W + 2.0f * Bias) + Residual"));
-  EXPECT_TRUE(
-      contains(src,
-               "int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, const uint16_t* Residual, "
-               "float* Y, int64_t M"));
+  EXPECT_TRUE(contains(src, "int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, const uint16_t* Residual, "
+                            "float* Y, int64_t M"));
   const auto ref = t.generate_reference({{"M", 7}}).source();
   EXPECT_TRUE(contains(ref, "double d = 0.5 * acc;"));
   EXPECT_TRUE(contains(ref, "d += 2.0 * static_cast<double>("));
@@ -186,11 +184,11 @@ TEST(GemmRender, AlphaBetaResidualAndBiasAlongM) {
   // Residual without a bias: three inputs, the third is the residual.
   gemm_options r;
   r.residual = true;
-  rocmtpl::rocm_template<gemm_policy> t2(
-      gemm_policy(r),
-      {buffer("x", layout::row_major(dtype::f32, {M, 8})), buffer("w", layout::row_major(dtype::f32, {8, 4})),
-       buffer("r", layout::row_major(dtype::f32, {M, 4}))},
-      layout::row_major(dtype::f32, {M, 4}));
+  rocmtpl::rocm_template<gemm_policy> t2(gemm_policy(r),
+                                         {buffer("x", layout::row_major(dtype::f32, {M, 8})),
+                                          buffer("w", layout::row_major(dtype::f32, {8, 4})),
+                                          buffer("r", layout::row_major(dtype::f32, {M, 4}))},
+                                         layout::row_major(dtype::f32, {M, 4}));
   const auto src2 = t2.generate(gemm_config{}, {{"M", 2}}).source();
   EXPECT_TRUE(contains(src2, "const float* Residual, float* Y"));
   EXPECT_FALSE(contains(src2, "Bias"));
@@ -203,8 +201,7 @@ TEST(GemmRender, AddmmOrderThroughInputReorder) {
   rocmtpl::rocm_template<gemm_policy> t(gemm_policy(), in, layout::row_major(dtype::f16, {M, 16}),
                                         std::vector<int>{2, 0, 1});
   auto caller = t.generate(mma(64, 64, 32, 32, 32, 3), {{"M", 4}});
-  EXPECT_TRUE(contains(caller.source(),
-                       "int rocm_gemm(const uint16_t* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y"));
+  EXPECT_TRUE(contains(caller.source(), "int rocm_gemm(const uint16_t* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y"));
   EXPECT_EQ(caller.bmreq().input_tensor_meta.front().name, "b");
 }
 
@@ -227,10 +224,10 @@ TEST(GemmRender, MatrixCorePathForBothVendorsInOneSource) {
   EXPECT_TRUE(contains(src, "gemm_launch<8, 8>("));
   EXPECT_FALSE(contains(src, "gemm_launch<1, 1>("));
   // Column-major W (nn.Linear weight): K-major tile of W.
-  rocmtpl::rocm_template<gemm_policy> lin(
-      gemm_policy(),
-      {buffer("x", layout::row_major(dtype::bf16, {M, 256})), buffer("w", layout::col_major(dtype::bf16, {256, 128}))},
-      layout::row_major(dtype::bf16, {M, 128}));
+  rocmtpl::rocm_template<gemm_policy> lin(gemm_policy(),
+                                          {buffer("x", layout::row_major(dtype::bf16, {M, 256})),
+                                           buffer("w", layout::col_major(dtype::bf16, {256, 128}))},
+                                          layout::row_major(dtype::bf16, {M, 128}));
   const auto src2 = lin.generate(mma(128, 128, 32, 64, 64, 4), {{"M", 64}}).source();
   EXPECT_TRUE(contains(src2, "[[maybe_unused]] constexpr bool w_k_major = true;"));
   EXPECT_TRUE(contains(src2, "[[maybe_unused]] constexpr int x_kind = 2;"));
@@ -245,19 +242,18 @@ TEST(GemmRender, MatrixCoreConfigNeedsSixteenBitOperands) {
     EXPECT_TRUE(contains(e.what(), "needs X and W of one dtype, float16 or bfloat16")) << e.what();
   }
   // Mixed f16 x bf16 stays on SIMT.
-  rocmtpl::rocm_template<gemm_policy> mixed(
-      gemm_policy(),
-      {buffer("x", layout::row_major(dtype::f16, {8, 8})), buffer("w", layout::row_major(dtype::bf16, {8, 8}))},
-      layout::row_major(dtype::f32, {8, 8}));
+  rocmtpl::rocm_template<gemm_policy> mixed(gemm_policy(),
+                                            {buffer("x", layout::row_major(dtype::f16, {8, 8})),
+                                             buffer("w", layout::row_major(dtype::bf16, {8, 8}))},
+                                            layout::row_major(dtype::f32, {8, 8}));
   for (const auto& c : mixed.policy().configs(mixed.context(), {})) EXPECT_EQ(c.math, gemm_math::simt);
 }
 
 TEST(GemmRender, SymbolicAlignmentIsCheckedAtRunTimeWithAFallback) {
   auto t = square(dtype::f16, M, N, K);
   const auto src = t.generate(mma(128, 128, 32, 64, 64, 4), {{"M", 64}, {"N", 64}, {"K", 64}}).source();
-  EXPECT_TRUE(contains(src,
-                       "const bool fast = gemm_aligned(X, 8, p.x_offset, p.x_stride_m, p.x_stride_b) && "
-                       "gemm_aligned(W, 8, p.w_offset, p.w_stride_k, p.w_stride_b);"));
+  EXPECT_TRUE(contains(src, "const bool fast = gemm_aligned(X, 8, p.x_offset, p.x_stride_m, p.x_stride_b) && "
+                            "gemm_aligned(W, 8, p.w_offset, p.w_stride_k, p.w_stride_b);"));
   EXPECT_TRUE(contains(src, "fast ? gemm_launch<8, 8>("));
   EXPECT_TRUE(contains(src, ": gemm_launch<1, 1>("));
   // Static K = 700 (a multiple of 4, not 8): the vector width drops to 4 at render time.
@@ -271,10 +267,10 @@ TEST(GemmRender, SymbolicAlignmentIsCheckedAtRunTimeWithAFallback) {
 
 TEST(GemmRender, BatchedOperandsAndBroadcastWeights) {
   const auto b = sym_expr::symbol("B");
-  rocmtpl::rocm_template<gemm_policy> t(
-      gemm_policy(),
-      {buffer("x", layout::row_major(dtype::f16, {b, M, 64})), buffer("w", layout::row_major(dtype::f16, {64, 32}))},
-      layout::row_major(dtype::f16, {b, M, 32}));
+  rocmtpl::rocm_template<gemm_policy> t(gemm_policy(),
+                                        {buffer("x", layout::row_major(dtype::f16, {b, M, 64})),
+                                         buffer("w", layout::row_major(dtype::f16, {64, 32}))},
+                                        layout::row_major(dtype::f16, {b, M, 32}));
   const auto src = t.generate(mma(64, 64, 32, 32, 32, 3), {{"B", 3}, {"M", 5}}).source();
   EXPECT_TRUE(contains(src, "problem_.batch = B;"));
   EXPECT_TRUE(contains(src, "problem_.x_stride_b = 64*M;"));
@@ -283,10 +279,10 @@ TEST(GemmRender, BatchedOperandsAndBroadcastWeights) {
   EXPECT_TRUE(contains(src, "static_cast<unsigned>(p.batch)"));
   // Batch sizes that disagree are named.
   try {
-    rocmtpl::rocm_template<gemm_policy> bad(
-        gemm_policy(),
-        {buffer("x", layout::row_major(dtype::f16, {2, 4, 8})), buffer("w", layout::row_major(dtype::f16, {3, 8, 4}))},
-        layout::row_major(dtype::f16, {2, 4, 4}));
+    rocmtpl::rocm_template<gemm_policy> bad(gemm_policy(),
+                                            {buffer("x", layout::row_major(dtype::f16, {2, 4, 8})),
+                                             buffer("w", layout::row_major(dtype::f16, {3, 8, 4}))},
+                                            layout::row_major(dtype::f16, {2, 4, 4}));
     (void)bad.generate(gemm_config{});
     ADD_FAILURE() << "no error";
   } catch (const rocmtpl::invalid_argument_error& e) {
@@ -314,8 +310,7 @@ TEST(GemmRender, RuntimeSplitKUsesTheWorkspace) {
   // Split-K without the option is refused; split 1 renders.
   auto plain = square(dtype::f16, M, 64, 4096);
   EXPECT_THROW((void)plain.generate(c, {{"M", 64}}), rocmtpl::invalid_argument_error);
-  EXPECT_TRUE(
-      contains(plain.generate(mma(64, 64, 32, 32, 32, 3), {{"M", 64}}).source(), "constexpr int32_t split_k = 1;"));
+  EXPECT_TRUE(contains(plain.generate(mma(64, 64, 32, 32, 32, 3), {{"M", 64}}).source(), "constexpr int32_t split_k = 1;"));
 }
 
 TEST(GemmRender, ProblemErrorsNameTheValues) {
@@ -399,8 +394,7 @@ TEST(GemmConfigs, RankingFollowsTheShape) {
 TEST(GemmConfigs, CostModelCountsWavesAndPadding) {
   const auto c = mma(128, 128, 32, 64, 64, 4);
   // A 129-row problem pads to two block rows: more cost than 128 rows.
-  EXPECT_GT(gemm_policy::estimate_cost(c, 129 * 132, 128, 1024, 1),
-            gemm_policy::estimate_cost(c, 128 * 132, 128, 1024, 1));
+  EXPECT_GT(gemm_policy::estimate_cost(c, 129 * 132, 128, 1024, 1), gemm_policy::estimate_cost(c, 128 * 132, 128, 1024, 1));
   // Cost grows with K.
   EXPECT_GT(gemm_policy::estimate_cost(c, 4096, 4096, 8192, 1), gemm_policy::estimate_cost(c, 4096, 4096, 4096, 1));
 }
