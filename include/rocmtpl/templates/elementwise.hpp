@@ -198,17 +198,7 @@ class elementwise_policy {
     }
   }
 
-  [[nodiscard]] std::string activation_function() const {
-    std::string body;
-    switch (options_.act) {
-      case activation::none: body = "return v;"; break;
-      case activation::relu: body = "return v > 0.0f ? v : 0.0f;"; break;
-      case activation::gelu: body = "return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));"; break;
-      case activation::silu: body = "return v / (1.0f + expf(-v));"; break;
-      case activation::sigmoid: body = "return 1.0f / (1.0f + expf(-v));"; break;
-    }
-    return "__device__ __forceinline__ float apply_activation(float v) { " + body + " }";
-  }
+  [[nodiscard]] std::string activation_function() const { return activation_device_function(options_.act); }
 
   static std::string storage(const buffer& b) { return std::string(storage_type(b.type())); }
 

@@ -56,6 +56,19 @@ enum class activation { none, relu, gelu, silu, sigmoid };
   return "none";
 }
 
+/// @brief The device function `float apply_activation(float)` generated kernels call for `a`.
+[[nodiscard]] inline std::string activation_device_function(activation a) {
+  std::string body;
+  switch (a) {
+    case activation::none: body = "return v;"; break;
+    case activation::relu: body = "return v > 0.0f ? v : 0.0f;"; break;
+    case activation::gelu: body = "return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));"; break;
+    case activation::silu: body = "return v / (1.0f + expf(-v));"; break;
+    case activation::sigmoid: body = "return 1.0f / (1.0f + expf(-v));"; break;
+  }
+  return "__device__ __forceinline__ float apply_activation(float v) { " + body + " }";
+}
+
 /// @brief Parses an activation name.
 /// @throws invalid_argument_error naming the text and the accepted names.
 [[nodiscard]] inline activation parse_activation(std::string_view text) {
@@ -1065,17 +1078,7 @@ src.write_verbatim(R"(    if (split_k > 1) {
     return load(op.node->type(), ref_index(op, row, col, name));
   }
 
-  [[nodiscard]] std::string activation_function() const {
-    std::string body;
-    switch (options_.act) {
-      case activation::none: body = "return v;"; break;
-      case activation::relu: body = "return v > 0.0f ? v : 0.0f;"; break;
-      case activation::gelu: body = "return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));"; break;
-      case activation::silu: body = "return v / (1.0f + expf(-v));"; break;
-      case activation::sigmoid: body = "return 1.0f / (1.0f + expf(-v));"; break;
-    }
-    return "__device__ __forceinline__ float apply_activation(float v) { " + body + " }";
-  }
+  [[nodiscard]] std::string activation_function() const { return activation_device_function(options_.act); }
 
   static std::string storage(const buffer& b) { return std::string(storage_type(b.type())); }
   static std::string bool_text(bool b) { return b ? "true" : "false"; }
