@@ -36,7 +36,7 @@ struct temp_dir {
 
 bool have_hipcc() {
   try {
-    (void)compiler::find(target_platform::amd);
+    (void)compiler::find(platform::amd);
     return true;
   } catch (const compiler_not_found_error&) {
     return false;
@@ -55,7 +55,7 @@ TEST(KernelCall, HipccBuiltGemmAnswersTheWorkspaceQueryWithoutAGpu) {
   temp_dir dir;
   code_cache cache(dir.path / "kernels");
   const auto caller = symbolic_gemm().generate(gemm_config{}, {{"M", 100}});
-  const auto lib = cache.get_or_compile(compiler::find(target_platform::amd), caller.source(), amd_compile_options());
+  const auto lib = cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options());
   auto so = std::make_shared<shared_library>(lib.library);
   kernel_entry k(so, "rocm_gemm", 3, 1);
   EXPECT_EQ(k.workspace_size({100}), 0U);
@@ -96,7 +96,7 @@ TEST(KernelCall, ManyArgumentsPassThroughTheSlots) {
                           "void* c" + params + ", size_t* ws, uint8_t* w, hipStream_t s) {\n"
                           "  (void)w; (void)s;\n  if (ws) { *ws = static_cast<size_t>(0" + sum +
                           " + (a != nullptr) * 1000000 + (c != nullptr) * 2000000); }\n  (void)b;\n  return 0;\n}\n";
-  const auto lib = cache.get_or_compile(compiler::find(target_platform::amd), src, amd_compile_options({"gfx90a"}));
+  const auto lib = cache.get_or_compile(compiler::find(platform::amd), src, amd_compile_options({"gfx90a"}));
   kernel_entry k(std::make_shared<shared_library>(lib.library), "probe", 3, 20);
   std::vector<std::int64_t> extra;
   std::int64_t expected = 0;
@@ -129,7 +129,7 @@ TEST(Benchmark, HelperKernelsBuildForAmdAndTheBenchNeedsAGpu) {
   temp_dir dir;
   code_cache cache(dir.path / "kernels");
   // The fill/compare kernels build for AMD and load without a GPU...
-  const utility_kernels util(utility_kernels::build(cache, compiler::find(target_platform::amd), amd_compile_options()));
+  const utility_kernels util(utility_kernels::build(cache, compiler::find(platform::amd), amd_compile_options()));
   // ...but a bench allocates device memory: a typed no-GPU error, never a crash.
   const auto caller = symbolic_gemm().generate(gemm_config{}, {{"M", 8}});
   EXPECT_THROW(bench(caller.bmreq(), util), no_gpu_error);

@@ -29,7 +29,7 @@ using rocmtpl::runtime::compile_timeout_error;
 using rocmtpl::runtime::compiler;
 using rocmtpl::runtime::run_process;
 using rocmtpl::runtime::shared_library;
-using rocmtpl::runtime::target_platform;
+using rocmtpl::runtime::platform;
 using rocmtpl::test::entry_fn;
 using rocmtpl::test::query_workspace;
 using rocmtpl::test::scoped_env;
@@ -38,7 +38,7 @@ namespace fs = std::filesystem;
 
 compile_options amd(std::vector<std::string> archs = {"gfx90a"}) {
   compile_options o;
-  o.platform = target_platform::amd;
+  o.platform = platform::amd;
   o.archs = std::move(archs);
   return o;
 }
@@ -74,8 +74,8 @@ TEST(code_cache, key_covers_source_command_compiler_and_archs) {
   temp_dir dir;
   const auto fake_a = fake_compiler(dir, "cc_a", "fake 1.0", "exit 1");
   const auto fake_b = fake_compiler(dir, "cc_b", "fake 2.0", "exit 1");
-  const compiler a(target_platform::amd, fake_a);
-  const compiler b(target_platform::amd, fake_b);
+  const compiler a(platform::amd, fake_a);
+  const compiler b(platform::amd, fake_b);
   const code_cache cache(dir / "cache");
 
   const auto k = cache.key(a, "source", amd({"gfx90a", "gfx940"}));
@@ -112,7 +112,7 @@ TEST(code_cache, default_root_follows_rocmtpl_cache_dir) {
 // Compile once, then hits: from the same object, from a fresh object (as another process would),
 // with the layout and record on disk.
 TEST(code_cache, second_call_is_a_hit_without_compiling) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   temp_dir dir;
   code_cache cache(dir / "cache");
   const auto source = rocmtpl::test::entry_source(7);
@@ -167,7 +167,7 @@ TEST(code_cache, second_call_is_a_hit_without_compiling) {
 }
 
 TEST(code_cache, corrupt_library_is_rebuilt_never_loaded) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   temp_dir dir;
   code_cache cache(dir / "cache");
   const auto source = rocmtpl::test::entry_source(3);
@@ -209,7 +209,7 @@ TEST(code_cache, corrupt_library_is_rebuilt_never_loaded) {
 }
 
 TEST(code_cache, failure_is_replayed_without_running_the_compiler) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   temp_dir dir;
   code_cache cache(dir / "cache");
   const std::string source = "#include <hip/hip_runtime.h>\n__global__ void k(float* y) { y[0] = not_declared; }\n";
@@ -266,8 +266,8 @@ TEST(code_cache, failures_are_per_compiler_version_and_timeouts_are_not_remember
   const auto v1 = fake_compiler(dir, "v1", "fake 1.0", "echo 'error: v1 rejects this'; exit 1");
   const auto v2 = fake_compiler(dir, "v2", "fake 2.0", "echo 'error: v2 rejects this'; exit 1");
   code_cache cache(dir / "cache");
-  const compiler c1(target_platform::amd, v1);
-  const compiler c2(target_platform::amd, v2);
+  const compiler c1(platform::amd, v1);
+  const compiler c2(platform::amd, v2);
   EXPECT_THROW((void)cache.get_or_compile(c1, "src", amd()), compile_error);
   EXPECT_THROW((void)cache.get_or_compile(c1, "src", amd()), compile_error);
   EXPECT_EQ(runs_of(dir, "v1"), 1U);
@@ -283,7 +283,7 @@ TEST(code_cache, failures_are_per_compiler_version_and_timeouts_are_not_remember
 
   // A timeout may be the machine's fault: never replayed.
   const auto slow = fake_compiler(dir, "slow", "slow 1.0", "sleep 30");
-  const compiler cs(target_platform::amd, slow);
+  const compiler cs(platform::amd, slow);
   auto opts = amd();
   opts.timeout = 1s;
   EXPECT_THROW((void)cache.get_or_compile(cs, "src", opts), compile_timeout_error);
@@ -297,7 +297,7 @@ TEST(code_cache, failures_tied_to_a_header_are_retried_once_it_changes) {
   const auto header = dir / "config.h";
   rocmtpl::test::write_file(header, "#define BROKEN 1\n");
   const auto fake = fake_compiler(dir, "cc", "fake 1.0", "echo 'error: BROKEN'; exit 1", header.string());
-  const compiler cc(target_platform::amd, fake);
+  const compiler cc(platform::amd, fake);
   code_cache cache(dir / "cache");
   EXPECT_THROW((void)cache.get_or_compile(cc, "src", amd()), compile_error);
   EXPECT_THROW((void)cache.get_or_compile(cc, "src", amd()), compile_error);
@@ -310,14 +310,14 @@ TEST(code_cache, failures_tied_to_a_header_are_retried_once_it_changes) {
   // A failure without a dependency list (a missing header stops the compiler before it writes
   // one) cannot be invalidated, so it is not remembered.
   const auto early = fake_compiler(dir, "early", "early 1.0", "echo 'fatal error: x.h not found'; exit 1", {}, false);
-  const compiler ce(target_platform::amd, early);
+  const compiler ce(platform::amd, early);
   EXPECT_THROW((void)cache.get_or_compile(ce, "src", amd()), compile_error);
   EXPECT_THROW((void)cache.get_or_compile(ce, "src", amd()), compile_error);
   EXPECT_EQ(runs_of(dir, "early"), 2U);
 }
 
 TEST(code_cache, real_header_error_is_retried_after_the_fix) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   temp_dir dir;
   const auto inc = dir / "include";
   rocmtpl::test::write_file(inc / "scale.h", "#define ROCMTPL_TEST_SCALE undeclared_identifier\n");
@@ -336,7 +336,7 @@ TEST(code_cache, real_header_error_is_retried_after_the_fix) {
 }
 
 TEST(code_cache, edited_header_triggers_a_rebuild) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   temp_dir dir;
   const auto inc = dir / "include";
   rocmtpl::test::write_file(inc / "scale.h", "#define ROCMTPL_TEST_SCALE 5\n");
@@ -365,7 +365,7 @@ TEST(code_cache, edited_header_triggers_a_rebuild) {
 }
 
 TEST(code_cache, threads_wanting_one_key_compile_it_once) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   temp_dir dir;
   code_cache cache(dir / "cache");
   const auto source = rocmtpl::test::entry_source(11);
@@ -386,7 +386,7 @@ TEST(code_cache, threads_wanting_one_key_compile_it_once) {
 TEST(code_cache, race_child) {
   const char* root = std::getenv("ROCMTPL_TEST_RACE_ROOT");
   if (root == nullptr) GTEST_SKIP() << "helper for two_processes_wanting_one_key_compile_it_once";
-  const auto cc = compiler::find(target_platform::amd);
+  const auto cc = compiler::find(platform::amd);
   code_cache cache{fs::path(root)};
   const auto r = cache.get_or_compile(cc, rocmtpl::test::entry_source(13), amd());
   std::cout << "RESULT compiles=" << cache.compiles() << " cached=" << r.cached << " library=" << r.library.string()
@@ -394,7 +394,7 @@ TEST(code_cache, race_child) {
 }
 
 TEST(code_cache, two_processes_wanting_one_key_compile_it_once) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   temp_dir dir;
   const auto self = fs::read_symlink("/proc/self/exe");
   rocmtpl::runtime::process_options po;
@@ -424,7 +424,7 @@ TEST(code_cache, two_processes_wanting_one_key_compile_it_once) {
 }
 
 TEST(code_cache, nvcc_entries_work_the_same_way) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::nvidia);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::nvidia);
   temp_dir dir;
   code_cache cache(dir / "cache");
   const std::string source = R"(#include <cstddef>
@@ -436,7 +436,7 @@ extern "C" __attribute__((visibility("default"))) int entry(const float*, float*
 }
 )";
   compile_options o;
-  o.platform = target_platform::nvidia;
+  o.platform = platform::nvidia;
   o.archs = {"sm_90"};
   const auto first = cache.get_or_compile(cc, source, o);
   EXPECT_FALSE(first.cached);
@@ -453,7 +453,7 @@ extern "C" __attribute__((visibility("default"))) int entry(const float*, float*
 TEST(code_cache, clear_and_erase) {
   temp_dir dir;
   const auto bad = fake_compiler(dir, "bad", "bad 1.0", "exit 1");
-  const compiler cb(target_platform::amd, bad);
+  const compiler cb(platform::amd, bad);
   code_cache cache(dir / "cache");
   EXPECT_THROW((void)cache.get_or_compile(cb, "a", amd()), compile_error);
   EXPECT_THROW((void)cache.get_or_compile(cb, "b", amd()), compile_error);

@@ -22,7 +22,7 @@ using rocmtpl::runtime::compile_timeout_error;
 using rocmtpl::runtime::compiler;
 using rocmtpl::runtime::compiler_not_found_error;
 using rocmtpl::runtime::shared_library;
-using rocmtpl::runtime::target_platform;
+using rocmtpl::runtime::platform;
 using rocmtpl::test::scoped_env;
 using rocmtpl::test::temp_dir;
 namespace fs = std::filesystem;
@@ -37,14 +37,14 @@ struct fake_compiler {
 
 compile_options amd(std::vector<std::string> archs) {
   compile_options o;
-  o.platform = target_platform::amd;
+  o.platform = platform::amd;
   o.archs = std::move(archs);
   return o;
 }
 
 TEST(compiler, amd_command_line) {
   fake_compiler fake;
-  const compiler cc(target_platform::amd, fake.path);
+  const compiler cc(platform::amd, fake.path);
   auto o = amd({"gfx940", "gfx90a", "gfx940"});
   o.include_dirs = {"/opt/ck include"};
   o.defines = {"ROCMTPL_TILE=128", "NDEBUG"};
@@ -88,9 +88,9 @@ TEST(compiler, amd_command_line) {
 
 TEST(compiler, nvidia_command_line) {
   fake_compiler fake;
-  const compiler cc(target_platform::nvidia, fake.path);
+  const compiler cc(platform::nvidia, fake.path);
   compile_options o;
-  o.platform = target_platform::nvidia;
+  o.platform = platform::nvidia;
   o.archs = {"sm_90a", "sm_80"};
   o.include_dirs = {"/inc"};
   o.defines = {"X=1"};
@@ -106,7 +106,7 @@ TEST(compiler, nvidia_command_line) {
 
 TEST(compiler, options_are_validated) {
   fake_compiler fake;
-  const compiler cc(target_platform::amd, fake.path);
+  const compiler cc(platform::amd, fake.path);
   try {
     (void)cc.command(amd({"native"}), "/a.hip", "/a.so");
     FAIL() << "native accepted";
@@ -125,12 +125,12 @@ TEST(compiler, options_are_validated) {
   bad_define.defines = {"-O0"};
   EXPECT_THROW((void)cc.command(bad_define, "/a.hip", "/a.so"), invalid_argument_error);
   auto wrong_platform = amd({"gfx90a"});
-  wrong_platform.platform = target_platform::nvidia;
+  wrong_platform.platform = platform::nvidia;
   EXPECT_THROW((void)cc.command(wrong_platform, "/a.hip", "/a.so"), invalid_argument_error);
 
-  const compiler nv(target_platform::nvidia, fake.path);
+  const compiler nv(platform::nvidia, fake.path);
   compile_options n;
-  n.platform = target_platform::nvidia;
+  n.platform = platform::nvidia;
   n.archs = {"native"};
   EXPECT_THROW((void)nv.command(n, "/a.cu", "/a.so"), invalid_argument_error);
   n.archs = {"all-major"};
@@ -145,19 +145,19 @@ TEST(compiler, missing_compiler_names_the_package) {
   {
     scoped_env hipcc("ROCMTPL_HIPCC", "/nonexistent/bin/hipcc");
     try {
-      (void)compiler::find(target_platform::amd);
+      (void)compiler::find(platform::amd);
       FAIL() << "found a compiler at a nonexistent path";
     } catch (const compiler_not_found_error& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find("apt-get install hipcc"), std::string::npos) << what;
       EXPECT_NE(what.find("/nonexistent/bin/hipcc"), std::string::npos) << what;
-      EXPECT_EQ(e.platform(), target_platform::amd);
+      EXPECT_EQ(e.platform(), platform::amd);
     }
   }
   {
     scoped_env nvcc("ROCMTPL_NVCC", "/nonexistent/bin/nvcc");
     try {
-      (void)compiler::find(target_platform::nvidia);
+      (void)compiler::find(platform::nvidia);
       FAIL() << "found a compiler at a nonexistent path";
     } catch (const compiler_not_found_error& e) {
       EXPECT_NE(std::string(e.what()).find("CUDA toolkit"), std::string::npos) << e.what();
@@ -170,26 +170,26 @@ TEST(compiler, missing_compiler_names_the_package) {
     scoped_env b("ROCM_PATH", empty.path().string());
     scoped_env c("PATH", empty.path().string());
     try {
-      (void)compiler::find(target_platform::amd);
+      (void)compiler::find(platform::amd);
       FAIL() << "found hipcc with an empty PATH";
     } catch (const compiler_not_found_error& e) {
       ASSERT_EQ(e.searched().size(), 2U);
       EXPECT_EQ(e.searched()[0], (empty.path() / "bin" / "hipcc").string());
     }
   }
-  EXPECT_THROW(compiler(target_platform::amd, "/nonexistent/hipcc"), compiler_not_found_error);
+  EXPECT_THROW(compiler(platform::amd, "/nonexistent/hipcc"), compiler_not_found_error);
 }
 
 TEST(compiler, override_variable_is_used) {
   fake_compiler fake;
   scoped_env hipcc("ROCMTPL_HIPCC", fake.path.string());
-  const auto cc = compiler::find(target_platform::amd);
+  const auto cc = compiler::find(platform::amd);
   EXPECT_EQ(cc.path(), fake.path);
   EXPECT_EQ(cc.version(), "fake 1.0");
 }
 
 TEST(compiler, real_hipcc_version) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   const auto& v = cc.version();
   EXPECT_NE(v.find("clang version"), std::string::npos) << v;
   EXPECT_EQ(v.find("Traceback"), std::string::npos) << v;  // rocm_agent_enumerator noise kept out
@@ -198,7 +198,7 @@ TEST(compiler, real_hipcc_version) {
 
 // The main path: build the C-ABI entry point for two archs, load it, query the workspace.
 TEST(compiler, hipcc_builds_a_loadable_library) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   temp_dir dir;
   const auto src = dir / "with space" / "entry.hip";
   rocmtpl::test::write_file(src, rocmtpl::test::entry_source(12));
@@ -235,7 +235,7 @@ TEST(compiler, hipcc_builds_a_loadable_library) {
 }
 
 TEST(compiler, broken_source_gives_compile_error_with_log_and_source) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   temp_dir dir;
   const auto src = dir / "broken.hip";
   const std::string text = "#include <hip/hip_runtime.h>\n__global__ void k(float* y) {\n  y[0] = undefined_name;\n}\n";
@@ -262,7 +262,7 @@ TEST(compiler, broken_source_gives_compile_error_with_log_and_source) {
 }
 
 TEST(compiler, bad_flag_gives_compile_error) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   temp_dir dir;
   const auto src = dir / "ok.hip";
   rocmtpl::test::write_file(src, rocmtpl::test::entry_source(1));
@@ -284,7 +284,7 @@ TEST(compiler, hung_compiler_is_killed_at_the_timeout) {
       dir / "slowcc", "if [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\necho compiling...\nsleep 60 &\necho $! > '" +
                           pid_file.string() + "'\nwait\n");
   scoped_env hipcc("ROCMTPL_HIPCC", fake.string());
-  const auto cc = compiler::find(target_platform::amd);
+  const auto cc = compiler::find(platform::amd);
   const auto src = dir / "k.hip";
   rocmtpl::test::write_file(src, "// nothing\n");
   auto o = amd({"gfx90a"});
@@ -304,7 +304,7 @@ TEST(compiler, hung_compiler_is_killed_at_the_timeout) {
 }
 
 TEST(compiler, nvcc_builds_a_library_with_resources) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::nvidia);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::nvidia);
   EXPECT_NE(cc.version().find("Cuda compilation tools"), std::string::npos) << cc.version();
   temp_dir dir;
   const auto src = dir / "k.hip";  // -x cu: the extension does not matter
@@ -321,7 +321,7 @@ extern "C" __attribute__((visibility("default"))) int entry(const float* x, floa
 }
 )");
   compile_options o;
-  o.platform = target_platform::nvidia;
+  o.platform = platform::nvidia;
   o.archs = {"sm_90", "sm_80"};
   const auto r = cc.compile(src, o, dir / "k.so");
   EXPECT_TRUE(fs::is_regular_file(r.library));

@@ -32,7 +32,7 @@ const sym_expr sM = sym_expr::symbol("M");
 const sym_expr sN = sym_expr::symbol("N");
 const sym_expr sK = sym_expr::symbol("K");
 
-bool have(target_platform p) {
+bool have(platform p) {
   try {
     (void)compiler::find(p).version();
     return true;
@@ -43,7 +43,7 @@ bool have(target_platform p) {
 
 compile_options nvidia_options() {
   compile_options o;
-  o.platform = target_platform::nvidia;
+  o.platform = platform::nvidia;
   o.archs = {"sm_90"};
   o.include_dirs = {device_include_dir()};
   return o;
@@ -60,11 +60,11 @@ struct build {
 };
 
 // Compiles every source (two at a time), then checks the resources of every kernel.
-void check_builds(const std::vector<build>& builds, target_platform platform) {
+void check_builds(const std::vector<build>& builds, runtime::platform platform) {
   rocmtpl::test::temp_dir dir;
   code_cache cache(dir.path() / "kernels");
   const compiler cc = compiler::find(platform);
-  const compile_options opts = platform == target_platform::amd ? amd_compile_options({"gfx90a", "gfx940"}) : nvidia_options();
+  const compile_options opts = platform == platform::amd ? amd_compile_options({"gfx90a", "gfx940"}) : nvidia_options();
   const unsigned jobs = std::max(2U, std::thread::hardware_concurrency());
   std::size_t kernels = 0;
   for (std::size_t first = 0; first < builds.size(); first += jobs) {
@@ -84,7 +84,7 @@ void check_builds(const std::vector<build>& builds, target_platform platform) {
       for (const auto& k : r.resources) {
         ++kernels;
         EXPECT_FALSE(k.spills()) << builds[i].label << ": " << to_string(k);
-        if (platform == target_platform::amd) {
+        if (platform == platform::amd) {
           EXPECT_LE(k.lds_bytes, 64 * 1024) << builds[i].label << ": " << to_string(k);
           EXPECT_EQ(k.scratch_bytes, 0) << builds[i].label << ": " << to_string(k);
         } else {
@@ -164,26 +164,26 @@ std::vector<build> every_build() {
 }
 
 TEST(GemmCompile, AmdBuildsWithoutSpills) {
-  if (!have(target_platform::amd)) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
-  check_builds(compile_all() ? every_build() : default_builds(), target_platform::amd);
+  if (!have(platform::amd)) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
+  check_builds(compile_all() ? every_build() : default_builds(), platform::amd);
 }
 
 TEST(GemmCompile, NvidiaBuildsWithoutSpills) {
-  if (!have(target_platform::nvidia)) GTEST_SKIP() << "nvcc not found";
+  if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not found";
   auto builds = compile_all() ? every_build() : default_builds();
   if (!compile_all()) builds.resize(2);  // CI: the f16 linear and the heaviest bf16
-  check_builds(builds, target_platform::nvidia);
+  check_builds(builds, platform::nvidia);
 }
 
 TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
-  if (!have(target_platform::amd)) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
+  if (!have(platform::amd)) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
   rocmtpl::test::temp_dir dir;
   code_cache cache(dir.path() / "kernels");
   auto t = split_f16();
   gemm_config c = t.policy().configs(t.context(), {{"B", 2}, {"M", 128}}).front();
   c.split_k = 4;
   const auto caller = t.generate(c, {{"B", 2}, {"M", 128}});
-  const auto lib = cache.get_or_compile(compiler::find(target_platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
+  const auto lib = cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
   kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", 3, 3);
   // Sizes B = 2, M = 100, then split_k.
   EXPECT_EQ(k.workspace_size({2, 100, 4}), 4U * 2 * 100 * 128 * sizeof(float));

@@ -66,7 +66,7 @@ struct built_module {
 
   built_module() {
     try {
-      cc = compiler::find(target_platform::amd);
+      cc = compiler::find(platform::amd);
     } catch (const compiler_not_found_error& e) {
       skip = e.what();
       return;

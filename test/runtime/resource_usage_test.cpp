@@ -18,7 +18,7 @@ using rocmtpl::runtime::demangle;
 using rocmtpl::runtime::kernel_resource_usage;
 using rocmtpl::runtime::parse_amd_resource_usage;
 using rocmtpl::runtime::parse_nvidia_resource_usage;
-using rocmtpl::runtime::target_platform;
+using rocmtpl::runtime::platform;
 using rocmtpl::test::temp_dir;
 
 const std::string data_dir = std::string(ROCMTPL_TEST_SOURCE_DIR) + "/runtime/data/";
@@ -158,7 +158,7 @@ TEST(resource_usage, nvidia_sample_log) {
 // The attribution rule checked against the installed clang: compile a kernel whose LDS size
 // differs per arch, passing the archs in non-sorted order.
 TEST(resource_usage, amd_live_hipcc_attribution) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::amd);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   temp_dir dir;
   const auto src = dir / "lds.hip";
   rocmtpl::test::write_file(src, R"(#include <hip/hip_runtime.h>
@@ -174,7 +174,7 @@ __global__ void per_arch(float* y) {
 }
 )");
   compile_options o;
-  o.platform = target_platform::amd;
+  o.platform = platform::amd;
   o.archs = {"gfx940", "gfx90a"};
   const auto r = cc.compile(src, o, dir / "lds.so");
   ASSERT_EQ(r.resources.size(), 2U) << r.log;
@@ -189,7 +189,7 @@ __global__ void per_arch(float* y) {
 }
 
 TEST(resource_usage, nvidia_live_nvcc) {
-  ROCMTPL_REQUIRE_COMPILER(cc, target_platform::nvidia);
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::nvidia);
   temp_dir dir;
   const auto src = dir / "k.cu";
   rocmtpl::test::write_file(src, R"(
@@ -214,7 +214,7 @@ __global__ void shared_user(float* y) {
 }
 )");
   compile_options o;
-  o.platform = target_platform::nvidia;
+  o.platform = platform::nvidia;
   o.archs = {"sm_90", "sm_80"};
   o.extra_flags = {"-maxrregcount=24"};
   const auto r = cc.compile(src, o, dir / "k.so");

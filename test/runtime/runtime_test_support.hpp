@@ -148,7 +148,7 @@ inline std::size_t query_workspace(entry_fn* entry, std::int64_t n) {
 }
 
 // The real compiler, or nullopt (the caller skips) when it is not installed.
-inline std::optional<runtime::compiler> find_compiler(runtime::target_platform p) {
+inline std::optional<runtime::compiler> find_compiler(runtime::platform p) {
   try {
     return runtime::compiler::find(p);
   } catch (const runtime::compiler_not_found_error&) {

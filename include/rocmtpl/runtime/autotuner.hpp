@@ -241,7 +241,7 @@ template <class Policy>
   auto target_options = [&] {
     if (!report.gpu) return amd_compile_options(options.amd_archs);
     compile_options o;
-    o.platform = device->kind == platform::amd ? target_platform::amd : target_platform::nvidia;
+    o.platform = device->kind;
     o.archs = {device->arch};
     o.include_dirs = {device_include_dir()};
     return o;

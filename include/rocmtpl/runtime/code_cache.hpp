@@ -313,8 +313,8 @@ inline std::vector<std::string> replace_args(std::vector<std::string> argv,
 /// @code{.cpp}
 /// using namespace rocmtpl::runtime;
 /// code_cache cache;                                   // cache_root()/kernels
-/// const auto cc = compiler::find(target_platform::amd);
-/// compile_options opts{.platform = target_platform::amd, .archs = {"gfx90a"}};
+/// const auto cc = compiler::find(platform::amd);
+/// compile_options opts{.platform = platform::amd, .archs = {"gfx90a"}};
 /// compile_result r = cache.get_or_compile(cc, source, opts);   // compiles once per key
 /// shared_library lib(r.library);
 /// @endcode

@@ -15,6 +15,7 @@
 #include <rocmtpl/detail/hash.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/runtime/cache_root.hpp>
+#include <rocmtpl/runtime/platform.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/resource_usage.hpp>
 
@@ -39,22 +40,11 @@
 
 namespace rocmtpl::runtime {
 
-/// @brief Which GPU vendor a kernel is compiled for (and so which compiler drives it).
-enum class target_platform {
-  amd,    ///< AMD GPUs through hipcc (clang)
-  nvidia  ///< NVIDIA GPUs through nvcc and the library's HIP-on-CUDA header
-};
-
-/// @brief "amd" or "nvidia".
-[[nodiscard]] constexpr std::string_view to_string(target_platform p) noexcept {
-  return p == target_platform::amd ? std::string_view("amd") : std::string_view("nvidia");
-}
-
 /// @brief Everything that decides how one source is compiled. The command line is built from
 /// these fields only, by compiler::command().
 struct compile_options {
   /// @brief Platform; must match the compiler's.
-  target_platform platform = target_platform::amd;
+  runtime::platform platform = runtime::platform::amd;
   /// @brief Concrete target archs: "gfx90a", "gfx940", "gfx90a:xnack+" (AMD) or "sm_80", "sm_90a"
   /// (NVIDIA). "native" is rejected: the cache key must name the real hardware.
   std::vector<std::string> archs{};
@@ -234,23 +224,23 @@ class compiler_not_found_error : public error {
   /// @param platform the platform whose compiler is missing
   /// @param searched the places looked at, in order
   /// @param reason why the search failed (empty: generic)
-  compiler_not_found_error(target_platform platform, std::vector<std::string> searched, const std::string& reason = {})
+  compiler_not_found_error(runtime::platform platform, std::vector<std::string> searched, const std::string& reason = {})
       : error(message(platform, searched, reason)), platform_(platform), searched_(std::move(searched)) {}
   /// @brief The platform whose compiler is missing.
-  [[nodiscard]] target_platform platform() const noexcept { return platform_; }
+  [[nodiscard]] runtime::platform platform() const noexcept { return platform_; }
   /// @brief The places looked at, in order.
   [[nodiscard]] const std::vector<std::string>& searched() const noexcept { return searched_; }
   /// @brief What to install: "apt-get install hipcc" or the CUDA toolkit.
-  [[nodiscard]] static std::string install_hint(target_platform p) {
-    return p == target_platform::amd
+  [[nodiscard]] static std::string install_hint(runtime::platform p) {
+    return p == platform::amd
                ? "install it with `apt-get install hipcc` (Debian/Ubuntu) or ROCm, or set ROCMTPL_HIPCC to its path"
                : "install the CUDA toolkit (NVIDIA's cuda-toolkit package, or Debian's nvidia-cuda-toolkit), or set "
                  "ROCMTPL_NVCC or CUDA_PATH";
   }
 
  private:
-  static std::string message(target_platform p, const std::vector<std::string>& searched, const std::string& reason) {
-    std::string m = std::string("rocmtpl: ") + (p == target_platform::amd ? "hipcc" : "nvcc") + " not found";
+  static std::string message(runtime::platform p, const std::vector<std::string>& searched, const std::string& reason) {
+    std::string m = std::string("rocmtpl: ") + (p == platform::amd ? "hipcc" : "nvcc") + " not found";
     if (!reason.empty()) m += ": " + reason;
     if (!searched.empty()) {
       m += " (looked at:";
@@ -260,7 +250,7 @@ class compiler_not_found_error : public error {
     m += "; " + install_hint(p);
     return m;
   }
-  target_platform platform_;
+  runtime::platform platform_;
   std::vector<std::string> searched_{};
 };
 
@@ -292,7 +282,7 @@ inline bool valid_nvidia_arch(std::string_view a) {
 
 // Environment variables the drivers read besides argv: they change the output, so they are part
 // of the cache key (upstream hashes only the command string).
-inline const std::vector<std::string>& compiler_env_names(target_platform p) {
+inline const std::vector<std::string>& compiler_env_names(runtime::platform p) {
   static const std::vector<std::string> amd = {
       "CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "DEVICE_LIB_PATH", "HIP_CLANG_HCC_COMPAT_MODE",
       "HIP_CLANG_PATH", "HIP_COMPILE_CXX_AS_HIP", "HIP_COMPILER", "HIP_DEVICE_LIB_PATH", "HIP_PATH",
@@ -300,12 +290,12 @@ inline const std::vector<std::string>& compiler_env_names(target_platform p) {
       "LIBRARY_PATH", "ROCM_PATH"};
   static const std::vector<std::string> nvidia = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "LIBRARY_PATH",
                                                   "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "NVCC_PREPEND_FLAGS"};
-  return p == target_platform::amd ? amd : nvidia;
+  return p == platform::amd ? amd : nvidia;
 }
 
 // `--version` output per (path, size, mtime), in memory and in <cache root>/compilers/ so that a
 // fresh process (a warm tune) spawns no compiler at all; a replaced compiler binary is noticed.
-inline std::string cached_version(const std::filesystem::path& exe, target_platform platform,
+inline std::string cached_version(const std::filesystem::path& exe, runtime::platform platform,
                                   const std::vector<std::pair<std::string, std::string>>& env) {
   struct stat st {};
   if (::stat(exe.c_str(), &st) != 0) {
@@ -338,7 +328,7 @@ inline std::string cached_version(const std::filesystem::path& exe, target_platf
   }
   process_options po;
   po.env = env;
-  if (platform == target_platform::amd) {
+  if (platform == platform::amd) {
     // Without a target, hipcc runs rocm_agent_enumerator, which prints a Python traceback on a
     // machine without /sys/class/kfd; naming any target skips it.
     po.env.emplace_back("HCC_AMDGPU_TARGET", "gfx90a");
@@ -385,8 +375,8 @@ struct compiler_state {
 ///
 /// @code{.cpp}
 /// using namespace rocmtpl::runtime;
-/// const auto cc = compiler::find(target_platform::amd);
-/// compile_options opts{.platform = target_platform::amd, .archs = {"gfx90a", "gfx940"}};
+/// const auto cc = compiler::find(platform::amd);
+/// compile_options opts{.platform = platform::amd, .archs = {"gfx90a", "gfx940"}};
 /// compile_result r = cc.compile("kernel.hip", opts, "/tmp/kernel.so");
 /// for (const auto& k : r.resources) std::cout << to_string(k) << '\n';
 /// @endcode
@@ -394,7 +384,7 @@ class compiler {
  public:
   /// @brief Uses the compiler at `executable` for `platform`.
   /// @throws compiler_not_found_error when `executable` is not an executable file
-  compiler(target_platform platform, std::filesystem::path executable)
+  compiler(runtime::platform platform, std::filesystem::path executable)
       : platform_(platform), path_(std::move(executable)), state_(std::make_shared<detail::compiler_impl::compiler_state>()) {
     if (!detail::proc::is_executable_file(path_)) {
       throw compiler_not_found_error(platform_, {path_.string()}, path_.string() + " is not an executable file");
@@ -408,8 +398,8 @@ class compiler {
   /// nvcc: `ROCMTPL_NVCC`, then `$CUDA_PATH/bin/nvcc`, then `/usr/local/cuda/bin/nvcc`, then PATH.
   /// An override variable that names a missing file is an error (not a silent fallback).
   /// @throws compiler_not_found_error naming the places searched and the package to install
-  [[nodiscard]] static compiler find(target_platform platform) {
-    const bool amd = platform == target_platform::amd;
+  [[nodiscard]] static compiler find(runtime::platform platform) {
+    const bool amd = platform == platform::amd;
     const char* override_var = amd ? "ROCMTPL_HIPCC" : "ROCMTPL_NVCC";
     const char* name = amd ? "hipcc" : "nvcc";
     std::vector<std::string> searched;
@@ -436,7 +426,7 @@ class compiler {
   /// @brief The compiler executable.
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
   /// @brief The platform it compiles for.
-  [[nodiscard]] target_platform platform() const noexcept { return platform_; }
+  [[nodiscard]] runtime::platform platform() const noexcept { return platform_; }
   /// @brief The output of `<compiler> --version`, trimmed (queried once per executable and process).
   /// @throws compiler_not_found_error when the compiler does not run
   [[nodiscard]] const std::string& version() const {
@@ -468,7 +458,7 @@ class compiler {
     }
     if (options.archs.empty()) {
       throw invalid_argument_error(std::string("rocmtpl: compile_options.archs is empty; name at least one concrete arch (") +
-                                   (platform_ == target_platform::amd ? "gfx90a, gfx940" : "sm_80, sm_90") + ")");
+                                   (platform_ == platform::amd ? "gfx90a, gfx940" : "sm_80, sm_90") + ")");
     }
     for (const auto& a : options.archs) {
       if (a == "native" || a == "all" || a == "all-major") {
@@ -476,11 +466,11 @@ class compiler {
                                      "' is not allowed; name the concrete arch (query the device, e.g. gfx90a or sm_90) so "
                                      "that the cache key names the real hardware");
       }
-      const bool ok = platform_ == target_platform::amd ? detail::compiler_impl::valid_amd_arch(a) : detail::compiler_impl::valid_nvidia_arch(a);
+      const bool ok = platform_ == platform::amd ? detail::compiler_impl::valid_amd_arch(a) : detail::compiler_impl::valid_nvidia_arch(a);
       if (!ok) {
         throw invalid_argument_error("rocmtpl: compile_options.archs: '" + a + "' is not a valid " +
                                      std::string(to_string(platform_)) + " arch; expected " +
-                                     (platform_ == target_platform::amd ? "gfx<id>[:xnack+|-][:sramecc+|-], e.g. gfx90a"
+                                     (platform_ == platform::amd ? "gfx<id>[:xnack+|-][:sramecc+|-], e.g. gfx90a"
                                                                         : "sm_<nn>[a|f], e.g. sm_90"));
       }
     }
@@ -529,7 +519,7 @@ class compiler {
     const auto abs = [](const std::filesystem::path& p) { return p.empty() ? p : std::filesystem::absolute(p).lexically_normal(); };
     std::vector<std::string> argv{path_.string(), "-O" + std::to_string(options.opt_level)};
     const auto archs = resolved_archs(options);
-    if (platform_ == target_platform::amd) {
+    if (platform_ == platform::amd) {
       argv.insert(argv.end(), {"-x", "hip", "-std=c++17"});
       for (const auto& a : archs) argv.push_back("--offload-arch=" + a);
       argv.insert(argv.end(), {"-fno-gpu-rdc", "-fPIC", "-shared", "-fvisibility=hidden"});
@@ -550,7 +540,7 @@ class compiler {
     if (!options.dependency_file.empty()) argv.insert(argv.end(), {"-MD", "-MF", abs(options.dependency_file).string()});
     argv.insert(argv.end(), options.extra_flags.begin(), options.extra_flags.end());
     argv.insert(argv.end(), {"-o", abs(output).string()});
-    if (platform_ == target_platform::nvidia) argv.insert(argv.end(), {"-x", "cu"});
+    if (platform_ == platform::nvidia) argv.insert(argv.end(), {"-x", "cu"});
     argv.push_back(abs(source).string());
     return argv;
   }
@@ -607,19 +597,19 @@ class compiler {
     result.seconds = r.seconds;
     if (options.resource_usage) {
       const auto archs = resolved_archs(options);
-      result.resources = platform_ == target_platform::amd ? parse_amd_resource_usage(result.log, archs)
+      result.resources = platform_ == platform::amd ? parse_amd_resource_usage(result.log, archs)
                                                            : parse_nvidia_resource_usage(result.log);
     }
     return result;
   }
 
  private:
-  static std::vector<std::pair<std::string, std::string>> environment_for(target_platform p) {
-    if (p == target_platform::amd) return {{"HIP_PLATFORM", "amd"}};
+  static std::vector<std::pair<std::string, std::string>> environment_for(runtime::platform p) {
+    if (p == platform::amd) return {{"HIP_PLATFORM", "amd"}};
     return {};
   }
 
-  target_platform platform_;
+  runtime::platform platform_;
   std::filesystem::path path_{};
   std::vector<std::pair<std::string, std::string>> env_{};
   std::shared_ptr<detail::compiler_impl::compiler_state> state_{};

@@ -39,14 +39,9 @@
 #include <vector>
 
 #include <rocmtpl/error.hpp>
+#include <rocmtpl/runtime/platform.hpp>
 
 namespace rocmtpl::runtime {
-
-/// @brief GPU vendor platform.
-enum class platform { amd, nvidia };
-
-/// @brief "amd" or "nvidia".
-[[nodiscard]] constexpr std::string_view to_string(platform p) noexcept { return p == platform::amd ? "amd" : "nvidia"; }
 
 /// @brief A GPU runtime call failed.
 class gpu_error : public rocmtpl::error {

@@ -26,7 +26,7 @@
 /// @code{.cpp}
 /// using namespace rocmtpl::runtime;
 /// code_cache cache;
-/// auto cc = compiler::find(target_platform::amd);
+/// auto cc = compiler::find(platform::amd);
 /// auto mod = loaded_module::compile(rocmtpl::emit_module(graph), cc, amd_compile_options({"gfx90a"}), cache);
 /// auto manifest = mod.save("artifacts");            // artifacts/mlp.so + artifacts/mlp.json
 /// auto again = loaded_module::load(manifest);       // in another program

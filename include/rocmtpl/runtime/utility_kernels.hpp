@@ -27,7 +27,7 @@ namespace rocmtpl::runtime {
 /// @brief Compile options for a device: its platform and arch, the portability header's folder.
 [[nodiscard]] inline compile_options compile_options_for(const device_properties& device) {
   compile_options o;
-  o.platform = device.kind == platform::amd ? target_platform::amd : target_platform::nvidia;
+  o.platform = device.kind;
   o.archs = {device.arch};
   o.include_dirs = {device_include_dir()};
   return o;
@@ -36,7 +36,7 @@ namespace rocmtpl::runtime {
 /// @brief Compile options for AMD targets without a device (the CPU-only path).
 [[nodiscard]] inline compile_options amd_compile_options(std::vector<std::string> archs = {"gfx90a", "gfx940"}) {
   compile_options o;
-  o.platform = target_platform::amd;
+  o.platform = platform::amd;
   o.archs = std::move(archs);
   o.include_dirs = {device_include_dir()};
   return o;
