@@ -372,7 +372,7 @@ inline void write_runner(indented_buffer& out, const module_source& m, const mod
     auto body = out.indent();
     for (const auto& s : syms) {
       const auto it = options.runner_sizes.find(s);
-      out.writeline("int64_t " + s + " = " +
+      out.writeline("int64_t " + user_identifier(s) + " = " +
                     (it == options.runner_sizes.end() ? std::string("-1") : std::to_string(it->second)) + ";");
     }
     out.writeline("int rocmtpl_iters = " + std::to_string(options.runner_iterations) + ";");
@@ -390,7 +390,7 @@ inline void write_runner(indented_buffer& out, const module_source& m, const mod
         out.writeline("std::printf(\"runs module " + m.name +
                       " on random inputs; sizes:" + (syms.empty() ? std::string(" none") : std::string()) + "\\n\");");
         for (const auto& s : syms)
-          out.writeline("std::printf(\"  " + s + " = %lld\\n\", static_cast<long long>(" + s + "));");
+          out.writeline("std::printf(\"  " + s + " = %lld\\n\", static_cast<long long>(" + user_identifier(s) + "));");
         out.writeline("return 0;");
       }
       out.writeline("}");
@@ -406,7 +406,7 @@ inline void write_runner(indented_buffer& out, const module_source& m, const mod
         out.writeline("if (std::strncmp(rocmtpl_arg, \"" + s + "=\", " + n + ") == 0) {");
         {
           auto h = out.indent();
-          out.writeline(s + " = std::atoll(rocmtpl_arg + " + n + ");");
+          out.writeline(user_identifier(s) + " = std::atoll(rocmtpl_arg + " + n + ");");
           out.writeline("continue;");
         }
         out.writeline("}");
@@ -417,7 +417,7 @@ inline void write_runner(indented_buffer& out, const module_source& m, const mod
     }
     out.writeline("}");
     for (const auto& s : syms) {
-      out.writeline("if (" + s + " < 0) {");
+      out.writeline("if (" + user_identifier(s) + " < 0) {");
       {
         auto h = out.indent();
         out.writeline("std::fprintf(stderr, \"rocmtpl runner: give the size " + s + " as " + s + "=<n>\\n\");");
@@ -457,8 +457,8 @@ inline void write_runner(indented_buffer& out, const module_source& m, const mod
       }
     }
     for (const auto& s : syms) {
-      add(call_args, s);
-      add(query_args, s);
+      add(call_args, user_identifier(s));
+      add(query_args, user_identifier(s));
     }
     out.writeline("size_t rocmtpl_ws_bytes = 0;");
     out.writeline("int rocmtpl_status = " + m.name + "(" + query_args + (query_args.empty() ? "" : ", ") +
@@ -500,7 +500,7 @@ inline void write_runner(indented_buffer& out, const module_source& m, const mod
     std::string fmt_args;
     for (const auto& s : syms) {
       fmt += " " + s + "=%lld";
-      fmt_args += ", static_cast<long long>(" + s + ")";
+      fmt_args += ", static_cast<long long>(" + user_identifier(s) + ")";
     }
     out.writeline("std::printf(\"" + fmt + " %.4f ms per run (%d runs), workspace %zu bytes\\n\"" + fmt_args +
                   ", static_cast<double>(rocmtpl_ms) / rocmtpl_iters, rocmtpl_iters, rocmtpl_ws_bytes);");
@@ -601,13 +601,14 @@ inline void write_runner(indented_buffer& out, const module_source& m, const mod
     std::vector<const buffer*> ins;
     std::vector<const buffer*> outs;
     std::vector<std::string> names;
+    // User names are parameters as user_identifier(name) (hygiene: ir/identifier.hpp).
     for (const auto& b : m.inputs) {
       ins.push_back(&b);
-      names.push_back(b.name());
+      names.push_back(user_identifier(b.name()));
     }
     for (const auto& b : m.outputs) {
       outs.push_back(&b);
-      names.push_back(b.name());
+      names.push_back(user_identifier(b.name()));
     }
     (void)entry.def_kernel(ins, outs, impl::join(names));
   }
@@ -634,7 +635,7 @@ inline void write_runner(indented_buffer& out, const module_source& m, const mod
       if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(s);
     }
   }
-  for (std::size_t i = m.size_args.size(); i < symbols.size(); ++i) params.push_back("int64_t " + symbols[i]);
+  for (std::size_t i = m.size_args.size(); i < symbols.size(); ++i) params.push_back("int64_t " + user_identifier(symbols[i]));
   m.size_args = symbols;
   for (const auto& s : m.size_args) {
     if (module_graph::is_reserved(s) || graph.find(s) || s == m.name || s == "main") {
@@ -735,7 +736,11 @@ inline void write_runner(indented_buffer& out, const module_source& m, const mod
   out.writeline(m.signature + " {");
   {
     auto body = out.indent();
-    for (const auto& s : m.size_args) out.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+    for (const auto& s : m.size_args) {
+      out.writeline("if (" + user_identifier(s) + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+    }
+    for (const auto& b : m.inputs) out.write_lines(entry.check_sizes(&b));
+    for (const auto& b : m.outputs) out.write_lines(entry.check_sizes(&b));
     out.writeline("// Workspace: the intermediate buffers in slots (a slot is reused once its buffer is dead), then");
     out.writeline("// the scratch region each call's own workspace is allocated from.");
     for (const auto& b : intermediates) {
@@ -770,7 +775,7 @@ inline void write_runner(indented_buffer& out, const module_source& m, const mod
     for (const auto& b : m.outputs) out.write_lines(entry.check_not_null(&b));
     for (const auto& b : intermediates) {
       const std::string type = std::string(storage_type(b.type()));
-      out.writeline(type + "* " + b.name() + " = reinterpret_cast<" + type + "*>(workspace + rocmtpl_slot" +
+      out.writeline(type + "* " + user_identifier(b.name()) + " = reinterpret_cast<" + type + "*>(workspace + rocmtpl_slot" +
                     std::to_string(slot_of[b.name()]) + "_offset);");
     }
     out.splice(sched.wrapper_code());

@@ -340,9 +340,10 @@ class rocm_cpp_scheduling {
     auto args = [&](bool query) {
       std::string s;
       auto add = [&](const std::string& a) { s += (s.empty() ? "" : ", ") + a; };
-      for (const auto& b : call.input_buffers) add(query ? "nullptr" : b);
-      for (const auto& b : call.output_buffers) add(query ? "nullptr" : b);
-      for (const auto& a : call.size_args) add(a);
+      // Graph buffers and size symbols are user names: user_identifier() in generated code.
+      for (const auto& b : call.input_buffers) add(query ? "nullptr" : user_identifier(b));
+      for (const auto& b : call.output_buffers) add(query ? "nullptr" : user_identifier(b));
+      for (const auto& a : call.size_args) add(user_identifier(a));
       for (std::size_t i = 0; i < call.runtime_args.size(); ++i) {
         add("static_cast<" + kernel.args().runtime_args()[i].ty + ">(" + std::to_string(call.runtime_args[i]) + ")");
       }

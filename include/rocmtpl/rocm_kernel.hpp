@@ -20,6 +20,7 @@
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/error.hpp>
+#include <rocmtpl/ir/identifier.hpp>
 #include <rocmtpl/rocm_benchmark_request.hpp>
 #include <rocmtpl/rocm_template_buffer.hpp>
 
@@ -32,16 +33,19 @@ class rocm_template_kernel {
   /// @brief The fixed tail of every entry point (the C ABI in ARCHITECTURE.md).
   static constexpr std::string_view extra_cpp_args = "size_t* workspace_size, uint8_t* workspace, hipStream_t stream";
 
-  /// @throws invalid_argument_error if the name is not an identifier, a runtime arg is invalid, or
-  /// the number of runtime values does not match the runtime arg descriptions.
+  /// @throws invalid_argument_error if the name is not a valid name (is_valid_name()) or starts with
+  /// `u_` (user_identifier_prefix), a runtime arg is invalid, or the number of runtime values does
+  /// not match the runtime arg descriptions.
   explicit rocm_template_kernel(std::string kernel_name, std::vector<arg_info> runtime_arg_info = {},
                                 std::vector<runtime_arg_value> runtime_arg_values = {})
       : kernel_name_(std::move(kernel_name)),
         runtime_arg_info_(std::move(runtime_arg_info)),
         runtime_arg_values_(std::move(runtime_arg_values)) {
-    if (!is_identifier(kernel_name_)) {
-      throw invalid_argument_error("rocmtpl: rocm_template_kernel: kernel name '" + kernel_name_ +
-                                   "' is not a C identifier");
+    check_name("rocm_template_kernel: kernel name", kernel_name_);
+    if (kernel_name_.starts_with(user_identifier_prefix)) {
+      throw invalid_argument_error("rocmtpl: rocm_template_kernel: kernel name '" + kernel_name_ + "' starts with '" +
+                                   std::string(user_identifier_prefix) +
+                                   "', the prefix of user names in generated code; choose another name");
     }
     if (!runtime_arg_values_.empty() && runtime_arg_values_.size() != runtime_arg_info_.size()) {
       throw invalid_argument_error("rocmtpl: rocm_template_kernel: " + std::to_string(runtime_arg_info_.size()) +
@@ -68,15 +72,17 @@ class rocm_template_kernel {
     return name;
   }
 
-  /// @brief Code that returns ROCMTPL_STATUS_NULL_ARGUMENT when the buffer's pointer is null and
-  /// its size is not zero (never throws: nothing crosses the C ABI). Empty for nullptr/unbound.
-  [[nodiscard]] std::string check_not_null(const buffer* node) const {
-    const auto name = arg_name(node);
-    if (!name || node->get_layout().rank() == 0) return {};
-    const std::string& n = *name;
-    return "if (!" + n + ") {\n    int64_t " + n + "_size = " + size(node, 0, -1) + ";\n    if (" + n +
-           "_size > 0) {\n        return ROCMTPL_STATUS_NULL_ARGUMENT;\n    }\n}\n";
-  }
+  /// @brief The checks of one tensor argument for the entry point (never throws at run time:
+  /// nothing crosses the C ABI): returns ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT when its element count
+  /// or storage extent overflows int64_t or, for an output, a symbolic stride of a dimension of more
+  /// than one element is not positive; then ROCMTPL_STATUS_NULL_ARGUMENT when its pointer is null
+  /// and it has elements. Sizes are computed with sym_expr::to_cpp_checked(). Empty for
+  /// nullptr/unbound or a tensor that has no element.
+  [[nodiscard]] std::string check_not_null(const buffer* node) const { return argument_checks(node, true); }
+
+  /// @brief check_not_null() without the null check: the size and stride checks alone, for code
+  /// that runs before the tensors are known (the workspace query passes null tensors).
+  [[nodiscard]] std::string check_sizes(const buffer* node) const { return argument_checks(node, false); }
 
   /// @brief Binds inputs and outputs to parameter names and returns the entry point's signature:
   /// `extern "C" PT_EXPORT int NAME(const T* in..., T* out..., int64_t sym..., runtime args...,
@@ -85,8 +91,9 @@ class rocm_template_kernel {
   /// @param outputs output buffers
   /// @param names_str comma-separated names: one per input, then one per output
   /// @param input_reorder the caller's order of the inputs, e.g. `{2, 0, 1}` for addmm's [bias, X, W]
-  /// @throws invalid_argument_error if the name count differs from inputs + outputs, a name is not an
-  /// identifier or repeats, or input_reorder is not a permutation of the inputs.
+  /// @throws invalid_argument_error if the name count differs from inputs + outputs, a name is not a
+  /// valid name (is_valid_name()) or repeats, input_reorder is not a permutation of the inputs, or
+  /// an output has a constant stride 0 in a dimension that may have more than one element.
   std::string def_kernel(const std::vector<const buffer*>& inputs, const std::vector<const buffer*>& outputs,
                          std::string_view names_str, std::optional<std::vector<int>> input_reorder = std::nullopt) {
     const auto names = split_names(names_str);
@@ -98,9 +105,9 @@ class rocm_template_kernel {
     }
     std::set<std::string> seen;
     for (const auto& n : names) {
-      if (!is_identifier(n)) {
-        throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' is not a C identifier (names: [" +
-                                     join(names) + "])");
+      if (const auto problem = identifier_problem(n); !problem.empty()) {
+        throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' " + std::string(problem) +
+                                     " (names: [" + join(names) + "])");
       }
       if (!seen.insert(n).second) {
         throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' appears twice in [" +
@@ -126,6 +133,9 @@ class rocm_template_kernel {
       const auto& name = names[static_cast<std::size_t>(idx)];
       named_nodes_.insert_or_assign(name, *node);
       args_.add_input(*node, name);
+    }
+    for (const auto* out : outputs) {
+      if (out != nullptr) check_output_strides(*out);
     }
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       if (outputs[i] == nullptr) continue;
@@ -167,6 +177,58 @@ class rocm_template_kernel {
   }
 
  private:
+  // Outputs must not write two elements to one place: a constant stride 0 is refused here, a
+  // symbolic stride by the generated checks (argument_checks) once its value is known.
+  static void check_output_strides(const buffer& out) {
+    for (std::size_t i = 0; i < out.sizes().size(); ++i) {
+      const auto size = out.sizes()[i].constant();
+      const bool at_most_one = size && *size <= 1;
+      if (out.strides()[i].constant() == std::optional<std::int64_t>(0) && !at_most_one) {
+        throw invalid_argument_error("rocmtpl: def_kernel: output '" + out.name() + "' " +
+                                     out.get_layout().to_string() + " has stride 0 in dimension " + std::to_string(i) +
+                                     "; outputs need positive strides, give it a layout whose elements do not overlap");
+      }
+    }
+  }
+
+  // True when `n` is written to memory by the kernel (bound as an output).
+  [[nodiscard]] bool is_output(const buffer& n) const {
+    return std::any_of(args_.outputs().begin(), args_.outputs().end(),
+                       [&](const kernel_args::tensor_arg& t) { return t.node.name() == n.name(); });
+  }
+
+  // The body of check_not_null() / check_sizes(); see there.
+  [[nodiscard]] std::string argument_checks(const buffer* node, bool null_check) const {
+    const auto name = arg_name(node);
+    if (!name) return {};
+    const auto& l = node->get_layout();
+    const sym_expr numel = l.numel();
+    if (numel.constant() == std::optional<std::int64_t>(0)) return {};
+    constexpr std::string_view ok = "rocmtpl_ok";
+    std::vector<std::string> in_range;  // checks that run when the tensor has elements
+    if (const sym_expr storage = l.storage_size(); !storage.is_constant() && storage != numel) {
+      in_range.push_back("(void)" + storage.to_cpp_checked(ok) + ";");
+    }
+    for (std::size_t i = 0; is_output(*node) && i < l.rank(); ++i) {
+      const auto size = l.sizes()[i].constant();
+      if (l.strides()[i].is_constant() || (size && *size <= 1)) continue;
+      in_range.push_back("if (" + l.sizes()[i].to_cpp_checked(ok) + " > 1 && " + l.strides()[i].to_cpp_checked(ok) +
+                         " <= 0) " + std::string(ok) + " = false;");
+    }
+    const std::string null = "return ROCMTPL_STATUS_NULL_ARGUMENT;";
+    if (numel.is_constant() && in_range.empty()) return null_check ? "if (!" + *name + ") " + null + "\n" : "";
+    std::string out = "{\n    bool " + std::string(ok) + " = true;\n    const int64_t rocmtpl_numel = " +
+                      numel.to_cpp_checked(ok) + ";\n";
+    if (!in_range.empty()) {
+      out += "    if (rocmtpl_numel > 0) {\n";
+      for (const auto& c : in_range) out += "        " + c + "\n";
+      out += "    }\n";
+    }
+    out += "    if (!" + std::string(ok) + ") return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;\n";
+    if (null_check) out += "    if (!" + *name + " && rocmtpl_numel > 0) " + null + "\n";
+    return out + "}\n";
+  }
+
   static std::size_t normalize(const buffer* node, std::int64_t index, const char* what) {
     const auto rank = static_cast<std::int64_t>(node->get_layout().rank());
     const auto i = index < 0 ? index + rank : index;

@@ -156,7 +156,7 @@ TEST(RocmCppScheduling, CodegenTemplateDefinesAndCallsTheKernel) {
   ASSERT_EQ(sched.kernels().size(), 1U);
   EXPECT_TRUE(
       contains(sched.kernels()[0].source,
-               "extern \"C\" PT_EXPORT int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t M,"));
+               "extern \"C\" PT_EXPORT int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t u_M,"));
   ASSERT_EQ(sched.calls().size(), 1U);
   const auto& call = sched.calls()[0];
   EXPECT_EQ(call.callee, "rocm_fused_gemm_0");
@@ -166,7 +166,7 @@ TEST(RocmCppScheduling, CodegenTemplateDefinesAndCallsTheKernel) {
   const auto& query = sched.query_code().str();
   const auto& wrapper = sched.wrapper_code().str();
   EXPECT_TRUE(
-      contains(query, "rocm_fused_gemm_0(nullptr, nullptr, nullptr, M, &rocmtpl_call0_workspace, nullptr, stream)"))
+      contains(query, "rocm_fused_gemm_0(nullptr, nullptr, nullptr, u_M, &rocmtpl_call0_workspace, nullptr, stream)"))
       << query;
   EXPECT_TRUE(
       contains(query, "rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, rocmtpl_call0_workspace);"));
@@ -174,7 +174,7 @@ TEST(RocmCppScheduling, CodegenTemplateDefinesAndCallsTheKernel) {
       wrapper,
       "uint8_t* rocmtpl_call_workspace = rocmtpl_call0_workspace > 0 ? workspace + rocmtpl_scratch_offset : nullptr;"))
       << wrapper;
-  EXPECT_TRUE(contains(wrapper, "rocm_fused_gemm_0(x, w1, h, M, nullptr, rocmtpl_call_workspace, stream);")) << wrapper;
+  EXPECT_TRUE(contains(wrapper, "rocm_fused_gemm_0(u_x, u_w1, u_h, u_M, nullptr, rocmtpl_call_workspace, stream);")) << wrapper;
   EXPECT_TRUE(contains(wrapper, "if (rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;"));
 }
 
@@ -191,7 +191,7 @@ TEST(RocmCppScheduling, SameTemplateTwiceSharesOneKernelWithItsOwnArguments) {
   EXPECT_EQ(sched.calls()[1].input_buffers, (std::vector<std::string>{"h2", "w2"}));
   EXPECT_EQ(sched.calls()[1].output_buffers, (std::vector<std::string>{"y"}));
   EXPECT_EQ(sched.calls()[1].callee, "rocm_fused_gemm_0_ns::rocm_fused_gemm_0");
-  EXPECT_TRUE(contains(sched.wrapper_code().str(), "rocm_fused_gemm_0_ns::rocm_fused_gemm_0(h2, w2, y, M, nullptr"));
+  EXPECT_TRUE(contains(sched.wrapper_code().str(), "rocm_fused_gemm_0_ns::rocm_fused_gemm_0(u_h2, u_w2, u_y, u_M, nullptr"));
   EXPECT_TRUE(contains(sched.query_code().str(), "&rocmtpl_call1_workspace"));
 }
 
@@ -206,7 +206,7 @@ TEST(RocmCppScheduling, CallFollowsTheInputReorder) {
   ASSERT_EQ(sched.calls().size(), 1U);
   EXPECT_EQ(sched.calls()[0].input_buffers, (std::vector<std::string>{"bias", "x", "w"}));
   EXPECT_TRUE(sched.calls()[0].size_args.empty());
-  EXPECT_TRUE(contains(sched.wrapper_code().str(), "(bias, x, w, y, nullptr, rocmtpl_call_workspace, stream);"));
+  EXPECT_TRUE(contains(sched.wrapper_code().str(), "(u_bias, u_x, u_w, u_y, nullptr, rocmtpl_call_workspace, stream);"));
 }
 
 TEST(RocmCppScheduling, GemmRefusesEpiloguesAndSaysWhy) {
@@ -299,10 +299,10 @@ TEST(RocmCppScheduling, RuntimeArgumentValuesArePassedAsTypedLiterals) {
   ASSERT_EQ(sched.calls().size(), 1U);
   EXPECT_EQ(sched.calls()[0].runtime_args, (std::vector<runtime_arg_value>{4}));
   EXPECT_TRUE(contains(sched.wrapper_code().str(),
-                       "(x, y, M, static_cast<int32_t>(4), nullptr, rocmtpl_call_workspace, stream);"))
+                       "(u_x, u_y, u_M, static_cast<int32_t>(4), nullptr, rocmtpl_call_workspace, stream);"))
       << sched.wrapper_code().str();
   EXPECT_TRUE(
-      contains(sched.query_code().str(), "(nullptr, nullptr, M, static_cast<int32_t>(4), &rocmtpl_call0_workspace,"));
+      contains(sched.query_code().str(), "(nullptr, nullptr, u_M, static_cast<int32_t>(4), &rocmtpl_call0_workspace,"));
 }
 
 TEST(ElementwisePolicy, RendersBiasAndActivation) {
@@ -313,7 +313,7 @@ TEST(ElementwisePolicy, RendersBiasAndActivation) {
   const auto src = t.generate(elementwise_config{128}, {{"M", 10}}).source();
   EXPECT_TRUE(contains(src,
                        "extern \"C\" PT_EXPORT int rocm_elementwise(const uint16_t* X, const uint16_t* Bias, uint16_t* "
-                       "Y, int64_t M, size_t* workspace_size"))
+                       "Y, int64_t u_M, size_t* workspace_size"))
       << src;
   EXPECT_TRUE(contains(src, "constexpr int block_threads = 128;"));
   EXPECT_TRUE(contains(src, "erff(v * 0.70710678118654752f)"));
@@ -321,7 +321,7 @@ TEST(ElementwisePolicy, RendersBiasAndActivation) {
   EXPECT_TRUE(contains(
       src, "v += rocmtpl_dev::half_bits_to_float(Bias[bias_offset + gm * bias_stride_m + gn * bias_stride_n]);"));
   EXPECT_TRUE(contains(src, "= rocmtpl_dev::float_to_bf16_bits(apply_activation(v));"));
-  EXPECT_TRUE(contains(src, "if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(src, "if (u_M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   EXPECT_EQ(t.policy().configs().size(), 3U);
 }
 

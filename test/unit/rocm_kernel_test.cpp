@@ -34,8 +34,8 @@ TEST(RocmTemplateKernel, DefKernelFollowsTheCAbi) {
   rocm_template_kernel k("rocm_gemm", {{"split_k", "int32_t"}}, {4});
   auto sig = k.def_kernel({&n.x, &n.w}, {&n.y}, "X, W, Y");
   EXPECT_EQ(sig,
-            "extern \"C\" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, uint16_t* Y, int64_t M, "
-            "int64_t N, int32_t split_k, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)");
+            "extern \"C\" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, uint16_t* Y, int64_t u_M, "
+            "int64_t u_N, int32_t split_k, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)");
   EXPECT_EQ(k.arg_name(&n.x), "X");
   EXPECT_EQ(k.arg_name(&n.bias), std::nullopt);
   EXPECT_EQ(k.arg_name(nullptr), std::nullopt);
@@ -90,12 +90,12 @@ TEST(RocmTemplateKernel, SizeStrideOffset) {
   Nodes n;
   rocm_template_kernel k("rocm_gemm");
   (void)k.def_kernel({&n.x, &n.w}, {&n.y}, "X, W, Y");
-  EXPECT_EQ(k.size(&n.x, 0), "M");
+  EXPECT_EQ(k.size(&n.x, 0), "u_M");
   EXPECT_EQ(k.size(&n.x, -1), "64");
   EXPECT_EQ(k.size(&n.x, 0, -1), sym_expr(M * 64).to_cpp());
   EXPECT_EQ(k.size(nullptr, 0, 1, 7), "7");
   EXPECT_EQ(k.size(&n.x, 1, 0, 3), "3");  // empty range -> default
-  EXPECT_EQ(k.stride(&n.w, 0), "N");
+  EXPECT_EQ(k.stride(&n.w, 0), "u_N");
   EXPECT_EQ(k.stride(&n.w, -1), "1");
   EXPECT_EQ(k.offset(&n.w), "0");
   auto msg = message_of([&] { (void)k.size(&n.x, 2); });
@@ -108,10 +108,71 @@ TEST(RocmTemplateKernel, CheckNotNullReturnsAStatusNeverThrows) {
   rocm_template_kernel k("rocm_gemm");
   (void)k.def_kernel({&n.x, &n.w}, {&n.y}, "X, W, Y");
   auto code = k.check_not_null(&n.x);
-  EXPECT_EQ(code, "if (!X) {\n    int64_t X_size = " + sym_expr(M * 64).to_cpp() +
-                      ";\n    if (X_size > 0) {\n        return ROCMTPL_STATUS_NULL_ARGUMENT;\n    }\n}\n");
+  EXPECT_EQ(code,
+            "{\n"
+            "    bool rocmtpl_ok = true;\n"
+            "    const int64_t rocmtpl_numel = rocmtpl_size_mul(64, u_M, &rocmtpl_ok);\n"
+            "    if (!rocmtpl_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;\n"
+            "    if (!X && rocmtpl_numel > 0) return ROCMTPL_STATUS_NULL_ARGUMENT;\n"
+            "}\n");
   EXPECT_EQ(code.find("throw"), std::string::npos);
   EXPECT_EQ(k.check_not_null(nullptr), "");
   EXPECT_EQ(k.check_not_null(&n.bias), "");  // not an argument of this kernel
+}
+
+TEST(RocmTemplateKernel, StaticTensorsNeedOnlyTheNullCheck) {
+  const buffer a("a", layout::row_major(dtype::f32, {4, 8}));
+  const buffer b("b", layout::row_major(dtype::f32, {0, 8}));
+  const buffer c("c", layout::row_major(dtype::f32, {4, 8}));
+  rocm_template_kernel k("k");
+  (void)k.def_kernel({&a, &b}, {&c}, "A, B, C");
+  EXPECT_EQ(k.check_not_null(&a), "if (!A) return ROCMTPL_STATUS_NULL_ARGUMENT;\n");
+  EXPECT_EQ(k.check_not_null(&b), "");  // no element: nothing to check
+  EXPECT_EQ(k.check_sizes(&a), "");
+}
+
+TEST(RocmTemplateKernel, SymbolicStridesAreCheckedForOverflowAndOutputsForPositiveStrides) {  // issue 8
+  const sym_expr S = sym_expr::symbol("S");
+  const buffer x("x", layout(dtype::f32, {M, N}, {S, 1}));
+  const buffer y("y", layout(dtype::f32, {M, N}, {S, 1}));
+  rocm_template_kernel k("k");
+  (void)k.def_kernel({&x}, {&y}, "X, Y");
+  const std::string in = k.check_not_null(&x);
+  EXPECT_NE(in.find("rocmtpl_numel = rocmtpl_size_mul(u_M, u_N, &rocmtpl_ok);"), std::string::npos) << in;
+  EXPECT_NE(in.find("if (rocmtpl_numel > 0) {"), std::string::npos) << in;
+  EXPECT_NE(in.find("rocmtpl_size_mul(u_M, u_S, &rocmtpl_ok)"), std::string::npos) << in;
+  EXPECT_EQ(in.find("<= 0"), std::string::npos) << in;  // inputs may broadcast
+  const std::string out = k.check_not_null(&y);
+  EXPECT_NE(out.find("if (u_M > 1 && u_S <= 0) rocmtpl_ok = false;"), std::string::npos) << out;
+  EXPECT_NE(out.find("if (!Y && rocmtpl_numel > 0) return ROCMTPL_STATUS_NULL_ARGUMENT;"), std::string::npos) << out;
+  const std::string sizes = k.check_sizes(&y);
+  EXPECT_NE(sizes.find("if (u_M > 1 && u_S <= 0) rocmtpl_ok = false;"), std::string::npos) << sizes;
+  EXPECT_EQ(sizes.find("NULL_ARGUMENT"), std::string::npos) << sizes;
+}
+
+TEST(RocmTemplateKernel, RefusesZeroStaticOutputStrides) {  // issue 8
+  const buffer x("x", layout::row_major(dtype::f32, {M, 4}));
+  const buffer broadcast_out("y", layout(dtype::f32, {M, 4}, {0, 1}));
+  rocm_template_kernel k("k");
+  const auto msg = message_of([&] { (void)k.def_kernel({&x}, {&broadcast_out}, "X, Y"); });
+  EXPECT_NE(msg.find("rocmtpl: def_kernel: output 'y'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("stride 0 in dimension 0"), std::string::npos) << msg;
+  // A dimension of one element may have any stride; an input may broadcast.
+  const buffer one_row("y", layout(dtype::f32, {1, 4}, {0, 1}));
+  rocm_template_kernel k2("k");
+  EXPECT_NO_THROW((void)k2.def_kernel({&broadcast_out}, {&one_row}, "X, Y"));
+}
+
+TEST(RocmTemplateKernel, RefusesKeywordAndAbiParameterNamesAndUserPrefixedKernelNames) {  // issue 8
+  Nodes n;
+  for (const char* bad : {"int", "not", "stream", "workspace_size", "template"}) {
+    rocm_template_kernel k("rocm_gemm");
+    const auto msg = message_of([&] { (void)k.def_kernel({&n.x, &n.w}, {&n.y}, std::string("X, W, ") + bad); });
+    EXPECT_NE(msg.find("rocmtpl: def_kernel: argument name '" + std::string(bad) + "' is "), std::string::npos) << msg;
+  }
+  EXPECT_THROW(rocm_template_kernel("u_gemm"), rocmtpl::invalid_argument_error);
+  EXPECT_THROW(rocm_template_kernel("stream"), rocmtpl::invalid_argument_error);
+  EXPECT_THROW(rocm_template_kernel("float"), rocmtpl::invalid_argument_error);
+  EXPECT_NO_THROW(rocm_template_kernel("gemm_u_1"));
 }
 }  // namespace

@@ -52,7 +52,7 @@ TEST(RocmTemplate, GenerateNamesKernelAndChoice) {
   EXPECT_NE(next.name(), caller.name());
   EXPECT_EQ(caller.category(), "add");
   EXPECT_EQ(caller.call_name(), "rocm_template_kernels." + caller.name());
-  EXPECT_NE(caller.source().find("int rocm_add(const float* X, const float* Z, float* Y, int64_t n, int32_t repeat"),
+  EXPECT_NE(caller.source().find("int rocm_add(const float* X, const float* Z, float* Y, int64_t u_n, int32_t repeat"),
             std::string::npos);
 }
 

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include <rocmtpl/error.hpp>
-#include <rocmtpl/ir/fixed_string.hpp>
+#include <rocmtpl/ir/identifier.hpp>
 
 namespace rocmtpl {
 
@@ -27,11 +27,10 @@ struct arg_info {
   static constexpr std::array<std::string_view, 6> allowed_types{"int32_t", "int64_t", "uint32_t",
                                                                  "uint64_t", "int", "bool"};
 
-  /// @throws invalid_argument_error if the name is not an identifier or the type is not allowed.
+  /// @throws invalid_argument_error if the name is not a valid name (is_valid_name()) or the type is
+  /// not allowed.
   void validate() const {
-    if (!is_identifier(name)) {
-      throw invalid_argument_error("rocmtpl: arg_info: runtime argument name '" + name + "' is not a C identifier");
-    }
+    check_name("arg_info: runtime argument name", name);
     if (std::find(allowed_types.begin(), allowed_types.end(), ty) == allowed_types.end()) {
       throw invalid_argument_error("rocmtpl: arg_info: runtime argument '" + name + "' has type '" + ty +
                                    "'; use an integer type (int32_t, int64_t, uint32_t, uint64_t, int, bool)");

@@ -12,6 +12,7 @@
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
+#include <rocmtpl/ir/identifier.hpp>
 
 namespace rocmtpl {
 
@@ -44,8 +45,18 @@ class kernel_args {
   [[nodiscard]] const std::vector<arg_info>& runtime_args() const noexcept { return runtime_; }
 
   /// @brief Symbols of all tensor layouts, in order of first appearance as tensors were added
-  /// (the `int64_t` size arguments).
+  /// (the `int64_t` size arguments), by their user names (`M`).
   [[nodiscard]] const std::vector<std::string>& size_symbols() const noexcept { return symbols_; }
+
+  /// @brief The size arguments' parameter names in generated code, in size_symbols() order:
+  /// `user_identifier(symbol)` (`u_M`), the names sym_expr::to_cpp() uses. Templates declare and
+  /// pass the size arguments under these names, never under size_symbols().
+  [[nodiscard]] std::vector<std::string> size_params() const {
+    std::vector<std::string> out;
+    out.reserve(symbols_.size());
+    for (const auto& s : symbols_) out.push_back(user_identifier(s));
+    return out;
+  }
 
  private:
   // Appends the symbols of one tensor's layout that are not known yet (order of first appearance).
@@ -73,19 +84,20 @@ class kernel_args {
     return {};
   }
 
-  /// @brief C parameter declarations: `const T* in`, `T* out`, `int64_t sym`, `<ty> runtime_arg`.
-  /// Tensor pointer types are the storage spellings (DTYPE_TO_ROCM_TYPE).
-  /// @throws invalid_argument_error if a size symbol collides with a tensor parameter name.
+  /// @brief C parameter declarations: `const T* in`, `T* out`, `int64_t u_sym` (size_params()),
+  /// `<ty> runtime_arg`. Tensor pointer types are the storage spellings (DTYPE_TO_ROCM_TYPE).
+  /// @throws invalid_argument_error if a size parameter collides with a tensor parameter name (a
+  /// tensor bound under a `u_` name).
   [[nodiscard]] std::vector<std::string> cpp_argdefs() const {
     std::vector<std::string> out;
     for (const auto& t : inputs_) out.push_back("const " + std::string(storage_type(t.node.type())) + "* " + t.arg_name);
     for (const auto& t : outputs_) out.push_back(std::string(storage_type(t.node.type())) + "* " + t.arg_name);
-    for (const auto& s : size_symbols()) {
-      if (!arg_name_of_param(s).empty()) {
-        throw invalid_argument_error("rocmtpl: kernel_args: size symbol '" + s +
+    for (const auto& p : size_params()) {
+      if (!arg_name_of_param(p).empty()) {
+        throw invalid_argument_error("rocmtpl: kernel_args: size parameter '" + p +
                                      "' has the same name as a tensor argument; rename one of them");
       }
-      out.push_back("int64_t " + s);
+      out.push_back("int64_t " + p);
     }
     for (const auto& r : runtime_) out.push_back(r.ty + " " + r.name);
     return out;
@@ -123,9 +135,7 @@ class kernel_args {
         if (t.node.name() == b.name()) return;  // same buffer: one parameter (the reference's unique())
       }
     }
-    if (!is_identifier(arg_name)) {
-      throw invalid_argument_error("rocmtpl: kernel_args: argument name '" + arg_name + "' is not a C identifier");
-    }
+    check_name("kernel_args: argument name", arg_name);
     check_unused(arg_name);
     list.push_back({b, std::move(arg_name)});
     add_symbols_of(list.back().node);

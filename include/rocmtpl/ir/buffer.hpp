@@ -4,12 +4,14 @@
 /// @file
 /// @brief Buffer: a named tensor with a layout (the reference's ir.Buffer), static or runtime.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>
+#include <rocmtpl/ir/identifier.hpp>
 #include <rocmtpl/ir/layout.hpp>
 
 namespace rocmtpl {
@@ -18,12 +20,14 @@ namespace rocmtpl {
 /// Copies share the immutable layout (rendering copies buffers into kernels, callers and closures).
 class buffer {
  public:
-  /// @throws invalid_argument_error if `name` is not a C identifier.
+  /// @throws invalid_argument_error if `name` is not a valid name (is_valid_name(): a C identifier,
+  /// not a keyword, not an entry point ABI name).
+  /// @throws evaluation_error naming the buffer when its element count, storage extent or storage
+  /// bytes overflow int64_t for constant sizes (symbolic ones are checked where their values are known).
   buffer(std::string name, rocmtpl::layout layout)
       : name_(std::move(name)), layout_(std::make_shared<const rocmtpl::layout>(std::move(layout))) {
-    if (!is_identifier(name_)) {
-      throw invalid_argument_error("rocmtpl: buffer: name '" + name_ + "' is not a C identifier");
-    }
+    check_name("buffer: name", name_);
+    check_static_extent();
   }
 
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
@@ -37,6 +41,23 @@ class buffer {
   }
 
  private:
+  // Constant element counts and byte counts must fit in int64_t (sym_expr arithmetic is checked).
+  void check_static_extent() const {
+    try {
+      (void)layout_->numel();
+      const auto storage = layout_->storage_size().constant();
+      if (storage) {
+        std::int64_t bytes = 0;
+        if (__builtin_mul_overflow(*storage, static_cast<std::int64_t>(element_size(type())), &bytes)) {
+          throw evaluation_error("its storage of " + std::to_string(*storage) + " elements does not fit in int64_t bytes");
+        }
+      }
+    } catch (const evaluation_error& e) {
+      throw evaluation_error("rocmtpl: buffer: '" + name_ + "' " + layout_->to_string() +
+                             ": sizes overflow int64_t (" + e.what() + "); use smaller sizes");
+    }
+  }
+
   std::string name_;
   std::shared_ptr<const rocmtpl::layout> layout_;
 };
@@ -45,6 +66,8 @@ class buffer {
 template <fixed_string Name, class Layout>
 struct static_buffer {
   static_assert(is_identifier(Name.view()), "rocmtpl: static_buffer: the name must be a C identifier");
+  static_assert(is_valid_name(Name.view()),
+                "rocmtpl: static_buffer: the name must not be a C/C++ keyword or an entry point parameter name; rename it");
   using layout_type = Layout;
   static constexpr std::string_view name = Name.view();
   [[nodiscard]] static buffer to_value() { return {std::string(name), Layout::to_value()}; }

@@ -41,12 +41,16 @@ struct ext {
 };
 
 /// @brief A symbolic size: a named size known at run time (an `int64_t` size argument of the kernel).
-/// @tparam Name a C identifier, e.g. `sym<"M">`.
+/// @tparam Name a C identifier, e.g. `sym<"M">`, not a C/C++ keyword and not an entry point ABI name
+/// (see is_valid_name()).
 template <fixed_string Name>
 struct sym {
   static_assert(is_identifier(Name.view()),
                 "rocmtpl: sym: a symbol name must be a C identifier; use letters, digits and '_', not starting "
                 "with a digit");
+  static_assert(!is_cpp_keyword(Name.view()), "rocmtpl: sym: a symbol name must not be a C or C++ keyword; rename it");
+  static_assert(!is_entry_abi_name(Name.view()),
+                "rocmtpl: sym: workspace_size, workspace and stream are entry point parameters; rename the symbol");
   /// @brief The symbol's name.
   static constexpr std::string_view name = Name.view();
   /// @brief The runtime value: the symbol `name`.

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include <rocmtpl/ir/identifier.hpp>  // is_identifier(), checked on fixed_string names
+
 namespace rocmtpl {
 
 /// @brief A compile-time string literal that can be a template argument.
@@ -40,14 +42,5 @@ struct fixed_string {
 
 template <std::size_t N>
 fixed_string(const char (&)[N]) -> fixed_string<N>;
-
-/// @brief True when `text` is a C identifier: [A-Za-z_][A-Za-z0-9_]*.
-[[nodiscard]] constexpr bool is_identifier(std::string_view text) noexcept {
-  if (text.empty()) return false;
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  if (!alpha(text.front())) return false;
-  return std::all_of(text.begin(), text.end(), [&](char c) { return alpha(c) || digit(c); });
-}
 
 }  // namespace rocmtpl

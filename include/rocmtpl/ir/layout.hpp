@@ -152,11 +152,11 @@ class layout {
   [[nodiscard]] std::string make_text() const {
     auto list = [](const std::vector<sym_expr>& v) {
       std::string s;
-      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].to_cpp();
+      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].to_string();
       return s;
     };
     return std::string(name(type_)) + "[" + list(sizes_) + "] strides [" + list(strides_) + "] offset " +
-           offset_.to_cpp();
+           offset_.to_string();
   }
 
   static void check_non_negative(const char* what, const std::vector<sym_expr>& values) {

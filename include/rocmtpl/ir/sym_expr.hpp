@@ -52,6 +52,7 @@
 
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>
+#include <rocmtpl/ir/identifier.hpp>
 
 namespace rocmtpl {
 
@@ -64,7 +65,8 @@ using size_hints = std::map<std::string, std::int64_t, std::less<>>;
 using sym_bindings = std::map<std::string, sym_expr, std::less<>>;
 
 /// @brief C++ source defining `rocmtpl_floordiv(a, b)` and `rocmtpl_mod(a, b)` on `int64_t`, the two
-/// functions that sym_expr::to_cpp() emits. Paste it once into a generated source before the first
+/// functions that sym_expr::to_cpp() emits, and the checked `rocmtpl_size_add/sub/mul/floordiv/mod(a, b, &ok)`
+/// that sym_expr::to_cpp_checked() emits. Paste it once into a generated source before the first
 /// printed expression; it is guarded, so pasting it twice is harmless. Under hipcc or nvcc the
 /// functions are `__host__ __device__`; they need only `int64_t` and compile as C++11 or later.
 /// Both follow Python semantics (floor; remainder with the sign of the divisor);
@@ -88,12 +90,56 @@ ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_floordiv(int64_t a, int
 ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_mod(int64_t a, int64_t b) {
   return b == -1 ? 0 : (a % b != 0 && ((a % b < 0) != (b < 0))) ? a % b + b : a % b;
 }
+// Checked size arithmetic (sym_expr::to_cpp_checked()): on int64 overflow or a zero divisor the
+// result is 0 and *ok becomes false, so an entry point refuses the sizes instead of wrapping.
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_add(int64_t a, int64_t b, bool* ok) {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) {
+    *ok = false;
+    return 0;
+  }
+  return a + b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_sub(int64_t a, int64_t b, bool* ok) {
+  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) {
+    *ok = false;
+    return 0;
+  }
+  return a - b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mul(int64_t a, int64_t b, bool* ok) {
+  if (a == 0 || b == 0) return 0;
+  const bool fits = a > 0 ? (b > 0 ? a <= INT64_MAX / b : b >= INT64_MIN / a)
+                          : (b > 0 ? a >= INT64_MIN / b : a >= INT64_MAX / b);
+  if (!fits) {
+    *ok = false;
+    return 0;
+  }
+  return a * b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_floordiv(int64_t a, int64_t b, bool* ok) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) {
+    *ok = false;
+    return 0;
+  }
+  return rocmtpl_floordiv(a, b);
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bool* ok) {
+  if (b == 0) {
+    *ok = false;
+    return 0;
+  }
+  return rocmtpl_mod(a, b);
+}
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 )cpp";
 
 namespace detail {
 
 enum class sym_atom_kind : std::uint8_t { symbol = 0, floor_div = 1, mod = 2 };
+
+// How sym_ops::print writes an expression: symbols by their user names (human text), as
+// user_identifier() (generated code), or as generated code with checked arithmetic.
+enum class sym_print : std::uint8_t { plain, cpp, checked };
 
 struct sym_atom;
 using sym_atom_ptr = std::shared_ptr<const sym_atom>;
@@ -132,7 +178,7 @@ struct sym_ops {
   static sym_expr power(const sym_expr& a, std::int64_t exponent);
   static sym_expr floor_div(const sym_expr& a, const sym_expr& b);
   static sym_expr mod(const sym_expr& a, const sym_expr& b);
-  static std::string to_cpp(const sym_expr& e);
+  static std::string print(const sym_expr& e, sym_print mode, std::string_view ok_flag = {});
   static std::int64_t evaluate(const sym_expr& e, const size_hints& hints, const sym_expr& root);
   static void collect_symbols(const sym_expr& e, std::set<std::string, std::less<>>& out);
   static std::size_t hash(const sym_expr& e) noexcept;
@@ -151,7 +197,8 @@ struct sym_ops {
 /// const sym_expr m = sym_expr::symbol("M"), n = sym_expr::symbol("N");
 /// const sym_expr e = m * n + 1;
 /// assert(e == 1 + n * m);                               // canonical equality
-/// assert(e.to_cpp() == "M*N + 1");                      // deterministic C++ text
+/// assert(e.to_string() == "M*N + 1");                   // deterministic text
+/// assert(e.to_cpp() == "u_M*u_N + 1");                  // the same for generated code
 /// assert(e.evaluate({{"M", 3}, {"N", 4}}) == 13);
 /// assert(rocmtpl::floor_div(4 * m, 2) == 2 * m);
 /// @endcode
@@ -171,8 +218,9 @@ class sym_expr {
       : sym_expr(checked_integer(value)) {}
 
   /// @brief The symbol named `name`.
-  /// @param name a C identifier ([A-Za-z_][A-Za-z0-9_]*).
-  /// @throws invalid_argument_error naming the text when it is not a C identifier.
+  /// @param name a C identifier ([A-Za-z_][A-Za-z0-9_]*), not a C/C++ keyword and not an ABI name
+  /// of the entry point (see is_valid_name()); generated code calls it `u_<name>`.
+  /// @throws invalid_argument_error naming the text and what is wrong with it otherwise.
   [[nodiscard]] static sym_expr symbol(std::string_view name);
 
   /// @brief True for a constant (no symbols).
@@ -217,12 +265,34 @@ class sym_expr {
   /// @throws evaluation_error when folding divides by zero or overflows int64_t.
   [[nodiscard]] sym_expr substitute_symbols(const sym_bindings& replacements) const;
 
-  /// @brief Deterministic C++ text computing the value in `int64_t` arithmetic, given `int64_t`
-  /// variables named like the symbols and sym_expr_cpp_helpers in scope.
-  /// Format: terms joined by " + " / " - ", constant last ("M*N - 2*K + 1"); `c*A*B` products with
-  /// powers written out ("M*M"); floor_div / mod as `rocmtpl_floordiv(a, b)` / `rocmtpl_mod(a, b)`;
-  /// INT64_MIN as `(-9223372036854775807LL - 1)`.
-  [[nodiscard]] std::string to_cpp() const { return detail::sym_ops::to_cpp(*this); }
+  /// @brief Deterministic C++ text for generated code, computing the value in `int64_t` arithmetic
+  /// given `int64_t` variables named `user_identifier(symbol)` (`u_M` for `M`: generated code is
+  /// hygienic, see ir/identifier.hpp) and sym_expr_cpp_helpers in scope.
+  /// Format: terms joined by " + " / " - ", constant last ("u_M*u_N - 2*u_K + 1"); `c*A*B` products
+  /// with powers written out ("u_M*u_M"); floor_div / mod as `rocmtpl_floordiv(a, b)` /
+  /// `rocmtpl_mod(a, b)`; INT64_MIN as `(-9223372036854775807LL - 1)`.
+  [[nodiscard]] std::string to_cpp() const { return detail::sym_ops::print(*this, detail::sym_print::cpp); }
+
+  /// @brief Like to_cpp(), but every operation is checked: `rocmtpl_size_mul(a, b, &ok)`,
+  /// `rocmtpl_size_add`, `rocmtpl_size_sub`, `rocmtpl_size_floordiv`, `rocmtpl_size_mod` (from
+  /// sym_expr_cpp_helpers), which set the `bool` named `ok_flag` to false on int64 overflow or a
+  /// zero divisor. The operations are those of to_cpp() and evaluate(), in the same order, so the
+  /// flag stays true exactly when evaluate() would not throw. A constant or a single symbol is
+  /// written as to_cpp() writes it.
+  /// @param ok_flag a `bool` variable of the generated code, e.g. `rocmtpl_ok`
+  /// @throws invalid_argument_error when ok_flag is not an identifier
+  [[nodiscard]] std::string to_cpp_checked(std::string_view ok_flag) const {
+    if (!is_identifier(ok_flag)) {
+      throw invalid_argument_error("rocmtpl: sym_expr: to_cpp_checked flag '" + std::string(ok_flag) +
+                                   "' is not a C identifier; name a bool variable");
+    }
+    return detail::sym_ops::print(*this, detail::sym_print::checked, ok_flag);
+  }
+
+  /// @brief Human-readable text with the symbols' own names ("M*N - 2*K + 1"): the format of
+  /// to_cpp() without the `u_` prefix. For messages, comments and files that are read back
+  /// (sym_expr text parsers accept it); never for generated code.
+  [[nodiscard]] std::string to_string() const { return detail::sym_ops::print(*this, detail::sym_print::plain); }
 
   /// @brief A hash consistent with operator== (same value for equal expressions, stable across runs).
   [[nodiscard]] std::size_t hash() const noexcept { return detail::sym_ops::hash(*this); }
@@ -252,8 +322,8 @@ class sym_expr {
   friend std::strong_ordering operator<=>(const sym_expr& a, const sym_expr& b) noexcept {
     return detail::sym_ops::compare(a, b) <=> 0;
   }
-  /// @brief Writes to_cpp().
-  friend std::ostream& operator<<(std::ostream& os, const sym_expr& e) { return os << e.to_cpp(); }
+  /// @brief Writes to_string() (the human text, symbols by their own names).
+  friend std::ostream& operator<<(std::ostream& os, const sym_expr& e) { return os << e.to_string(); }
 
  private:
   friend struct detail::sym_ops;
@@ -635,7 +705,7 @@ inline std::optional<std::int64_t> positive_constant(const sym_expr& e) {
 }
 
 [[noreturn]] inline void division_by_zero(const char* function, const sym_expr& a) {
-  throw evaluation_error(std::string("rocmtpl: sym_expr: division by zero in ") + function + "(" + a.to_cpp() +
+  throw evaluation_error(std::string("rocmtpl: sym_expr: division by zero in ") + function + "(" + a.to_string() +
                          ", 0); the divisor must be non-zero");
 }
 
@@ -744,55 +814,74 @@ void sym_for_each_in_print_order(const std::vector<sym_term>& terms, F&& f) {
   if (constant != nullptr) f(*constant, first);
 }
 
-inline std::string sym_ops::to_cpp(const sym_expr& e) {
+inline std::string sym_ops::print(const sym_expr& e, sym_print mode, std::string_view ok_flag) {
   const auto& ts = terms(e);
   if (ts.empty()) return "0";
-  std::string out;
-  auto atom_text = [](const sym_atom& atom) {
+  const bool checked = mode == sym_print::checked;
+  const std::string flag = ", &" + std::string(ok_flag) + ")";
+  // A checked operation: rocmtpl_size_<op>(a, b, &ok).
+  auto op = [&](const char* name, const std::string& a, const std::string& b) {
+    return "rocmtpl_size_" + std::string(name) + "(" + a + ", " + b + flag;
+  };
+  auto atom_text = [&](const sym_atom& atom) -> std::string {
     switch (atom.kind) {
       case sym_atom_kind::symbol:
-        return atom.name;
+        return mode == sym_print::plain ? atom.name : user_identifier(atom.name);
       case sym_atom_kind::floor_div:
-        return "rocmtpl_floordiv(" + to_cpp(atom.lhs) + ", " + to_cpp(atom.rhs) + ")";
+        if (checked) return op("floordiv", print(atom.lhs, mode, ok_flag), print(atom.rhs, mode, ok_flag));
+        return "rocmtpl_floordiv(" + print(atom.lhs, mode) + ", " + print(atom.rhs, mode) + ")";
       case sym_atom_kind::mod:
         break;
     }
-    return "rocmtpl_mod(" + to_cpp(atom.lhs) + ", " + to_cpp(atom.rhs) + ")";
+    if (checked) return op("mod", print(atom.lhs, mode, ok_flag), print(atom.rhs, mode, ok_flag));
+    return "rocmtpl_mod(" + print(atom.lhs, mode) + ", " + print(atom.rhs, mode) + ")";
   };
-  // coeff*A*A*B, "A*B" for 1, "-A*B" for -1.
+  // coeff*A*A*B, "A*B" for 1, "-A*B" for -1; checked: the products of evaluate(), left to right.
   auto term_text = [&](std::int64_t coeff, const sym_monomial& m) {
     if (m.empty()) return sym_literal(coeff);
-    std::string s = coeff == 1 ? "" : coeff == -1 ? "-" : sym_literal(coeff) + "*";
+    std::string s = checked ? std::string() : coeff == 1 ? "" : coeff == -1 ? "-" : sym_literal(coeff) + "*";
     bool first_factor = true;
+    if (checked && coeff != 1 && coeff != -1) {
+      s = sym_literal(coeff);
+      first_factor = false;
+    }
     for (const auto& f : m) {
       const std::string a = atom_text(*f.atom);
       for (std::int64_t k = 0; k < f.exponent; ++k) {
-        if (!first_factor) s += '*';
-        s += a;
+        if (!checked) {
+          s += (first_factor ? "" : "*") + a;
+        } else if (first_factor) {
+          s = coeff == -1 ? op("sub", "0", a) : a;
+        } else {
+          s = op("mul", s, a);
+        }
         first_factor = false;
       }
     }
     return s;
   };
+  std::string out;
   sym_for_each_in_print_order(ts, [&](const sym_term& t, bool first) {
+    const bool minus = !first && t.coeff < 0 && t.coeff != std::numeric_limits<std::int64_t>::min();
+    const std::string term = term_text(minus ? -t.coeff : t.coeff, t.monomial);
     if (first) {
-      out += term_text(t.coeff, t.monomial);
-    } else if (t.coeff < 0 && t.coeff != std::numeric_limits<std::int64_t>::min()) {
-      out += " - " + term_text(-t.coeff, t.monomial);
+      out = term;
+    } else if (checked) {
+      out = op(minus ? "sub" : "add", out, term);
     } else {
-      out += " + " + term_text(t.coeff, t.monomial);
+      out += (minus ? " - " : " + ") + term;
     }
   });
   return out;
 }
 
-// Mirrors to_cpp() operation by operation, so that overflow is detected where the C++ text overflows.
+// Mirrors print() operation by operation, so that overflow is detected where the C++ text overflows.
 inline std::int64_t sym_ops::evaluate(const sym_expr& e, const size_hints& hints, const sym_expr& root) {
   auto atom_value = [&](const sym_atom& atom) -> std::int64_t {
     if (atom.kind == sym_atom_kind::symbol) {
       const auto it = hints.find(atom.name);
       if (it == hints.end()) {
-        throw evaluation_error("rocmtpl: sym_expr: no value for symbol '" + atom.name + "' in " + root.to_cpp() +
+        throw evaluation_error("rocmtpl: sym_expr: no value for symbol '" + atom.name + "' in " + root.to_string() +
                                "; add it to the size hints");
       }
       return it->second;
@@ -802,8 +891,8 @@ inline std::int64_t sym_ops::evaluate(const sym_expr& e, const size_hints& hints
     const bool is_floor = atom.kind == sym_atom_kind::floor_div;
     if (b == 0) {
       throw evaluation_error(std::string("rocmtpl: sym_expr: division by zero in ") +
-                             (is_floor ? "rocmtpl_floordiv(" : "rocmtpl_mod(") + to_cpp(atom.lhs) + ", " +
-                             to_cpp(atom.rhs) + ") while evaluating " + root.to_cpp() + ": the divisor is 0");
+                             (is_floor ? "rocmtpl_floordiv(" : "rocmtpl_mod(") + atom.lhs.to_string() + ", " +
+                             atom.rhs.to_string() + ") while evaluating " + root.to_string() + ": the divisor is 0");
     }
     return is_floor ? sym_floordiv(a, b) : sym_mod(a, b);
   };
@@ -893,10 +982,7 @@ inline sym_expr::sym_expr(std::int64_t value) {
 }
 
 inline sym_expr sym_expr::symbol(std::string_view name) {
-  if (!is_identifier(name)) {
-    throw invalid_argument_error("rocmtpl: sym_expr: symbol name '" + std::string(name) +
-                                 "' is not a C identifier; use letters, digits and '_', not starting with a digit");
-  }
+  check_name("sym_expr: symbol name", name);
   auto atom = std::make_shared<const detail::sym_atom>(
       detail::sym_atom{detail::sym_atom_kind::symbol, std::string(name), {}, {}});
   return detail::sym_ops::from_terms({detail::sym_term{1, {detail::sym_factor{std::move(atom), 1}}}});

@@ -77,7 +77,7 @@ class module_error : public error {
 
 namespace detail::module_loader_impl {
 
-// Reads the C expressions sym_expr::to_cpp() prints back into sym_expr:
+// Reads the expressions sym_expr::to_string() prints back into sym_expr:
 //   expr := term (('+' | '-') term)*      term := unary ('*' unary)*      unary := '-' unary | primary
 //   primary := integer ['LL'] | name | ('rocmtpl_floordiv' | 'rocmtpl_mod') '(' expr ',' expr ')' | '(' expr ')'
 class expr_parser {
@@ -176,13 +176,13 @@ inline nlohmann::ordered_json buffer_to_json(const buffer& b) {
   const auto& l = b.get_layout();
   std::vector<std::string> sizes;
   std::vector<std::string> strides;
-  for (const auto& s : l.sizes()) sizes.push_back(s.to_cpp());
-  for (const auto& s : l.strides()) strides.push_back(s.to_cpp());
+  for (const auto& s : l.sizes()) sizes.push_back(s.to_string());
+  for (const auto& s : l.strides()) strides.push_back(s.to_string());
   return {{"name", b.name()},
           {"dtype", std::string(rocmtpl::name(l.type()))},
           {"sizes", sizes},
           {"strides", strides},
-          {"offset", l.offset().to_cpp()}};
+          {"offset", l.offset().to_string()}};
 }
 
 inline buffer buffer_from_json(const nlohmann::json& j, const std::string& where) {

@@ -76,7 +76,7 @@ class elementwise_policy {
     if (has_bias) inputs.push_back(bias);
     const std::string signature =
         kernel.def_kernel(inputs, {&y}, has_bias ? "X, Bias, Y" : "X, Y", ctx.input_reorder());
-    const auto symbols = kernel.args().size_symbols();
+    const auto symbols = kernel.args().size_params();
 
     std::string params = "const " + storage(*x) + "* __restrict__ X, ";
     params += has_bias ? "const " + storage(*bias) + "* __restrict__ Bias, " : std::string();
@@ -185,7 +185,7 @@ class elementwise_policy {
       const bool ok = (b.rank() == 1 && b.sizes()[0] == x->sizes()[1]) || (b.rank() == 2 && b.sizes() == x->sizes());
       if (!ok) {
         throw invalid_argument_error("rocmtpl: elementwise: Bias " + b.to_string() + " is neither [" +
-                                     x->sizes()[1].to_cpp() + "] nor the sizes of X");
+                                     x->sizes()[1].to_string() + "] nor the sizes of X");
       }
     }
     for (const buffer* b : {x, bias, &y}) {

@@ -547,7 +547,7 @@ class gemm_policy {
                                    " splits K but gemm_options::runtime_split_k is off; turn it on");
     }
     const std::string signature = bind(kernel, ctx, v);
-    const auto symbols = kernel.args().size_symbols();
+    const auto symbols = kernel.args().size_params();
     const bool split = options_.runtime_split_k;
 
     // Vector widths per operand: the config's, capped at 16 bytes and at what the static layout allows.
@@ -766,7 +766,7 @@ src.write_verbatim(R"(    if (split_k > 1) {
   [[nodiscard]] std::string render_reference(rocm_template_kernel& kernel, const template_context& ctx) const {
     const auto v = view(ctx);
     const std::string signature = bind(kernel, ctx, v);
-    const auto symbols = kernel.args().size_symbols();
+    const auto symbols = kernel.args().size_params();
     const auto tensors = tensor_params(v, false);
     std::string params = tensors.first;
     std::string args = tensors.second;
@@ -875,14 +875,14 @@ src.write_verbatim(R"(    if (split_k > 1) {
     v.k = xs[rank(*x) - 1];
     v.n = ws[rank(*w) - 1];
     if (!(ws[rank(*w) - 2] == v.k)) {
-      throw invalid_argument_error("rocmtpl: gemm: K of X (" + v.k.to_cpp() + ") differs from K of W (" +
-                                   ws[rank(*w) - 2].to_cpp() + ")");
+      throw invalid_argument_error("rocmtpl: gemm: K of X (" + v.k.to_string() + ") differs from K of W (" +
+                                   ws[rank(*w) - 2].to_string() + ")");
     }
     const auto& ys = y.sizes();
     if (!(ys[rank(y) - 2] == v.m) || !(ys[rank(y) - 1] == v.n)) {
       throw invalid_argument_error("rocmtpl: gemm: output " + y.get_layout().to_string() + " is not [" +
-                                   (batched ? v.batch.to_cpp() + ", " : std::string()) + v.m.to_cpp() + ", " +
-                                   v.n.to_cpp() + "]");
+                                   (batched ? v.batch.to_string() + ", " : std::string()) + v.m.to_string() + ", " +
+                                   v.n.to_string() + "]");
     }
     v.x = operand(*x, v.batch, v.m, v.k, false);
     v.w = operand(*w, v.batch, v.k, v.n, false);
@@ -908,7 +908,7 @@ src.write_verbatim(R"(    if (split_k > 1) {
     auto pick = [&](std::size_t i, const sym_expr& want, const char* what) {
       if (sizes[i] == want) return strides[i];
       if (sizes[i] == sym_expr(1)) return sym_expr(0);
-      fail("does not match " + std::string(what) + " = " + want.to_cpp());
+      fail("does not match " + std::string(what) + " = " + want.to_string());
       return sym_expr(0);
     };
     if (epilogue && r == 1) {

@@ -20,8 +20,9 @@ TEST(KernelArgs, CppArgdefsInStableOrder) {
   args.add_output(buffer("y", layout::row_major(dtype::f32, {M, N})), "Y");
   args.add_runtime_arg({"split_k", "int32_t"});
   EXPECT_EQ(args.size_symbols(), (std::vector<std::string>{"M", "K", "N"}));
+  EXPECT_EQ(args.size_params(), (std::vector<std::string>{"u_M", "u_K", "u_N"}));
   EXPECT_EQ(args.cpp_argdefs(), (std::vector<std::string>{"const uint16_t* X", "const uint16_t* W", "float* Y",
-                                                          "int64_t M", "int64_t K", "int64_t N", "int32_t split_k"}));
+                                                          "int64_t u_M", "int64_t u_K", "int64_t u_N", "int32_t split_k"}));
   EXPECT_EQ(args.call_args(), (std::vector<std::string>{"x", "w", "y", "M", "K", "N", "split_k"}));
 }
 
@@ -44,9 +45,27 @@ TEST(KernelArgs, RejectsDuplicateAndBadNames) {
   EXPECT_THROW(args.add_runtime_arg({"alpha", "float"}), rocmtpl::invalid_argument_error);
 }
 
-TEST(KernelArgs, SymbolCollidingWithATensorNameIsAnError) {
+TEST(KernelArgs, SymbolsNamedLikeParametersDoNotCollide) {  // issue 8: size parameters are u_<symbol>
   rocmtpl::kernel_args args;
   args.add_input(buffer("x", layout::row_major(dtype::f32, {sym_expr::symbol("A")})), "A");
+  args.add_runtime_arg({"split_k", "int32_t"});
+  args.add_output(buffer("y", layout::row_major(dtype::f32, {sym_expr::symbol("split_k")})), "Y");
+  EXPECT_EQ(args.cpp_argdefs(),
+            (std::vector<std::string>{"const float* A", "float* Y", "int64_t u_A", "int64_t u_split_k", "int32_t split_k"}));
+}
+
+TEST(KernelArgs, SizeParameterCollidingWithATensorParameterIsAnError) {
+  rocmtpl::kernel_args args;
+  args.add_input(buffer("x", layout::row_major(dtype::f32, {sym_expr::symbol("A")})), "u_A");
   EXPECT_THROW((void)args.cpp_argdefs(), rocmtpl::invalid_argument_error);
+}
+
+TEST(KernelArgs, RefusesKeywordsAndAbiNames) {
+  for (const char* bad : {"int", "and", "stream", "workspace", "workspace_size", "class", "_Bool", "2x"}) {
+    rocmtpl::kernel_args args;
+    EXPECT_THROW(args.add_input(buffer("x", layout::row_major(dtype::f32, {4})), bad), rocmtpl::invalid_argument_error)
+        << bad;
+    EXPECT_THROW(args.add_runtime_arg({bad, "int32_t"}), rocmtpl::invalid_argument_error) << bad;
+  }
 }
 }  // namespace

@@ -38,7 +38,8 @@ TEST(Dim, SymToValueIsTheSymbol) {
   EXPECT_EQ(sym<"M">::to_value(), M);
   EXPECT_TRUE(sym<"M">::to_value().is_symbol());
   EXPECT_EQ(sym<"batch_0">::to_value().symbol_name(), "batch_0");
-  EXPECT_EQ(sym<"batch_0">::to_value().to_cpp(), "batch_0");
+  EXPECT_EQ(sym<"batch_0">::to_value().to_string(), "batch_0");
+  EXPECT_EQ(sym<"batch_0">::to_value().to_cpp(), "u_batch_0");
   EXPECT_NE(sym<"M">::to_value(), sym<"N">::to_value());
 }
 

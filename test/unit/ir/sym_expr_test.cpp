@@ -90,7 +90,7 @@ TEST(SymExprConstruct, DefaultIsZero) {
   EXPECT_TRUE(zero.is_constant());
   EXPECT_EQ(zero.constant(), 0);
   EXPECT_FALSE(zero.is_symbol());
-  EXPECT_EQ(zero.to_cpp(), "0");
+  EXPECT_EQ(zero.to_string(), "0");
   EXPECT_EQ(zero, sym_expr(0));
   EXPECT_TRUE(zero.free_symbols().empty());
   EXPECT_EQ(zero.evaluate({}), 0);
@@ -125,7 +125,7 @@ TEST(SymExprConstruct, Symbol) {
   EXPECT_FALSE(M.is_constant());
   EXPECT_EQ(M.constant(), std::nullopt);
   EXPECT_EQ(M.symbol_name(), "M");
-  EXPECT_EQ(M.to_cpp(), "M");
+  EXPECT_EQ(M.to_string(), "M");
   EXPECT_EQ(M.free_symbols(), std::vector<std::string>{"M"});
   EXPECT_EQ(sym_expr::symbol("M"), M);
   EXPECT_NE(M, N);
@@ -149,14 +149,52 @@ TEST(SymExprConstruct, InvalidSymbolNamesThrowNamingTheText) {
   }
 }
 
+TEST(SymExprConstruct, KeywordsAndAbiNamesAreRefused) {  // issue 8
+  for (const std::string name : {"int", "and", "xor_eq", "class", "_Bool", "restrict", "stream", "workspace",
+                                 "workspace_size"}) {
+    const std::string message = thrown_message([&] { (void)sym_expr::symbol(name); });
+    EXPECT_EQ(message.rfind("rocmtpl: sym_expr: symbol name '" + name + "' is ", 0), 0U) << message;
+    EXPECT_NE(message.find("; choose another name"), std::string::npos) << message;
+  }
+  // Internal names of generated code are fine: user names are renamed (u_<name>) on their way in.
+  for (const std::string name : {"p", "split_k", "block_m", "int64_t", "NULL", "u_M", "rocmtpl_mod", "threadIdx"}) {
+    EXPECT_EQ(sym_expr::symbol(name).symbol_name(), name);
+  }
+}
+
+TEST(SymExprPrint, CppTextRenamesSymbolsHumanTextDoesNot) {  // issue 8
+  const sym_expr e = 2 * M * N - floor_div(K, 4) + mod(M, N) + 1;
+  EXPECT_EQ(e.to_string(), "-rocmtpl_floordiv(K, 4) + rocmtpl_mod(M, N) + 2*M*N + 1");
+  EXPECT_EQ(e.to_cpp(), "-rocmtpl_floordiv(u_K, 4) + rocmtpl_mod(u_M, u_N) + 2*u_M*u_N + 1");
+  EXPECT_EQ(sym_expr::symbol("u_M").to_cpp(), "u_u_M");
+  EXPECT_EQ(sym_expr(7).to_cpp(), "7");
+  std::ostringstream os;
+  os << e;
+  EXPECT_EQ(os.str(), e.to_string());
+}
+
+TEST(SymExprPrint, CheckedTextMirrorsEvaluate) {  // issue 8
+  EXPECT_EQ(M.to_cpp_checked("ok"), "u_M");
+  EXPECT_EQ(sym_expr(5).to_cpp_checked("ok"), "5");
+  EXPECT_EQ((K * M).to_cpp_checked("ok"), "rocmtpl_size_mul(u_K, u_M, &ok)");
+  EXPECT_EQ((2 * M * N + 3).to_cpp_checked("ok"),
+            "rocmtpl_size_add(rocmtpl_size_mul(rocmtpl_size_mul(2, u_M, &ok), u_N, &ok), 3, &ok)");
+  EXPECT_EQ((-M + N).to_cpp_checked("f"), "rocmtpl_size_add(rocmtpl_size_sub(0, u_M, &f), u_N, &f)");
+  EXPECT_EQ((M - 1).to_cpp_checked("f"), "rocmtpl_size_sub(u_M, 1, &f)");
+  EXPECT_EQ((M * M).to_cpp_checked("f"), "rocmtpl_size_mul(u_M, u_M, &f)");
+  EXPECT_EQ(floor_div(M, N).to_cpp_checked("f"), "rocmtpl_size_floordiv(u_M, u_N, &f)");
+  EXPECT_EQ(mod(M + 1, 4).to_cpp_checked("f"), "rocmtpl_size_mod(rocmtpl_size_add(u_M, 1, &f), 4, &f)");
+  EXPECT_THROW((void)M.to_cpp_checked("not a name"), invalid_argument_error);
+}
+
 // ---- canonical form ----------------------------------------------------------------------------
 
 TEST(SymExprCanonical, SumsAndProductsCommute) {
   const sym_expr a = M * N + K;
   const sym_expr b = K + N * M;
   EXPECT_EQ(a, b);
-  EXPECT_EQ(a.to_cpp(), b.to_cpp());
-  EXPECT_EQ(a.to_cpp(), "K + M*N");
+  EXPECT_EQ(a.to_string(), b.to_string());
+  EXPECT_EQ(a.to_string(), "K + M*N");
   EXPECT_EQ(a.hash(), b.hash());
 }
 
@@ -176,7 +214,7 @@ TEST(SymExprCanonical, IdentityAndZeroElements) {
 TEST(SymExprCanonical, LikeTermsCombine) {
   EXPECT_EQ(M + M, 2 * M);
   EXPECT_EQ(3 * M - M, 2 * M);
-  EXPECT_EQ((M + M).to_cpp(), "2*M");
+  EXPECT_EQ((M + M).to_string(), "2*M");
   EXPECT_EQ(M * N + 2 * N * M - 3 * M * N, sym_expr(0));
   EXPECT_EQ(M * M * N, N * M * M);
   EXPECT_NE(M * M * N, M * N * N);
@@ -184,7 +222,7 @@ TEST(SymExprCanonical, LikeTermsCombine) {
 
 TEST(SymExprCanonical, PolynomialsExpand) {
   EXPECT_EQ((M + 1) * (M - 1), M * M - 1);
-  EXPECT_EQ(((M + 1) * (M - 1)).to_cpp(), "M*M - 1");
+  EXPECT_EQ(((M + 1) * (M - 1)).to_string(), "M*M - 1");
   EXPECT_EQ((M + N) * (M + N), M * M + 2 * M * N + N * N);
   EXPECT_EQ((M + N) * (M - N), M * M - N * N);
 }
@@ -212,7 +250,7 @@ TEST(SymExprCanonical, DistinctExpressionsDiffer) {
   for (std::size_t i = 0; i < all.size(); ++i) {
     for (std::size_t j = 0; j < all.size(); ++j) {
       EXPECT_EQ(all[i] == all[j], i == j) << all[i] << " vs " << all[j];
-      EXPECT_EQ(all[i].to_cpp() == all[j].to_cpp(), i == j) << all[i] << " vs " << all[j];
+      EXPECT_EQ(all[i].to_string() == all[j].to_string(), i == j) << all[i] << " vs " << all[j];
     }
   }
 }
@@ -245,35 +283,35 @@ TEST(SymExprCanonical, HashAgreesWithEquality) {
 // ---- printing ----------------------------------------------------------------------------------
 
 TEST(SymExprPrint, ExactText) {
-  EXPECT_EQ((M - 1).to_cpp(), "M - 1");
-  EXPECT_EQ((N - 2 * M).to_cpp(), "-2*M + N");
-  EXPECT_EQ((3 + 2 * M * N).to_cpp(), "2*M*N + 3");
-  EXPECT_EQ((-M).to_cpp(), "-M");
-  EXPECT_EQ((1 - M * N).to_cpp(), "-M*N + 1");
-  EXPECT_EQ((N * M * M).to_cpp(), "M*M*N");
-  EXPECT_EQ((K * 64 + M * N - 7).to_cpp(), "64*K + M*N - 7");
-  EXPECT_EQ(sym_expr(-12).to_cpp(), "-12");
-  EXPECT_EQ(floor_div(M, 128).to_cpp(), "rocmtpl_floordiv(M, 128)");
-  EXPECT_EQ(mod(M + 1, 4).to_cpp(), "rocmtpl_mod(M + 1, 4)");
-  EXPECT_EQ((2 * floor_div(M, N) + 1).to_cpp(), "2*rocmtpl_floordiv(M, N) + 1");
-  EXPECT_EQ((N * floor_div(M, 8)).to_cpp(), "N*rocmtpl_floordiv(M, 8)");
-  EXPECT_EQ(ceil_div(M, 128).to_cpp(), "-rocmtpl_floordiv(-M, 128)");
+  EXPECT_EQ((M - 1).to_string(), "M - 1");
+  EXPECT_EQ((N - 2 * M).to_string(), "-2*M + N");
+  EXPECT_EQ((3 + 2 * M * N).to_string(), "2*M*N + 3");
+  EXPECT_EQ((-M).to_string(), "-M");
+  EXPECT_EQ((1 - M * N).to_string(), "-M*N + 1");
+  EXPECT_EQ((N * M * M).to_string(), "M*M*N");
+  EXPECT_EQ((K * 64 + M * N - 7).to_string(), "64*K + M*N - 7");
+  EXPECT_EQ(sym_expr(-12).to_string(), "-12");
+  EXPECT_EQ(floor_div(M, 128).to_string(), "rocmtpl_floordiv(M, 128)");
+  EXPECT_EQ(mod(M + 1, 4).to_string(), "rocmtpl_mod(M + 1, 4)");
+  EXPECT_EQ((2 * floor_div(M, N) + 1).to_string(), "2*rocmtpl_floordiv(M, N) + 1");
+  EXPECT_EQ((N * floor_div(M, 8)).to_string(), "N*rocmtpl_floordiv(M, 8)");
+  EXPECT_EQ(ceil_div(M, 128).to_string(), "-rocmtpl_floordiv(-M, 128)");
 }
 
 TEST(SymExprPrint, Int64ExtremesAreValidCpp) {
-  EXPECT_EQ(sym_expr(int64_min).to_cpp(), "(-9223372036854775807LL - 1)");
-  EXPECT_EQ(sym_expr(int64_max).to_cpp(), "9223372036854775807");
-  EXPECT_EQ((M + int64_min).to_cpp(), "M + (-9223372036854775807LL - 1)");
-  EXPECT_EQ((M * int64_min).to_cpp(), "(-9223372036854775807LL - 1)*M");
-  EXPECT_EQ((N + M * int64_min).to_cpp(), "(-9223372036854775807LL - 1)*M + N");
-  EXPECT_EQ((N - M * int64_max).to_cpp(), "-9223372036854775807*M + N");
-  EXPECT_EQ((M - int64_max).to_cpp(), "M - 9223372036854775807");
+  EXPECT_EQ(sym_expr(int64_min).to_string(), "(-9223372036854775807LL - 1)");
+  EXPECT_EQ(sym_expr(int64_max).to_string(), "9223372036854775807");
+  EXPECT_EQ((M + int64_min).to_string(), "M + (-9223372036854775807LL - 1)");
+  EXPECT_EQ((M * int64_min).to_string(), "(-9223372036854775807LL - 1)*M");
+  EXPECT_EQ((N + M * int64_min).to_string(), "(-9223372036854775807LL - 1)*M + N");
+  EXPECT_EQ((N - M * int64_max).to_string(), "-9223372036854775807*M + N");
+  EXPECT_EQ((M - int64_max).to_string(), "M - 9223372036854775807");
 }
 
 TEST(SymExprPrint, StreamWritesToCpp) {
   std::ostringstream os;
   os << (M * N + floor_div(K, 2));
-  EXPECT_EQ(os.str(), (M * N + floor_div(K, 2)).to_cpp());
+  EXPECT_EQ(os.str(), (M * N + floor_div(K, 2)).to_string());
 }
 
 TEST(SymExprPrint, SameTextWhateverTheBuildOrder) {
@@ -284,7 +322,7 @@ TEST(SymExprPrint, SameTextWhateverTheBuildOrder) {
   do {
     sym_expr sum;
     for (auto i : order) sum = sum + terms[i];
-    texts.insert(sum.to_cpp());
+    texts.insert(sum.to_string());
   } while (std::next_permutation(order.begin(), order.end()));
   ASSERT_EQ(texts.size(), 1U);
   EXPECT_EQ(*texts.begin(), "-3*K + rocmtpl_floordiv(M, 4) + M*N + N*N + 5");
@@ -406,8 +444,8 @@ TEST(SymExprFloorMod, NestedDivisionsFold) {
   EXPECT_EQ(floor_div(mod(M, 4), 4), sym_expr(0));
   EXPECT_EQ(floor_div(mod(M, 4), 8), sym_expr(0));
   EXPECT_NE(floor_div(mod(M, 8), 4), sym_expr(0));
-  EXPECT_EQ(mod(mod(M, 8), 3).to_cpp(), "rocmtpl_mod(rocmtpl_mod(M, 8), 3)");
-  EXPECT_EQ(floor_div(floor_div(M, 3), -2).to_cpp(), "rocmtpl_floordiv(-rocmtpl_floordiv(M, 3), 2)");
+  EXPECT_EQ(mod(mod(M, 8), 3).to_string(), "rocmtpl_mod(rocmtpl_mod(M, 8), 3)");
+  EXPECT_EQ(floor_div(floor_div(M, 3), -2).to_string(), "rocmtpl_floordiv(-rocmtpl_floordiv(M, 3), 2)");
 }
 
 TEST(SymExprFloorMod, NestedConstantDivisionsKeepTheValue) {
@@ -434,13 +472,13 @@ TEST(SymExprFloorMod, NestedConstantDivisionsKeepTheValue) {
 TEST(SymExprFloorMod, OtherDivisionsStayAtomsWithCanonicalArguments) {
   const sym_expr q = floor_div(3 * M, 2);
   EXPECT_FALSE(q.is_constant());
-  EXPECT_EQ(q.to_cpp(), "rocmtpl_floordiv(3*M, 2)");
+  EXPECT_EQ(q.to_string(), "rocmtpl_floordiv(3*M, 2)");
   EXPECT_EQ(q.free_symbols(), std::vector<std::string>{"M"});
   EXPECT_EQ(floor_div(N + M * 1, 2), floor_div(M + N, 2));
   EXPECT_EQ(mod(K + N * M, 3), mod(M * N + K, 3));
   EXPECT_EQ(floor_div(M, 2) + floor_div(M, 2), 2 * floor_div(M, 2));
   EXPECT_EQ(floor_div(M, 2) - floor_div(M, 2), sym_expr(0));
-  EXPECT_EQ((floor_div(M, 2) * floor_div(M, 2)).to_cpp(), "rocmtpl_floordiv(M, 2)*rocmtpl_floordiv(M, 2)");
+  EXPECT_EQ((floor_div(M, 2) * floor_div(M, 2)).to_string(), "rocmtpl_floordiv(M, 2)*rocmtpl_floordiv(M, 2)");
   EXPECT_NE(floor_div(M, 2), mod(M, 2));
   EXPECT_NE(floor_div(M, 2), floor_div(M, 3));
   EXPECT_NE(floor_div(M, N), floor_div(N, M));
@@ -715,7 +753,7 @@ TEST(SymExprRandom, SimplificationKeepsTheValue) {
   int compared = 0;
   for (int i = 0; i < 400; ++i) {
     const random_expr r = gen.make(4);
-    SCOPED_TRACE(r.text + "  ->  " + r.expr.to_cpp());
+    SCOPED_TRACE(r.text + "  ->  " + r.expr.to_string());
     for (const point& p : grid()) {
       const auto expected = r.ref(p);
       if (!expected) continue;  // the tree itself divides by zero (or leaves the reference's exact range)
@@ -737,7 +775,7 @@ TEST(SymExprRandom, AlgebraicIdentitiesHoldCanonically) {
     const sym_expr a = gen.make(3).expr;
     const sym_expr b = gen.make(3).expr;
     const sym_expr c = gen.make(2).expr;
-    SCOPED_TRACE("a = " + a.to_cpp() + ", b = " + b.to_cpp() + ", c = " + c.to_cpp());
+    SCOPED_TRACE("a = " + a.to_string() + ", b = " + b.to_string() + ", c = " + c.to_string());
     EXPECT_EQ(a + b, b + a);
     EXPECT_EQ(a * b, b * a);
     EXPECT_EQ((a + b) + c, a + (b + c));
@@ -745,7 +783,7 @@ TEST(SymExprRandom, AlgebraicIdentitiesHoldCanonically) {
     EXPECT_EQ(a * (b + c), a * b + a * c);
     EXPECT_EQ(a - b, -(b - a));
     EXPECT_EQ((a - a).constant(), 0);
-    EXPECT_EQ((a + b).to_cpp(), (b + a).to_cpp());
+    EXPECT_EQ((a + b).to_string(), (b + a).to_string());
     EXPECT_EQ((a * b).hash(), (b * a).hash());
     EXPECT_EQ(floor_div(a * 6, 3), 2 * a);
     EXPECT_EQ(mod(a * 6, 3).constant(), 0);
@@ -798,6 +836,8 @@ std::vector<sym_expr> printed_cases() {
   return out;
 }
 
+// to_cpp() (symbols as u_M, issue 8) computes evaluate()'s value; to_cpp_checked() computes it too and
+// flags exactly the points where evaluate() throws (overflow, division by zero) instead of wrapping.
 TEST(SymExprCppOutput, PrintedExpressionsCompileAndMatchEvaluate) {
   if (!have_command("c++")) GTEST_SKIP() << "no host C++ compiler 'c++' on PATH";
   const auto dir = fresh_dir("host");
@@ -805,27 +845,39 @@ TEST(SymExprCppOutput, PrintedExpressionsCompileAndMatchEvaluate) {
   std::vector<point> points = grid();
   points.push_back({1, 2, 3});
   points.push_back({int64_max, 1, 0});
+  points.push_back({int64_max, int64_max, 2});
+  points.push_back({int64_min, -1, 3});
   std::ostringstream src;
   std::vector<std::int64_t> expected;
   // C++11 and -Wpedantic: generated sources must not depend on a newer standard.
   src << rocmtpl::sym_expr_cpp_helpers << rocmtpl::sym_expr_cpp_helpers  // pasting twice is harmless
       << "#include <cstdio>\n";
   for (std::size_t i = 0; i < exprs.size(); ++i) {
-    src << "static int64_t f" << i << "(int64_t M, int64_t N, int64_t K) { (void)M; (void)N; (void)K; return "
-        << exprs[i].to_cpp() << "; }\n";
+    src << "static int64_t f" << i << "(int64_t u_M, int64_t u_N, int64_t u_K) { (void)u_M; (void)u_N; (void)u_K; "
+        << "return " << exprs[i].to_cpp() << "; }\n";
+    src << "static int64_t g" << i << "(int64_t u_M, int64_t u_N, int64_t u_K, bool* ok) { (void)u_M; (void)u_N; "
+        << "(void)u_K; bool rocmtpl_ok = true; const int64_t v = " << exprs[i].to_cpp_checked("rocmtpl_ok")
+        << "; *ok = rocmtpl_ok; return v; }\n";
   }
-  src << "int main() {\n";
+  src << "int main() {\n  bool ok = true;\n  int64_t v = 0;\n";
   for (std::size_t i = 0; i < exprs.size(); ++i) {
     for (const point& p : points) {
+      const std::string args = std::to_string(p[0]) + "LL, " + std::to_string(p[1]) + "LL, " + std::to_string(p[2]) + "LL";
       std::int64_t value = 0;
       try {
         value = exprs[i].evaluate(hints_of(p));
       } catch (const evaluation_error&) {
-        continue;  // division by zero or overflow: undefined in C++, not compared
+        // Division by zero or overflow: undefined in to_cpp()'s text, flagged by the checked text.
+        if (p[0] == int64_min) continue;  // "-9223372036854775808LL" is no literal
+        expected.push_back(0);
+        src << "  v = g" << i << "(" << args << ", &ok);\n  std::printf(\"%d\\n\", ok ? 1 : 0);\n";
+        continue;
       }
-      expected.push_back(value);
-      src << "  std::printf(\"%lld\\n\", static_cast<long long>(f" << i << "(" << p[0] << ", " << p[1] << ", "
-          << p[2] << ")));\n";
+      if (p[0] == int64_min) continue;
+      expected.insert(expected.end(), {value, value, 1});
+      src << "  std::printf(\"%lld\\n\", static_cast<long long>(f" << i << "(" << args << ")));\n";
+      src << "  v = g" << i << "(" << args << ", &ok);\n"
+          << "  std::printf(\"%lld\\n%d\\n\", static_cast<long long>(v), ok ? 1 : 0);\n";
     }
   }
   src << "  return 0;\n}\n";
@@ -839,6 +891,7 @@ TEST(SymExprCppOutput, PrintedExpressionsCompileAndMatchEvaluate) {
   std::vector<std::int64_t> got;
   for (long long v = 0; out >> v;) got.push_back(v);
   EXPECT_GT(expected.size(), exprs.size() * 50);
+  EXPECT_TRUE(std::count(expected.begin(), expected.end(), 0) > 0);
   EXPECT_EQ(got, expected);
 }
 
@@ -850,7 +903,9 @@ void compile_device(const std::string& compiler, const std::string& extension, c
   const sym_expr e = floor_div(M * N + 3, 8) - mod(M, N) + ceil_div(M, 64) + int64_min;
   std::ofstream(dir / ("kernel" + extension))
       << prelude << rocmtpl::sym_expr_cpp_helpers
-      << "__global__ void k(int64_t* out, int64_t M, int64_t N) { out[0] = " << e.to_cpp() << "; }\n"
+      << "__global__ void k(int64_t* out, int64_t u_M, int64_t u_N) { out[0] = " << e.to_cpp() << "; }\n"
+      << "__global__ void c(int64_t* out, int64_t u_M, int64_t u_N) { bool rocmtpl_ok = true; out[0] = "
+      << e.to_cpp_checked("rocmtpl_ok") << "; out[1] = rocmtpl_ok; }\n"
       << "static_assert(rocmtpl_floordiv(-7, 2) == -4 && rocmtpl_mod(-7, 2) == 1, \"constexpr helpers\");\n";
   const std::string cmd = compiler + " " + flags + " -c '" + (dir / ("kernel" + extension)).string() + "' -o '" +
                           (dir / "kernel.o").string() + "' > '" + (dir / "compile.log").string() + "' 2>&1";
