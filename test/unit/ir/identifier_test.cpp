@@ -25,7 +25,8 @@ std::string message_of(std::string_view entity, std::string_view name) {
 }
 
 TEST(Identifier, CIdentifierRule) {
-  for (const char* ok : {"_", "a", "Z", "_x1", "batch_size", "u_M", "s0", "Z9_", "main"}) EXPECT_TRUE(is_identifier(ok)) << ok;
+  for (const char* ok : {"_", "a", "Z", "_x1", "batch_size", "u_M", "s0", "Z9_", "main"})
+    EXPECT_TRUE(is_identifier(ok)) << ok;
   for (const char* bad : {"", "1M", "a-b", "a b", "M.x", "x+y", "caf\xc3\xa9", "9", "a$"}) {
     EXPECT_FALSE(is_identifier(bad)) << bad;
   }
@@ -33,10 +34,11 @@ TEST(Identifier, CIdentifierRule) {
 }
 
 TEST(Identifier, KeywordsOfC11AndCpp20AndAlternativeTokens) {
-  for (const char* kw : {"int", "class", "template", "co_await", "char8_t", "consteval", "constinit", "requires",
-                         "concept", "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq", "or_eq", "xor_eq",
-                         "not_eq", "restrict", "_Bool", "_Atomic", "_Static_assert", "_Thread_local", "nullptr",
-                         "true", "false", "this", "typename", "wchar_t", "sizeof", "alignof", "thread_local"}) {
+  for (const char* kw :
+       {"int",    "class",  "template", "co_await", "char8_t", "consteval",      "constinit",     "requires", "concept",
+        "and",    "or",     "not",      "xor",      "bitand",  "bitor",          "compl",         "and_eq",   "or_eq",
+        "xor_eq", "not_eq", "restrict", "_Bool",    "_Atomic", "_Static_assert", "_Thread_local", "nullptr",  "true",
+        "false",  "this",   "typename", "wchar_t",  "sizeof",  "alignof",        "thread_local"}) {
     EXPECT_TRUE(is_cpp_keyword(kw)) << kw;
   }
   for (const char* not_kw : {"M", "int64_t", "size_t", "main", "NULL", "errno", "stdin", "half", "final", "override",
