@@ -63,7 +63,7 @@ int main() {
   std::cout << "// static problem:\n//   " << fixed_entry << '\n';
 
   // What the steps above promise, checked (an example that silently printed nonsense would teach nothing).
-  const bool ok = caller.source().find("int64_t M") != std::string::npos &&
+  const bool ok = caller.source().find("int64_t u_M") != std::string::npos &&
                   fixed_entry.find("int64_t") == std::string::npos &&
                   fixed_entry.find("rocm_gemm(const float* X, const float* W, float* Y") != std::string::npos;
   if (!ok) {

@@ -59,7 +59,7 @@ class bias_relu_policy {
     const std::string signature = kernel.def_kernel({x, bias}, {&y}, "X, Bias, Y");
     std::string params = "const float* __restrict__ X, const float* __restrict__ Bias, float* __restrict__ Y";
     std::string args = "X, Bias, Y";
-    for (const auto& s : kernel.args().size_symbols()) {
+    for (const auto& s : kernel.args().size_params()) {  // u_<symbol>: user names are prefixed
       params += ", int64_t " + s;
       args += ", " + s;
     }
