@@ -99,8 +99,8 @@ class rocm_template_kernel {
     const auto names = split_names(names_str);
     if (inputs.size() + outputs.size() != names.size()) {
       throw invalid_argument_error("rocmtpl: def_kernel: " + std::to_string(inputs.size()) + " inputs + " +
-                                   std::to_string(outputs.size()) + " outputs = " +
-                                   std::to_string(inputs.size() + outputs.size()) + " but " +
+                                   std::to_string(outputs.size()) +
+                                   " outputs = " + std::to_string(inputs.size() + outputs.size()) + " but " +
                                    std::to_string(names.size()) + " names were given: [" + join(names) + "]");
     }
     std::set<std::string> seen;
@@ -110,8 +110,8 @@ class rocm_template_kernel {
                                      " (names: [" + join(names) + "])");
       }
       if (!seen.insert(n).second) {
-        throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' appears twice in [" +
-                                     join(names) + "]");
+        throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' appears twice in [" + join(names) +
+                                     "]");
       }
     }
     std::vector<int> order(inputs.size());
@@ -217,8 +217,8 @@ class rocm_template_kernel {
     }
     const std::string null = "return ROCMTPL_STATUS_NULL_ARGUMENT;";
     if (numel.is_constant() && in_range.empty()) return null_check ? "if (!" + *name + ") " + null + "\n" : "";
-    std::string out = "{\n    bool " + std::string(ok) + " = true;\n    const int64_t rocmtpl_numel = " +
-                      numel.to_cpp_checked(ok) + ";\n";
+    std::string out = "{\n    bool " + std::string(ok) +
+                      " = true;\n    const int64_t rocmtpl_numel = " + numel.to_cpp_checked(ok) + ";\n";
     if (!in_range.empty()) {
       out += "    if (rocmtpl_numel > 0) {\n";
       for (const auto& c : in_range) out += "        " + c + "\n";
@@ -250,7 +250,8 @@ class rocm_template_kernel {
     if (trim(text).empty()) return out;
     for (std::size_t start = 0;;) {
       const auto comma = text.find(',', start);
-      out.emplace_back(trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+      out.emplace_back(
+          trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
       if (comma == std::string_view::npos) break;
       start = comma + 1;
     }

@@ -49,8 +49,9 @@ class cublas {
   [[nodiscard]] const std::string& status() const noexcept { return status_; }
 
   // C[b] (N x M column-major, ldc = N: the row-major M x N product) = op(A[b]) op(B[b]).
-  int gemm(int op_a, int op_b, int m, int n, int k, const void* a, int a_type, int lda, long long stride_a, const void* b,
-           int b_type, int ldb, long long stride_b, float* c, long long stride_c, int batch, bool pedantic) const {
+  int gemm(int op_a, int op_b, int m, int n, int k, const void* a, int a_type, int lda, long long stride_a,
+           const void* b, int b_type, int ldb, long long stride_b, float* c, long long stride_c, int batch,
+           bool pedantic) const {
     const float one = 1.0F;
     const float zero = 0.0F;
     return gemm_(handle_, op_a, op_b, m, n, k, &one, a, a_type, lda, stride_a, b, b_type, ldb, stride_b, &zero, c,
@@ -73,7 +74,8 @@ class cublas {
 
   cublas() {
     std::vector<std::string> names{"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
-    for (const char* root : std::vector<const char*>{std::getenv("CUDA_PATH"), std::getenv("CUDA_HOME"), "/usr/local/cuda"}) {
+    for (const char* root :
+         std::vector<const char*>{std::getenv("CUDA_PATH"), std::getenv("CUDA_HOME"), "/usr/local/cuda"}) {
       if (root != nullptr) names.push_back(std::string(root) + "/lib64/libcublas.so");
     }
     for (const auto& n : names) {
@@ -270,7 +272,8 @@ struct check_case {
 
 class harness {
  public:
-  harness() : dir_(fs::temp_directory_path() / ("rocmtpl-gemm-gpu-" + std::to_string(::getpid()))), cache_(dir_ / "kernels") {
+  harness()
+      : dir_(fs::temp_directory_path() / ("rocmtpl-gemm-gpu-" + std::to_string(::getpid()))), cache_(dir_ / "kernels") {
     const auto& rt = gpu_runtime::instance();
     copts_ = compile_options_for(rt.properties(rt.current_device()));
   }
@@ -391,7 +394,8 @@ class harness {
       for (std::int64_t i = 0; i < m; ++i) {
         for (std::int64_t j = 0; j < n; ++j) {
           float v = c.options.alpha * acc[static_cast<std::size_t>((b * m + i) * n + j)];
-          if (bias) v += c.options.beta * bias->values[static_cast<std::size_t>(bv.offset + b * bv.sb + i * bv.sr + j * bv.sc)];
+          if (bias)
+            v += c.options.beta * bias->values[static_cast<std::size_t>(bv.offset + b * bv.sb + i * bv.sr + j * bv.sc)];
           v = activate(c.options.act, v);
           if (res) v += res->values[static_cast<std::size_t>(rv.offset + b * rv.sb + i * rv.sr + j * rv.sc)];
           const double ref = round_to(ym.type, v);
@@ -447,11 +451,13 @@ class harness {
         return t == dtype::f32 ? cublas::cuda_r_32f : (t == dtype::f16 ? cublas::cuda_r_16f : cublas::cuda_r_16bf);
       };
       device_buffer c(acc.size() * sizeof(float));
-      const auto* wp = static_cast<const std::uint8_t*>(w.device.get()) + static_cast<std::size_t>(wv.offset) * w.esize();
-      const auto* xp = static_cast<const std::uint8_t*>(x.device.get()) + static_cast<std::size_t>(xv.offset) * x.esize();
+      const auto* wp =
+          static_cast<const std::uint8_t*>(w.device.get()) + static_cast<std::size_t>(wv.offset) * w.esize();
+      const auto* xp =
+          static_cast<const std::uint8_t*>(x.device.get()) + static_cast<std::size_t>(xv.offset) * x.esize();
       const int rc = blas.gemm(a.op, bo.op, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), wp,
-                               type(w.meta.type), a.ld, wv.sb, xp, type(x.meta.type), bo.ld, xv.sb, c.as<float>(), m * n,
-                               static_cast<int>(nb), x.meta.type == dtype::f32);
+                               type(w.meta.type), a.ld, wv.sb, xp, type(x.meta.type), bo.ld, xv.sb, c.as<float>(),
+                               m * n, static_cast<int>(nb), x.meta.type == dtype::f32);
       gpu_runtime::instance().device_synchronize();
       if (rc == 0) {
         c.copy_to_host(acc.data());
@@ -466,8 +472,9 @@ class harness {
         for (std::int64_t j = 0; j < n; ++j) {
           double s = 0;
           for (std::int64_t q = 0; q < k; ++q) {
-            s += static_cast<double>(x.values[static_cast<std::size_t>(xv.offset + b * xv.sb + i * xv.sr + q * xv.sc)]) *
-                 static_cast<double>(w.values[static_cast<std::size_t>(wv.offset + b * wv.sb + q * wv.sr + j * wv.sc)]);
+            s +=
+                static_cast<double>(x.values[static_cast<std::size_t>(xv.offset + b * xv.sb + i * xv.sr + q * xv.sc)]) *
+                static_cast<double>(w.values[static_cast<std::size_t>(wv.offset + b * wv.sb + q * wv.sr + j * wv.sc)]);
           }
           acc[static_cast<std::size_t>((b * m + i) * n + j)] = static_cast<float>(s);
         }
@@ -491,23 +498,23 @@ class harness {
   std::size_t host_checks_ = 0;
 };
 
-#define REQUIRE_GPU()                                                                                  \
-  do {                                                                                                 \
+#define REQUIRE_GPU()                                                                                         \
+  do {                                                                                                        \
     if (!gpu_runtime::instance().available()) GTEST_SKIP() << "no GPU: " << gpu_runtime::instance().status(); \
-    try {                                                                                              \
-      (void)compiler::find(compile_options_for(gpu_runtime::instance().properties(0)).platform);      \
-    } catch (const compiler_not_found_error& e) {                                                      \
-      GTEST_SKIP() << e.what();                                                                        \
-    }                                                                                                  \
+    try {                                                                                                     \
+      (void)compiler::find(compile_options_for(gpu_runtime::instance().properties(0)).platform);              \
+    } catch (const compiler_not_found_error& e) {                                                             \
+      GTEST_SKIP() << e.what();                                                                               \
+    }                                                                                                         \
   } while (0)
 
 inline void run_all(harness& h, std::vector<check_case>& cases) {
   h.prepare(cases);
   int failures = 0;
   for (const auto& c : cases) failures += h.run(c);
-  std::cout << "[ gemm ] " << cases.size() << " kernels, " << failures << " failed checks; products from cuBLAS: "
-            << h.against_cublas() << ", from the host: " << h.against_host() << " (" << cublas::instance().status()
-            << ")\n";
+  std::cout << "[ gemm ] " << cases.size() << " kernels, " << failures
+            << " failed checks; products from cuBLAS: " << h.against_cublas() << ", from the host: " << h.against_host()
+            << " (" << cublas::instance().status() << ")\n";
 }
 
 }  // namespace rocmtpl::test::gemm_gpu

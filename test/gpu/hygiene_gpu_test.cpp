@@ -68,8 +68,9 @@ TEST(HygieneGpu, EntryPointRefusesNonPositiveOutputStridesAndOverflow) {  // iss
   std::vector<check_case> cases;
   const sym_expr m = s("p"), n = s("n"), k = s("k"), y_ld = s("total");
   auto t = std::make_shared<rocm_template<gemm_policy>>(
-      gemm_policy(), std::vector<buffer>{buffer("x", layout::row_major(dtype::f32, {m, k})),
-                                         buffer("w", layout::row_major(dtype::f32, {k, n}))},
+      gemm_policy(),
+      std::vector<buffer>{buffer("x", layout::row_major(dtype::f32, {m, k})),
+                          buffer("w", layout::row_major(dtype::f32, {k, n}))},
       layout(dtype::f32, {m, n}, {y_ld, 1}));
   const size_hints hint{{"p", 8}, {"n", 8}, {"k", 8}, {"total", 8}};
   cases.push_back({"status", t, {}, first_config(*t, hint), {hint}});
@@ -79,10 +80,12 @@ TEST(HygieneGpu, EntryPointRefusesNonPositiveOutputStridesAndOverflow) {  // iss
   const std::vector<const void*> ptrs{x.get(), w.get(), y.get()};
   // Symbols in first-appearance order: p, k, n, total.
   EXPECT_EQ(h.call(cases[0], ptrs, {8, 8, 8, 8}, nullptr), 0);
-  EXPECT_EQ(h.call(cases[0], ptrs, {8, 8, 8, 0}, nullptr), static_cast<int>(kernel_status::unsupported_argument));  // output rows overlap: unsupported
+  EXPECT_EQ(h.call(cases[0], ptrs, {8, 8, 8, 0}, nullptr),
+            static_cast<int>(kernel_status::unsupported_argument));  // output rows overlap: unsupported
   EXPECT_EQ(h.call(cases[0], ptrs, {8, 8, 8, -8}, nullptr), static_cast<int>(kernel_status::unsupported_argument));
   EXPECT_EQ(h.call(cases[0], ptrs, {1, 8, 8, 0}, nullptr), 0);  // one row: any stride
   const std::int64_t big = std::int64_t{1} << 62;
-  EXPECT_EQ(h.call(cases[0], ptrs, {big, 8, 8, 8}, nullptr), static_cast<int>(kernel_status::unsupported_argument));  // p * k overflows int64
+  EXPECT_EQ(h.call(cases[0], ptrs, {big, 8, 8, 8}, nullptr),
+            static_cast<int>(kernel_status::unsupported_argument));  // p * k overflows int64
 }
 }  // namespace

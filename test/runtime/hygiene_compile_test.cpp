@@ -49,7 +49,7 @@ std::set<std::string> internal_identifiers() {
   module_graph graph = rocmtpl::test::make_module("hygiene_probe", m, false, 1);
   add(emit_module(graph, rocmtpl::test::hygiene_module_options(true)).source);
   for (const auto& s : sequential_names(rocmtpl::test::gemm_names + rocmtpl::test::elementwise_names)) {
-    out.erase(s);                    // the harmless names themselves
+    out.erase(s);  // the harmless names themselves
     out.erase(user_identifier(s));
   }
   return out;
@@ -153,7 +153,8 @@ TEST(HygieneCompile, EveryInternalNameAsAUserNameBuildsWithHipcc) {
     std::vector<std::future<compile_result>> running;
     const std::size_t last = std::min(sources.size(), first + jobs);
     for (std::size_t i = first; i < last; ++i) {
-      running.push_back(std::async(std::launch::async, [&, i] { return cache.get_or_compile(cc, sources[i].text, opts); }));
+      running.push_back(
+          std::async(std::launch::async, [&, i] { return cache.get_or_compile(cc, sources[i].text, opts); }));
     }
     for (std::size_t i = first; i < last; ++i) {
       try {

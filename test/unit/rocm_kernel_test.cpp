@@ -47,7 +47,8 @@ TEST(RocmTemplateKernel, InputReorderGivesTheCallersOrder) {
   rocm_template_kernel k("rocm_addmm");
   // The template names [X, W, Bias]; the caller passes [Bias, X, W] -> input_reorder {2, 0, 1}.
   auto sig = k.def_kernel({&n.x, &n.w, &n.bias}, {&n.y}, "X, W, Bias, Y", std::vector<int>{2, 0, 1});
-  EXPECT_NE(sig.find("(const float* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y"), std::string::npos) << sig;
+  EXPECT_NE(sig.find("(const float* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y"), std::string::npos)
+      << sig;
   EXPECT_EQ(k.args().call_args().front(), "bias");
 }
 

@@ -24,8 +24,8 @@ struct arg_info {
   std::string ty;
 
   /// @brief Integer C types a runtime argument may have.
-  static constexpr std::array<std::string_view, 6> allowed_types{"int32_t", "int64_t", "uint32_t",
-                                                                 "uint64_t", "int", "bool"};
+  static constexpr std::array<std::string_view, 6> allowed_types{"int32_t",  "int64_t", "uint32_t",
+                                                                 "uint64_t", "int",     "bool"};
 
   /// @throws invalid_argument_error if the name is not a valid name (is_valid_name()) or the type is
   /// not allowed.

@@ -90,7 +90,8 @@ class kernel_args {
   /// tensor bound under a `u_` name).
   [[nodiscard]] std::vector<std::string> cpp_argdefs() const {
     std::vector<std::string> out;
-    for (const auto& t : inputs_) out.push_back("const " + std::string(storage_type(t.node.type())) + "* " + t.arg_name);
+    for (const auto& t : inputs_)
+      out.push_back("const " + std::string(storage_type(t.node.type())) + "* " + t.arg_name);
     for (const auto& t : outputs_) out.push_back(std::string(storage_type(t.node.type())) + "* " + t.arg_name);
     for (const auto& p : size_params()) {
       if (!arg_name_of_param(p).empty()) {

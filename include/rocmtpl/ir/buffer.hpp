@@ -49,12 +49,13 @@ class buffer {
       if (storage) {
         std::int64_t bytes = 0;
         if (__builtin_mul_overflow(*storage, static_cast<std::int64_t>(element_size(type())), &bytes)) {
-          throw evaluation_error("its storage of " + std::to_string(*storage) + " elements does not fit in int64_t bytes");
+          throw evaluation_error("its storage of " + std::to_string(*storage) +
+                                 " elements does not fit in int64_t bytes");
         }
       }
     } catch (const evaluation_error& e) {
-      throw evaluation_error("rocmtpl: buffer: '" + name_ + "' " + layout_->to_string() +
-                             ": sizes overflow int64_t (" + e.what() + "); use smaller sizes");
+      throw evaluation_error("rocmtpl: buffer: '" + name_ + "' " + layout_->to_string() + ": sizes overflow int64_t (" +
+                             e.what() + "); use smaller sizes");
     }
   }
 
@@ -66,8 +67,9 @@ class buffer {
 template <fixed_string Name, class Layout>
 struct static_buffer {
   static_assert(is_identifier(Name.view()), "rocmtpl: static_buffer: the name must be a C identifier");
-  static_assert(is_valid_name(Name.view()),
-                "rocmtpl: static_buffer: the name must not be a C/C++ keyword or an entry point parameter name; rename it");
+  static_assert(
+      is_valid_name(Name.view()),
+      "rocmtpl: static_buffer: the name must not be a C/C++ keyword or an entry point parameter name; rename it");
   using layout_type = Layout;
   static constexpr std::string_view name = Name.view();
   [[nodiscard]] static buffer to_value() { return {std::string(name), Layout::to_value()}; }

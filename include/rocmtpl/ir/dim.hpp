@@ -96,8 +96,7 @@ struct dims {
 
   /// @brief The I-th dimension type.
   template <std::size_t I>
-    requires(I < rank)
-  using at = std::tuple_element_t<I, std::tuple<Dims...>>;
+  requires(I < rank) using at = std::tuple_element_t<I, std::tuple<Dims...>>;
 
   /// @brief The runtime value: one sym_expr per dimension, in order.
   [[nodiscard]] static std::vector<sym_expr> to_value() { return {Dims::to_value()...}; }
@@ -171,6 +170,7 @@ inline constexpr std::int64_t static_product_v = detail::static_product_impl<Dim
 template <static_dim_list Dims>
 inline constexpr auto static_extents_v = []<std::int64_t... V>(dims<ext<V>...>*) {
   return std::array<std::int64_t, sizeof...(V)>{V...};
-}(static_cast<Dims*>(nullptr));
+}
+(static_cast<Dims*>(nullptr));
 
 }  // namespace rocmtpl

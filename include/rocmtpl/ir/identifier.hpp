@@ -33,21 +33,21 @@ namespace rocmtpl {
 
 /// @brief The keywords of C11 and C++20 and the C++ alternative tokens (`and`, `bitor`, ...):
 /// identifiers that can never name a variable in generated code.
-inline constexpr auto cpp_keywords = std::to_array<std::string_view>({
-    // C++20 keywords
-    "alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
-    "char32_t", "class", "concept", "const", "consteval", "constexpr", "constinit", "const_cast", "continue",
-    "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else",
-    "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
-    "mutable", "namespace", "new", "noexcept", "nullptr", "operator", "private", "protected", "public", "register",
-    "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast",
-    "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
-    "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
-    // C++ alternative tokens
-    "and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq", "or", "or_eq", "xor", "xor_eq",
-    // C11 keywords that C++20 lacks
-    "restrict", "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
-    "_Static_assert", "_Thread_local"});
+inline constexpr auto cpp_keywords = std::to_array<std::string_view>(
+    {// C++20 keywords
+     "alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char", "char8_t", "char16_t", "char32_t",
+     "class", "concept", "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+     "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
+     "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+     "mutable", "namespace", "new", "noexcept", "nullptr", "operator", "private", "protected", "public", "register",
+     "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast",
+     "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+     "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
+     // C++ alternative tokens
+     "and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq", "or", "or_eq", "xor", "xor_eq",
+     // C11 keywords that C++20 lacks
+     "restrict", "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
+     "_Static_assert", "_Thread_local"});
 
 /// @brief The parameter names every generated entry point ends with (ARCHITECTURE.md's C ABI).
 inline constexpr std::array<std::string_view, 3> entry_abi_names{"workspace_size", "workspace", "stream"};

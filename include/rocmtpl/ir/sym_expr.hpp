@@ -72,7 +72,7 @@ using sym_bindings = std::map<std::string, sym_expr, std::less<>>;
 /// Both follow Python semantics (floor; remainder with the sign of the divisor);
 /// `rocmtpl_mod(x, -1)` is 0 for every x, `rocmtpl_floordiv(INT64_MIN, -1)` overflows as in any
 /// int64 arithmetic.
-inline constexpr std::string_view sym_expr_cpp_helpers = R"cpp(#ifndef ROCMTPL_SYM_EXPR_HELPERS
+inline constexpr std::string_view sym_expr_cpp_helpers = R"src(#ifndef ROCMTPL_SYM_EXPR_HELPERS
 #define ROCMTPL_SYM_EXPR_HELPERS
 #include <cstdint>
 #if defined(__HIPCC__) || defined(__CUDACC__)
@@ -131,7 +131,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
   return rocmtpl_mod(a, b);
 }
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
-)cpp";
+)src";
 
 namespace detail {
 
@@ -213,8 +213,8 @@ class sym_expr {
   /// @brief An integer constant from any other integer type (not bool).
   /// @throws invalid_argument_error when an unsigned value exceeds INT64_MAX.
   template <std::integral I>
-    requires(!std::same_as<I, bool> && !std::same_as<I, std::int64_t>)
-  sym_expr(I value)  // NOLINT(google-explicit-constructor)
+  requires(!std::same_as<I, bool> && !std::same_as<I, std::int64_t>)
+      sym_expr(I value)  // NOLINT(google-explicit-constructor)
       : sym_expr(checked_integer(value)) {}
 
   /// @brief The symbol named `name`.
@@ -315,9 +315,7 @@ class sym_expr {
   sym_expr& operator*=(const sym_expr& b) { return *this = *this * b; }
 
   /// @brief Equality of canonical forms.
-  friend bool operator==(const sym_expr& a, const sym_expr& b) noexcept {
-    return detail::sym_ops::compare(a, b) == 0;
-  }
+  friend bool operator==(const sym_expr& a, const sym_expr& b) noexcept { return detail::sym_ops::compare(a, b) == 0; }
   /// @brief A total order on canonical forms (structural, stable across runs; not numeric order).
   friend std::strong_ordering operator<=>(const sym_expr& a, const sym_expr& b) noexcept {
     return detail::sym_ops::compare(a, b) <=> 0;
@@ -444,9 +442,7 @@ inline sym_monomial sym_mul_monomials(const sym_monomial& a, const sym_monomial&
   std::size_t i = 0;
   std::size_t j = 0;
   while (i < a.size() || j < b.size()) {
-    const int c = i == a.size()   ? 1
-                  : j == b.size() ? -1
-                                  : sym_ops::compare_atom(*a[i].atom, *b[j].atom);
+    const int c = i == a.size() ? 1 : j == b.size() ? -1 : sym_ops::compare_atom(*a[i].atom, *b[j].atom);
     if (c < 0) {
       out.push_back(a[i++]);
     } else if (c > 0) {
@@ -529,9 +525,8 @@ inline sym_expr sym_ops::from_terms(std::vector<sym_term> terms) {
 }
 
 inline sym_expr sym_ops::normalize(std::vector<sym_term> terms) {
-  std::stable_sort(terms.begin(), terms.end(), [](const sym_term& a, const sym_term& b) {
-    return compare_monomial(a.monomial, b.monomial) < 0;
-  });
+  std::stable_sort(terms.begin(), terms.end(),
+                   [](const sym_term& a, const sym_term& b) { return compare_monomial(a.monomial, b.monomial) < 0; });
   std::vector<sym_term> out;
   out.reserve(terms.size());
   for (auto& t : terms) {
@@ -596,9 +591,7 @@ inline sym_expr sym_ops::add(const sym_expr& a, const sym_expr& b, bool subtract
   std::size_t i = 0;
   std::size_t j = 0;
   while (i < ta.size() || j < tb.size()) {
-    const int c = i == ta.size()   ? 1
-                  : j == tb.size() ? -1
-                                   : compare_monomial(ta[i].monomial, tb[j].monomial);
+    const int c = i == ta.size() ? 1 : j == tb.size() ? -1 : compare_monomial(ta[i].monomial, tb[j].monomial);
     if (c < 0) {
       out.push_back(ta[i++]);
     } else if (c > 0) {
@@ -719,7 +712,7 @@ inline sym_expr sym_ops::floor_div(const sym_expr& a_in, const sym_expr& b_in) {
   if (auto ca = a_in.constant(); ca && cb_in) return sym_floordiv(*ca, *cb_in);
 
   auto [a, b, g] = cancel_common_factor(a_in, b_in);
-  (void)g;  // floor(g*a / (g*b)) = floor(a / b)
+  (void)g;                          // floor(g*a / (g*b)) = floor(a / b)
   if (terms(b).back().coeff < 0) {  // floor(a / -b) = floor(-a / b)
     a = negate(a);
     b = negate(b);
@@ -825,13 +818,11 @@ inline std::string sym_ops::print(const sym_expr& e, sym_print mode, std::string
   };
   auto atom_text = [&](const sym_atom& atom) -> std::string {
     switch (atom.kind) {
-      case sym_atom_kind::symbol:
-        return mode == sym_print::plain ? atom.name : user_identifier(atom.name);
+      case sym_atom_kind::symbol: return mode == sym_print::plain ? atom.name : user_identifier(atom.name);
       case sym_atom_kind::floor_div:
         if (checked) return op("floordiv", print(atom.lhs, mode, ok_flag), print(atom.rhs, mode, ok_flag));
         return "rocmtpl_floordiv(" + print(atom.lhs, mode) + ", " + print(atom.rhs, mode) + ")";
-      case sym_atom_kind::mod:
-        break;
+      case sym_atom_kind::mod: break;
     }
     if (checked) return op("mod", print(atom.lhs, mode, ok_flag), print(atom.rhs, mode, ok_flag));
     return "rocmtpl_mod(" + print(atom.lhs, mode) + ", " + print(atom.rhs, mode) + ")";
@@ -1015,8 +1006,7 @@ inline sym_expr sym_expr::substitute(const size_hints& values) const {
       }
       case detail::sym_atom_kind::floor_div:
         return rocmtpl::floor_div(atom.lhs.substitute(values), atom.rhs.substitute(values));
-      case detail::sym_atom_kind::mod:
-        break;
+      case detail::sym_atom_kind::mod: break;
     }
     return rocmtpl::mod(atom.lhs.substitute(values), atom.rhs.substitute(values));
   });
@@ -1030,10 +1020,8 @@ inline sym_expr sym_expr::substitute_symbols(const sym_bindings& replacements) c
         return it == replacements.end() ? self : it->second;
       }
       case detail::sym_atom_kind::floor_div:
-        return rocmtpl::floor_div(atom.lhs.substitute_symbols(replacements),
-                                  atom.rhs.substitute_symbols(replacements));
-      case detail::sym_atom_kind::mod:
-        break;
+        return rocmtpl::floor_div(atom.lhs.substitute_symbols(replacements), atom.rhs.substitute_symbols(replacements));
+      case detail::sym_atom_kind::mod: break;
     }
     return rocmtpl::mod(atom.lhs.substitute_symbols(replacements), atom.rhs.substitute_symbols(replacements));
   });

@@ -56,8 +56,8 @@ struct tensor_meta {
   /// extent overflows int64_t.
   [[nodiscard]] std::int64_t storage_elements() const {
     if (offset < 0) fail("has a negative offset " + std::to_string(offset));
-    if (strides.size() != sizes.size()) fail("has " + std::to_string(sizes.size()) + " sizes but " +
-                                              std::to_string(strides.size()) + " strides");
+    if (strides.size() != sizes.size())
+      fail("has " + std::to_string(sizes.size()) + " sizes but " + std::to_string(strides.size()) + " strides");
     for (auto s : sizes) {
       if (s < 0) fail("has a negative size " + std::to_string(s));
       if (s == 0) return offset;

@@ -21,8 +21,9 @@ TEST(KernelArgs, CppArgdefsInStableOrder) {
   args.add_runtime_arg({"split_k", "int32_t"});
   EXPECT_EQ(args.size_symbols(), (std::vector<std::string>{"M", "K", "N"}));
   EXPECT_EQ(args.size_params(), (std::vector<std::string>{"u_M", "u_K", "u_N"}));
-  EXPECT_EQ(args.cpp_argdefs(), (std::vector<std::string>{"const uint16_t* X", "const uint16_t* W", "float* Y",
-                                                          "int64_t u_M", "int64_t u_K", "int64_t u_N", "int32_t split_k"}));
+  EXPECT_EQ(args.cpp_argdefs(),
+            (std::vector<std::string>{"const uint16_t* X", "const uint16_t* W", "float* Y", "int64_t u_M",
+                                      "int64_t u_K", "int64_t u_N", "int32_t split_k"}));
   EXPECT_EQ(args.call_args(), (std::vector<std::string>{"x", "w", "y", "M", "K", "N", "split_k"}));
 }
 
@@ -50,8 +51,8 @@ TEST(KernelArgs, SymbolsNamedLikeParametersDoNotCollide) {  // issue 8: size par
   args.add_input(buffer("x", layout::row_major(dtype::f32, {sym_expr::symbol("A")})), "A");
   args.add_runtime_arg({"split_k", "int32_t"});
   args.add_output(buffer("y", layout::row_major(dtype::f32, {sym_expr::symbol("split_k")})), "Y");
-  EXPECT_EQ(args.cpp_argdefs(),
-            (std::vector<std::string>{"const float* A", "float* Y", "int64_t u_A", "int64_t u_split_k", "int32_t split_k"}));
+  EXPECT_EQ(args.cpp_argdefs(), (std::vector<std::string>{"const float* A", "float* Y", "int64_t u_A",
+                                                          "int64_t u_split_k", "int32_t split_k"}));
 }
 
 TEST(KernelArgs, SizeParameterCollidingWithATensorParameterIsAnError) {

@@ -150,8 +150,8 @@ TEST(SymExprConstruct, InvalidSymbolNamesThrowNamingTheText) {
 }
 
 TEST(SymExprConstruct, KeywordsAndAbiNamesAreRefused) {  // issue 8
-  for (const std::string name : {"int", "and", "xor_eq", "class", "_Bool", "restrict", "stream", "workspace",
-                                 "workspace_size"}) {
+  for (const std::string name :
+       {"int", "and", "xor_eq", "class", "_Bool", "restrict", "stream", "workspace", "workspace_size"}) {
     const std::string message = thrown_message([&] { (void)sym_expr::symbol(name); });
     EXPECT_EQ(message.rfind("rocmtpl: sym_expr: symbol name '" + name + "' is ", 0), 0U) << message;
     EXPECT_NE(message.find("; choose another name"), std::string::npos) << message;
@@ -244,9 +244,15 @@ TEST(SymExprCanonical, CompoundAssignment) {
 }
 
 TEST(SymExprCanonical, DistinctExpressionsDiffer) {
-  const std::vector<sym_expr> all{0,         1,          -1,          M,     N,     2 * M,  M * M,
-                                  M + 1,     M * N,      M * N + 1,   -M,    M - N, N - M,  floor_div(M, 2),
-                                  mod(M, 2), floor_div(N, 2), mod(M, 3), floor_div(M, N)};
+  const std::vector<sym_expr> all{0,         1,
+                                  -1,        M,
+                                  N,         2 * M,
+                                  M * M,     M + 1,
+                                  M * N,     M * N + 1,
+                                  -M,        M - N,
+                                  N - M,     floor_div(M, 2),
+                                  mod(M, 2), floor_div(N, 2),
+                                  mod(M, 3), floor_div(M, N)};
   for (std::size_t i = 0; i < all.size(); ++i) {
     for (std::size_t j = 0; j < all.size(); ++j) {
       EXPECT_EQ(all[i] == all[j], i == j) << all[i] << " vs " << all[j];
@@ -262,7 +268,7 @@ TEST(SymExprCanonical, OrderIsTotalAndConsistentWithEquality) {
       const auto ab = a <=> b;
       const auto ba = b <=> a;
       EXPECT_EQ(ab == 0, a == b);
-      EXPECT_EQ(ab < 0, ba > 0);
+      EXPECT_EQ(ab<0, ba> 0);
       for (const auto& c : all) {
         if (a < b && b < c) {
           EXPECT_TRUE(a < c);
@@ -758,8 +764,7 @@ TEST(SymExprRandom, SimplificationKeepsTheValue) {
       const auto expected = r.ref(p);
       if (!expected) continue;  // the tree itself divides by zero (or leaves the reference's exact range)
       std::int64_t got = 0;
-      ASSERT_NO_THROW(got = r.expr.evaluate(hints_of(p)))
-          << "at M=" << p[0] << " N=" << p[1] << " K=" << p[2];
+      ASSERT_NO_THROW(got = r.expr.evaluate(hints_of(p))) << "at M=" << p[0] << " N=" << p[1] << " K=" << p[2];
       ASSERT_EQ(got, *expected) << "at M=" << p[0] << " N=" << p[1] << " K=" << p[2];
       const sym_expr folded = r.expr.substitute(hints_of(p));
       ASSERT_EQ(folded.constant(), *expected) << "substitute at M=" << p[0] << " N=" << p[1] << " K=" << p[2];
@@ -811,26 +816,16 @@ std::filesystem::path fresh_dir(const std::string& name) {
 }
 
 std::vector<sym_expr> printed_cases() {
-  std::vector<sym_expr> out{M * N + K,
-                            M - 1,
-                            N - 2 * M,
-                            1 - M * N,
-                            M * M * N - 7,
-                            floor_div(M, 3),
-                            floor_div(M, -3),
-                            mod(M, 3),
-                            mod(M, -3),
-                            floor_div(M, N),
-                            mod(M * K + 1, N),
-                            ceil_div(M, 4),
-                            ceil_div(M, N),
-                            2 * floor_div(M + K, N) - mod(K, 5) * N,
-                            M + int64_min,
-                            int64_min * (M * M),
-                            N - int64_max,
-                            sym_expr(int64_min),
-                            sym_expr(int64_max),
-                            sym_expr(0)};
+  std::vector<sym_expr> out{M * N + K,           M - 1,
+                            N - 2 * M,           1 - M * N,
+                            M * M * N - 7,       floor_div(M, 3),
+                            floor_div(M, -3),    mod(M, 3),
+                            mod(M, -3),          floor_div(M, N),
+                            mod(M * K + 1, N),   ceil_div(M, 4),
+                            ceil_div(M, N),      2 * floor_div(M + K, N) - mod(K, 5) * N,
+                            M + int64_min,       int64_min * (M * M),
+                            N - int64_max,       sym_expr(int64_min),
+                            sym_expr(int64_max), sym_expr(0)};
   generator gen(99);
   for (int i = 0; i < 40; ++i) out.push_back(gen.make(4).expr);
   return out;
@@ -862,7 +857,8 @@ TEST(SymExprCppOutput, PrintedExpressionsCompileAndMatchEvaluate) {
   src << "int main() {\n  bool ok = true;\n  int64_t v = 0;\n";
   for (std::size_t i = 0; i < exprs.size(); ++i) {
     for (const point& p : points) {
-      const std::string args = std::to_string(p[0]) + "LL, " + std::to_string(p[1]) + "LL, " + std::to_string(p[2]) + "LL";
+      const std::string args =
+          std::to_string(p[0]) + "LL, " + std::to_string(p[1]) + "LL, " + std::to_string(p[2]) + "LL";
       std::int64_t value = 0;
       try {
         value = exprs[i].evaluate(hints_of(p));
