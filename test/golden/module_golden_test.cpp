@@ -150,8 +150,8 @@ TEST(Module, OneExportedEntryPointAndStaticKernels) {
   EXPECT_TRUE(contains(m.source, m.signature + " {"));
   EXPECT_EQ(
       m.signature,
-      "extern \"C\" PT_EXPORT int mlp(const float* x, const float* w1, const float* b1, const float* w2, float* y, "
-      "int64_t M, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)");
+      "extern \"C\" PT_EXPORT int mlp(const float* u_x, const float* u_w1, const float* u_b1, const float* u_w2, "
+      "float* u_y, int64_t u_M, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)");
   ASSERT_EQ(m.kernels.size(), 3U);
   for (const auto& k : m.kernels) {
     EXPECT_TRUE(contains(m.source, "namespace " + k.name + "_ns {")) << k.name;
@@ -168,7 +168,7 @@ TEST(Module, OneExportedEntryPointAndStaticKernels) {
   // The runner is there, behind its macro, and calls the module.
   EXPECT_TRUE(contains(m.source, "#ifdef ROCMTPL_STANDALONE_RUNNER\n"));
   EXPECT_TRUE(contains(m.source, "int main(int argc, char** argv) {"));
-  EXPECT_TRUE(contains(m.source, "    int64_t M = -1;\n"));  // no default size: the runner asks for one
+  EXPECT_TRUE(contains(m.source, "    int64_t u_M = -1;\n"));  // no default size: the runner asks for one
   EXPECT_EQ(emit_module(mlp_graph()).source, m.source);      // deterministic
 }
 
@@ -197,8 +197,8 @@ TEST(Module, SameSourceNodesShareAKernelAndDeadBuffersShareASlot) {
                        "const size_t rocmtpl_slot0_bytes = rocmtpl_module_max(rocmtpl_module_align(rocmtpl_bytes_h1), "
                        "rocmtpl_module_align(rocmtpl_bytes_h3));  // h1, h3"))
       << m.source;
-  EXPECT_TRUE(contains(m.source, "uint16_t* h3 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot0_offset);"));
-  EXPECT_TRUE(contains(m.source, "uint16_t* h2 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot1_offset);"));
+  EXPECT_TRUE(contains(m.source, "uint16_t* u_h3 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot0_offset);"));
+  EXPECT_TRUE(contains(m.source, "uint16_t* u_h2 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot1_offset);"));
   EXPECT_FALSE(contains(m.source, "rocmtpl_slot2"));
   EXPECT_FALSE(contains(m.source, "ROCMTPL_STANDALONE_RUNNER"));
   EXPECT_EQ(m.size_args, (std::vector<std::string>{"rows"}));
@@ -235,7 +235,7 @@ TEST(Module, FusedEpilogueRemovesTheIntermediate) {
   EXPECT_EQ(m.notes[0], "y (elementwise) fused into t (copy)");
   EXPECT_TRUE(m.intermediates.empty());
   EXPECT_FALSE(contains(m.source, "rocmtpl_bytes_t"));
-  EXPECT_TRUE(contains(m.source, "rocm_fused_copy_elementwise_0_ns::rocm_fused_copy_elementwise_0(x, y, M, nullptr,"));
+  EXPECT_TRUE(contains(m.source, "rocm_fused_copy_elementwise_0_ns::rocm_fused_copy_elementwise_0(u_x, u_y, u_M, nullptr,"));
 }
 
 TEST(Module, SymbolsOfIntermediatesBecomeArguments) {
@@ -253,9 +253,9 @@ TEST(Module, SymbolsOfIntermediatesBecomeArguments) {
   const auto m = emit_module(g);
   EXPECT_EQ(m.size_args, (std::vector<std::string>{"rows", "cols"}));
   EXPECT_TRUE(
-      contains(m.signature, "(const uint16_t* x, uint16_t* y, int64_t rows, int64_t cols, size_t* workspace_size"))
+      contains(m.signature, "(const uint16_t* u_x, uint16_t* u_y, int64_t u_rows, int64_t u_cols, size_t* workspace_size"))
       << m.signature;
-  EXPECT_TRUE(contains(m.source, "if (cols < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(m.source, "if (u_cols < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
 }
 
 TEST(ModuleGraph, RejectsBadGraphs) {
