@@ -21,6 +21,7 @@
 #include <rocmtpl/codegen/preamble.hpp>
 #include <rocmtpl/codegen/status.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
@@ -221,7 +222,10 @@ class rocm_template {
     std::vector<std::string> expected;
     std::vector<int> order(input_nodes_.size());
     std::iota(order.begin(), order.end(), 0);
-    for (int idx : input_reorder_.value_or(order)) {
+    // A reference, not value_or(): copying the vector out of the optional makes g++ 12 at -O2 report
+    // a false -Werror=free-nonheap-object.
+    const std::vector<int>& indices = input_reorder_ ? *input_reorder_ : order;
+    for (int idx : indices) {
       const auto& n = input_nodes_[static_cast<std::size_t>(idx)].name();
       if (std::find(expected.begin(), expected.end(), n) == expected.end()) expected.push_back(n);
     }
@@ -229,11 +233,7 @@ class rocm_template {
     const auto call_args = kernel.args().call_args();
     const bool ok = call_args.size() >= expected.size() && std::equal(expected.begin(), expected.end(), call_args.begin());
     if (!ok) {
-      auto join = [](const std::vector<std::string>& v) {
-        std::string s;
-        for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-        return s;
-      };
+      using detail::join;
       throw error("rocmtpl: rocm_template: template '" + std::string(name()) + "' rendered arguments [" +
                   join(call_args) + "] that do not start with the expected [" + join(expected) +
                   "]; bind every input (input_reorder order) and the output with def_kernel");
