@@ -54,8 +54,9 @@ case "${1:-}" in
     ;;
   check-format)
     install_packages
-    # Every C++ file git tracks; generated code lives in raw strings whose delimiters clang-format
-    # does not reformat (see .clang-format RawStringFormats).
+    # Every C++ file git tracks. Generated code lives in raw strings: their delimiters must not be
+    # one that Google style formats as C++ or proto (cc, cpp, c++, pb, proto, ...), or the format
+    # would rewrite generated text.
     git ls-files -z '*.hpp' '*.cpp' '*.h' '*.cu' | xargs -0 clang-format-14 --dry-run --Werror
     echo "rocmtpl: clang-format clean"
     ;;
