@@ -20,6 +20,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -70,6 +71,13 @@ TEST(GpuRuntimeDetail, BindingReportsEveryMissingSymbolByItsVendorName) {
     EXPECT_EQ(api.malloc, nullptr);
   }
   ::dlclose(self);
+}
+
+TEST(GpuRuntimeDetail, AttributeTableFollowsThePlatform) {
+  using rocmtpl::runtime::detail::attributes_of;
+  EXPECT_EQ(&attributes_of(platform::nvidia), &rocmtpl::runtime::detail::cuda_attributes);
+  EXPECT_EQ(&attributes_of(platform::amd), &rocmtpl::runtime::detail::hip_attributes);
+  static_assert(attributes_of(platform::nvidia).warp_size != attributes_of(platform::amd).warp_size);
 }
 
 TEST(GpuRuntimeDetail, BindSymbolResolvesAnExportedFunction) {
@@ -140,6 +148,28 @@ std::map<std::string, long> build_and_run(const std::string& source, const std::
   return values;
 }
 
+// The values a probe program printed against one vendor's table, the memcpy kinds and the
+// properties buffer.
+void expect_table_matches(const std::map<std::string, long>& v, const rocmtpl::runtime::detail::attribute_ids& ids) {
+  const std::pair<const char*, int> attributes[] = {
+      {"max_threads_per_block", ids.max_threads_per_block},
+      {"max_shared_memory_per_block", ids.max_shared_memory_per_block},
+      {"max_shared_memory_per_block_optin", ids.max_shared_memory_per_block_optin},
+      {"warp_size", ids.warp_size},
+      {"clock_rate", ids.clock_rate},
+      {"multiprocessor_count", ids.multiprocessor_count},
+      {"l2_cache_size", ids.l2_cache_size},
+      {"compute_capability_major", ids.compute_capability_major},
+      {"compute_capability_minor", ids.compute_capability_minor}};
+  for (const auto& [name, value] : attributes) EXPECT_EQ(v.at(name), value) << name;
+  EXPECT_EQ(v.at("h2d"), rocmtpl::runtime::detail::memcpy_host_to_device);
+  EXPECT_EQ(v.at("d2h"), rocmtpl::runtime::detail::memcpy_device_to_host);
+  EXPECT_EQ(v.at("d2d"), rocmtpl::runtime::detail::memcpy_device_to_device);
+  EXPECT_EQ(v.at("success"), 0);
+  EXPECT_EQ(v.at("name_offset"), 0);
+  EXPECT_LE(v.at("prop_size"), static_cast<long>(rocmtpl::runtime::detail::device_prop_buffer_bytes));
+}
+
 TEST(GpuRuntimeLayout, CudaEnumeratorsMatchTheCudaHeaders) {
   const char* cuda = std::getenv("CUDA_PATH");
   const fs::path include = fs::path(cuda != nullptr ? cuda : "/usr/local/cuda") / "include";
@@ -164,22 +194,7 @@ int main() {
 )",
                                {"-I", include.string()});
   ASSERT_FALSE(v.empty());
-  namespace ca = rocmtpl::runtime::detail::cuda_attribute;
-  EXPECT_EQ(v.at("max_threads_per_block"), ca::max_threads_per_block);
-  EXPECT_EQ(v.at("max_shared_memory_per_block"), ca::max_shared_memory_per_block);
-  EXPECT_EQ(v.at("warp_size"), ca::warp_size);
-  EXPECT_EQ(v.at("clock_rate"), ca::clock_rate);
-  EXPECT_EQ(v.at("multiprocessor_count"), ca::multiprocessor_count);
-  EXPECT_EQ(v.at("l2_cache_size"), ca::l2_cache_size);
-  EXPECT_EQ(v.at("compute_capability_major"), ca::compute_capability_major);
-  EXPECT_EQ(v.at("compute_capability_minor"), ca::compute_capability_minor);
-  EXPECT_EQ(v.at("max_shared_memory_per_block_optin"), ca::max_shared_memory_per_block_optin);
-  EXPECT_EQ(v.at("h2d"), rocmtpl::runtime::detail::memcpy_host_to_device);
-  EXPECT_EQ(v.at("d2h"), rocmtpl::runtime::detail::memcpy_device_to_host);
-  EXPECT_EQ(v.at("d2d"), rocmtpl::runtime::detail::memcpy_device_to_device);
-  EXPECT_EQ(v.at("success"), 0);
-  EXPECT_EQ(v.at("name_offset"), 0);
-  EXPECT_LE(v.at("prop_size"), static_cast<long>(rocmtpl::runtime::detail::device_prop_buffer_bytes));
+  expect_table_matches(v, rocmtpl::runtime::detail::cuda_attributes);
 }
 
 TEST(GpuRuntimeLayout, HipEnumeratorsAndGcnArchNameOffsetMatchHip52Headers) {
@@ -199,7 +214,7 @@ int main() {
   std::printf("compute_capability_minor %d\n", (int)hipDeviceAttributeComputeCapabilityMinor);
   std::printf("multiprocessor_count %d\n", (int)hipDeviceAttributeMultiprocessorCount);
   std::printf("max_shared_memory_per_block %d\n", (int)hipDeviceAttributeMaxSharedMemoryPerBlock);
-  std::printf("shared_mem_per_block_optin %d\n", (int)hipDeviceAttributeSharedMemPerBlockOptin);
+  std::printf("max_shared_memory_per_block_optin %d\n", (int)hipDeviceAttributeSharedMemPerBlockOptin);
   std::printf("warp_size %d\n", (int)hipDeviceAttributeWarpSize);
   std::printf("h2d %d\nd2h %d\nd2d %d\nsuccess %d\n", (int)hipMemcpyHostToDevice, (int)hipMemcpyDeviceToHost,
               (int)hipMemcpyDeviceToDevice, (int)hipSuccess);
@@ -209,22 +224,7 @@ int main() {
 )",
                                {"-D__HIP_PLATFORM_AMD__", "-I", include.string()});
   ASSERT_FALSE(v.empty());
-  namespace ha = rocmtpl::runtime::detail::hip_attribute;
-  EXPECT_EQ(v.at("clock_rate"), ha::clock_rate);
-  EXPECT_EQ(v.at("l2_cache_size"), ha::l2_cache_size);
-  EXPECT_EQ(v.at("compute_capability_major"), ha::compute_capability_major);
-  EXPECT_EQ(v.at("max_threads_per_block"), ha::max_threads_per_block);
-  EXPECT_EQ(v.at("compute_capability_minor"), ha::compute_capability_minor);
-  EXPECT_EQ(v.at("multiprocessor_count"), ha::multiprocessor_count);
-  EXPECT_EQ(v.at("max_shared_memory_per_block"), ha::max_shared_memory_per_block);
-  EXPECT_EQ(v.at("shared_mem_per_block_optin"), ha::shared_mem_per_block_optin);
-  EXPECT_EQ(v.at("warp_size"), ha::warp_size);
-  EXPECT_EQ(v.at("h2d"), rocmtpl::runtime::detail::memcpy_host_to_device);
-  EXPECT_EQ(v.at("d2h"), rocmtpl::runtime::detail::memcpy_device_to_host);
-  EXPECT_EQ(v.at("d2d"), rocmtpl::runtime::detail::memcpy_device_to_device);
-  EXPECT_EQ(v.at("success"), 0);
-  EXPECT_EQ(v.at("name_offset"), 0);
-  EXPECT_LE(v.at("prop_size"), static_cast<long>(rocmtpl::runtime::detail::device_prop_buffer_bytes));
+  expect_table_matches(v, rocmtpl::runtime::detail::hip_attributes);
   if (v.at("hip_major") == 5) {
     EXPECT_EQ(v.at("gcn_arch_name_offset"), static_cast<long>(rocmtpl::runtime::detail::hip52_gcn_arch_name_offset));
   } else {

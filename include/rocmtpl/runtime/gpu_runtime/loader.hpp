@@ -122,24 +122,21 @@ class gpu_runtime {
       check(api_.device_get_attribute(&value, id, device), "DeviceGetAttribute", what);
       return value;
     };
-    namespace ca = detail::cuda_attribute;
-    namespace ha = detail::hip_attribute;
-    p.compute_units = attribute(nvidia ? ca::multiprocessor_count : ha::multiprocessor_count, "multiprocessor count");
-    p.warp_size = attribute(nvidia ? ca::warp_size : ha::warp_size, "warp size");
-    p.max_threads_per_block =
-        attribute(nvidia ? ca::max_threads_per_block : ha::max_threads_per_block, "max threads per block");
-    p.l2_cache_bytes = to_size(attribute(nvidia ? ca::l2_cache_size : ha::l2_cache_size, "L2 cache size"));
-    p.shared_memory_per_block = to_size(attribute(
-        nvidia ? ca::max_shared_memory_per_block : ha::max_shared_memory_per_block, "shared memory per block"));
+    const detail::attribute_ids& ids = detail::attributes_of(p.kind);
+    p.compute_units = attribute(ids.multiprocessor_count, "multiprocessor count");
+    p.warp_size = attribute(ids.warp_size, "warp size");
+    p.max_threads_per_block = attribute(ids.max_threads_per_block, "max threads per block");
+    p.l2_cache_bytes = to_size(attribute(ids.l2_cache_size, "L2 cache size"));
+    p.shared_memory_per_block = to_size(attribute(ids.max_shared_memory_per_block, "shared memory per block"));
     // Optional queries: HIP documents the opt-in limit as CUDA-only, CUDA 13 deprecates the clock.
     int value = 0;
-    const int optin_id = nvidia ? ca::max_shared_memory_per_block_optin : ha::shared_mem_per_block_optin;
+    const int optin_id = ids.max_shared_memory_per_block_optin;
     p.shared_memory_per_block_optin = api_.device_get_attribute(&value, optin_id, device) == 0 && value > 0
                                           ? to_size(value)
                                           : p.shared_memory_per_block;
     p.shared_memory_per_block_optin = std::max(p.shared_memory_per_block_optin, p.shared_memory_per_block);
     value = 0;
-    p.clock_khz = api_.device_get_attribute(&value, nvidia ? ca::clock_rate : ha::clock_rate, device) == 0 ? value : 0;
+    p.clock_khz = api_.device_get_attribute(&value, ids.clock_rate, device) == 0 ? value : 0;
     clear_last_error();
 
     std::vector<char> props(detail::device_prop_buffer_bytes, '\0');
@@ -152,8 +149,8 @@ class gpu_runtime {
       }
     }
     if (nvidia) {
-      const int major = attribute(ca::compute_capability_major, "compute capability major");
-      const int minor = attribute(ca::compute_capability_minor, "compute capability minor");
+      const int major = attribute(ids.compute_capability_major, "compute capability major");
+      const int minor = attribute(ids.compute_capability_minor, "compute capability minor");
       p.arch = "sm_" + std::to_string(major) + std::to_string(minor);
     } else if (!amd_arch_override_.empty()) {
       p.arch = detail::strip_arch_features(amd_arch_override_);

@@ -24,33 +24,46 @@ namespace rocmtpl::runtime {
 
 namespace detail {
 
+// The device attributes the loader queries, by their enumerator value in one vendor's runtime.
+struct attribute_ids {
+  int max_threads_per_block;
+  int max_shared_memory_per_block;
+  int max_shared_memory_per_block_optin;
+  int warp_size;
+  int clock_rate;
+  int multiprocessor_count;
+  int l2_cache_size;
+  int compute_capability_major;
+  int compute_capability_minor;
+};
+
 // cudaDeviceAttr enumerators (CUDA runtime API, stable since CUDA 9; checked against CUDA 13's
 // headers by test/runtime/gpu_runtime/vendor_api_test.cpp).
-namespace cuda_attribute {
-inline constexpr int max_threads_per_block = 1;
-inline constexpr int max_shared_memory_per_block = 8;
-inline constexpr int warp_size = 10;
-inline constexpr int clock_rate = 13;
-inline constexpr int multiprocessor_count = 16;
-inline constexpr int l2_cache_size = 38;
-inline constexpr int compute_capability_major = 75;
-inline constexpr int compute_capability_minor = 76;
-inline constexpr int max_shared_memory_per_block_optin = 97;
-}  // namespace cuda_attribute
+inline constexpr attribute_ids cuda_attributes{.max_threads_per_block = 1,
+                                               .max_shared_memory_per_block = 8,
+                                               .max_shared_memory_per_block_optin = 97,
+                                               .warp_size = 10,
+                                               .clock_rate = 13,
+                                               .multiprocessor_count = 16,
+                                               .l2_cache_size = 38,
+                                               .compute_capability_major = 75,
+                                               .compute_capability_minor = 76};
 
 // hipDeviceAttribute_t enumerators of HIP 5.2 (checked against Debian's headers by the test; later
 // ROCm releases keep the numbering, replacing removed entries with "Unused" placeholders).
-namespace hip_attribute {
-inline constexpr int clock_rate = 5;
-inline constexpr int l2_cache_size = 19;
-inline constexpr int compute_capability_major = 23;
-inline constexpr int max_threads_per_block = 56;
-inline constexpr int compute_capability_minor = 61;
-inline constexpr int multiprocessor_count = 63;
-inline constexpr int max_shared_memory_per_block = 74;
-inline constexpr int shared_mem_per_block_optin = 75;
-inline constexpr int warp_size = 87;
-}  // namespace hip_attribute
+inline constexpr attribute_ids hip_attributes{.max_threads_per_block = 56,
+                                              .max_shared_memory_per_block = 74,
+                                              .max_shared_memory_per_block_optin = 75,  // SharedMemPerBlockOptin
+                                              .warp_size = 87,
+                                              .clock_rate = 5,
+                                              .multiprocessor_count = 63,
+                                              .l2_cache_size = 19,
+                                              .compute_capability_major = 23,
+                                              .compute_capability_minor = 61};
+
+[[nodiscard]] constexpr const attribute_ids& attributes_of(platform kind) noexcept {
+  return kind == platform::nvidia ? cuda_attributes : hip_attributes;
+}
 
 // cudaMemcpyKind and hipMemcpyKind share their values.
 inline constexpr int memcpy_host_to_device = 1;
