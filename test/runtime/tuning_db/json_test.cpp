@@ -17,11 +17,11 @@
 namespace {
 
 using rocmtpl::invalid_argument_error;
+using rocmtpl::runtime::all_candidate_statuses;
 using rocmtpl::runtime::candidate_status;
 using rocmtpl::runtime::measurement;
 using rocmtpl::runtime::tuning_key;
 using rocmtpl::runtime::tuning_record;
-using rocmtpl::test::all_statuses;
 using rocmtpl::test::expect_same;
 using rocmtpl::test::make_key;
 using rocmtpl::test::make_measurement;
@@ -47,7 +47,7 @@ TEST(TuningDbJson, KeyWithAMissingFieldIsRefused) {
 }
 
 TEST(TuningDbJson, MeasurementRoundTripsEveryStatusAndField) {
-  for (auto status : all_statuses) {
+  for (auto status : all_candidate_statuses) {
     const auto m = make_measurement(std::string("c_") + std::string(rocmtpl::runtime::to_string(status)), 0.25, status);
     const nlohmann::json j = m;
     EXPECT_EQ(j.at("status"), std::string(rocmtpl::runtime::to_string(status)));  // by name, not number

@@ -16,14 +16,14 @@
 namespace {
 
 using rocmtpl::invalid_argument_error;
+using rocmtpl::runtime::all_candidate_statuses;
 using rocmtpl::runtime::candidate_status;
 using rocmtpl::runtime::tuning_key;
-using rocmtpl::test::all_statuses;
 using rocmtpl::test::make_key;
 
 TEST(CandidateStatus, NamesRoundTrip) {
   std::vector<std::string_view> names;
-  for (auto s : all_statuses) {
+  for (auto s : all_candidate_statuses) {
     EXPECT_EQ(rocmtpl::runtime::parse_candidate_status(rocmtpl::runtime::to_string(s)), s);
     names.push_back(rocmtpl::runtime::to_string(s));
   }

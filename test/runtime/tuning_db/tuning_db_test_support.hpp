@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -23,14 +22,6 @@ namespace rocmtpl::test {
 using runtime::candidate_status;
 using runtime::measurement;
 using runtime::tuning_key;
-
-inline constexpr std::array all_statuses{candidate_status::ok,
-                                         candidate_status::compile_failed,
-                                         candidate_status::launch_failed,
-                                         candidate_status::verify_failed,
-                                         candidate_status::crashed,
-                                         candidate_status::timed_out,
-                                         candidate_status::skipped};
 
 inline tuning_key make_key(std::string problem = "f16[4096,4096] x f16[4096,4096] -> f16", std::string tmpl = "gemm",
                            std::string runtime_args = "split_k=1") {

@@ -56,6 +56,17 @@ enum class candidate_status {
   skipped,         ///< Not tried (filtered out, or the search was cut short).
 };
 
+/// @brief Every candidate_status, in declaration order.
+inline constexpr std::array all_candidate_statuses{candidate_status::ok,
+                                                   candidate_status::compile_failed,
+                                                   candidate_status::launch_failed,
+                                                   candidate_status::verify_failed,
+                                                   candidate_status::crashed,
+                                                   candidate_status::timed_out,
+                                                   candidate_status::skipped};
+static_assert(all_candidate_statuses.size() == static_cast<std::size_t>(candidate_status::skipped) + 1,
+              "rocmtpl: candidate_status: a status is missing from all_candidate_statuses; add it");
+
 /// @brief The stable name of a status ("ok", "compile_failed", ...), as stored in the database.
 /// @param status The status.
 /// @return Its name.
@@ -77,14 +88,7 @@ enum class candidate_status {
 /// @return The status.
 /// @throws invalid_argument_error if @p name is not one of the names.
 [[nodiscard]] inline candidate_status parse_candidate_status(std::string_view name) {
-  constexpr std::array all{candidate_status::ok,
-                           candidate_status::compile_failed,
-                           candidate_status::launch_failed,
-                           candidate_status::verify_failed,
-                           candidate_status::crashed,
-                           candidate_status::timed_out,
-                           candidate_status::skipped};
-  for (auto status : all) {
+  for (auto status : all_candidate_statuses) {
     if (to_string(status) == name) return status;
   }
   throw invalid_argument_error(
