@@ -77,4 +77,25 @@ inline void expect_every_operation_refused(const runtime::gpu_runtime& rt) {
   EXPECT_EQ(host, 0);
 }
 
+#ifdef ROCMTPL_FAKE_CUDART
+// Options that load the fake CUDA runtime (test/runtime/gpu_runtime/fake_cudart.cpp): one device
+// whose memory is host memory.
+inline runtime::gpu_runtime_options fake_runtime_options() {
+  runtime::gpu_runtime_options options;
+  options.platform_choice = runtime::platform::nvidia;
+  options.nvidia_libraries = {ROCMTPL_FAKE_CUDART};
+  return options;
+}
+
+// How many of `what` ("streams_created", "frees", ...) the fake runtime has seen in this process.
+inline int fake_count(const char* what) {
+  void* lib = ::dlopen(ROCMTPL_FAKE_CUDART, RTLD_NOW | RTLD_NOLOAD);
+  if (lib == nullptr) return -1;
+  auto count = reinterpret_cast<int (*)(const char*)>(::dlsym(lib, "rocmtpl_fake_count"));
+  const int n = count != nullptr ? count(what) : -1;
+  ::dlclose(lib);
+  return n;
+}
+#endif
+
 }  // namespace rocmtpl::test

@@ -69,4 +69,78 @@ TEST(GpuHandles, WithoutAGpuEachHandleSaysWhatItCouldNotDo) {
   expect_refused([&] { event e(rt); }, "create an event");
 }
 
+// ---- with a device: the fake CUDA runtime -------------------------------------------------------
+
+using rocmtpl::test::fake_count;
+
+// Each handle is released exactly once: a moved-from handle releases nothing, and move assignment
+// releases what the target held.
+template <class Handle>
+void expect_released_once_across_moves(const char* created, const char* destroyed) {
+  const gpu_runtime rt(rocmtpl::test::fake_runtime_options());
+  ASSERT_TRUE(rt.available()) << rt.status();
+  const int created_before = fake_count(created);
+  const int destroyed_before = fake_count(destroyed);
+  {
+    Handle a(rt);
+    Handle b(rt);
+    void* const first = a.get();
+    ASSERT_NE(first, nullptr);
+    ASSERT_NE(b.get(), first);
+    Handle c(std::move(a));
+    EXPECT_EQ(a.get(), nullptr);  // NOLINT(bugprone-use-after-move): the moved-from state is specified
+    EXPECT_EQ(c.get(), first);
+    b = std::move(c);
+    EXPECT_EQ(fake_count(destroyed) - destroyed_before, 1) << "b's own handle is released by the assignment";
+    EXPECT_EQ(b.get(), first);
+  }
+  EXPECT_EQ(fake_count(created) - created_before, 2);
+  EXPECT_EQ(fake_count(destroyed) - destroyed_before, 2);
+}
+
+TEST(GpuHandlesWithFakeDevice, StreamsAreReleasedOnceAcrossMoves) {
+  expect_released_once_across_moves<stream>("streams_created", "streams_destroyed");
+}
+
+TEST(GpuHandlesWithFakeDevice, EventsAreReleasedOnceAcrossMoves) {
+  expect_released_once_across_moves<event>("events_created", "events_destroyed");
+}
+
+TEST(GpuHandlesWithFakeDevice, EventsTimeWorkOnAStream) {
+  const gpu_runtime rt(rocmtpl::test::fake_runtime_options());
+  ASSERT_TRUE(rt.available()) << rt.status();
+  const stream s(rt);
+  const event start(rt);
+  const event stop(rt);
+  start.record(s.get());
+  stop.record(s.get());
+  s.synchronize();
+  EXPECT_EQ(stop.elapsed_ms_since(start), 1.5F);
+}
+
+TEST(GpuHandlesWithFakeDevice, DeviceBufferCopiesRoundTripAndIsFreedOnce) {
+  const gpu_runtime rt(rocmtpl::test::fake_runtime_options());
+  ASSERT_TRUE(rt.available()) << rt.status();
+  const int frees_before = fake_count("frees");
+  {
+    device_buffer b(4 * sizeof(int), rt);
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b.size(), 4 * sizeof(int));
+    const int in[4] = {1, 2, 3, 4};
+    b.copy_from_host(in);
+    rt.memset(b.as<int>() + 2, 0, sizeof(int));
+    int out[4] = {};
+    b.copy_to_host(out);
+    EXPECT_EQ(out[0], 1);
+    EXPECT_EQ(out[1], 2);
+    EXPECT_EQ(out[2], 0);
+    EXPECT_EQ(out[3], 4);
+    EXPECT_THROW(b.copy_to_host(out, 5 * sizeof(int)), rocmtpl::out_of_range_error);
+    device_buffer moved(std::move(b));
+    EXPECT_FALSE(b);  // NOLINT(bugprone-use-after-move)
+    EXPECT_EQ(moved.size(), 4 * sizeof(int));
+  }
+  EXPECT_EQ(fake_count("frees") - frees_before, 1);
+}
+
 }  // namespace

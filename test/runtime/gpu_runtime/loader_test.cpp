@@ -156,4 +156,52 @@ TEST(GpuRuntime, AutoProbesEveryPlatformBeforeGivingUp) {
   }
 }
 
+// ---- with a device: the fake CUDA runtime -------------------------------------------------------
+
+TEST(GpuRuntimeWithFakeDevice, LoadsAndDescribesTheDeviceThroughTheAttributeTable) {
+  const gpu_runtime rt(rocmtpl::test::fake_runtime_options());
+  ASSERT_TRUE(rt.available()) << rt.status();
+  EXPECT_EQ(rt.kind(), platform::nvidia);
+  EXPECT_EQ(rt.library(), ROCMTPL_FAKE_CUDART);
+  EXPECT_EQ(rt.device_count(), 1);
+  EXPECT_EQ(rt.runtime_version(), 13000);
+  EXPECT_EQ(rt.status(), std::string("nvidia runtime ") + ROCMTPL_FAKE_CUDART + " (version 13000), 1 device");
+
+  const auto p = rt.properties(0);
+  const auto& ids = rocmtpl::runtime::detail::cuda_attributes;  // the fake answers enumerator * 10
+  EXPECT_EQ(p.name, "Fake GPU");
+  EXPECT_EQ(p.arch, "sm_90");
+  EXPECT_EQ(p.kind, platform::nvidia);
+  EXPECT_EQ(p.compute_units, 10 * ids.multiprocessor_count);
+  EXPECT_EQ(p.warp_size, 10 * ids.warp_size);
+  EXPECT_EQ(p.max_threads_per_block, 10 * ids.max_threads_per_block);
+  EXPECT_EQ(p.l2_cache_bytes, static_cast<std::size_t>(10 * ids.l2_cache_size));
+  EXPECT_EQ(p.shared_memory_per_block, static_cast<std::size_t>(10 * ids.max_shared_memory_per_block));
+  EXPECT_EQ(p.shared_memory_per_block_optin, static_cast<std::size_t>(10 * ids.max_shared_memory_per_block_optin));
+  EXPECT_EQ(p.clock_khz, 10 * ids.clock_rate);
+  EXPECT_EQ(p.total_memory, std::size_t{2} << 30);
+}
+
+TEST(GpuRuntimeWithFakeDevice, RuntimeErrorsNameTheCallAndTheRuntimesText) {
+  const gpu_runtime rt(rocmtpl::test::fake_runtime_options());
+  ASSERT_TRUE(rt.available()) << rt.status();
+  rt.set_device(0);
+  EXPECT_EQ(rt.current_device(), 0);
+  try {
+    rt.set_device(3);
+    FAIL() << "no error for device 3";
+  } catch (const rocmtpl::runtime::gpu_error& e) {
+    EXPECT_EQ(e.api(), "cudaSetDevice");
+    EXPECT_EQ(e.code(), 101);
+    EXPECT_STREQ(e.what(), "rocmtpl: gpu: cudaSetDevice failed: fake error [device 3] (error 101)");
+  }
+  try {
+    (void)rt.malloc(std::size_t{4} << 30);
+    FAIL() << "no error for 4 GiB";
+  } catch (const rocmtpl::runtime::gpu_error& e) {
+    EXPECT_STREQ(e.what(), "rocmtpl: gpu: cudaMalloc failed: out of memory [4294967296 bytes] (error 2)");
+  }
+  EXPECT_THROW((void)rt.properties(1), rocmtpl::runtime::gpu_error);
+}
+
 }  // namespace
