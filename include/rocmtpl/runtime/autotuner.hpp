@@ -645,8 +645,8 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 /// verifies it against the template's reference, and picks the fastest verified one. Without a
 /// GPU: compiles for `options.amd_archs`, reports resource usage, and says that benchmarking needs
 /// a GPU (report.gpu is false, nothing is stored).
-/// @throws compiler_not_found_error when no compiler exists for the platform.
 /// @throws invalid_argument_error when `ROCMTPL_PLATFORM` names no platform.
+/// @throws compiler_not_found_error when no compiler exists for the platform.
 template <class Policy>
 [[nodiscard]] autotune_report autotune(const rocm_template<Policy>& tpl, const size_hints& hints,
                                        const autotune_options& options = {}) {
