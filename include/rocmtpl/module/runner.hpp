@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/module/graph.hpp>
 
@@ -174,14 +175,13 @@ inline void write_runner_checks(indented_buffer& out, const module_source& m) {
 
 // The entry point's arguments: for a run and for the workspace query.
 struct runner_call_args {
-  std::string call;
-  std::string query;
+  std::vector<std::string> call;
+  std::vector<std::string> query;
 };
 
 // Allocates the tensors (rocmtpl_t<i>, inputs random, outputs zeroed); returns the call arguments.
 inline runner_call_args write_runner_tensors(indented_buffer& out, const module_source& m) {
   runner_call_args args;
-  auto add = [](std::string& s, const std::string& a) { s += (s.empty() ? "" : ", ") + a; };
   std::size_t index = 0;
   for (const auto* list : {&m.inputs, &m.outputs}) {
     const bool is_input = list == &m.inputs;
@@ -198,24 +198,25 @@ inline runner_call_args write_runner_tensors(indented_buffer& out, const module_
         out.writeline("if (!rocmtpl_runner::make_output(&" + dev + ", " + bytes + ")) return 1;");
       }
       const std::string type = std::string(storage_type(b.type())) + "*";
-      add(args.call, "static_cast<" + (is_input ? "const " + type : type) + ">(" + dev + ")");
-      add(args.query, "nullptr");
+      args.call.push_back("static_cast<" + (is_input ? "const " + type : type) + ">(" + dev + ")");
+      args.query.emplace_back("nullptr");
     }
   }
   for (const auto& s : m.size_args) {
-    add(args.call, s);
-    add(args.query, s);
+    args.call.push_back(s);
+    args.query.push_back(s);
   }
   return args;
 }
 
 // Queries and allocates the workspace, warms up, then times the runs with events.
 inline void write_runner_timing(indented_buffer& out, const module_source& m, const runner_call_args& args) {
-  const std::string& call_args = args.call;
-  const std::string& query_args = args.query;
+  auto query = args.query;
+  query.insert(query.end(), {"&rocmtpl_ws_bytes", "nullptr", "0"});
+  auto call = args.call;
+  call.insert(call.end(), {"nullptr", "static_cast<uint8_t*>(rocmtpl_ws)", "0"});
   out.writeline("size_t rocmtpl_ws_bytes = 0;");
-  out.writeline("int rocmtpl_status = " + m.name + "(" + query_args + (query_args.empty() ? "" : ", ") +
-                "&rocmtpl_ws_bytes, nullptr, 0);");
+  out.writeline("int rocmtpl_status = " + m.name + "(" + detail::join(query) + ");");
   out.splice(R"(
       if (rocmtpl_status != ROCMTPL_STATUS_OK) {
           std::fprintf(stderr, "rocmtpl runner: workspace query returned status %d\n", rocmtpl_status);
@@ -229,8 +230,7 @@ inline void write_runner_timing(indented_buffer& out, const module_source& m, co
           !rocmtpl_runner::ok(rocmtpl_runner::event_create(&rocmtpl_stop), "hipEventCreate")) return 1;
   )",
              true);
-  const std::string run = "rocmtpl_status = " + m.name + "(" + call_args + (call_args.empty() ? "" : ", ") +
-                          "nullptr, static_cast<uint8_t*>(rocmtpl_ws), 0);";
+  const std::string run = "rocmtpl_status = " + m.name + "(" + detail::join(call) + ");";
   out.writeline("for (int rocmtpl_i = 0; rocmtpl_i < 3 && rocmtpl_status == ROCMTPL_STATUS_OK; ++rocmtpl_i) " + run);
   out.writeline("if (!rocmtpl_runner::ok(hipDeviceSynchronize(), \"hipDeviceSynchronize\")) return 1;");
   out.writeline(
