@@ -107,6 +107,19 @@ TEST(ModuleEmitter, OneKernelOneEntryPointIncludesAtFileScope) {
   EXPECT_TRUE(m.notes.empty());  // copy nodes are no elementwise nodes: nothing was offered
 }
 
+TEST(ModuleEmitter, AModuleWithoutIntermediatesHasAnEmptyPlan) {
+  module_graph g("single");
+  g.add_input(buffer("x", rows8));
+  g.add_node("y", copy_node("x"));
+  g.add_output("y");
+  const auto m = emit_module(g);
+  EXPECT_TRUE(m.intermediates.empty());
+  EXPECT_TRUE(m.workspace.slots().empty());
+  EXPECT_EQ(m.workspace.evaluate({{"rows", 7}}).total, 0u);
+  EXPECT_TRUE(contains(m.source, "const size_t rocmtpl_scratch_offset = 0;"));
+  EXPECT_FALSE(contains(m.source, "rocmtpl_slot0"));
+}
+
 TEST(ModuleEmitter, RefusesBadOptionsAndGraphsWithoutOutputs) {
   module_options o;
   o.workspace_alignment = 48;
