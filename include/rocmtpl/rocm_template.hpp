@@ -2,38 +2,38 @@
 #pragma once
 
 /// @file
-/// @brief rocm_template: renders a kernel_template policy into choices (the reference's ROCmTemplate),
-/// and the umbrella header of the pure C++20 layer.
+/// @brief rocm_template: renders a kernel_template policy into choices (the reference's ROCmTemplate).
+///
+/// This is also the one include users need for the pure C++20 layer: it ends by including
+/// rocmtpl/rocmtpl.hpp, which gathers every pure-layer header (the templates, scheduling, modules).
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/concepts.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
-#include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/codegen/preamble.hpp>
 #include <rocmtpl/codegen/status.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
-#include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
-#include <rocmtpl/ir/dim.hpp>
-#include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/layout.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/ir/tensor_meta.hpp>
 #include <rocmtpl/rocm_benchmark_request.hpp>
 #include <rocmtpl/rocm_kernel.hpp>
 #include <rocmtpl/rocm_template_buffer.hpp>
-#include <rocmtpl/version.hpp>
 
 namespace rocmtpl {
 
@@ -75,9 +75,9 @@ class rocm_template {
       std::vector<int> expected(input_nodes_.size());
       std::iota(expected.begin(), expected.end(), 0);
       if (sorted != expected) {
-        std::string text;
-        for (auto i : *input_reorder_) text += (text.empty() ? "" : ", ") + std::to_string(i);
-        throw invalid_argument_error("rocmtpl: rocm_template: input_reorder [" + text +
+        std::vector<std::string> text;
+        for (auto i : *input_reorder_) text.push_back(std::to_string(i));
+        throw invalid_argument_error("rocmtpl: rocm_template: input_reorder [" + detail::join(text) +
                                      "] is not a permutation of the " + std::to_string(input_nodes_.size()) +
                                      " inputs");
       }
@@ -249,7 +249,6 @@ class rocm_template {
 
 }  // namespace rocmtpl
 
-#include <rocmtpl/templates/elementwise.hpp>
-#include <rocmtpl/templates/gemm.hpp>
-#include <rocmtpl/rocm_cpp_scheduling.hpp>
-#include <rocmtpl/module.hpp>
+// Everything else of the pure layer, so that this stays the one include users need. rocmtpl.hpp
+// includes this header again, which #pragma once skips.
+#include <rocmtpl/rocmtpl.hpp>  // IWYU pragma: export
