@@ -14,42 +14,40 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hopper_gemm.cuh"
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, \
-                   __LINE__, #x);                                                          \
-      std::exit(1);                                                                        \
-    }                                                                                      \
+#define CK(x)                                                                                               \
+  do {                                                                                                      \
+    cudaError_t e_ = (x);                                                                                   \
+    if (e_ != cudaSuccess) {                                                                                \
+      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #x); \
+      std::exit(1);                                                                                         \
+    }                                                                                                       \
   } while (0)
-#define CKB(x)                                                                    \
-  do {                                                                            \
-    cublasStatus_t s_ = (x);                                                      \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                            \
+#define CKB(x)                                                                         \
+  do {                                                                                 \
+    cublasStatus_t s_ = (x);                                                           \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
       std::fprintf(stderr, "cuBLAS error %d at %s:%d\n", int(s_), __FILE__, __LINE__); \
-      std::exit(1);                                                               \
-    }                                                                             \
+      std::exit(1);                                                                    \
+    }                                                                                  \
   } while (0)
 
 namespace {
 
-using encode_fn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                               const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                               const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                               CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+using encode_fn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                               const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                               CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
 encode_fn get_encode() {
   static encode_fn fn = nullptr;
   if (fn == nullptr) {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult q;
-    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                        &q));
+    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
     if (q != cudaDriverEntryPointSuccess || p == nullptr) {
       std::fprintf(stderr, "cuTensorMapEncodeTiled not found\n");
       std::exit(1);
@@ -66,10 +64,10 @@ CUtensorMap make_map(const void* base, bool bf16, uint64_t rows, uint64_t cols, 
   cuuint64_t strides[1] = {cols * 2};
   cuuint32_t box[2] = {64, box_rows};
   cuuint32_t estr[2] = {1, 1};
-  CUresult r = get_encode()(&m, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                            2, const_cast<void*>(base), dims, strides, box, estr,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  CUresult r =
+      get_encode()(&m, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                   const_cast<void*>(base), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     std::fprintf(stderr, "cuTensorMapEncodeTiled failed: %d\n", int(r));
     std::exit(1);
@@ -79,8 +77,7 @@ CUtensorMap make_map(const void* base, bool bf16, uint64_t rows, uint64_t cols, 
 
 template <class T>
 __global__ void fill_random(T* p, size_t n, uint32_t seed, float scale) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     uint32_t x = uint32_t(i) * 2654435761u ^ seed;
     x ^= x >> 16, x *= 0x7feb352du, x ^= x >> 15, x *= 0x846ca68bu, x ^= x >> 16;
     const float u = (x >> 8) * (1.0f / 16777216.0f) * 2.f - 1.f;
@@ -88,12 +85,16 @@ __global__ void fill_random(T* p, size_t n, uint32_t seed, float scale) {
   }
 }
 
+/// Reference epilogue on the fp32 cuBLAS product: y = act(alpha * y + beta * bias) + residual.
 template <class T>
-__global__ void bias_relu_ref(float* y, const T* bias, size_t m, size_t n, int relu) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < m * n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    float v = y[i] + (bias ? float(bias[i % n]) : 0.f);
-    y[i] = relu ? fmaxf(v, 0.f) : v;
+__global__ void epilogue_ref(float* y, const T* bias, int bias_along_m, const T* residual, float alpha, float beta,
+                             int activation, size_t m, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < m * n; i += size_t(gridDim.x) * blockDim.x) {
+    float v = alpha * y[i];
+    if (bias) v += beta * float(bias[bias_along_m ? i / n : i % n]);
+    v = hopper::activate(v, activation);
+    if (residual) v += float(residual[i]);
+    y[i] = v;
   }
 }
 
@@ -106,8 +107,7 @@ __global__ void compare(const T* y, const float* ref, size_t n, double* out) {
   __syncthreads();
   double mx = 0, mr = 0, se = 0, sr = 0;
   unsigned long long nb = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     const float v = float(y[i]);
     const double r = ref[i];
     if (!isfinite(v)) {
@@ -152,8 +152,7 @@ err_stats check(const T* y, const float* ref, size_t n, double* scratch) {
     mx = std::max(mx, h[b * 5]), mr = std::max(mr, h[b * 5 + 1]);
     se += h[b * 5 + 2], sr += h[b * 5 + 3], nb += h[b * 5 + 4];
   }
-  return {mx, mr, std::sqrt(se / std::max(sr, 1e-300)), mx / std::max(mr, 1e-300),
-          (long long)nb};
+  return {mx, mr, std::sqrt(se / std::max(sr, 1e-300)), mx / std::max(mr, 1e-300), (long long)nb};
 }
 
 template <class F>
@@ -175,45 +174,73 @@ double median_ms(F&& launch, int warmup, int reps) {
   return t[reps / 2];
 }
 
+/// Alternates single launches of `a` and `b` (each timed with its own event pair) so that both
+/// medians see the same clocks and temperature; returns {median a, median b}.
+template <class A, class B>
+std::pair<double, double> median_ms_paired(A&& a, B&& b, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i) a(), b();
+  CK(cudaDeviceSynchronize());
+  std::vector<cudaEvent_t> ev(4 * reps);
+  for (auto& e : ev) CK(cudaEventCreate(&e));
+  for (int i = 0; i < reps; ++i) {
+    CK(cudaEventRecord(ev[4 * i]));
+    a();
+    CK(cudaEventRecord(ev[4 * i + 1]));
+    b();
+    CK(cudaEventRecord(ev[4 * i + 2]));
+  }
+  CK(cudaDeviceSynchronize());
+  std::vector<float> ta(reps), tb(reps);
+  for (int i = 0; i < reps; ++i) {
+    CK(cudaEventElapsedTime(&ta[i], ev[4 * i], ev[4 * i + 1]));
+    CK(cudaEventElapsedTime(&tb[i], ev[4 * i + 1], ev[4 * i + 2]));
+  }
+  for (auto& e : ev) CK(cudaEventDestroy(e));
+  std::sort(ta.begin(), ta.end());
+  std::sort(tb.begin(), tb.end());
+  return {ta[reps / 2], tb[reps / 2]};
+}
+
+/// Group-M rasterization width in tiles (HOPPER_GROUP_M, default 8).
+int group_m() {
+  static const int g = std::getenv("HOPPER_GROUP_M") ? std::atoi(std::getenv("HOPPER_GROUP_M")) : 8;
+  return g > 0 ? g : 8;
+}
+
 template <class Cfg, class T>
 struct runner {
   static const char* name() {
     static char buf[96];
-    std::snprintf(buf, sizeof buf, "%dx%dx64 s%d c%d", Cfg::bm, Cfg::bn, Cfg::stages,
-                  Cfg::cluster_m);
+    std::snprintf(buf, sizeof buf, "%dx%dx64 s%d c%d%s", Cfg::bm, Cfg::bn, Cfg::stages, Cfg::cluster_m,
+                  Cfg::pingpong ? " pp" : "");
     return buf;
   }
   static int grid(int m, int n, int sms) {
     auto kern = hopper::gemm_kernel<Cfg, T>;
-    const int tiles = ((m + Cfg::bm * Cfg::cluster_m - 1) / (Cfg::bm * Cfg::cluster_m)) *
-                      ((n + Cfg::bn - 1) / Cfg::bn);
+    const int tiles = ((m + Cfg::bm * Cfg::cluster_m - 1) / (Cfg::bm * Cfg::cluster_m)) * ((n + Cfg::bn - 1) / Cfg::bn);
     int clusters = sms / Cfg::cluster_m;
     if (Cfg::cluster_m > 1) {
       cudaLaunchConfig_t lc = {};
       cudaLaunchAttribute at[1];
       at[0].id = cudaLaunchAttributeClusterDimension;
-      at[0].val.clusterDim.x = Cfg::cluster_m, at[0].val.clusterDim.y = 1,
-      at[0].val.clusterDim.z = 1;
+      at[0].val.clusterDim.x = Cfg::cluster_m, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
       lc.gridDim = dim3(Cfg::cluster_m * clusters), lc.blockDim = dim3(Cfg::threads);
       lc.dynamicSmemBytes = Cfg::smem_bytes, lc.attrs = at, lc.numAttrs = 1;
       CK(cudaOccupancyMaxActiveClusters(&clusters, kern, &lc));
     }
     return std::min(tiles, clusters) * Cfg::cluster_m;
   }
-  static void launch(const CUtensorMap& mx, const CUtensorMap& mw, const hopper::problem& p,
-                     int grid_ctas) {
+  static void launch(const CUtensorMap& mx, const CUtensorMap& mw, const hopper::problem& p, int grid_ctas) {
     cudaLaunchConfig_t lc = {};
     cudaLaunchAttribute at[1];
     at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = Cfg::cluster_m, at[0].val.clusterDim.y = 1,
-    at[0].val.clusterDim.z = 1;
+    at[0].val.clusterDim.x = Cfg::cluster_m, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
     lc.gridDim = dim3(grid_ctas), lc.blockDim = dim3(Cfg::threads);
     lc.dynamicSmemBytes = Cfg::smem_bytes, lc.attrs = at, lc.numAttrs = Cfg::cluster_m > 1 ? 1 : 0;
-    CK(cudaLaunchKernelEx(&lc, hopper::gemm_kernel<Cfg, T>, mx, mw, p, 8));
+    CK(cudaLaunchKernelEx(&lc, hopper::gemm_kernel<Cfg, T>, mx, mw, p, group_m()));
   }
   static void setup() {
-    CK(cudaFuncSetAttribute(hopper::gemm_kernel<Cfg, T>,
-                            cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes));
+    CK(cudaFuncSetAttribute(hopper::gemm_kernel<Cfg, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes));
   }
 };
 
@@ -237,15 +264,39 @@ struct dtype_info<__nv_bfloat16> {
 struct row {
   std::string dtype, cfg;
   shape s;
-  double ms, tflops, cublas_ms, cublas_tflops, rel_norm, max_rel, rel_norm_epi;
+  double ms, tflops, cublas_ms, cublas_tflops, rel_norm, max_rel, rel_norm_epi, rel_norm_all;
   long long nonfinite;
+  double ms_epi;  ///< with bias + relu fused
 };
 std::vector<row> g_rows;
 
-template <class T, class Cfg>
-void run_cfg(cublasHandle_t h, const shape& s, T* x, T* w, T* bias, T* y, float* ref,
-             float* ref_epi, double* scratch, double cublas_ms, int sms, int reps) {
+/// Poisons Y with NaN, runs once, compares with the reference.
+template <class R, class T>
+err_stats run_check(const CUtensorMap& mx, const CUtensorMap& mw, const hopper::problem& p, int grid, T* y,
+                    const float* ref, size_t mn, double* scratch) {
+  CK(cudaMemset(y, 0xFF, mn * sizeof(T)));
+  R::launch(mx, mw, p, grid);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  return check(y, ref, mn, scratch);
+}
+
+template <class T, class Cfg, class Cublas>
+void run_cfg(const shape& s, T* x, T* w, T* bias, T* bias_m, T* residual, T* y, float* ref, float* ref_epi,
+             float* ref_x, double* scratch, const Cublas& cublas, int sms, int reps) {
   using R = runner<Cfg, T>;
+  // HOPPER_ONLY / HOPPER_SKIP: run only / skip the configurations whose name contains the text.
+  const char* only = std::getenv("HOPPER_ONLY");
+  const char* skip = std::getenv("HOPPER_SKIP");
+  if ((only && !std::strstr(R::name(), only)) || (skip && *skip && std::strstr(R::name(), skip))) {
+    return;
+  }
+  if (s.k % 8 != 0 || s.n % 8 != 0) {
+    // TMA needs 16-byte row pitches, the epilogue 8-element column groups.
+    std::printf("%-5s %5dx%5dx%5d %-18s unsupported: K and N must be multiples of 8\n", dtype_info<T>::name, s.m, s.n,
+                s.k, R::name());
+    return;
+  }
   R::setup();
   const bool bf = std::is_same_v<T, __nv_bfloat16>;
   const CUtensorMap mx = make_map(x, bf, s.m, s.k, Cfg::bm);
@@ -253,29 +304,41 @@ void run_cfg(cublasHandle_t h, const shape& s, T* x, T* w, T* bias, T* y, float*
   const int grid = R::grid(s.m, s.n, sms);
   const size_t mn = size_t(s.m) * s.n;
   // Plain product: poison, run, check against cuBLAS fp32.
-  hopper::problem p{s.m, s.n, s.k, nullptr, 0, y};
-  CK(cudaMemset(y, 0xFF, mn * sizeof(T)));
-  R::launch(mx, mw, p, grid);
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  err_stats e = check(y, ref, mn, scratch);
-  // Fused bias + relu.
-  hopper::problem pe{s.m, s.n, s.k, bias, 1, y};
-  CK(cudaMemset(y, 0xFF, mn * sizeof(T)));
-  R::launch(mx, mw, pe, grid);
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  err_stats ee = check(y, ref_epi, mn, scratch);
-  const double ms = median_ms([&] { R::launch(mx, mw, p, grid); }, 5, reps);
+  hopper::problem p{};
+  p.m = s.m, p.n = s.n, p.k = s.k, p.y = y;
+  err_stats e = run_check<R>(mx, mw, p, grid, y, ref, mn, scratch);
+  // Fused bias along N + relu (the README's main job): checked and timed.
+  hopper::problem pe = p;
+  pe.bias = bias, pe.activation = int(hopper::act::relu);
+  err_stats ee = run_check<R>(mx, mw, pe, grid, y, ref_epi, mn, scratch);
+  // Every other epilogue piece once: alpha, beta, bias along M, gelu, residual (checked only).
+  hopper::problem px = p;
+  px.bias = bias_m, px.bias_along_m = 1, px.residual = residual, px.alpha = 0.5f, px.beta = 2.f;
+  px.activation = int(hopper::act::gelu);
+  err_stats ex = run_check<R>(mx, mw, px, grid, y, ref_x, mn, scratch);
+  // Ours and cuBLAS alternate launch by launch: the ratio is taken under the same clocks.
+  const auto [ms, cublas_ms] = median_ms_paired([&] { R::launch(mx, mw, p, grid); }, cublas, 5, reps);
+  const double ms_epi = median_ms([&] { R::launch(mx, mw, pe, grid); }, 5, reps);
   CK(cudaGetLastError());
   const double fl = 2.0 * s.m * s.n * double(s.k);
-  row r{dtype_info<T>::name, R::name(), s, ms, fl / ms * 1e-9, cublas_ms, fl / cublas_ms * 1e-9,
-        e.rel_norm, e.max_rel, ee.rel_norm, e.nonfinite + ee.nonfinite};
-  std::printf("%-5s %5dx%5dx%5d %-18s grid %3d  %.4f ms %6.1f TF/s | cuBLAS %.4f ms %6.1f TF/s"
-              " | %.3fx | err rel_norm %.2e max_rel %.2e epi %.2e nonfinite %lld\n",
-              r.dtype.c_str(), s.m, s.n, s.k, r.cfg.c_str(), grid, ms, r.tflops, cublas_ms,
-              r.cublas_tflops, r.tflops / r.cublas_tflops, e.rel_norm, e.max_rel, ee.rel_norm,
-              r.nonfinite);
+  row r{dtype_info<T>::name,
+        R::name(),
+        s,
+        ms,
+        fl / ms * 1e-9,
+        cublas_ms,
+        fl / cublas_ms * 1e-9,
+        e.rel_norm,
+        e.max_rel,
+        ee.rel_norm,
+        ex.rel_norm,
+        e.nonfinite + ee.nonfinite + ex.nonfinite,
+        ms_epi};
+  std::printf(
+      "%-5s %5dx%5dx%5d %-18s grid %3d  %.4f ms (bias+relu %.4f) %6.1f TF/s | cuBLAS %.4f ms %6.1f TF/s"
+      " | %.3fx | err rel_norm %.2e max_rel %.2e bias+relu %.2e all-epilogue %.2e nonfinite %lld\n",
+      r.dtype.c_str(), s.m, s.n, s.k, r.cfg.c_str(), grid, ms, ms_epi, r.tflops, cublas_ms, r.cublas_tflops,
+      r.tflops / r.cublas_tflops, e.rel_norm, e.max_rel, ee.rel_norm, ex.rel_norm, r.nonfinite);
   std::fflush(stdout);
   g_rows.push_back(r);
 }
@@ -283,84 +346,100 @@ void run_cfg(cublasHandle_t h, const shape& s, T* x, T* w, T* bias, T* y, float*
 template <class T, class... Cfgs>
 void run_shape(cublasHandle_t h, const shape& s, int sms, int reps, uint32_t seed) {
   const size_t mk = size_t(s.m) * s.k, kn = size_t(s.k) * s.n, mn = size_t(s.m) * s.n;
-  T *x, *w, *bias, *y;
-  float *ref, *ref_epi;
+  T *x, *w, *bias, *bias_m, *residual, *y;
+  float *ref, *ref_epi, *ref_x;
   double* scratch;
   CK(cudaMalloc(&x, mk * sizeof(T)));
   CK(cudaMalloc(&w, kn * sizeof(T)));
   CK(cudaMalloc(&bias, s.n * sizeof(T)));
+  CK(cudaMalloc(&bias_m, s.m * sizeof(T)));
+  CK(cudaMalloc(&residual, mn * sizeof(T)));
   CK(cudaMalloc(&y, mn * sizeof(T)));
   CK(cudaMalloc(&ref, mn * sizeof(float)));
   CK(cudaMalloc(&ref_epi, mn * sizeof(float)));
+  CK(cudaMalloc(&ref_x, mn * sizeof(float)));
   CK(cudaMalloc(&scratch, 1024 * 5 * sizeof(double)));
   fill_random<T><<<1024, 256>>>(x, mk, seed, 1.f);
   fill_random<T><<<1024, 256>>>(w, kn, seed * 7 + 1, 1.f);
   fill_random<T><<<64, 256>>>(bias, s.n, seed * 13 + 5, 4.f);
+  fill_random<T><<<64, 256>>>(bias_m, s.m, seed * 17 + 3, 4.f);
+  fill_random<T><<<1024, 256>>>(residual, mn, seed * 19 + 7, 8.f);
   CK(cudaGetLastError());
   // Row-major Y = X W  <=>  column-major Y^T = W^T X^T: cuBLAS m=N, n=M, A=W (ld N), B=X (ld K).
   const float one = 1.f, zero = 0.f;
-  CKB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, w, dtype_info<T>::cuda, s.n,
-                   x, dtype_info<T>::cuda, s.k, &zero, ref, CUDA_R_32F, s.n, CUBLAS_COMPUTE_32F,
-                   CUBLAS_GEMM_DEFAULT));
+  CKB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, w, dtype_info<T>::cuda, s.n, x,
+                   dtype_info<T>::cuda, s.k, &zero, ref, CUDA_R_32F, s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   CK(cudaMemcpy(ref_epi, ref, mn * sizeof(float), cudaMemcpyDeviceToDevice));
-  bias_relu_ref<T><<<1024, 256>>>(ref_epi, bias, s.m, s.n, 1);
+  CK(cudaMemcpy(ref_x, ref, mn * sizeof(float), cudaMemcpyDeviceToDevice));
+  epilogue_ref<T><<<1024, 256>>>(ref_epi, bias, 0, (const T*)nullptr, 1.f, 1.f, int(hopper::act::relu), s.m, s.n);
+  epilogue_ref<T><<<1024, 256>>>(ref_x, bias_m, 1, residual, 0.5f, 2.f, int(hopper::act::gelu), s.m, s.n);
   CK(cudaGetLastError());
-  const double cublas_ms = median_ms(
-      [&] {
-        CKB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, w,
-                         dtype_info<T>::cuda, s.n, x, dtype_info<T>::cuda, s.k, &zero, y,
-                         dtype_info<T>::cuda, s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-      },
-      5, reps);
-  (run_cfg<T, Cfgs>(h, s, x, w, bias, y, ref, ref_epi, scratch, cublas_ms, sms, reps), ...);
+  // cuBLAS writes its own buffer so that it never overwrites ours between check and timing.
+  T* yc;
+  CK(cudaMalloc(&yc, mn * sizeof(T)));
+  auto cublas = [&] {
+    CKB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, w, dtype_info<T>::cuda, s.n, x,
+                     dtype_info<T>::cuda, s.k, &zero, yc, dtype_info<T>::cuda, s.n, CUBLAS_COMPUTE_32F,
+                     CUBLAS_GEMM_DEFAULT));
+  };
+  (run_cfg<T, Cfgs>(s, x, w, bias, bias_m, residual, y, ref, ref_epi, ref_x, scratch, cublas, sms, reps), ...);
+  CK(cudaFree(yc));
   CK(cudaFree(x));
   CK(cudaFree(w));
   CK(cudaFree(bias));
   CK(cudaFree(y));
   CK(cudaFree(ref));
   CK(cudaFree(ref_epi));
+  CK(cudaFree(ref_x));
+  CK(cudaFree(bias_m));
+  CK(cudaFree(residual));
   CK(cudaFree(scratch));
 }
 
 // The configurations measured; add or remove here.
 using cfg_a = hopper::config<128, 256, 4, 1>;
 using cfg_b = hopper::config<128, 256, 4, 2>;
-using cfg_c = hopper::config<256, 128, 4, 2>;
+using cfg_c = hopper::config<128, 128, 6, 1, true>;
+using cfg_f = hopper::config<128, 64, 8, 1>;
+// Measured and dropped from the default table (slower everywhere, see NOTES.md):
+//   hopper::config<128, 128, 6, 2, true>, hopper::config<64, 256, 5, 2, true>.
 
 template <class T>
 void run_all(cublasHandle_t h, const std::vector<shape>& shapes, int sms, int reps) {
   uint32_t seed = 12345;
-  for (const shape& s : shapes) run_shape<T, cfg_a, cfg_b, cfg_c>(h, s, sms, reps, seed += 101);
+  for (const shape& s : shapes) run_shape<T, cfg_a, cfg_b, cfg_f, cfg_c>(h, s, sms, reps, seed += 101);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<shape> shapes;
-  int reps = 30;
+  int reps = 40;
   if (argc >= 4) {
     shapes.push_back({std::atoi(argv[1]), std::atoi(argv[2]), std::atoi(argv[3])});
   } else {
-    shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {8192, 1024, 8192}};
+    // The seven shapes of issue 10, then partial tiles in M, N and K (1000x3000x712) and a
+    // skinny one (64x8192x8192) that this kernel is not meant for.
+    shapes = {{4096, 4096, 4096},  {8192, 8192, 8192}, {8192, 1024, 8192}, {1024, 1024, 1024}, {2048, 2048, 2048},
+              {4096, 11008, 4096}, {1000, 3000, 700},  {1000, 3000, 712},  {64, 8192, 8192}};
   }
   const char* only = std::getenv("HOPPER_DTYPE");
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device %s, %d SMs, L2 %d MB, smem/block optin %zu\n", prop.name,
-              prop.multiProcessorCount, prop.l2CacheSize >> 20, prop.sharedMemPerBlockOptin);
+  std::printf("device %s, %d SMs, L2 %d MB, smem/block optin %zu\n", prop.name, prop.multiProcessorCount,
+              prop.l2CacheSize >> 20, prop.sharedMemPerBlockOptin);
   cublasHandle_t h;
   CKB(cublasCreate(&h));
   if (!only || std::strcmp(only, "fp16") == 0) run_all<__half>(h, shapes, prop.multiProcessorCount, reps);
-  if (!only || std::strcmp(only, "bf16") == 0)
-    run_all<__nv_bfloat16>(h, shapes, prop.multiProcessorCount, reps);
-  std::printf("\n%-5s %-16s %-18s %9s %9s %7s %9s %9s\n", "dtype", "shape", "config", "TF/s",
-              "cuBLAS", "ratio", "rel_norm", "max_rel");
+  if (!only || std::strcmp(only, "bf16") == 0) run_all<__nv_bfloat16>(h, shapes, prop.multiProcessorCount, reps);
+  std::printf("\n%-5s %-16s %-18s %7s %7s %6s %8s %8s %8s %8s %8s %8s\n", "dtype", "shape", "config", "TF/s", "cuBLAS",
+              "ratio", "ms", "ms_epi", "rel_norm", "max_rel", "err_epi", "err_all");
   for (const row& r : g_rows) {
     char sh[32];
     std::snprintf(sh, sizeof sh, "%dx%dx%d", r.s.m, r.s.n, r.s.k);
-    std::printf("%-5s %-16s %-18s %9.1f %9.1f %7.3f %9.2e %9.2e%s\n", r.dtype.c_str(), sh,
-                r.cfg.c_str(), r.tflops, r.cublas_tflops, r.tflops / r.cublas_tflops, r.rel_norm,
-                r.max_rel, r.nonfinite ? " NONFINITE" : "");
+    std::printf("%-5s %-16s %-18s %7.1f %7.1f %6.3f %8.4f %8.4f %8.2e %8.2e %8.2e %8.2e%s\n", r.dtype.c_str(), sh,
+                r.cfg.c_str(), r.tflops, r.cublas_tflops, r.tflops / r.cublas_tflops, r.ms, r.ms_epi, r.rel_norm,
+                r.max_rel, r.rel_norm_epi, r.rel_norm_all, r.nonfinite ? " NONFINITE" : "");
   }
   CKB(cublasDestroy(h));
   return 0;

@@ -40,14 +40,14 @@ __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
 }
 
 __device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-               : "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
 }
 
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   uint32_t done = 0;
 #if HOPPER_WATCHDOG
   uint32_t spins = 0;
+  uint64_t start = 0;
 #endif
   do {
     asm volatile(
@@ -57,25 +57,31 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
         : "r"(bar), "r"(parity)
         : "memory");
 #if HOPPER_WATCHDOG
-    if (++spins == (1u << 30)) __trap();  // a lost arrival: fail instead of hanging
+    if (!done && (++spins & 0x3FFu) == 0) {  // a lost arrival: fail after 2 s, do not hang
+      uint64_t now;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      if (start == 0)
+        start = now;
+      else if (now - start > 2000000000ull)
+        __trap();
+    }
 #endif
   } while (!done);
 }
 
-/// Arrive on the barrier at the same shared-memory offset in CTA `cta` of the cluster.
+/// Arrive on the barrier at the same shared-memory offset in CTA `cta` of the cluster
+/// (default .release.cta semantics: what is released is the wgmma reads, already complete).
 __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
   uint32_t remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(bar), "r"(cta));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
-               : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
 }
 
 __device__ __forceinline__ void mbar_arrive_local(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
-                                            int c0, int c1) {
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%3, %4}], [%2];" ::"r"(dst),
@@ -83,9 +89,8 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
       : "memory");
 }
 
-__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map,
-                                                      uint32_t bar, int c0, int c1,
-                                                      uint16_t mask) {
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0,
+                                                      int c1, uint16_t mask) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
       ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(dst),
@@ -112,12 +117,8 @@ __device__ __forceinline__ void regs_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
 }
 
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
@@ -125,38 +126,65 @@ __device__ __forceinline__ void wgmma_wait() {
 
 /// Shared-memory matrix descriptor, 128-byte swizzle (layout type 1 in bits 62-63).
 __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
-  return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) |
-         (static_cast<uint64_t>(lbo >> 4) << 16) | (static_cast<uint64_t>(sbo >> 4) << 32) |
-         (1ull << 62);
+  return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) |
+         (static_cast<uint64_t>(sbo >> 4) << 32) | (1ull << 62);
 }
 
 template <int N, bool Bf16>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t a, uint64_t b, int scale_d) {
   if constexpr (N == 256) {
-    if constexpr (Bf16) wgmma_m64n256k16_bf16(d, a, b, scale_d);
-    else wgmma_m64n256k16_f16(d, a, b, scale_d);
+    if constexpr (Bf16)
+      wgmma_m64n256k16_bf16(d, a, b, scale_d);
+    else
+      wgmma_m64n256k16_f16(d, a, b, scale_d);
   } else if constexpr (N == 192) {
-    if constexpr (Bf16) wgmma_m64n192k16_bf16(d, a, b, scale_d);
-    else wgmma_m64n192k16_f16(d, a, b, scale_d);
+    if constexpr (Bf16)
+      wgmma_m64n192k16_bf16(d, a, b, scale_d);
+    else
+      wgmma_m64n192k16_f16(d, a, b, scale_d);
+  } else if constexpr (N == 128) {
+    if constexpr (Bf16)
+      wgmma_m64n128k16_bf16(d, a, b, scale_d);
+    else
+      wgmma_m64n128k16_f16(d, a, b, scale_d);
   } else {
-    static_assert(N == 128, "BN must be 128, 192 or 256");
-    if constexpr (Bf16) wgmma_m64n128k16_bf16(d, a, b, scale_d);
-    else wgmma_m64n128k16_f16(d, a, b, scale_d);
+    static_assert(N == 64, "BN must be 64, 128, 192 or 256");
+    if constexpr (Bf16)
+      wgmma_m64n64k16_bf16(d, a, b, scale_d);
+    else
+      wgmma_m64n64k16_f16(d, a, b, scale_d);
+  }
+}
+
+/// Hands a stage back: one arrival on its empty barrier in every CTA of the cluster.
+template <int ClusterM>
+__device__ __forceinline__ void release(uint32_t bar, uint32_t rank) {
+  mbar_arrive_local(bar);
+#pragma unroll
+  for (int r = 0; r < ClusterM; ++r) {
+    if (r != static_cast<int>(rank)) mbar_arrive_cluster(bar, r);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
 // ---------------------------------------------------------------------------------------------
-template <int BM_, int BN_, int Stages_, int ClusterM_>
+/// BM_ x BN_ is one tile of the schedule (what the producer loads per k-block).
+/// Cooperative (PingPong_ false): both consumer warpgroups work on each tile, BM_/2 rows each.
+/// Ping-pong (PingPong_ true): the consumers take alternate tiles, BM_ rows each, so that one
+/// warpgroup's epilogue overlaps the other's main loop.
+template <int BM_, int BN_, int Stages_, int ClusterM_, bool PingPong_ = false>
 struct config {
-  static constexpr int bm = BM_;                 ///< rows of Y per CTA (2 consumers x mi x 64)
-  static constexpr int bn = BN_;                 ///< columns of Y per CTA, one wgmma N
-  static constexpr int bk = 64;                  ///< 64 x 16-bit = one 128-byte swizzle row
+  static constexpr int bm = BM_;  ///< rows of Y per tile
+  static constexpr int bn = BN_;  ///< columns of Y per tile, one wgmma N
+  static constexpr int bk = 64;   ///< 64 x 16-bit = one 128-byte swizzle row
   static constexpr int stages = Stages_;
-  static constexpr int cluster_m = ClusterM_;    ///< CTAs along M sharing the W tile
+  static constexpr int cluster_m = ClusterM_;  ///< CTAs along M sharing the W tile
+  static constexpr bool pingpong = PingPong_;
   static constexpr int consumers = 2;
-  static constexpr int mi = bm / (64 * consumers);  ///< m64 blocks per consumer warpgroup
+  static constexpr int wg_rows = pingpong ? bm : bm / consumers;  ///< rows per consumer
+  static constexpr int mi = wg_rows / 64;                         ///< m64 blocks per consumer warpgroup
+  static constexpr int releasers = pingpong ? 1 : consumers;      ///< warpgroups freeing a stage
   static constexpr int threads = 128 * (consumers + 1);
   static constexpr int a_bytes = bm * bk * 2;
   static constexpr int b_chunk_bytes = 64 * bk * 2;  ///< one 64-column slab of W: 8 KB
@@ -165,22 +193,31 @@ struct config {
   static constexpr int stage_bytes = a_bytes + b_bytes;
   static constexpr int epi_row = 72;  ///< staged row: 64 values + 8 pad (144 B: no conflicts)
   static constexpr int epi_bytes = consumers * 4 * 16 * epi_row * 2;
-  static constexpr int smem_bytes = 1024 + stages * stage_bytes + epi_bytes + 2 * stages * 8;
-  static_assert(mi >= 1 && bm == 64 * consumers * mi, "bm must be 128 or 256");
+  static constexpr int smem_bytes = 1024 + stages * stage_bytes + epi_bytes + 2 * stages * 8 + 16;
+  static_assert(mi >= 1 && wg_rows == 64 * mi, "rows per consumer must be a multiple of 64");
+  static_assert(bm <= 256, "one TMA box holds at most 256 rows");
+  static_assert(mi * bn / 2 + bn / 8 <= 176, "accumulators + bias over the register budget");
   static_assert(bn % 64 == 0, "bn must be a multiple of 64");
   static_assert(smem_bytes <= 232448, "shared memory over the 227 KB a block may have");
 };
 
+/// Elementwise function applied after the bias (the library's `activation`, same formulas).
+enum class act : int { none = 0, relu = 1, gelu = 2, silu = 3, sigmoid = 4 };
+
+/// One GEMM: Y = act(alpha * X @ W + beta * Bias) + Residual, everything row-major, T = the input
+/// and output type. Bias runs along N (T[N]) or along M (T[M]); Residual is T[M, N].
 struct problem {
   int m, n, k;
-  const void* bias;  ///< nullptr: no bias
-  int relu;
-  void* y;
+  const void* bias = nullptr;      ///< nullptr: no bias
+  int bias_along_m = 0;            ///< 0: Bias[N], 1: Bias[M]
+  const void* residual = nullptr;  ///< nullptr: none; added after the activation
+  float alpha = 1.f, beta = 1.f;
+  int activation = 0;  ///< an `act`
+  void* y = nullptr;
 };
 
 /// Tile t of the static schedule -> (m block of the cluster, n block), group-M rasterized.
-__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int group_m,
-                                            int& tm, int& tn) {
+__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int group_m, int& tm, int& tn) {
   const int per_group = group_m * tiles_n;
   const int g = t / per_group;
   const int first_m = g * group_m;
@@ -205,36 +242,84 @@ __device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float a, float b) {
 template <class T>
 __device__ __forceinline__ float to_f32(T v);
 template <>
-__device__ __forceinline__ float to_f32<__half>(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f32<__half>(__half v) {
+  return __half2float(v);
+}
 template <>
 __device__ __forceinline__ float to_f32<__nv_bfloat16>(__nv_bfloat16 v) {
   return __bfloat162float(v);
 }
 
-/// Writes one consumer warp's 16 rows x bn columns of accumulators: bias, relu, cast, then
-/// through a 16 x 64 staging tile so that the global stores are 16 bytes and coalesced.
+__device__ __forceinline__ float activate(float v, int a) {
+  switch (a) {
+    case 1: return fmaxf(v, 0.f);
+    case 2: return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
+    case 3: return v / (1.f + expf(-v));
+    case 4: return 1.f / (1.f + expf(-v));
+    default: return v;
+  }
+}
+
+/// Bias values one consumer thread needs for a tile, loaded when the tile starts so that their
+/// latency hides behind the main loop: pairs of columns n0 + 8j + 2(lane%4) (+1) for a bias
+/// along N, or rows (lane/4) and (lane/4 + 8) of each of its m64 blocks for a bias along M.
 template <class Cfg, class T>
-__device__ __forceinline__ void epilogue_m64(const float (&d)[Cfg::bn / 2], T* stage,
-                                             const problem& p, int row0, int col0, int lane) {
-  const T* bias = static_cast<const T*>(p.bias);
+struct tile_bias {
+  uint32_t n2[Cfg::bn / 8];
+  float m[Cfg::mi][2];
+
+  __device__ __forceinline__ void load(const problem& p, int row0, int n0, int lane) {
+    const T* bias = static_cast<const T*>(p.bias);
+#pragma unroll
+    for (int j = 0; j < Cfg::bn / 8; ++j) {
+      const int gcol = n0 + 8 * j + (lane % 4) * 2;
+      n2[j] = (bias != nullptr && !p.bias_along_m && gcol < p.n)
+                  ? __ldg(reinterpret_cast<const unsigned int*>(bias + gcol))
+                  : 0u;
+    }
+#pragma unroll
+    for (int i = 0; i < Cfg::mi; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int grow = row0 + i * 64 + lane / 4 + 8 * h;
+        m[i][h] = (bias != nullptr && p.bias_along_m && grow < p.m) ? to_f32<T>(bias[grow]) : 0.f;
+      }
+    }
+  }
+};
+
+/// Writes one consumer warp's 16 rows x bn columns of accumulators (m64 block `i`, rows row0..+15):
+/// alpha, bias, activation and cast in registers, then through a 16 x 64 staging tile so that the
+/// global stores (and the residual loads) are 16 bytes wide and coalesced.
+template <class Cfg, class T>
+__device__ __forceinline__ void epilogue_m64(const float (&d)[Cfg::bn / 2], const tile_bias<Cfg, T>& tb, int i,
+                                             T* stage, const problem& p, int row0, int col0, int lane) {
   T* y = static_cast<T*>(p.y);
+  const T* res = static_cast<const T*>(p.residual);
   const int qr = lane / 4;
   const int qc = (lane % 4) * 2;
+  const bool has_bias = p.bias != nullptr;
 #pragma unroll
   for (int c = 0; c < Cfg::bn / 64; ++c) {
 #pragma unroll
     for (int jj = 0; jj < 8; ++jj) {
       const int j = c * 8 + jj;
       const int col = jj * 8 + qc;
-      float v0 = d[4 * j + 0], v1 = d[4 * j + 1], v2 = d[4 * j + 2], v3 = d[4 * j + 3];
-      if (bias != nullptr) {
-        const int gcol = col0 + c * 64 + col;
-        const float b0 = gcol < p.n ? to_f32<T>(bias[gcol]) : 0.f;
-        const float b1 = gcol + 1 < p.n ? to_f32<T>(bias[gcol + 1]) : 0.f;
-        v0 += b0, v1 += b1, v2 += b0, v3 += b1;
+      float v0 = p.alpha * d[4 * j + 0], v1 = p.alpha * d[4 * j + 1];
+      float v2 = p.alpha * d[4 * j + 2], v3 = p.alpha * d[4 * j + 3];
+      if (has_bias) {
+        if (p.bias_along_m) {
+          v0 += p.beta * tb.m[i][0], v1 += p.beta * tb.m[i][0];
+          v2 += p.beta * tb.m[i][1], v3 += p.beta * tb.m[i][1];
+        } else {
+          const T* b2 = reinterpret_cast<const T*>(&tb.n2[j]);
+          const float b0 = p.beta * to_f32<T>(b2[0]), b1 = p.beta * to_f32<T>(b2[1]);
+          v0 += b0, v1 += b1, v2 += b0, v3 += b1;
+        }
       }
-      if (p.relu) {
-        v0 = fmaxf(v0, 0.f), v1 = fmaxf(v1, 0.f), v2 = fmaxf(v2, 0.f), v3 = fmaxf(v3, 0.f);
+      if (p.activation != 0) {
+        v0 = activate(v0, p.activation), v1 = activate(v1, p.activation);
+        v2 = activate(v2, p.activation), v3 = activate(v3, p.activation);
       }
       *reinterpret_cast<uint32_t*>(stage + qr * Cfg::epi_row + col) = pack2<T>(v0, v1);
       *reinterpret_cast<uint32_t*>(stage + (qr + 8) * Cfg::epi_row + col) = pack2<T>(v2, v3);
@@ -244,11 +329,24 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[Cfg::bn / 2], T* s
     for (int it = 0; it < 4; ++it) {
       const int idx = it * 32 + lane;
       const int r = idx / 8, ch = idx % 8;
-      const uint4 v = *reinterpret_cast<const uint4*>(stage + r * Cfg::epi_row + ch * 8);
+      uint4 v = *reinterpret_cast<const uint4*>(stage + r * Cfg::epi_row + ch * 8);
       const int grow = row0 + r;
       const int gcol = col0 + c * 64 + ch * 8;
       if (grow < p.m && gcol < p.n) {
-        *reinterpret_cast<uint4*>(y + static_cast<size_t>(grow) * p.n + gcol) = v;
+        const size_t off = static_cast<size_t>(grow) * p.n + gcol;
+        if (res != nullptr) {
+          // Residual after the activation (rounded to T once before, once after the add).
+          const uint4 rv = __ldg(reinterpret_cast<const uint4*>(res + off));
+          const T* a = reinterpret_cast<const T*>(&v);
+          const T* b = reinterpret_cast<const T*>(&rv);
+          uint32_t* o = reinterpret_cast<uint32_t*>(&v);
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            o[e] =
+                pack2<T>(to_f32<T>(a[2 * e]) + to_f32<T>(b[2 * e]), to_f32<T>(a[2 * e + 1]) + to_f32<T>(b[2 * e + 1]));
+          }
+        }
+        *reinterpret_cast<uint4*>(y + off) = v;
       }
     }
     __syncwarp();
@@ -260,19 +358,18 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[Cfg::bn / 2], T* s
 // ---------------------------------------------------------------------------------------------
 template <class Cfg, class T>
 __global__ void __launch_bounds__(Cfg::threads, 1)
-    gemm_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
-                const problem p, int group_m) {
+    gemm_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w, const problem p,
+                int group_m) {
   constexpr bool is_bf16 = std::is_same_v<T, __nv_bfloat16>;
   constexpr int cm = Cfg::cluster_m;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   // 128-byte swizzled tiles want 1024-byte aligned bases.
-  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
-                                             ~uintptr_t(1023));
+  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
   uint8_t* ring = smem;
   T* epi = reinterpret_cast<T*>(smem + Cfg::stages * Cfg::stage_bytes);
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + Cfg::stages * Cfg::stage_bytes +
-                                               Cfg::epi_bytes);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + Cfg::stages * Cfg::stage_bytes + Cfg::epi_bytes);
   uint64_t* empty = full + Cfg::stages;
+  uint64_t* order = empty + Cfg::stages;  // ping-pong: consumer c finished a main loop
 
   const int wg = threadIdx.x / 128;
   const int tid_wg = threadIdx.x % 128;
@@ -281,12 +378,16 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < Cfg::stages; ++s) {
       mbar_init(smem_addr(&full[s]), 1);
-      mbar_init(smem_addr(&empty[s]), Cfg::consumers * 4 * cm);  // one per consumer warp
+      mbar_init(smem_addr(&empty[s]), Cfg::releasers * 4 * cm);  // one per consumer warp
     }
+    mbar_init(smem_addr(&order[0]), 1);
+    mbar_init(smem_addr(&order[1]), 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  if constexpr (cm > 1) cluster_sync();
-  else __syncthreads();
+  if constexpr (cm > 1)
+    cluster_sync();
+  else
+    __syncthreads();
 
   const int tiles_m = (p.m + Cfg::bm * cm - 1) / (Cfg::bm * cm);
   const int tiles_n = (p.n + Cfg::bn - 1) / Cfg::bn;
@@ -317,12 +418,11 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
           for (int j = 0; j < Cfg::b_chunks; ++j) {
             if constexpr (cm > 1) {
               if (j % cm == static_cast<int>(rank)) {
-                tma_load_2d_multicast(b_dst + j * Cfg::b_chunk_bytes, &map_w, bar, n0 + 64 * j,
-                                      kb * Cfg::bk, static_cast<uint16_t>((1u << cm) - 1));
+                tma_load_2d_multicast(b_dst + j * Cfg::b_chunk_bytes, &map_w, bar, n0 + 64 * j, kb * Cfg::bk,
+                                      static_cast<uint16_t>((1u << cm) - 1));
               }
             } else {
-              tma_load_2d(b_dst + j * Cfg::b_chunk_bytes, &map_w, bar, n0 + 64 * j,
-                          kb * Cfg::bk);
+              tma_load_2d(b_dst + j * Cfg::b_chunk_bytes, &map_w, bar, n0 + 64 * j, kb * Cfg::bk);
             }
           }
           if (++stage == Cfg::stages) stage = 0, phase ^= 1;
@@ -336,18 +436,32 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
     const int warp = tid_wg / 32, lane = tid_wg % 32;
     T* stage_buf = epi + (c * 4 + warp) * 16 * Cfg::epi_row;
     float acc[Cfg::mi][Cfg::bn / 2];
-    int stage = 0;
-    uint32_t phase = 0;
+    int local = -1;  // index of the tile in this CTA's sequence
     for (int t = cluster_id; t < tiles; t += clusters) {
+      ++local;
+      if (Cfg::pingpong && local % Cfg::consumers != c) continue;
+      // Position in the ring: the producer fills it with every tile's k-blocks in order.
+      const uint32_t first = static_cast<uint32_t>(local) * kblocks;
+      int stage = static_cast<int>(first % Cfg::stages);
+      uint32_t phase = (first / Cfg::stages) & 1u;
       int tm, tn;
       tile_coords(t, tiles_m, tiles_n, group_m, tm, tn);
       const int m0 = (tm * cm + rank) * Cfg::bm;
       const int n0 = tn * Cfg::bn;
+      const int wg_row0 = m0 + (Cfg::pingpong ? 0 : c * Cfg::wg_rows);
+      tile_bias<Cfg, T> tb;
+      tb.load(p, wg_row0 + warp * 16, n0, lane);
+      if (Cfg::pingpong && local > 0) {
+        // Start waiting on this tile's stages only once the other consumer has taken all of
+        // the previous tile's: a full barrier is then at most one phase behind what we wait
+        // for, so its parity cannot alias an older lap of the ring.
+        mbar_wait(smem_addr(&order[1 - c]), static_cast<uint32_t>((local - 1) / 2) & 1u);
+      }
       int prev = -1;
       for (int kb = 0; kb < kblocks; ++kb) {
         mbar_wait(smem_addr(&full[stage]), phase);
         const uint32_t a_base =
-            smem_addr(ring + stage * Cfg::stage_bytes) + c * Cfg::mi * 64 * 128;
+            smem_addr(ring + stage * Cfg::stage_bytes) + (Cfg::pingpong ? 0 : c * Cfg::wg_rows * 128);
         const uint32_t b_base = smem_addr(ring + stage * Cfg::stage_bytes) + Cfg::a_bytes;
         wgmma_fence();
 #pragma unroll
@@ -364,29 +478,17 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
         wgmma_commit();
         if (prev >= 0) {
           wgmma_wait<1>();
-          if (lane == 0) {
-            if constexpr (cm > 1) {
-              for (int r = 0; r < cm; ++r) mbar_arrive_cluster(smem_addr(&empty[prev]), r);
-            } else {
-              mbar_arrive_local(smem_addr(&empty[prev]));
-            }
-          }
+          if (lane == 0) release<cm>(smem_addr(&empty[prev]), rank);
         }
         prev = stage;
         if (++stage == Cfg::stages) stage = 0, phase ^= 1;
       }
+      if (Cfg::pingpong && tid_wg == 0) mbar_arrive_local(smem_addr(&order[c]));
       wgmma_wait<0>();
-      if (prev >= 0 && lane == 0) {
-        if constexpr (cm > 1) {
-          for (int r = 0; r < cm; ++r) mbar_arrive_cluster(smem_addr(&empty[prev]), r);
-        } else {
-          mbar_arrive_local(smem_addr(&empty[prev]));
-        }
-      }
+      if (prev >= 0 && lane == 0) release<cm>(smem_addr(&empty[prev]), rank);
 #pragma unroll
       for (int i = 0; i < Cfg::mi; ++i) {
-        epilogue_m64<Cfg, T>(acc[i], stage_buf, p, m0 + (c * Cfg::mi + i) * 64 + warp * 16,
-                             n0, lane);
+        epilogue_m64<Cfg, T>(acc[i], tb, i, stage_buf, p, wg_row0 + i * 64 + warp * 16, n0, lane);
       }
     }
   }
