@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: MIT
-// Hopper (sm_90a) fp16/bf16 GEMM: Y[M,N] = act(X[M,K] @ W[K,N] + bias[N]), X and W row-major.
+// Hopper (sm_90a) fp16/bf16 GEMM: Y[M,N] = act(alpha * X[M,K] @ W[K,N] + beta * bias) + residual,
+// all row-major, bias along N or M, act none/relu/gelu/silu/sigmoid (compile-time epilogue).
 //
 // Main loop: a producer warpgroup (one thread) brings X and W tiles into a ring of shared-memory
 // stages with the bulk tensor copy engine (TMA, 128-byte swizzle), completing on "full" mbarriers;
 // two consumer warpgroups run wgmma.mma_async m64nNk16 (A = X tile, K-major; B = W tile, N-major
 // through imm-trans-b) with fp32 accumulators in registers and hand each stage back on its "empty"
-// mbarrier. Optional 2-CTA clusters along M share the W tile: each CTA loads half of it and
-// multicasts it to both. Persistent grid, static tile schedule with group-M rasterization.
-// Epilogue: bias along N, relu, cast, staged per warp through padded shared memory so that every
-// global store is 16 bytes wide and each 8 lanes write one 128-byte row segment.
+// mbarrier. Cooperative (both consumers on a tile) or ping-pong (alternate tiles). Optional 2-CTA
+// clusters along M share the W tile: each CTA loads half of it and multicasts it to both.
+// Persistent grid, static tile schedule with group-M rasterization.
+// Epilogue: bias prefetched into registers at tile start, alpha/bias/activation/cast in registers,
+// staged per warp through padded shared memory so that every global store (and residual load) is
+// 16 bytes wide and each 8 lanes cover one 128-byte row segment.
 //
-// Build: nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 (see README in this folder).
+// Constraints: K % 8 == 0 and N % 8 == 0 (TMA row pitch, 8-column epilogue groups); X, W, Y and
+// residual 16-byte aligned, bias 4-byte aligned. Measurements and design notes: NOTES.md.
+// Build: nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 (see NOTES.md in this folder).
 #pragma once
 
 #include <cuda.h>
@@ -203,16 +208,26 @@ struct config {
 
 /// Elementwise function applied after the bias (the library's `activation`, same formulas).
 enum class act : int { none = 0, relu = 1, gelu = 2, silu = 3, sigmoid = 4 };
+/// Which dimension a bias vector runs along.
+enum class bias_kind : int { none = 0, n = 1, m = 2 };
 
-/// One GEMM: Y = act(alpha * X @ W + beta * Bias) + Residual, everything row-major, T = the input
-/// and output type. Bias runs along N (T[N]) or along M (T[M]); Residual is T[M, N].
+/// The fused epilogue, fixed at compile time (a run-time switch per element multiplied the
+/// epilogue's code and made even the plain product 9% slower, see NOTES.md):
+/// Y = Act(alpha * X @ W + beta * Bias) + Residual.
+template <act Act = act::none, bias_kind Bias = bias_kind::none, bool Residual = false>
+struct epilogue {
+  static constexpr act activation = Act;
+  static constexpr bias_kind bias = Bias;
+  static constexpr bool residual = Residual;
+};
+
+/// One GEMM, everything row-major, T = the input and output type: X[M, K], W[K, N], Y[M, N],
+/// Bias T[N] or T[M] (as the epilogue says), Residual T[M, N].
 struct problem {
   int m, n, k;
-  const void* bias = nullptr;      ///< nullptr: no bias
-  int bias_along_m = 0;            ///< 0: Bias[N], 1: Bias[M]
-  const void* residual = nullptr;  ///< nullptr: none; added after the activation
+  const void* bias = nullptr;
+  const void* residual = nullptr;
   float alpha = 1.f, beta = 1.f;
-  int activation = 0;  ///< an `act`
   void* y = nullptr;
 };
 
@@ -250,39 +265,45 @@ __device__ __forceinline__ float to_f32<__nv_bfloat16>(__nv_bfloat16 v) {
   return __bfloat162float(v);
 }
 
-__device__ __forceinline__ float activate(float v, int a) {
-  switch (a) {
-    case 1: return fmaxf(v, 0.f);
-    case 2: return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
-    case 3: return v / (1.f + expf(-v));
-    case 4: return 1.f / (1.f + expf(-v));
-    default: return v;
-  }
+template <act A>
+__device__ __forceinline__ float activate(float v) {
+  if constexpr (A == act::relu)
+    return fmaxf(v, 0.f);
+  else if constexpr (A == act::gelu)
+    return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
+  else if constexpr (A == act::silu)
+    return v / (1.f + expf(-v));
+  else if constexpr (A == act::sigmoid)
+    return 1.f / (1.f + expf(-v));
+  else
+    return v;
 }
 
 /// Bias values one consumer thread needs for a tile, loaded when the tile starts so that their
 /// latency hides behind the main loop: pairs of columns n0 + 8j + 2(lane%4) (+1) for a bias
 /// along N, or rows (lane/4) and (lane/4 + 8) of each of its m64 blocks for a bias along M.
-template <class Cfg, class T>
+template <class Cfg, class T, class Epi>
 struct tile_bias {
-  uint32_t n2[Cfg::bn / 8];
-  float m[Cfg::mi][2];
+  uint32_t n2[Epi::bias == bias_kind::n ? Cfg::bn / 8 : 1];
+  float m[Epi::bias == bias_kind::m ? Cfg::mi : 1][2];
 
   __device__ __forceinline__ void load(const problem& p, int row0, int n0, int lane) {
     const T* bias = static_cast<const T*>(p.bias);
+    if constexpr (Epi::bias == bias_kind::n) {
 #pragma unroll
-    for (int j = 0; j < Cfg::bn / 8; ++j) {
-      const int gcol = n0 + 8 * j + (lane % 4) * 2;
-      n2[j] = (bias != nullptr && !p.bias_along_m && gcol < p.n)
-                  ? __ldg(reinterpret_cast<const unsigned int*>(bias + gcol))
-                  : 0u;
+      for (int j = 0; j < Cfg::bn / 8; ++j) {
+        const int gcol = n0 + 8 * j + (lane % 4) * 2;
+        n2[j] = gcol < p.n ? __ldg(reinterpret_cast<const unsigned int*>(bias + gcol)) : 0u;
+      }
     }
+    if constexpr (Epi::bias == bias_kind::m) {
 #pragma unroll
-    for (int i = 0; i < Cfg::mi; ++i) {
+      for (int i = 0; i < Cfg::mi; ++i) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int grow = row0 + i * 64 + lane / 4 + 8 * h;
-        m[i][h] = (bias != nullptr && p.bias_along_m && grow < p.m) ? to_f32<T>(bias[grow]) : 0.f;
+        for (int h = 0; h < 2; ++h) {
+          const int grow = row0 + i * 64 + lane / 4 + 8 * h;
+          m[i][h] = grow < p.m ? to_f32<T>(bias[grow]) : 0.f;
+        }
       }
     }
   }
@@ -291,14 +312,13 @@ struct tile_bias {
 /// Writes one consumer warp's 16 rows x bn columns of accumulators (m64 block `i`, rows row0..+15):
 /// alpha, bias, activation and cast in registers, then through a 16 x 64 staging tile so that the
 /// global stores (and the residual loads) are 16 bytes wide and coalesced.
-template <class Cfg, class T>
-__device__ __forceinline__ void epilogue_m64(const float (&d)[Cfg::bn / 2], const tile_bias<Cfg, T>& tb, int i,
+template <class Cfg, class T, class Epi>
+__device__ __forceinline__ void epilogue_m64(const float (&d)[Cfg::bn / 2], const tile_bias<Cfg, T, Epi>& tb, int i,
                                              T* stage, const problem& p, int row0, int col0, int lane) {
   T* y = static_cast<T*>(p.y);
   const T* res = static_cast<const T*>(p.residual);
   const int qr = lane / 4;
   const int qc = (lane % 4) * 2;
-  const bool has_bias = p.bias != nullptr;
 #pragma unroll
   for (int c = 0; c < Cfg::bn / 64; ++c) {
 #pragma unroll
@@ -307,20 +327,16 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[Cfg::bn / 2], cons
       const int col = jj * 8 + qc;
       float v0 = p.alpha * d[4 * j + 0], v1 = p.alpha * d[4 * j + 1];
       float v2 = p.alpha * d[4 * j + 2], v3 = p.alpha * d[4 * j + 3];
-      if (has_bias) {
-        if (p.bias_along_m) {
-          v0 += p.beta * tb.m[i][0], v1 += p.beta * tb.m[i][0];
-          v2 += p.beta * tb.m[i][1], v3 += p.beta * tb.m[i][1];
-        } else {
-          const T* b2 = reinterpret_cast<const T*>(&tb.n2[j]);
-          const float b0 = p.beta * to_f32<T>(b2[0]), b1 = p.beta * to_f32<T>(b2[1]);
-          v0 += b0, v1 += b1, v2 += b0, v3 += b1;
-        }
+      if constexpr (Epi::bias == bias_kind::m) {
+        v0 += p.beta * tb.m[i][0], v1 += p.beta * tb.m[i][0];
+        v2 += p.beta * tb.m[i][1], v3 += p.beta * tb.m[i][1];
+      } else if constexpr (Epi::bias == bias_kind::n) {
+        const T* b2 = reinterpret_cast<const T*>(&tb.n2[j]);
+        const float b0 = p.beta * to_f32<T>(b2[0]), b1 = p.beta * to_f32<T>(b2[1]);
+        v0 += b0, v1 += b1, v2 += b0, v3 += b1;
       }
-      if (p.activation != 0) {
-        v0 = activate(v0, p.activation), v1 = activate(v1, p.activation);
-        v2 = activate(v2, p.activation), v3 = activate(v3, p.activation);
-      }
+      v0 = activate<Epi::activation>(v0), v1 = activate<Epi::activation>(v1);
+      v2 = activate<Epi::activation>(v2), v3 = activate<Epi::activation>(v3);
       *reinterpret_cast<uint32_t*>(stage + qr * Cfg::epi_row + col) = pack2<T>(v0, v1);
       *reinterpret_cast<uint32_t*>(stage + (qr + 8) * Cfg::epi_row + col) = pack2<T>(v2, v3);
     }
@@ -334,7 +350,7 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[Cfg::bn / 2], cons
       const int gcol = col0 + c * 64 + ch * 8;
       if (grow < p.m && gcol < p.n) {
         const size_t off = static_cast<size_t>(grow) * p.n + gcol;
-        if (res != nullptr) {
+        if constexpr (Epi::residual) {
           // Residual after the activation (rounded to T once before, once after the add).
           const uint4 rv = __ldg(reinterpret_cast<const uint4*>(res + off));
           const T* a = reinterpret_cast<const T*>(&v);
@@ -356,7 +372,7 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[Cfg::bn / 2], cons
 // ---------------------------------------------------------------------------------------------
 // Kernel
 // ---------------------------------------------------------------------------------------------
-template <class Cfg, class T>
+template <class Cfg, class T, class Epi = epilogue<>>
 __global__ void __launch_bounds__(Cfg::threads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w, const problem p,
                 int group_m) {
@@ -449,7 +465,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
       const int m0 = (tm * cm + rank) * Cfg::bm;
       const int n0 = tn * Cfg::bn;
       const int wg_row0 = m0 + (Cfg::pingpong ? 0 : c * Cfg::wg_rows);
-      tile_bias<Cfg, T> tb;
+      tile_bias<Cfg, T, Epi> tb;
       tb.load(p, wg_row0 + warp * 16, n0, lane);
       if (Cfg::pingpong && local > 0) {
         // Start waiting on this tile's stages only once the other consumer has taken all of
@@ -488,7 +504,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
       if (prev >= 0 && lane == 0) release<cm>(smem_addr(&empty[prev]), rank);
 #pragma unroll
       for (int i = 0; i < Cfg::mi; ++i) {
-        epilogue_m64<Cfg, T>(acc[i], tb, i, stage_buf, p, wg_row0 + i * 64 + warp * 16, n0, lane);
+        epilogue_m64<Cfg, T, Epi>(acc[i], tb, i, stage_buf, p, wg_row0 + i * 64 + warp * 16, n0, lane);
       }
     }
   }
