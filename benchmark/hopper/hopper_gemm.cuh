@@ -24,6 +24,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "wgmma_ops.cuh"
 
@@ -511,5 +512,110 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
   // No CTA may leave while its cluster peer can still multicast into it or arrive on it.
   if constexpr (cm > 1) cluster_sync();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Host side: tensor maps, grid, launch
+// ---------------------------------------------------------------------------------------------
+using tensor_map_encoder = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                        const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                        CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/// The driver's cuTensorMapEncodeTiled through the runtime (no -lcuda needed); nullptr if absent.
+inline tensor_map_encoder get_tensor_map_encoder() {
+  static tensor_map_encoder fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      p = nullptr;
+    }
+    return reinterpret_cast<tensor_map_encoder>(p);
+  }();
+  return fn;
+}
+
+/// 2-D map of a row-major [rows, cols] 16-bit matrix; box = box_rows x 64 columns (128 bytes,
+/// the widest a 128-byte swizzle allows), 128-byte swizzle, out-of-bounds elements read as zero.
+inline cudaError_t make_tensor_map(CUtensorMap& map, const void* base, bool bf16, uint64_t rows, uint64_t cols,
+                                   uint32_t box_rows) {
+  const tensor_map_encoder encode = get_tensor_map_encoder();
+  if (encode == nullptr) return cudaErrorNotSupported;
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {cols * 2};
+  const cuuint32_t box[2] = {64, box_rows};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  const CUresult r =
+      encode(&map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+             const_cast<void*>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+/// Everything one launch needs, prepared once per (shape, pointers): X[M,K], W[K,N] and the
+/// problem's Y/Bias/Residual. `init` checks the constraints, encodes both tensor maps, raises the
+/// kernel's shared-memory limit and sizes the persistent grid; `launch` only launches.
+template <class Cfg, class T, class Epi = epilogue<>>
+struct plan {
+  CUtensorMap map_x{}, map_w{};
+  problem prob{};
+  int grid = 0;
+  int group_m = 8;
+
+  cudaError_t init(const T* x, const T* w, const problem& p, int group_m_tiles = 8) {
+    const auto aligned = [](const void* q, uintptr_t a) { return (reinterpret_cast<uintptr_t>(q) % a) == 0; };
+    if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.k % 8 != 0 || p.n % 8 != 0) return cudaErrorInvalidValue;
+    if (!aligned(x, 16) || !aligned(w, 16) || !aligned(p.y, 16) || !aligned(p.residual, 16) || !aligned(p.bias, 4)) {
+      return cudaErrorMisalignedAddress;
+    }
+    if ((Epi::bias != bias_kind::none && p.bias == nullptr) || (Epi::residual && p.residual == nullptr)) {
+      return cudaErrorInvalidValue;
+    }
+    constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
+    cudaError_t e = make_tensor_map(map_x, x, bf16, p.m, p.k, Cfg::bm);
+    if (e == cudaSuccess) e = make_tensor_map(map_w, w, bf16, p.k, p.n, 64);
+    if (e == cudaSuccess) {
+      e = cudaFuncSetAttribute(gemm_kernel<Cfg, T, Epi>, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
+    }
+    int dev = 0, sms = 0;
+    if (e == cudaSuccess) e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess) return e;
+    const int tiles =
+        ((p.m + Cfg::bm * Cfg::cluster_m - 1) / (Cfg::bm * Cfg::cluster_m)) * ((p.n + Cfg::bn - 1) / Cfg::bn);
+    int clusters = sms / Cfg::cluster_m;
+    if constexpr (Cfg::cluster_m > 1) {
+      cudaLaunchConfig_t lc = config_for(Cfg::cluster_m * clusters);
+      cudaLaunchAttribute at = cluster_attr();
+      lc.attrs = &at, lc.numAttrs = 1;
+      e = cudaOccupancyMaxActiveClusters(&clusters, gemm_kernel<Cfg, T, Epi>, &lc);
+      if (e != cudaSuccess) return e;
+      if (clusters == 0) return cudaErrorInvalidConfiguration;
+    }
+    grid = (tiles < clusters ? tiles : clusters) * Cfg::cluster_m;
+    prob = p;
+    group_m = group_m_tiles > 0 ? group_m_tiles : 8;
+    return cudaSuccess;
+  }
+
+  cudaError_t launch(cudaStream_t stream = nullptr) const {
+    cudaLaunchConfig_t lc = config_for(grid);
+    cudaLaunchAttribute at = cluster_attr();
+    lc.stream = stream, lc.attrs = &at, lc.numAttrs = Cfg::cluster_m > 1 ? 1 : 0;
+    return cudaLaunchKernelEx(&lc, gemm_kernel<Cfg, T, Epi>, map_x, map_w, prob, group_m);
+  }
+
+ private:
+  static cudaLaunchConfig_t config_for(int ctas) {
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3(ctas), lc.blockDim = dim3(Cfg::threads), lc.dynamicSmemBytes = Cfg::smem_bytes;
+    return lc;
+  }
+  static cudaLaunchAttribute cluster_attr() {
+    cudaLaunchAttribute at{};
+    at.id = cudaLaunchAttributeClusterDimension;
+    at.val.clusterDim.x = Cfg::cluster_m, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
+    return at;
+  }
+};
 
 }  // namespace hopper
