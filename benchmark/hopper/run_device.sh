@@ -5,6 +5,16 @@ set -o pipefail
 cd "$(dirname "$0")"
 OUTDIR=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv,noheader
+if [ -n "$HOPPER_SANITIZE" ]; then
+  # compute-sanitizer on a small shape with partial tiles in M, N and K (no watchdog: instrumented
+  # waits are slow), fp16, 3 timed repetitions; then stop.
+  nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo -DHOPPER_WATCHDOG=0 -o hopper_gemm_san hopper_gemm.cu -lcublas || exit 1
+  for tool in memcheck synccheck racecheck; do
+    echo "== $tool"
+    HOPPER_REPS=3 HOPPER_DTYPE=fp16 timeout 150 compute-sanitizer --tool $tool --print-limit 5 ./hopper_gemm_san ${HOPPER_SAN_SHAPE:-320 704 200} 2>&1 | grep -vE "^fp16 |^dtype|^$" | tail -15
+  done
+  exit 0
+fi
 time nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 -Xptxas -v "$@" -o hopper_gemm hopper_gemm.cu -lcublas > "$OUTDIR/build.log" 2>&1 || { cat "$OUTDIR/build.log"; exit 1; }
 grep -E "spill|Used" "$OUTDIR/build.log" | sort | uniq -c | head
 cuobjdump -sass hopper_gemm > "$OUTDIR/sass.txt" 2>/dev/null && echo "HGMMA in SASS: $(grep -c HGMMA "$OUTDIR/sass.txt")  HMMA: $(grep -c ' HMMA' "$OUTDIR/sass.txt")"
