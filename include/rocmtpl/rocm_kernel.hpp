@@ -19,6 +19,7 @@
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/identifier.hpp>
 #include <rocmtpl/rocm_benchmark_request.hpp>
@@ -99,19 +100,20 @@ class rocm_template_kernel {
     const auto names = split_names(names_str);
     if (inputs.size() + outputs.size() != names.size()) {
       throw invalid_argument_error("rocmtpl: def_kernel: " + std::to_string(inputs.size()) + " inputs + " +
-                                   std::to_string(outputs.size()) +
-                                   " outputs = " + std::to_string(inputs.size() + outputs.size()) + " but " +
-                                   std::to_string(names.size()) + " names were given: [" + join(names) + "]");
+                                   std::to_string(outputs.size()) + " outputs = " +
+                                   std::to_string(inputs.size() + outputs.size()) + " but " +
+                                   std::to_string(names.size()) + " names were given: [" + detail::join(names) +
+                                   "]");
     }
     std::set<std::string> seen;
     for (const auto& n : names) {
       if (const auto problem = identifier_problem(n); !problem.empty()) {
         throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' " + std::string(problem) +
-                                     " (names: [" + join(names) + "])");
+                                     " (names: [" + detail::join(names) + "])");
       }
       if (!seen.insert(n).second) {
-        throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' appears twice in [" + join(names) +
-                                     "]");
+        throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' appears twice in [" +
+                                     detail::join(names) + "]");
       }
     }
     std::vector<int> order(inputs.size());
@@ -143,7 +145,7 @@ class rocm_template_kernel {
       named_nodes_.insert_or_assign(name, *outputs[i]);
       args_.add_output(*outputs[i], name);
     }
-    return "extern \"C\" PT_EXPORT int " + kernel_name_ + "(" + join(args_.cpp_argdefs()) + ", " +
+    return "extern \"C\" PT_EXPORT int " + kernel_name_ + "(" + detail::join(args_.cpp_argdefs()) + ", " +
            std::string(extra_cpp_args) + ")";
   }
 
@@ -255,12 +257,6 @@ class rocm_template_kernel {
       if (comma == std::string_view::npos) break;
       start = comma + 1;
     }
-    return out;
-  }
-
-  static std::string join(const std::vector<std::string>& parts) {
-    std::string out;
-    for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
     return out;
   }
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 
 namespace rocmtpl {
 
