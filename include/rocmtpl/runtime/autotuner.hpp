@@ -215,6 +215,7 @@ struct compiled_candidate {
 /// a GPU (report.gpu is false, nothing is stored).
 /// @throws compiler_not_found_error when no compiler exists for the platform.
 template <class Policy>
+  requires kernel_template<Policy>
 [[nodiscard]] autotune_report autotune(const rocm_template<Policy>& tpl, const size_hints& hints,
                                        const autotune_options& options = {}) {
   const auto started = std::chrono::steady_clock::now();
