@@ -70,10 +70,16 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
   src.writeline("(void)workspace;");
   for (const auto& s : symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
-  src.writeline("const int64_t total = (" + v.batch.to_cpp() + ") * (" + v.m.to_cpp() + ") * (" + v.n.to_cpp() + ");");
+  src.writeline("int64_t total = 0;");
+  src.writeline("if (!rocmtpl_checked_mul(" + v.batch.to_cpp() + ", " + v.m.to_cpp() +
+                ", total) || !rocmtpl_checked_mul(total, " + v.n.to_cpp() + ", total)) {");
+  src.writeline("    return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+  src.writeline("}");
   src.writeline("if (total == 0) return ROCMTPL_STATUS_OK;");
-  src.writeline("gemm_reference_kernel<<<dim3(static_cast<unsigned>((total + 255) / 256)), dim3(256), 0, stream>>>(" +
-                args + ");");
+  src.writeline("if (rocmtpl_cdiv(total, 256) > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+  src.writeline(
+      "gemm_reference_kernel<<<dim3(static_cast<unsigned>(rocmtpl_cdiv(total, 256))), dim3(256), 0, stream>>>(" + args +
+      ");");
   src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
 }
 
@@ -96,6 +102,7 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
     write_reference_kernel_body(src, v, options);
   }
   src.writeline("}");
+  src.write_verbatim(checked_size_helpers_text);
   src.writeline("}  // namespace");
   src.writeline(signature + " {");
   {

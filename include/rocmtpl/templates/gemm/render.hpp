@@ -341,6 +341,8 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
 }
 )hip");
   src.writeline("");
+  src.write_verbatim(checked_size_helpers_text);
+  src.writeline("");
   src.writeline("}  // namespace");
   src.writeline("");
 }
@@ -354,9 +356,16 @@ inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kerne
     src.writeline("constexpr int32_t split_k = 1;");
   }
   src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  // Pre-indented fragment (written verbatim: rendering speed).
-  src.write_verbatim(R"hip(    const size_t partial_bytes =
-        split_k > 1 ? static_cast<size_t>(split_k) * static_cast<size_t>(p.batch * p.m_size * p.n_size) * sizeof(float) : 0;
+  // Pre-indented fragment (written verbatim: rendering speed). Sizes are non-negative here; their
+  // products are checked before they size a workspace or a grid.
+  src.write_verbatim(R"hip(    int64_t total = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, total) || !rocmtpl_checked_mul(total, p.n_size, total)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
+    size_t partial_bytes = 0;
+    if (split_k > 1 && !rocmtpl_checked_bytes(total, split_k, sizeof(float), partial_bytes)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
     if (workspace_size) {
         *workspace_size = partial_bytes;
         return ROCMTPL_STATUS_OK;
@@ -367,8 +376,11 @@ inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kerne
   // Pre-indented fragment (written verbatim: rendering speed).
   src.write_verbatim(R"hip(    if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
     if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
-    const int64_t tiles = gemm_cdiv(p.m_size, block_m) * gemm_cdiv(p.n_size, block_n);
-    if (tiles > 2147483647 || p.batch > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    int64_t tiles = 0;
+    if (!rocmtpl_checked_mul(rocmtpl_cdiv(p.m_size, block_m), rocmtpl_cdiv(p.n_size, block_n), tiles) ||
+        tiles > 2147483647 || p.batch > 65535) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
 )hip");
 }
@@ -416,8 +428,7 @@ inline void write_entry_launch(indented_buffer& src, const gemm_plan& plan) {
   if (plan.split) {
     // Pre-indented fragment (written verbatim: rendering speed).
     src.write_verbatim(R"hip(    if (split_k > 1) {
-        const int64_t total = p.batch * p.m_size * p.n_size;
-        const int64_t blocks = gemm_cdiv(total, 256) < 65536 ? gemm_cdiv(total, 256) : 65536;
+        const int64_t blocks = rocmtpl_cdiv(total, 256) < 65536 ? rocmtpl_cdiv(total, 256) : 65536;
         gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>()hip" +
                        plan.args + R"hip();
     }

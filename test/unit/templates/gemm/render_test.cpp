@@ -230,4 +230,32 @@ TEST(GemmRender, PlanVectorWidthsAndLaunchBounds) {
   EXPECT_EQ(td::gemm_min_blocks(mma(64, 64, 32, 32, 32, 3)), 1);
   EXPECT_EQ(td::gemm_min_blocks(gemm_config{128, 128, 8, 8, 8, 8}), 2);
 }
+TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
+  // Issue 8: element count, split-K bytes and tile count are products checked with
+  // __builtin_mul_overflow (helpers under the reserved rocmtpl_ prefix) before the workspace query
+  // answers and before the launch.
+  gemm_options o;
+  o.runtime_split_k = true;
+  auto t = square(dtype::f16, M, N, 4096, o);
+  auto c = mma(64, 64, 32, 32, 32, 3);
+  c.split_k = 4;
+  const auto src = t.generate(c, {{"M", 64}, {"N", 64}}).source();
+  const auto helpers = src.find("inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out)");
+  const auto query = src.find("*workspace_size = partial_bytes;");
+  ASSERT_NE(helpers, std::string::npos);
+  ASSERT_NE(query, std::string::npos);
+  EXPECT_LT(helpers, query);
+  const auto count_check =
+      src.find("if (!rocmtpl_checked_mul(p.batch, p.m_size, total) || !rocmtpl_checked_mul(total, p.n_size, total)) {");
+  const auto bytes_check =
+      src.find("if (split_k > 1 && !rocmtpl_checked_bytes(total, split_k, sizeof(float), partial_bytes)) {");
+  EXPECT_LT(count_check, query);
+  EXPECT_LT(bytes_check, query);
+  EXPECT_TRUE(contains(
+      src, "if (!rocmtpl_checked_mul(rocmtpl_cdiv(p.m_size, block_m), rocmtpl_cdiv(p.n_size, block_n), tiles) ||"));
+  EXPECT_FALSE(contains(src, "p.batch * p.m_size * p.n_size"));
+  // The reference entry checks its element count the same way.
+  const auto ref = t.generate_reference({{"M", 64}, {"N", 64}}).source();
+  EXPECT_TRUE(contains(ref, "if (!rocmtpl_checked_mul(1, M, total) || !rocmtpl_checked_mul(total, N, total)) {"));
+}
 }  // namespace
