@@ -11,18 +11,7 @@ namespace {
 using namespace gemm_test;
 
 TEST(GemmReference, EpilogueInDoubleWithTheCandidatesEntryPoint) {
-  gemm_options o;
-  o.act = activation::gelu;
-  o.alpha = 0.5F;
-  o.beta = 2.0F;
-  o.bias_along = bias_dim::m;
-  o.residual = true;
-  o.runtime_split_k = true;
-  rocmtpl::rocm_template<gemm_policy> t(
-      gemm_policy(o),
-      {buffer("x", layout::row_major(dtype::f16, {M, 64})), buffer("w", layout::col_major(dtype::f16, {64, 48})),
-       buffer("b", layout::row_major(dtype::f32, {M})), buffer("r", layout::row_major(dtype::bf16, {M, 48}))},
-      layout::row_major(dtype::f32, {M, 48}));
+  auto t = epilogue_problem(true, true);
   const auto ref = t.generate_reference({{"M", 7}}).source();
   EXPECT_TRUE(contains(ref,
                        "// gemm reference: one thread per output, double accumulation; "

@@ -44,17 +44,7 @@ TEST(GemmRender, EpilogueAndDtypes) {
 }
 
 TEST(GemmRender, AlphaBetaResidualAndBiasAlongM) {
-  gemm_options o;
-  o.act = activation::gelu;
-  o.alpha = 0.5F;
-  o.beta = 2.0F;
-  o.bias_along = bias_dim::m;
-  o.residual = true;
-  rocmtpl::rocm_template<gemm_policy> t(
-      gemm_policy(o),
-      {buffer("x", layout::row_major(dtype::f16, {M, 64})), buffer("w", layout::row_major(dtype::f16, {64, 48})),
-       buffer("b", layout::row_major(dtype::f32, {M})), buffer("r", layout::row_major(dtype::bf16, {M, 48}))},
-      layout::row_major(dtype::f32, {M, 48}));
+  auto t = epilogue_problem(false);
   const auto src = t.generate(gemm_config{}, {{"M", 7}}).source();
   EXPECT_TRUE(contains(src, "float v = 0.5f * acc;"));
   EXPECT_TRUE(contains(src, "v += 2.0f * bias_type::to_float("));

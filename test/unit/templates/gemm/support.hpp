@@ -40,6 +40,22 @@ inline rocmtpl::rocm_template<gemm_policy> square(dtype t, sym_expr m, sym_expr 
           layout::row_major(t, {m, n})};
 }
 
+// Every epilogue feature: gelu(0.5 * X @ W + 2 * Bias[M]) + Residual, f16 operands, bf16 residual,
+// f32 bias and output; W [64, 48] row- or column-major.
+inline rocmtpl::rocm_template<gemm_policy> epilogue_problem(bool col_major_w, bool runtime_split_k = false) {
+  gemm_options o{.act = activation::gelu,
+                 .alpha = 0.5F,
+                 .beta = 2.0F,
+                 .bias_along = bias_dim::m,
+                 .residual = true,
+                 .runtime_split_k = runtime_split_k};
+  return {gemm_policy(o),
+          {buffer("x", layout::row_major(dtype::f16, {M, 64})),
+           buffer("w", col_major_w ? layout::col_major(dtype::f16, {64, 48}) : layout::row_major(dtype::f16, {64, 48})),
+           buffer("b", layout::row_major(dtype::f32, {M})), buffer("r", layout::row_major(dtype::bf16, {M, 48}))},
+          layout::row_major(dtype::f32, {M, 48})};
+}
+
 inline gemm_config mma(int bm, int bn, int bk, int wm, int wn, int stages) {
   gemm_config c;
   c.math = gemm_math::matrix_core;
