@@ -56,7 +56,6 @@ inline std::atomic<std::uint64_t>& choice_counter() noexcept {
 template <class Policy>
   requires kernel_template<Policy>
 class rocm_template {
-
  public:
   using policy_type = Policy;
   using config_type = typename Policy::config_type;
