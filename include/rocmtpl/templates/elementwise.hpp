@@ -98,6 +98,8 @@ class elementwise_policy {
     src.writeline(activation_function());
     src.writeline("");
     write_kernel(src, kernel, x, bias, y, params);
+    src.write_verbatim(detail::checked_size_helpers_text);
+    src.writeline("");
     src.writeline("}  // namespace");
     src.writeline("");
     write_entry(src, kernel, signature, x, bias, y, args);
@@ -195,9 +197,14 @@ class elementwise_policy {
       src.writeline("(void)workspace;");
       for (const auto& s : symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
       for (const auto* node : {x, bias, &y}) src.write_lines(kernel.check_not_null(node));
-      src.writeline("const int64_t total = (" + kernel.size(x, 0) + ") * (" + kernel.size(x, 1) + ");");
-      src.writeline("if (total == 0) return ROCMTPL_STATUS_OK;");
-      src.writeline("const int64_t wanted = (total + block_threads - 1) / block_threads;");
+      // The element count is a product of sizes: refused when it does not fit (issue 8).
+      src.writeline("int64_t rocmtpl_elements = 0;");
+      src.writeline("if (!rocmtpl_checked_mul(" + kernel.size(x, 0) + ", " + kernel.size(x, 1) +
+                    ", rocmtpl_elements)) {");
+      src.writeline("    return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+      src.writeline("}");
+      src.writeline("if (rocmtpl_elements == 0) return ROCMTPL_STATUS_OK;");
+      src.writeline("const int64_t wanted = rocmtpl_cdiv(rocmtpl_elements, block_threads);");
       src.writeline("const int64_t blocks = wanted < 65535 ? wanted : 65535;");
       src.writeline("elementwise_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(block_threads), 0, stream>>>(" +
                     args + ");");

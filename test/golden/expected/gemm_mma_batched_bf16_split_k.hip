@@ -738,12 +738,13 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
     if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     const gemm_problem p = make_problem(B, M);
-    int64_t total = 0;
-    if (!rocmtpl_checked_mul(p.batch, p.m_size, total) || !rocmtpl_checked_mul(total, p.n_size, total)) {
+    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
+        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
     size_t partial_bytes = 0;
-    if (split_k > 1 && !rocmtpl_checked_bytes(total, split_k, sizeof(float), partial_bytes)) {
+    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
     if (workspace_size) {
@@ -793,7 +794,7 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
     const hipError_t err = fast ? gemm_launch<8, 8>(grid, stream, X, W, Bias, Residual, Y, Partial, B, M, split_k) : gemm_launch<1, 1>(grid, stream, X, W, Bias, Residual, Y, Partial, B, M, split_k);
     if (err != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
     if (split_k > 1) {
-        const int64_t blocks = rocmtpl_cdiv(total, 256) < 65536 ? rocmtpl_cdiv(total, 256) : 65536;
+        const int64_t blocks = rocmtpl_cdiv(rocmtpl_elements, 256) < 65536 ? rocmtpl_cdiv(rocmtpl_elements, 256) : 65536;
         gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>(X, W, Bias, Residual, Y, Partial, B, M, split_k);
     }
     return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;

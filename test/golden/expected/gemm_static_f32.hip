@@ -428,12 +428,13 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
 extern "C" PT_EXPORT int rocm_gemm(const float* X, const float* W, float* Y, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
     constexpr int32_t split_k = 1;
     const gemm_problem p = make_problem();
-    int64_t total = 0;
-    if (!rocmtpl_checked_mul(p.batch, p.m_size, total) || !rocmtpl_checked_mul(total, p.n_size, total)) {
+    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
+        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
     size_t partial_bytes = 0;
-    if (split_k > 1 && !rocmtpl_checked_bytes(total, split_k, sizeof(float), partial_bytes)) {
+    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
     if (workspace_size) {

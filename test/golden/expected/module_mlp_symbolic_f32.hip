@@ -44,7 +44,7 @@ ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_mod(int64_t a, int64_t 
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_0, source hash e37b6fc6c844e98c
+// kernel rocm_fused_gemm_0, source hash 4725da68f1d9c6b5
 // Topologically Sorted Source Nodes: [h], Original ops: [gemm]
 // Source node to op mapping:
 //   h => gemm
@@ -438,12 +438,13 @@ static int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t M
     if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     constexpr int32_t split_k = 1;
     const gemm_problem p = make_problem(M);
-    int64_t total = 0;
-    if (!rocmtpl_checked_mul(p.batch, p.m_size, total) || !rocmtpl_checked_mul(total, p.n_size, total)) {
+    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
+        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
     size_t partial_bytes = 0;
-    if (split_k > 1 && !rocmtpl_checked_bytes(total, split_k, sizeof(float), partial_bytes)) {
+    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
     if (workspace_size) {
@@ -487,7 +488,7 @@ static int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t M
 }  // namespace rocm_fused_gemm_0_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_elementwise_1, source hash 0138ecb61d4f9911
+// kernel rocm_fused_elementwise_1, source hash d2c4091543fa1ab2
 // Topologically Sorted Source Nodes: [a], Original ops: [elementwise]
 // Source node to op mapping:
 //   a => elementwise
@@ -524,6 +525,17 @@ __global__ void __launch_bounds__(block_threads) elementwise_kernel(const float*
     }
 }
 
+// Overflow-checked size products (host): false when the exact result does not fit.
+[[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+[[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
+    size_t n = 0;
+    return count >= 0 && factor >= 0 &&
+           !__builtin_mul_overflow(static_cast<size_t>(count), static_cast<size_t>(factor), &n) &&
+           !__builtin_mul_overflow(n, element_size, &out);
+}
+// Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
+[[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
 }  // namespace
 
 static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y, int64_t M, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
@@ -551,9 +563,12 @@ static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y,
             return ROCMTPL_STATUS_NULL_ARGUMENT;
         }
     }
-    const int64_t total = (M) * (96);
-    if (total == 0) return ROCMTPL_STATUS_OK;
-    const int64_t wanted = (total + block_threads - 1) / block_threads;
+    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(M, 96, rocmtpl_elements)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
+    if (rocmtpl_elements == 0) return ROCMTPL_STATUS_OK;
+    const int64_t wanted = rocmtpl_cdiv(rocmtpl_elements, block_threads);
     const int64_t blocks = wanted < 65535 ? wanted : 65535;
     elementwise_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(block_threads), 0, stream>>>(X, Bias, Y, M);
     return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
@@ -561,7 +576,7 @@ static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y,
 }  // namespace rocm_fused_elementwise_1_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_2, source hash f4689baf8a0d49e0
+// kernel rocm_fused_gemm_2, source hash e0c248bd34912ee1
 // Topologically Sorted Source Nodes: [y], Original ops: [gemm]
 // Source node to op mapping:
 //   y => gemm
@@ -955,12 +970,13 @@ static int rocm_fused_gemm_2(const float* X, const float* W, float* Y, int64_t M
     if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     constexpr int32_t split_k = 1;
     const gemm_problem p = make_problem(M);
-    int64_t total = 0;
-    if (!rocmtpl_checked_mul(p.batch, p.m_size, total) || !rocmtpl_checked_mul(total, p.n_size, total)) {
+    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
+        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
     size_t partial_bytes = 0;
-    if (split_k > 1 && !rocmtpl_checked_bytes(total, split_k, sizeof(float), partial_bytes)) {
+    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
     if (workspace_size) {

@@ -70,16 +70,17 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
   src.writeline("(void)workspace;");
   for (const auto& s : symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
-  src.writeline("int64_t total = 0;");
+  src.writeline("int64_t rocmtpl_elements = 0;");
   src.writeline("if (!rocmtpl_checked_mul(" + v.batch.to_cpp() + ", " + v.m.to_cpp() +
-                ", total) || !rocmtpl_checked_mul(total, " + v.n.to_cpp() + ", total)) {");
+                ", rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, " + v.n.to_cpp() +
+                ", rocmtpl_elements)) {");
   src.writeline("    return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   src.writeline("}");
-  src.writeline("if (total == 0) return ROCMTPL_STATUS_OK;");
-  src.writeline("if (rocmtpl_cdiv(total, 256) > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  src.writeline(
-      "gemm_reference_kernel<<<dim3(static_cast<unsigned>(rocmtpl_cdiv(total, 256))), dim3(256), 0, stream>>>(" + args +
-      ");");
+  src.writeline("if (rocmtpl_elements == 0) return ROCMTPL_STATUS_OK;");
+  src.writeline("const int64_t rocmtpl_blocks = rocmtpl_cdiv(rocmtpl_elements, 256);");
+  src.writeline("if (rocmtpl_blocks > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+  src.writeline("gemm_reference_kernel<<<dim3(static_cast<unsigned>(rocmtpl_blocks)), dim3(256), 0, stream>>>(" + args +
+                ");");
   src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
 }
 

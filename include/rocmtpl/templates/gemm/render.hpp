@@ -358,12 +358,13 @@ inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kerne
   src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
   // Pre-indented fragment (written verbatim: rendering speed). Sizes are non-negative here; their
   // products are checked before they size a workspace or a grid.
-  src.write_verbatim(R"hip(    int64_t total = 0;
-    if (!rocmtpl_checked_mul(p.batch, p.m_size, total) || !rocmtpl_checked_mul(total, p.n_size, total)) {
+  src.write_verbatim(R"hip(    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
+        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
     size_t partial_bytes = 0;
-    if (split_k > 1 && !rocmtpl_checked_bytes(total, split_k, sizeof(float), partial_bytes)) {
+    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
     if (workspace_size) {
@@ -428,7 +429,7 @@ inline void write_entry_launch(indented_buffer& src, const gemm_plan& plan) {
   if (plan.split) {
     // Pre-indented fragment (written verbatim: rendering speed).
     src.write_verbatim(R"hip(    if (split_k > 1) {
-        const int64_t blocks = rocmtpl_cdiv(total, 256) < 65536 ? rocmtpl_cdiv(total, 256) : 65536;
+        const int64_t blocks = rocmtpl_cdiv(rocmtpl_elements, 256) < 65536 ? rocmtpl_cdiv(rocmtpl_elements, 256) : 65536;
         gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>()hip" +
                        plan.args + R"hip();
     }

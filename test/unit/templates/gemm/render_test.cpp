@@ -235,10 +235,11 @@ TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
   ASSERT_NE(helpers, std::string::npos);
   ASSERT_NE(query, std::string::npos);
   EXPECT_LT(helpers, query);
-  const auto count_check =
-      src.find("if (!rocmtpl_checked_mul(p.batch, p.m_size, total) || !rocmtpl_checked_mul(total, p.n_size, total)) {");
+  const auto count_check = src.find(
+      "if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||\n"
+      "        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {");
   const auto bytes_check =
-      src.find("if (split_k > 1 && !rocmtpl_checked_bytes(total, split_k, sizeof(float), partial_bytes)) {");
+      src.find("if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {");
   EXPECT_LT(count_check, query);
   EXPECT_LT(bytes_check, query);
   EXPECT_TRUE(contains(
@@ -246,6 +247,8 @@ TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
   EXPECT_FALSE(contains(src, "p.batch * p.m_size * p.n_size"));
   // The reference entry checks its element count the same way.
   const auto ref = t.generate_reference({{"M", 64}, {"N", 64}}).source();
-  EXPECT_TRUE(contains(ref, "if (!rocmtpl_checked_mul(1, M, total) || !rocmtpl_checked_mul(total, N, total)) {"));
+  EXPECT_TRUE(contains(ref,
+                       "if (!rocmtpl_checked_mul(1, M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, N, "
+                       "rocmtpl_elements)) {"));
 }
 }  // namespace
