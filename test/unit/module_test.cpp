@@ -44,7 +44,7 @@ TEST(Module, TheGatheringHeaderGivesEveryPart) {
   EXPECT_EQ(sizes.offsets, (std::vector<std::size_t>{0, 4096}));  // 4000 bytes, aligned to 256
   EXPECT_NE(m.source.find("const size_t rocmtpl_slot1_offset = rocmtpl_slot0_offset + rocmtpl_slot0_bytes;"),
             std::string::npos);
-  EXPECT_NE(m.source.find("    int64_t n = 1000;\n"), std::string::npos);  // the runner, with its default
+  EXPECT_NE(m.source.find("    int64_t u_n = 1000;\n"), std::string::npos);  // the runner, with its default
   // The runner alone, from the same description.
   indented_buffer runner;
   detail::module_impl::write_runner(runner, m, o);

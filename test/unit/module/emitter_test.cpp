@@ -83,8 +83,8 @@ TEST(ModuleEmitter, TheWorkspaceFollowsThePlan) {
   EXPECT_TRUE(m.workspace.share_slot("h1", "h3"));
   EXPECT_EQ(m.workspace.evaluate({{"rows", 5}}, m.workspace_alignment).total, 2u * 128u);  // 80 bytes -> 128
   EXPECT_TRUE(contains(m.source, "// h1, h3\n"));
-  EXPECT_TRUE(contains(m.source, "uint16_t* h3 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot0_offset);"));
-  EXPECT_TRUE(contains(m.source, "uint16_t* h2 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot1_offset);"));
+  EXPECT_TRUE(contains(m.source, "uint16_t* u_h3 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot0_offset);"));
+  EXPECT_TRUE(contains(m.source, "uint16_t* u_h2 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot1_offset);"));
   EXPECT_TRUE(contains(m.source, "return (bytes + 63) / 64 * 64;"));
   EXPECT_FALSE(contains(m.source, "ROCMTPL_STANDALONE_RUNNER"));
 }
@@ -94,7 +94,7 @@ TEST(ModuleEmitter, OneKernelOneEntryPointIncludesAtFileScope) {
   ASSERT_EQ(m.kernels.size(), 1u);
   EXPECT_EQ(m.calls.size(), 4u);
   EXPECT_EQ(m.signature,
-            "extern \"C\" PT_EXPORT int chain(const uint16_t* x, uint16_t* y, int64_t rows, size_t* workspace_size, "
+            "extern \"C\" PT_EXPORT int chain(const uint16_t* u_x, uint16_t* u_y, int64_t u_rows, size_t* workspace_size, "
             "uint8_t* workspace, hipStream_t stream)");
   EXPECT_EQ(m.size_args, (std::vector<std::string>{"rows"}));
   const auto include = m.source.find("#include <cstring>\n");
@@ -102,7 +102,7 @@ TEST(ModuleEmitter, OneKernelOneEntryPointIncludesAtFileScope) {
   EXPECT_LT(include, m.source.find("namespace " + m.kernels[0].name + "_ns {"));
   const auto runner = m.source.find("#ifdef ROCMTPL_STANDALONE_RUNNER");  // the runner includes it too
   EXPECT_GT(m.source.find("#include <cstring>", include + 1), runner);    // once in the module
-  EXPECT_TRUE(contains(m.source, "if (rows < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(m.source, "if (u_rows < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   EXPECT_TRUE(contains(m.source, "#ifdef ROCMTPL_STANDALONE_RUNNER"));
   EXPECT_TRUE(m.notes.empty());  // copy nodes are no elementwise nodes: nothing was offered
 }

@@ -48,12 +48,12 @@ TEST(ModuleRunner, SizesDefaultFromTheOptionsAndAreCheckedOtherwise) {
   o.runner_sizes = {{"n", 4096}};
   o.runner_iterations = 7;
   const auto src = runner_of(two_tensor_module(), o);
-  EXPECT_TRUE(contains(src, "    int64_t n = 4096;\n"));
-  EXPECT_TRUE(contains(src, "    int64_t k = -1;\n"));
+  EXPECT_TRUE(contains(src, "    int64_t u_n = 4096;\n"));
+  EXPECT_TRUE(contains(src, "    int64_t u_k = -1;\n"));
   EXPECT_TRUE(contains(src, "    int rocmtpl_iters = 7;\n"));
   EXPECT_TRUE(
       contains(src,
-               "    if (k < 0) {\n        std::fprintf(stderr, \"rocmtpl runner: give the size k as k=<n>\\n\");\n"
+               "    if (u_k < 0) {\n        std::fprintf(stderr, \"rocmtpl runner: give the size k as k=<n>\\n\");\n"
                "        return 2;\n    }\n"));
   EXPECT_TRUE(contains(src, "    if (rocmtpl_iters < 1) {\n"));
 }
@@ -63,21 +63,21 @@ TEST(ModuleRunner, ParsesEachSizeAndTheIterationCount) {
   EXPECT_TRUE(contains(src, "std::printf(\"usage: %s [n=<n>] [k=<n>] [--iters=<n>]\\n\", argv[0]);"));
   EXPECT_TRUE(contains(src,
                        "        if (std::strncmp(rocmtpl_arg, \"n=\", 2) == 0) {\n"
-                       "            n = std::atoll(rocmtpl_arg + 2);\n            continue;\n        }\n"));
+                       "            u_n = std::atoll(rocmtpl_arg + 2);\n            continue;\n        }\n"));
   EXPECT_TRUE(contains(src, "if (std::strncmp(rocmtpl_arg, \"--iters=\", 8) == 0) {"));
   EXPECT_TRUE(contains(src, "rocmtpl runner: unknown argument '%s'; usage: %s [n=<n>] [k=<n>] [--iters=<n>]\\n\""));
 }
 
 TEST(ModuleRunner, CallsTheEntryPointWithItsTensorsInOrder) {
   const auto src = runner_of(two_tensor_module());
-  EXPECT_TRUE(contains(src, "const size_t rocmtpl_t0_bytes = rocmtpl_module_bytes(n, n, 2);  // x"));
+  EXPECT_TRUE(contains(src, "const size_t rocmtpl_t0_bytes = rocmtpl_module_bytes(u_n, u_n, 2);  // x"));
   EXPECT_TRUE(
       contains(src, "if (!rocmtpl_runner::make_input(&rocmtpl_t0, rocmtpl_t0_bytes, 0, rocmtpl_rng)) return 1;"));
   EXPECT_TRUE(contains(src, "if (!rocmtpl_runner::make_output(&rocmtpl_t1, rocmtpl_t1_bytes)) return 1;"));
-  EXPECT_TRUE(contains(src, "int rocmtpl_status = scale(nullptr, nullptr, n, k, &rocmtpl_ws_bytes, nullptr, 0);"));
+  EXPECT_TRUE(contains(src, "int rocmtpl_status = scale(nullptr, nullptr, u_n, u_k, &rocmtpl_ws_bytes, nullptr, 0);"));
   EXPECT_TRUE(contains(src,
                        "rocmtpl_status = scale(static_cast<const uint16_t*>(rocmtpl_t0), "
-                       "static_cast<float*>(rocmtpl_t1), n, k, nullptr, static_cast<uint8_t*>(rocmtpl_ws), 0);"));
+                       "static_cast<float*>(rocmtpl_t1), u_n, u_k, nullptr, static_cast<uint8_t*>(rocmtpl_ws), 0);"));
   EXPECT_TRUE(contains(src, "std::printf(\"scale: n=%lld k=%lld %.4f ms per run"));
   EXPECT_TRUE(contains(src, "checksum(y) = %.6e\\n\", rocmtpl_runner::checksum(rocmtpl_t1, rocmtpl_t1_bytes, 2));"));
   EXPECT_FALSE(contains(src, "checksum(x)"));

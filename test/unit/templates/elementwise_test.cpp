@@ -35,10 +35,10 @@ TEST(Elementwise, RendersActivationBiasAndConversions) {
   EXPECT_TRUE(contains(src, "v += static_cast<float>(Bias[bias_offset"));
   EXPECT_TRUE(contains(src, "= rocmtpl_dev::float_to_bf16_bits(apply_activation(v));"));
   EXPECT_TRUE(contains(src, "const int64_t bias_stride_m = 0;"));
-  EXPECT_TRUE(contains(src, "if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(src, "if (u_M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   // Issue 8: the element count M * 64 is checked, not wrapped.
   EXPECT_TRUE(contains(src, "inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out)"));
-  EXPECT_TRUE(contains(src, "if (!rocmtpl_checked_mul(M, 64, rocmtpl_elements)) {"));
+  EXPECT_TRUE(contains(src, "if (!rocmtpl_checked_mul(u_M, 64, rocmtpl_elements)) {"));
   EXPECT_TRUE(contains(src, "const int64_t wanted = rocmtpl_cdiv(rocmtpl_elements, block_threads);"));
 }
 

@@ -27,7 +27,7 @@ TEST(GemmProblem, SizesAndStridesOfEachOperand) {
   EXPECT_EQ(v.m, M);
   EXPECT_EQ(v.n, sym_expr(32));
   EXPECT_EQ(v.k, sym_expr(64));
-  EXPECT_EQ(v.x.stride_b.to_cpp(), "64*M");
+  EXPECT_EQ(v.x.stride_b.to_cpp(), "64*u_M");
   EXPECT_EQ(v.w.stride_b, sym_expr(0));  // broadcast over the batch
   EXPECT_EQ(v.w.stride_r, sym_expr(1));  // column-major: K contiguous
   EXPECT_EQ(v.bias.stride_r, sym_expr(0));
@@ -119,7 +119,7 @@ TEST(GemmProblem, EntryPointTensorsAndFormula) {
   const auto signature = td::bind_gemm_tensors(kernel, t.context(), v);
   EXPECT_TRUE(contains(signature,
                        "int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, "
-                       "const uint16_t* Residual, float* Y, int64_t M"))
+                       "const uint16_t* Residual, float* Y, int64_t u_M"))
       << signature;
 }
 }  // namespace

@@ -26,9 +26,9 @@ TEST(GemmReference, EpilogueInDoubleWithTheCandidatesEntryPoint) {
   // The same entry point as the candidates, without the runtime split_k.
   EXPECT_TRUE(contains(ref,
                        "int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, "
-                       "const uint16_t* Residual, float* Y, int64_t M, size_t* workspace_size"));
+                       "const uint16_t* Residual, float* Y, int64_t u_M, size_t* workspace_size"));
   EXPECT_TRUE(contains(ref, "if (workspace_size) { *workspace_size = 0; return ROCMTPL_STATUS_OK; }"));
-  EXPECT_TRUE(contains(ref, "if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(ref, "if (u_M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
 }
 
 TEST(GemmReference, DirectRenderBindsTheKernel) {
@@ -38,7 +38,7 @@ TEST(GemmReference, DirectRenderBindsTheKernel) {
   EXPECT_EQ(kernel.args().inputs().size(), 2U);
   EXPECT_TRUE(contains(src, "= rocmtpl_dev::float_to_bf16_bits(r);"));
   EXPECT_TRUE(contains(src,
-                       "if (!rocmtpl_checked_mul(1, M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, 32, "
+                       "if (!rocmtpl_checked_mul(1, u_M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, 32, "
                        "rocmtpl_elements)) {"));
   EXPECT_TRUE(contains(src, "if (rocmtpl_blocks > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   EXPECT_FALSE(contains(src, "Bias"));

@@ -16,10 +16,10 @@ TEST(GemmRender, DeterministicAndStaticSizesBakedIn) {
   auto b = t.generate(gemm_config{}, {{"M", 100}}).source();
   EXPECT_EQ(a, b);
   EXPECT_TRUE(contains(a, "problem_.k_size = 96;"));
-  EXPECT_TRUE(contains(a, "problem_.m_size = M;"));
-  EXPECT_TRUE(contains(a, "make_problem(int64_t M)"));
-  EXPECT_TRUE(contains(a, "if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
-  EXPECT_TRUE(contains(a, "int rocm_gemm(const float* X, const float* W, float* Y, int64_t M, size_t* workspace_size"));
+  EXPECT_TRUE(contains(a, "problem_.m_size = u_M;"));
+  EXPECT_TRUE(contains(a, "make_problem(int64_t u_M)"));
+  EXPECT_TRUE(contains(a, "if (u_M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(a, "int rocm_gemm(const float* X, const float* W, float* Y, int64_t u_M, size_t* workspace_size"));
   // SIMT path, and nothing of the matrix-core one.
   EXPECT_TRUE(contains(a, "float acc[thread_m][thread_n];"));
   EXPECT_FALSE(contains(a, "mma.sync"));
@@ -55,7 +55,7 @@ TEST(GemmRender, AlphaBetaResidualAndBiasAlongM) {
   EXPECT_TRUE(
       contains(src,
                "int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, const uint16_t* Residual, "
-               "float* Y, int64_t M"));
+               "float* Y, int64_t u_M"));
 
   // Residual without a bias: three inputs, the third is the residual.
   gemm_options r;
@@ -150,10 +150,10 @@ TEST(GemmRender, BatchedOperandsAndBroadcastWeights) {
       {buffer("x", layout::row_major(dtype::f16, {b, M, 64})), buffer("w", layout::row_major(dtype::f16, {64, 32}))},
       layout::row_major(dtype::f16, {b, M, 32}));
   const auto src = t.generate(mma(64, 64, 32, 32, 32, 3), {{"B", 3}, {"M", 5}}).source();
-  EXPECT_TRUE(contains(src, "problem_.batch = B;"));
-  EXPECT_TRUE(contains(src, "problem_.x_stride_b = 64*M;"));
+  EXPECT_TRUE(contains(src, "problem_.batch = u_B;"));
+  EXPECT_TRUE(contains(src, "problem_.x_stride_b = 64*u_M;"));
   EXPECT_TRUE(contains(src, "problem_.w_stride_b = 0;"));
-  EXPECT_TRUE(contains(src, "problem_.y_stride_b = 32*M;"));
+  EXPECT_TRUE(contains(src, "problem_.y_stride_b = 32*u_M;"));
   EXPECT_TRUE(contains(src, "static_cast<unsigned>(p.batch)"));
   // Batch sizes that disagree are named.
   try {
@@ -176,7 +176,7 @@ TEST(GemmRender, RuntimeSplitKUsesTheWorkspace) {
   c.split_k = 4;
   const auto caller = t.generate(c, {{"M", 64}});
   const auto& src = caller.source();
-  EXPECT_TRUE(contains(src, "int64_t M, int32_t split_k, size_t* workspace_size"));
+  EXPECT_TRUE(contains(src, "int64_t u_M, int32_t split_k, size_t* workspace_size"));
   EXPECT_TRUE(contains(src, "if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   EXPECT_TRUE(contains(src, "*workspace_size = partial_bytes;"));
   EXPECT_TRUE(contains(src, "gemm_split_k_reduce<<<"));
@@ -248,7 +248,7 @@ TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
   // The reference entry checks its element count the same way.
   const auto ref = t.generate_reference({{"M", 64}, {"N", 64}}).source();
   EXPECT_TRUE(contains(ref,
-                       "if (!rocmtpl_checked_mul(1, M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, N, "
+                       "if (!rocmtpl_checked_mul(1, u_M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, u_N, "
                        "rocmtpl_elements)) {"));
 }
 }  // namespace
