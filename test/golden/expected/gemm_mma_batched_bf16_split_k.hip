@@ -38,6 +38,46 @@ ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_floordiv(int64_t a, int
 ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_mod(int64_t a, int64_t b) {
   return b == -1 ? 0 : (a % b != 0 && ((a % b < 0) != (b < 0))) ? a % b + b : a % b;
 }
+// Checked size arithmetic (sym_expr::to_cpp_checked()): on int64 overflow or a zero divisor the
+// result is 0 and *ok becomes false, so an entry point refuses the sizes instead of wrapping.
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_add(int64_t a, int64_t b, bool* ok) {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) {
+    *ok = false;
+    return 0;
+  }
+  return a + b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_sub(int64_t a, int64_t b, bool* ok) {
+  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) {
+    *ok = false;
+    return 0;
+  }
+  return a - b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mul(int64_t a, int64_t b, bool* ok) {
+  if (a == 0 || b == 0) return 0;
+  const bool fits = a > 0 ? (b > 0 ? a <= INT64_MAX / b : b >= INT64_MIN / a)
+                          : (b > 0 ? a >= INT64_MIN / b : a >= INT64_MAX / b);
+  if (!fits) {
+    *ok = false;
+    return 0;
+  }
+  return a * b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_floordiv(int64_t a, int64_t b, bool* ok) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) {
+    *ok = false;
+    return 0;
+  }
+  return rocmtpl_floordiv(a, b);
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bool* ok) {
+  if (b == 0) {
+    *ok = false;
+    return 0;
+  }
+  return rocmtpl_mod(a, b);
+}
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // gemm mma_bm64_bn64_bk32_wm32_wn32_g8_s3_v8_sk2: Y = sigmoid(2.0f * X @ W + 0.5f * Bias) + Residual
@@ -88,13 +128,13 @@ struct gemm_problem {
     int64_t y_stride_b, y_stride_m, y_stride_n, y_offset;
 };
 
-__host__ __device__ __forceinline__ gemm_problem make_problem(int64_t B, int64_t M) {
+__host__ __device__ __forceinline__ gemm_problem make_problem(int64_t u_B, int64_t u_M) {
     gemm_problem problem_{};
-    problem_.m_size = M;
+    problem_.m_size = u_M;
     problem_.n_size = 96;
     problem_.k_size = 512;
-    problem_.batch = B;
-    problem_.x_stride_b = 512*M;
+    problem_.batch = u_B;
+    problem_.x_stride_b = 512*u_M;
     problem_.x_stride_m = 512;
     problem_.x_stride_k = 1;
     problem_.x_offset = 0;
@@ -106,11 +146,11 @@ __host__ __device__ __forceinline__ gemm_problem make_problem(int64_t B, int64_t
     problem_.bias_stride_m = 0;
     problem_.bias_stride_n = 1;
     problem_.bias_offset = 0;
-    problem_.residual_stride_b = 96*M;
+    problem_.residual_stride_b = 96*u_M;
     problem_.residual_stride_m = 96;
     problem_.residual_stride_n = 1;
     problem_.residual_offset = 0;
-    problem_.y_stride_b = 96*M;
+    problem_.y_stride_b = 96*u_M;
     problem_.y_stride_m = 96;
     problem_.y_stride_n = 1;
     problem_.y_offset = 0;
@@ -678,15 +718,15 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
 #define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)
 #endif
 template <int VecA, int VecB>
-__global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS gemm_kernel(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t B, int64_t M, int32_t split_k) {
-    const gemm_problem p = make_problem(B, M);
+__global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS gemm_kernel(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
+    const gemm_problem p = make_problem(u_B, u_M);
     const gemm_pointers t{X, W, Bias, Residual, Y, Partial};
     gemm_mainloop<VecA, VecB>(p, t, split_k);
 }
 
 // Split-K: sums the fp32 partials of every slice and applies the epilogue.
-__global__ void __launch_bounds__(256) gemm_split_k_reduce(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t B, int64_t M, int32_t split_k) {
-    const gemm_problem p = make_problem(B, M);
+__global__ void __launch_bounds__(256) gemm_split_k_reduce(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
+    const gemm_problem p = make_problem(u_B, u_M);
     const gemm_pointers t{X, W, Bias, Residual, Y, Partial};
     const int64_t mn = p.m_size * p.n_size;
     const int64_t total = p.batch * mn;
@@ -700,7 +740,7 @@ __global__ void __launch_bounds__(256) gemm_split_k_reduce(const uint16_t* __res
 }
 
 template <int VecA, int VecB>
-hipError_t gemm_launch(dim3 grid, hipStream_t stream, const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t B, int64_t M, int32_t split_k) {
+hipError_t gemm_launch(dim3 grid, hipStream_t stream, const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
     #if defined(ROCMTPL_PLATFORM_NVIDIA)
     // Above 48 KiB of dynamic shared memory a kernel must opt in.
     if (gemm_dynamic_shared > 48 * 1024) {
@@ -709,7 +749,7 @@ hipError_t gemm_launch(dim3 grid, hipStream_t stream, const uint16_t* __restrict
         if (e != hipSuccess) return e;
     }
     #endif
-    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(X, W, Bias, Residual, Y, Partial, B, M, split_k);
+    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
     return hipGetLastError();
 }
 
@@ -733,11 +773,11 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
 
 }  // namespace
 
-extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, const uint16_t* Residual, float* Y, int64_t B, int64_t M, int32_t split_k, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
-    if (B < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, const uint16_t* Residual, float* Y, int64_t u_B, int64_t u_M, int32_t split_k, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
+    if (u_B < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    if (u_M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    const gemm_problem p = make_problem(B, M);
+    const gemm_problem p = make_problem(u_B, u_M);
     int64_t rocmtpl_elements = 0;
     if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
         !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
@@ -751,35 +791,28 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
         *workspace_size = partial_bytes;
         return ROCMTPL_STATUS_OK;
     }
-    if (!X) {
-        int64_t X_size = 512*B*M;
-        if (X_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
+    {
+        bool rocmtpl_ok = true;
+        const int64_t rocmtpl_numel = rocmtpl_size_mul(rocmtpl_size_mul(512, u_B, &rocmtpl_ok), u_M, &rocmtpl_ok);
+        if (!rocmtpl_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+        if (!X && rocmtpl_numel > 0) return ROCMTPL_STATUS_NULL_ARGUMENT;
     }
-    if (!W) {
-        int64_t W_size = 49152;
-        if (W_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
+    if (!W) return ROCMTPL_STATUS_NULL_ARGUMENT;
+    if (!Bias) return ROCMTPL_STATUS_NULL_ARGUMENT;
+    {
+        bool rocmtpl_ok = true;
+        const int64_t rocmtpl_numel = rocmtpl_size_mul(rocmtpl_size_mul(96, u_B, &rocmtpl_ok), u_M, &rocmtpl_ok);
+        if (!rocmtpl_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+        if (!Residual && rocmtpl_numel > 0) return ROCMTPL_STATUS_NULL_ARGUMENT;
     }
-    if (!Bias) {
-        int64_t Bias_size = 96;
-        if (Bias_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
+    {
+        bool rocmtpl_ok = true;
+        const int64_t rocmtpl_numel = rocmtpl_size_mul(rocmtpl_size_mul(96, u_B, &rocmtpl_ok), u_M, &rocmtpl_ok);
+        if (rocmtpl_numel > 0) {
+            if (u_B > 1 && rocmtpl_size_mul(96, u_M, &rocmtpl_ok) <= 0) rocmtpl_ok = false;
         }
-    }
-    if (!Residual) {
-        int64_t Residual_size = 96*B*M;
-        if (Residual_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
-    }
-    if (!Y) {
-        int64_t Y_size = 96*B*M;
-        if (Y_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
+        if (!rocmtpl_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+        if (!Y && rocmtpl_numel > 0) return ROCMTPL_STATUS_NULL_ARGUMENT;
     }
     if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
     if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
@@ -791,11 +824,11 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
     float* const Partial = reinterpret_cast<float*>(workspace);
     const bool fast = gemm_aligned(X, 8, p.x_offset, p.x_stride_m, p.x_stride_b) && gemm_aligned(W, 8, p.w_offset, p.w_stride_n, p.w_stride_b);
-    const hipError_t err = fast ? gemm_launch<8, 8>(grid, stream, X, W, Bias, Residual, Y, Partial, B, M, split_k) : gemm_launch<1, 1>(grid, stream, X, W, Bias, Residual, Y, Partial, B, M, split_k);
+    const hipError_t err = fast ? gemm_launch<8, 8>(grid, stream, X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k) : gemm_launch<1, 1>(grid, stream, X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
     if (err != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
     if (split_k > 1) {
         const int64_t blocks = rocmtpl_cdiv(rocmtpl_elements, 256) < 65536 ? rocmtpl_cdiv(rocmtpl_elements, 256) : 65536;
-        gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>(X, W, Bias, Residual, Y, Partial, B, M, split_k);
+        gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>(X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
     }
     return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
 }

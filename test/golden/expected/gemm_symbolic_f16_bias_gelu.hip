@@ -38,6 +38,46 @@ ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_floordiv(int64_t a, int
 ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_mod(int64_t a, int64_t b) {
   return b == -1 ? 0 : (a % b != 0 && ((a % b < 0) != (b < 0))) ? a % b + b : a % b;
 }
+// Checked size arithmetic (sym_expr::to_cpp_checked()): on int64 overflow or a zero divisor the
+// result is 0 and *ok becomes false, so an entry point refuses the sizes instead of wrapping.
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_add(int64_t a, int64_t b, bool* ok) {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) {
+    *ok = false;
+    return 0;
+  }
+  return a + b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_sub(int64_t a, int64_t b, bool* ok) {
+  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) {
+    *ok = false;
+    return 0;
+  }
+  return a - b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mul(int64_t a, int64_t b, bool* ok) {
+  if (a == 0 || b == 0) return 0;
+  const bool fits = a > 0 ? (b > 0 ? a <= INT64_MAX / b : b >= INT64_MIN / a)
+                          : (b > 0 ? a >= INT64_MIN / b : a >= INT64_MAX / b);
+  if (!fits) {
+    *ok = false;
+    return 0;
+  }
+  return a * b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_floordiv(int64_t a, int64_t b, bool* ok) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) {
+    *ok = false;
+    return 0;
+  }
+  return rocmtpl_floordiv(a, b);
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bool* ok) {
+  if (b == 0) {
+    *ok = false;
+    return 0;
+  }
+  return rocmtpl_mod(a, b);
+}
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // gemm bm64_bn64_bk16_tm4_tn4_g8_s2_v4: Y = gelu(0.5f * X @ W + Bias)
@@ -96,19 +136,19 @@ struct gemm_problem {
     int64_t y_stride_b, y_stride_m, y_stride_n, y_offset;
 };
 
-__host__ __device__ __forceinline__ gemm_problem make_problem(int64_t M, int64_t K) {
+__host__ __device__ __forceinline__ gemm_problem make_problem(int64_t u_M, int64_t u_K) {
     gemm_problem problem_{};
-    problem_.m_size = M;
+    problem_.m_size = u_M;
     problem_.n_size = 256;
-    problem_.k_size = K;
+    problem_.k_size = u_K;
     problem_.batch = 1;
     problem_.x_stride_b = 0;
-    problem_.x_stride_m = K;
+    problem_.x_stride_m = u_K;
     problem_.x_stride_k = 1;
     problem_.x_offset = 0;
     problem_.w_stride_b = 0;
     problem_.w_stride_k = 1;
-    problem_.w_stride_n = K;
+    problem_.w_stride_n = u_K;
     problem_.w_offset = 0;
     problem_.bias_stride_b = 0;
     problem_.bias_stride_m = 0;
@@ -411,14 +451,14 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
 #define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)
 #endif
 template <int VecA, int VecB>
-__global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS gemm_kernel(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t M, int64_t K) {
-    const gemm_problem p = make_problem(M, K);
+__global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS gemm_kernel(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t u_M, int64_t u_K) {
+    const gemm_problem p = make_problem(u_M, u_K);
     const gemm_pointers t{X, W, Bias, Y, nullptr};
     gemm_mainloop<VecA, VecB>(p, t, 1);
 }
 
 template <int VecA, int VecB>
-hipError_t gemm_launch(dim3 grid, hipStream_t stream, const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t M, int64_t K) {
+hipError_t gemm_launch(dim3 grid, hipStream_t stream, const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t u_M, int64_t u_K) {
     #if defined(ROCMTPL_PLATFORM_NVIDIA)
     // Above 48 KiB of dynamic shared memory a kernel must opt in.
     if (gemm_dynamic_shared > 48 * 1024) {
@@ -427,7 +467,7 @@ hipError_t gemm_launch(dim3 grid, hipStream_t stream, const uint16_t* __restrict
         if (e != hipSuccess) return e;
     }
     #endif
-    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(X, W, Bias, Y, M, K);
+    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(X, W, Bias, Y, u_M, u_K);
     return hipGetLastError();
 }
 
@@ -451,11 +491,11 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
 
 }  // namespace
 
-extern "C" PT_EXPORT int rocm_gemm(const uint16_t* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y, int64_t M, int64_t K, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
-    if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    if (K < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+extern "C" PT_EXPORT int rocm_gemm(const uint16_t* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y, int64_t u_M, int64_t u_K, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
+    if (u_M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    if (u_K < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     constexpr int32_t split_k = 1;
-    const gemm_problem p = make_problem(M, K);
+    const gemm_problem p = make_problem(u_M, u_K);
     int64_t rocmtpl_elements = 0;
     if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
         !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
@@ -469,29 +509,24 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* Bias, const uint16_t* X, cons
         *workspace_size = partial_bytes;
         return ROCMTPL_STATUS_OK;
     }
-    if (!X) {
-        int64_t X_size = K*M;
-        if (X_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
+    {
+        bool rocmtpl_ok = true;
+        const int64_t rocmtpl_numel = rocmtpl_size_mul(u_K, u_M, &rocmtpl_ok);
+        if (!rocmtpl_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+        if (!X && rocmtpl_numel > 0) return ROCMTPL_STATUS_NULL_ARGUMENT;
     }
-    if (!W) {
-        int64_t W_size = 256*K;
-        if (W_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
+    {
+        bool rocmtpl_ok = true;
+        const int64_t rocmtpl_numel = rocmtpl_size_mul(256, u_K, &rocmtpl_ok);
+        if (!rocmtpl_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+        if (!W && rocmtpl_numel > 0) return ROCMTPL_STATUS_NULL_ARGUMENT;
     }
-    if (!Bias) {
-        int64_t Bias_size = 256;
-        if (Bias_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
-    }
-    if (!Y) {
-        int64_t Y_size = 256*M;
-        if (Y_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
+    if (!Bias) return ROCMTPL_STATUS_NULL_ARGUMENT;
+    {
+        bool rocmtpl_ok = true;
+        const int64_t rocmtpl_numel = rocmtpl_size_mul(256, u_M, &rocmtpl_ok);
+        if (!rocmtpl_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+        if (!Y && rocmtpl_numel > 0) return ROCMTPL_STATUS_NULL_ARGUMENT;
     }
     if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
     if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
@@ -503,7 +538,7 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* Bias, const uint16_t* X, cons
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
     (void)workspace;
     const bool fast = gemm_aligned(X, 4, p.x_offset, p.x_stride_m, p.x_stride_b) && gemm_aligned(W, 4, p.w_offset, p.w_stride_n, p.w_stride_b);
-    const hipError_t err = fast ? gemm_launch<4, 4>(grid, stream, X, W, Bias, Y, M, K) : gemm_launch<1, 1>(grid, stream, X, W, Bias, Y, M, K);
+    const hipError_t err = fast ? gemm_launch<4, 4>(grid, stream, X, W, Bias, Y, u_M, u_K) : gemm_launch<1, 1>(grid, stream, X, W, Bias, Y, u_M, u_K);
     if (err != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
     return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
 }
