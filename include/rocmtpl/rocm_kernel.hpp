@@ -100,10 +100,9 @@ class rocm_template_kernel {
     const auto names = split_names(names_str);
     if (inputs.size() + outputs.size() != names.size()) {
       throw invalid_argument_error("rocmtpl: def_kernel: " + std::to_string(inputs.size()) + " inputs + " +
-                                   std::to_string(outputs.size()) + " outputs = " +
-                                   std::to_string(inputs.size() + outputs.size()) + " but " +
-                                   std::to_string(names.size()) + " names were given: [" + detail::join(names) +
-                                   "]");
+                                   std::to_string(outputs.size()) +
+                                   " outputs = " + std::to_string(inputs.size() + outputs.size()) + " but " +
+                                   std::to_string(names.size()) + " names were given: [" + detail::join(names) + "]");
     }
     std::set<std::string> seen;
     for (const auto& n : names) {

@@ -182,7 +182,9 @@ inline void define_signature(const module_graph& graph, const rocm_template_kern
       if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(s);
     }
   }
-  for (std::size_t i = m.size_args.size(); i < symbols.size(); ++i) params.push_back("int64_t " + user_identifier(symbols[i]));
+  for (std::size_t i = m.size_args.size(); i < symbols.size(); ++i) {
+    params.push_back("int64_t " + user_identifier(symbols[i]));
+  }
   m.size_args = symbols;
   for (const auto& s : m.size_args) {
     if (module_graph::is_reserved(s) || graph.find(s) || s == m.name || s == "main") {
@@ -345,8 +347,7 @@ inline void write_entry_point(indented_buffer& out, const module_source& m, cons
     for (const auto& b : intermediates) {
       const std::string type = std::string(storage_type(b.type()));
       out.writeline(type + "* " + user_identifier(b.name()) + " = reinterpret_cast<" + type +
-                    "*>(workspace + rocmtpl_slot" +
-                    std::to_string(m.workspace.slot_of(b.name())) + "_offset);");
+                    "*>(workspace + rocmtpl_slot" + std::to_string(m.workspace.slot_of(b.name())) + "_offset);");
     }
     out.splice(sched.wrapper_code());
     out.writeline("return ROCMTPL_STATUS_OK;");

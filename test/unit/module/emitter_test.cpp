@@ -93,9 +93,10 @@ TEST(ModuleEmitter, OneKernelOneEntryPointIncludesAtFileScope) {
   const auto m = emit_module(chain());
   ASSERT_EQ(m.kernels.size(), 1u);
   EXPECT_EQ(m.calls.size(), 4u);
-  EXPECT_EQ(m.signature,
-            "extern \"C\" PT_EXPORT int chain(const uint16_t* u_x, uint16_t* u_y, int64_t u_rows, size_t* workspace_size, "
-            "uint8_t* workspace, hipStream_t stream)");
+  EXPECT_EQ(
+      m.signature,
+      "extern \"C\" PT_EXPORT int chain(const uint16_t* u_x, uint16_t* u_y, int64_t u_rows, size_t* workspace_size, "
+      "uint8_t* workspace, hipStream_t stream)");
   EXPECT_EQ(m.size_args, (std::vector<std::string>{"rows"}));
   const auto include = m.source.find("#include <cstring>\n");
   ASSERT_NE(include, std::string::npos);

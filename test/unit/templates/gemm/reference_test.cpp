@@ -37,9 +37,10 @@ TEST(GemmReference, DirectRenderBindsTheKernel) {
   const auto src = rocmtpl::templates::detail::render_gemm_reference(kernel, t.context(), {});
   EXPECT_EQ(kernel.args().inputs().size(), 2U);
   EXPECT_TRUE(contains(src, "= rocmtpl_dev::float_to_bf16_bits(r);"));
-  EXPECT_TRUE(contains(src,
-                       "if (!rocmtpl_checked_mul(1, u_M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, 32, "
-                       "rocmtpl_elements)) {"));
+  EXPECT_TRUE(
+      contains(src,
+               "if (!rocmtpl_checked_mul(1, u_M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, 32, "
+               "rocmtpl_elements)) {"));
   EXPECT_TRUE(contains(src, "if (rocmtpl_blocks > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   EXPECT_FALSE(contains(src, "Bias"));
 }

@@ -19,7 +19,8 @@ TEST(GemmRender, DeterministicAndStaticSizesBakedIn) {
   EXPECT_TRUE(contains(a, "problem_.m_size = u_M;"));
   EXPECT_TRUE(contains(a, "make_problem(int64_t u_M)"));
   EXPECT_TRUE(contains(a, "if (u_M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
-  EXPECT_TRUE(contains(a, "int rocm_gemm(const float* X, const float* W, float* Y, int64_t u_M, size_t* workspace_size"));
+  EXPECT_TRUE(
+      contains(a, "int rocm_gemm(const float* X, const float* W, float* Y, int64_t u_M, size_t* workspace_size"));
   // SIMT path, and nothing of the matrix-core one.
   EXPECT_TRUE(contains(a, "float acc[thread_m][thread_n];"));
   EXPECT_FALSE(contains(a, "mma.sync"));
@@ -247,8 +248,9 @@ TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
   EXPECT_FALSE(contains(src, "p.batch * p.m_size * p.n_size"));
   // The reference entry checks its element count the same way.
   const auto ref = t.generate_reference({{"M", 64}, {"N", 64}}).source();
-  EXPECT_TRUE(contains(ref,
-                       "if (!rocmtpl_checked_mul(1, u_M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, u_N, "
-                       "rocmtpl_elements)) {"));
+  EXPECT_TRUE(
+      contains(ref,
+               "if (!rocmtpl_checked_mul(1, u_M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, u_N, "
+               "rocmtpl_elements)) {"));
 }
 }  // namespace
