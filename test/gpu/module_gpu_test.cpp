@@ -4,7 +4,6 @@
 // ahead-of-time artifact gives the same bits; its standalone runner runs. Label gpu; skips without
 // a GPU or a compiler.
 #include <rocmtpl/module.hpp>
-#include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/code_cache.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
@@ -12,6 +11,7 @@
 #include <rocmtpl/runtime/module_loader.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
 
 #include <gtest/gtest.h>
 
@@ -269,7 +269,7 @@ TEST(ModuleGpu, AheadOfTimeArtifactGivesTheSameBits) {
     loaded.run({x.get(), w1.get(), b1.get(), w2.get()}, {nullptr}, {{"M", m}}, workspace.get(), nullptr);
     FAIL() << "expected kernel_status_error";
   } catch (const kernel_status_error& e) {
-    EXPECT_EQ(e.code(), 2);
+    EXPECT_EQ(e.code(), kernel_status::null_argument);
   }
 }
 
