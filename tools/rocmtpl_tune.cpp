@@ -242,7 +242,9 @@ void print_resource_table(std::ostream& os, const autotune_report& r,
     ++index;
     const auto name = short_name(rendered, c);
     if (c.result.status == candidate_status::compile_failed) {
-      os << fmt::format("{:>3}  {:<{}} compile failed: {}\n", index, name, width, first_line(c.result.reason));
+      // compile_error's first line is the compiler's own first error (not "exit code 1").
+      os << fmt::format("{:>3}  {:<{}} compile failed: {}\n", index, name, width,
+                        without_library_prefix(first_line(c.result.reason)));
       continue;
     }
     const std::string compile = c.compile_cached ? "cached" : fmt::format("{:.1f} s", c.compile_seconds);
@@ -728,8 +730,8 @@ int main(int argc, char** argv) {
     std::cerr << "rocmtpl-tune: " << e.what() << " (see rocmtpl-tune --help)\n";
     return 2;
   } catch (const rocmtpl::runtime::compile_error& e) {
-    // The log can be long: the headline and where the full text is.
-    std::cerr << "rocmtpl-tune: " << without_library_prefix(first_line(e.what())) << '\n';
+    // The log can be long: the compiler's own first error line only.
+    std::cerr << "rocmtpl-tune: " << without_library_prefix(e.first_error_line()) << '\n';
     return 1;
   } catch (const rocmtpl::error& e) {
     std::cerr << "rocmtpl-tune: " << without_library_prefix(e.what()) << '\n';
