@@ -74,7 +74,7 @@ class worker_protocol_error : public error {
 namespace detail {
 inline nlohmann::json meta_to_json(const tensor_meta& m) {
   return {{"name", m.name},
-          {"dtype", static_cast<int>(m.type)},
+          {"dtype", dtype_code(m.type)},
           {"sizes", m.sizes},
           {"strides", m.strides},
           {"offset", m.offset}};
@@ -82,7 +82,7 @@ inline nlohmann::json meta_to_json(const tensor_meta& m) {
 inline tensor_meta meta_from_json(const nlohmann::json& j) {
   tensor_meta m;
   m.name = j.at("name").get<std::string>();
-  m.type = static_cast<dtype>(j.at("dtype").get<int>());
+  m.type = dtype_from_code(j.at("dtype").get<std::int64_t>());
   m.sizes = j.at("sizes").get<std::vector<std::int64_t>>();
   m.strides = j.at("strides").get<std::vector<std::int64_t>>();
   m.offset = j.at("offset").get<std::int64_t>();
