@@ -13,7 +13,10 @@
 // operands (broadcast W), runtime split-K, static shapes, addmm order, and the status codes.
 #include <rocmtpl/runtime.hpp>
 
-#include <dlfcn.h>
+#include "support/cublas.hpp"
+#include "support/gpu.hpp"
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,83 +42,13 @@ namespace {
 namespace fs = std::filesystem;
 using namespace rocmtpl;
 using namespace rocmtpl::runtime;
+using rocmtpl::test::cublas;
 using templates::activation;
 using templates::bias_dim;
 using templates::gemm_config;
 using templates::gemm_math;
 using templates::gemm_options;
 using templates::gemm_policy;
-
-// ---------------------------------------------------------------------------------------------
-// cuBLAS, loaded at run time.
-// ---------------------------------------------------------------------------------------------
-class cublas {
- public:
-  static cublas& instance() {
-    static cublas c;
-    return c;
-  }
-  [[nodiscard]] bool available() const noexcept { return handle_ != nullptr; }
-  [[nodiscard]] const std::string& status() const noexcept { return status_; }
-
-  // C[b] (N x M column-major, ldc = N: the row-major M x N product) = op(A[b]) op(B[b]).
-  int gemm(int op_a, int op_b, int m, int n, int k, const void* a, int a_type, int lda, long long stride_a,
-           const void* b, int b_type, int ldb, long long stride_b, float* c, long long stride_c, int batch,
-           bool pedantic) const {
-    const float one = 1.0F;
-    const float zero = 0.0F;
-    return gemm_(handle_, op_a, op_b, m, n, k, &one, a, a_type, lda, stride_a, b, b_type, ldb, stride_b, &zero, c,
-                 cuda_r_32f, m, stride_c, batch, pedantic ? compute_32f_pedantic : compute_32f, gemm_default);
-  }
-
-  static constexpr int cuda_r_32f = 0;
-  static constexpr int cuda_r_16f = 2;
-  static constexpr int cuda_r_16bf = 14;
-  static constexpr int op_n = 0;
-  static constexpr int op_t = 1;
-
- private:
-  static constexpr int compute_32f = 68;
-  static constexpr int compute_32f_pedantic = 69;
-  static constexpr int gemm_default = -1;
-  using create_fn = int (*)(void**);
-  using gemm_fn = int (*)(void*, int, int, int, int, int, const void*, const void*, int, int, long long, const void*,
-                          int, int, long long, const void*, void*, int, int, long long, int, int, int);
-
-  cublas() {
-    std::vector<std::string> names{"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
-    for (const char* root :
-         std::vector<const char*>{std::getenv("CUDA_PATH"), std::getenv("CUDA_HOME"), "/usr/local/cuda"}) {
-      if (root != nullptr) names.push_back(std::string(root) + "/lib64/libcublas.so");
-    }
-    for (const auto& n : names) {
-      lib_ = ::dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib_ != nullptr) break;
-    }
-    if (lib_ == nullptr) {
-      status_ = "libcublas not found";
-      return;
-    }
-    auto create = reinterpret_cast<create_fn>(::dlsym(lib_, "cublasCreate_v2"));
-    gemm_ = reinterpret_cast<gemm_fn>(::dlsym(lib_, "cublasGemmStridedBatchedEx"));
-    if (create == nullptr || gemm_ == nullptr) {
-      status_ = "libcublas lacks cublasCreate_v2 / cublasGemmStridedBatchedEx";
-      return;
-    }
-    void* h = nullptr;
-    if (int rc = create(&h); rc != 0) {
-      status_ = "cublasCreate_v2 failed with " + std::to_string(rc);
-      return;
-    }
-    handle_ = h;
-    status_ = "cuBLAS";
-  }
-
-  void* lib_ = nullptr;
-  void* handle_ = nullptr;
-  gemm_fn gemm_ = nullptr;
-  std::string status_;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Host-side numbers.
@@ -282,14 +215,9 @@ struct check_case {
 
 class harness {
  public:
-  harness()
-      : dir_(fs::temp_directory_path() / ("rocmtpl-gemm-gpu-" + std::to_string(::getpid()))), cache_(dir_ / "kernels") {
+  harness() : cache_(dir_.path() / "kernels") {
     const auto& rt = gpu_runtime::instance();
     copts_ = compile_options_for(rt.properties(rt.current_device()));
-  }
-  ~harness() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   // Renders (with the first shape's hints) and compiles every case, several compiles at a time.
@@ -499,7 +427,7 @@ class harness {
     return s + "]";
   }
 
-  fs::path dir_;
+  rocmtpl::test::temp_dir dir_{"rocmtpl-gemm-gpu"};
   code_cache cache_;
   compile_options copts_;
   runtime::stream stream_;
@@ -507,16 +435,6 @@ class harness {
   std::size_t cublas_checks_ = 0;
   std::size_t host_checks_ = 0;
 };
-
-#define REQUIRE_GPU()                                                                                         \
-  do {                                                                                                        \
-    if (!gpu_runtime::instance().available()) GTEST_SKIP() << "no GPU: " << gpu_runtime::instance().status(); \
-    try {                                                                                                     \
-      (void)compiler::find(compile_options_for(gpu_runtime::instance().properties(0)).platform);              \
-    } catch (const compiler_not_found_error& e) {                                                             \
-      GTEST_SKIP() << e.what();                                                                               \
-    }                                                                                                         \
-  } while (0)
 
 const sym_expr sM = sym_expr::symbol("M");
 const sym_expr sN = sym_expr::symbol("N");
@@ -554,7 +472,7 @@ gemm_config top_config(const rocm_template<gemm_policy>& t, const size_hints& hi
 }
 
 TEST(GemmGpu, EverySimtConfigF32) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   auto t = plain(dtype::f32);
@@ -563,7 +481,7 @@ TEST(GemmGpu, EverySimtConfigF32) {
 }
 
 TEST(GemmGpu, EveryMatrixCoreConfigF16AndBf16) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   for (dtype d : {dtype::f16, dtype::bf16}) {
@@ -585,7 +503,7 @@ TEST(GemmGpu, EveryMatrixCoreConfigF16AndBf16) {
 }
 
 TEST(GemmGpu, Layouts) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
@@ -617,7 +535,7 @@ TEST(GemmGpu, Layouts) {
 }
 
 TEST(GemmGpu, Epilogues) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   const size_hints hint{{"M", 129}, {"N", 264}, {"K", 96}};
@@ -678,7 +596,7 @@ TEST(GemmGpu, Epilogues) {
 }
 
 TEST(GemmGpu, BatchedAndBroadcast) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   const auto sB = sym_expr::symbol("B");
@@ -702,7 +620,7 @@ TEST(GemmGpu, BatchedAndBroadcast) {
 }
 
 TEST(GemmGpu, RuntimeSplitK) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   const auto sB = sym_expr::symbol("B");
@@ -728,7 +646,7 @@ TEST(GemmGpu, RuntimeSplitK) {
 }
 
 TEST(GemmGpu, StaticShapesAndEdgeSizes) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
@@ -747,7 +665,7 @@ TEST(GemmGpu, StaticShapesAndEdgeSizes) {
 }
 
 TEST(GemmGpu, StatusCodes) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   // Static, aligned layout: one vector instantiation, a misaligned pointer is refused.
