@@ -51,4 +51,22 @@ inline constexpr std::string_view kernel_status_defines =
     "#define ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT 3\n"
     "#define ROCMTPL_STATUS_WORKSPACE_TOO_SMALL 4\n";
 
+namespace detail {
+// kernel_status_defines must spell every enumerator with its value: "#define <macro> <digit>\n".
+constexpr bool defines_status(std::string_view macro, kernel_status status) {
+  const std::string_view defines = kernel_status_defines;
+  const auto at = defines.find(macro);
+  const auto value = at + macro.size() + 1;
+  return at != std::string_view::npos && at >= 8 && defines.substr(at - 8, 8) == "#define " &&
+         value + 1 < defines.size() && defines[value - 1] == ' ' && defines[value] == '0' + status_code(status) &&
+         defines[value + 1] == '\n';
+}
+static_assert(defines_status("ROCMTPL_STATUS_OK", kernel_status::ok) &&
+                  defines_status("ROCMTPL_STATUS_LAUNCH_FAILED", kernel_status::launch_failed) &&
+                  defines_status("ROCMTPL_STATUS_NULL_ARGUMENT", kernel_status::null_argument) &&
+                  defines_status("ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT", kernel_status::unsupported_argument) &&
+                  defines_status("ROCMTPL_STATUS_WORKSPACE_TOO_SMALL", kernel_status::workspace_too_small),
+              "rocmtpl: kernel_status_defines: a macro's value differs from kernel_status; keep them in step");
+}  // namespace detail
+
 }  // namespace rocmtpl

@@ -13,6 +13,7 @@
 /// IR growth and compile-time blow-up), fast math is opt-in, and a hung compile is killed.
 
 #include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/runtime/cache_root.hpp>
 #include <rocmtpl/runtime/detail/atomic_file.hpp>
@@ -569,19 +570,19 @@ class compiler {
       throw compiler_not_found_error(platform, {std::string(override_var) + "=" + v},
                                      std::string(override_var) + " names " + v + ", which is not an executable file");
     }
-    std::vector<std::filesystem::path> candidates;
+    // One search (find_executable, execvp's rules) over the toolkit folders, then PATH.
+    std::vector<std::string> folders;
     if (const char* root = detail::proc::getenv_or_null(amd ? "ROCM_PATH" : "CUDA_PATH");
         root != nullptr && *root != '\0') {
-      candidates.push_back(std::filesystem::path(root) / "bin" / name);
+      folders.push_back((std::filesystem::path(root) / "bin").string());
     }
-    if (!amd) candidates.emplace_back("/usr/local/cuda/bin/nvcc");
-    for (const auto& c : candidates) {
-      searched.push_back(c.string());
-      if (detail::proc::is_executable_file(c)) return compiler(platform, c);
-    }
-    searched.push_back(std::string("PATH (") +
-                       (detail::proc::getenv_or_null("PATH") ? detail::proc::getenv_or_null("PATH") : "") + ")");
-    if (auto p = find_executable(name)) return compiler(platform, *p);
+    if (!amd) folders.emplace_back("/usr/local/cuda/bin");
+    for (const auto& f : folders) searched.push_back((std::filesystem::path(f) / name).string());
+    const char* path_env = detail::proc::getenv_or_null("PATH");
+    const std::string path_list = path_env != nullptr ? path_env : std::string(detail::proc::default_path);
+    searched.push_back("PATH (" + path_list + ")");
+    folders.push_back(path_list);
+    if (auto p = find_executable(name, ::rocmtpl::detail::join(folders, ":"))) return compiler(platform, *p);
     throw compiler_not_found_error(platform, std::move(searched));
   }
 
