@@ -38,6 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include <rocmtpl/runtime.hpp>
+#include <rocmtpl/runtime/detail/atomic_file.hpp>
 
 namespace {
 
@@ -277,13 +278,16 @@ std::string csv_field(std::string_view text) {
   return out + "\"";
 }
 
+void write_text(const fs::path& file, std::string_view text) {
+  make_parent(file);
+  rocmtpl::runtime::detail::write_file_atomic(file, text);  // a reader never sees half a report
+}
+
 void write_csv(const fs::path& file, const autotune_report& r,
                const std::map<std::string, rendered_candidate>& rendered) {
-  make_parent(file);
-  std::ofstream os(file);
-  if (!os) throw std::runtime_error("cannot write " + file.string());
-  os << "rank,name,config,status,reason,min_ms,median_ms,spread,repetitions,verified,max_error,compile_seconds,"
-        "compile_cached,max_vgprs,max_registers,spills,id\n";
+  std::string os =
+      "rank,name,config,status,reason,min_ms,median_ms,spread,repetitions,verified,max_error,compile_seconds,"
+      "compile_cached,max_vgprs,max_registers,spills,id\n";
   std::size_t rank = 0;
   for (const auto* c : ranked(r)) {
     ++rank;
@@ -296,20 +300,13 @@ void write_csv(const fs::path& file, const autotune_report& r,
       spills = spills || u.spills();
     }
     const auto& m = c->result;
-    os << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{}\n", rank,
-                      csv_field(short_name(rendered, *c)), csv_field(c->config), to_string(m.status),
-                      csv_field(m.reason), m.min_ms, m.median_ms, m.spread, m.repetitions, m.verified ? 1 : 0,
-                      m.max_error, c->compile_seconds, c->compile_cached ? 1 : 0, vgprs, registers, spills ? 1 : 0,
-                      csv_field(c->id));
+    os +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{}\n", rank,
+                    csv_field(short_name(rendered, *c)), csv_field(c->config), to_string(m.status), csv_field(m.reason),
+                    m.min_ms, m.median_ms, m.spread, m.repetitions, m.verified ? 1 : 0, m.max_error, c->compile_seconds,
+                    c->compile_cached ? 1 : 0, vgprs, registers, spills ? 1 : 0, csv_field(c->id));
   }
-  if (!os) throw std::runtime_error("cannot write " + file.string());
-}
-
-void write_text(const fs::path& file, std::string_view text) {
-  make_parent(file);
-  std::ofstream os(file, std::ios::binary);
-  os << text;
-  if (!os) throw std::runtime_error("cannot write " + file.string());
+  write_text(file, os);
 }
 
 /// Writes the sources (and the portability header they include, so that they build on their own).

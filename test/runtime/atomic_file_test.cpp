@@ -91,4 +91,18 @@ TEST(AtomicFile, TemporaryNamesAreUnique) {
   EXPECT_EQ(a.rfind(std::to_string(::getpid()) + "-", 0), 0U) << a;
 }
 
+TEST(AtomicFile, TemporariesNameTheirOwner) {
+  using rocmtpl::runtime::detail::owner_gone;
+  using rocmtpl::runtime::detail::owner_pid;
+  EXPECT_EQ(owner_pid(".meta.json.tmp-1234-99887766", ".tmp-"), 1234);
+  EXPECT_EQ(owner_pid(".build-77-5", ".build-"), 77);
+  EXPECT_EQ(owner_pid("meta.json", ".tmp-"), 0);
+  EXPECT_EQ(owner_pid(".x.tmp-12", ".tmp-"), 0);     // no random part: not one of ours
+  EXPECT_EQ(owner_pid(".x.tmp-abc-1", ".tmp-"), 0);  // no pid
+  EXPECT_FALSE(owner_gone(::getpid()));               // never this process
+  EXPECT_FALSE(owner_gone(0));
+  const auto suffix = rocmtpl::runtime::detail::unique_file_suffix();
+  EXPECT_EQ(owner_pid(".f.tmp-" + suffix, ".tmp-"), ::getpid());
+}
+
 }  // namespace

@@ -564,9 +564,16 @@ TEST(code_cache, staging_folders_of_dead_processes_are_reclaimed) {
   fs::create_directories(dead_dir);
   fs::create_directories(live_dir);
   rocmtpl::test::write_file(dead_dir / "lib.so", "half a library");
+  // Half-written temporaries of the atomic write, from a dead and from a live writer.
+  const auto dead_tmp = entry / (".meta.json.tmp-" + std::to_string(dead_pid) + "-42");
+  const auto live_tmp = entry / (".meta.json.tmp-" + std::to_string(live.pid()) + "-43");
+  rocmtpl::test::write_file(dead_tmp, "{\"for");
+  rocmtpl::test::write_file(live_tmp, "{\"for");
   EXPECT_THROW((void)cache.get_or_compile(cc, "src", amd()), compile_error);
   EXPECT_FALSE(fs::exists(dead_dir)) << "the dead owner's staging folder must be reclaimed";
   EXPECT_TRUE(fs::exists(live_dir)) << "a live owner's staging folder must be kept";
+  EXPECT_FALSE(fs::exists(dead_tmp)) << "the dead writer's temporary must be reclaimed";
+  EXPECT_TRUE(fs::exists(live_tmp)) << "a live writer's temporary must be kept";
 }
 
 TEST(code_cache, depfile_parser) {

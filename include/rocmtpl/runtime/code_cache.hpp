@@ -61,7 +61,6 @@
 #include <xxhash.h>
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -613,28 +612,20 @@ class code_cache {
     const auto now = fs::file_time_type::clock::now();
     for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
       const auto name = it->path().filename().string();
-      if (!name.starts_with(".build-")) continue;
       std::error_code e2;
-      if (staging_owner_gone(name)) {
+      // Temporaries of write_file_atomic (".<file>.tmp-<pid>-...") left by a killed writer, too.
+      if (name.starts_with(".") && detail::owner_gone(detail::owner_pid(name, ".tmp-"))) {
+        fs::remove(it->path(), e2);
+        continue;
+      }
+      if (!name.starts_with(".build-")) continue;
+      if (detail::owner_gone(detail::owner_pid(name, ".build-"))) {
         fs::remove_all(it->path(), e2);
         continue;
       }
       const auto t = fs::last_write_time(it->path(), e2);
       if (!e2 && now - t > std::chrono::hours(24)) fs::remove_all(it->path(), e2);
     }
-  }
-
-  // True when `.build-<pid>-...` names a process that no longer exists.
-  static bool staging_owner_gone(std::string_view name) {
-    name.remove_prefix(std::string_view(".build-").size());
-    long long pid = 0;
-    std::size_t digits = 0;
-    for (; digits < name.size() && digits < 10 && name[digits] >= '0' && name[digits] <= '9'; ++digits) {
-      pid = pid * 10 + (name[digits] - '0');
-    }
-    if (digits == 0 || digits == name.size() || name[digits] != '-' || pid <= 0 || pid > 0x7fffffff) return false;
-    if (pid == static_cast<long long>(::getpid())) return false;  // another thread of this process
-    return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
   }
 
   std::filesystem::path root_{};

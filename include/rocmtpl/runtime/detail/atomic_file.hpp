@@ -20,6 +20,7 @@
 #include <utility>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,6 +62,30 @@ enum class file_sync : std::uint8_t {
   const std::uint64_t n = counter.fetch_add(1, std::memory_order_relaxed);
   return std::to_string(static_cast<long long>(::getpid())) + "-" +
          std::to_string(process_random ^ (n * 0x9e3779b97f4a7c15ULL));
+}
+
+// The owner pid a private name carries right after `marker` ("<marker><pid>-..."): the temporaries
+// of write_file_atomic (".tmp-") and the code cache's staging folders (".build-"). 0 when the
+// name does not have that form.
+[[nodiscard]] inline long long owner_pid(std::string_view name, std::string_view marker) {
+  const auto at = name.find(marker);
+  if (at == std::string_view::npos) return 0;
+  name.remove_prefix(at + marker.size());
+  long long pid = 0;
+  std::size_t digits = 0;
+  for (; digits < name.size() && digits < 10 && name[digits] >= '0' && name[digits] <= '9'; ++digits) {
+    pid = pid * 10 + (name[digits] - '0');
+  }
+  if (digits == 0 || digits == name.size() || name[digits] != '-' || pid > 0x7fffffff) return 0;
+  return pid;
+}
+
+// True when `pid` names no process (kill(pid, 0) fails with ESRCH); never true for this process.
+// (A process of another PID namespace sharing the folder looks gone: callers use this only where
+// the work it guards is also covered by a lock or can be redone.)
+[[nodiscard]] inline bool owner_gone(long long pid) {
+  if (pid <= 0 || pid == static_cast<long long>(::getpid())) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
 [[nodiscard]] inline std::string errno_text(int err) { return std::generic_category().message(err); }
