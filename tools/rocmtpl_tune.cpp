@@ -403,6 +403,9 @@ int run_gemm(const gemm_args& a) {
   if (!a.db.empty()) o.database = a.db;
 
   const auto& gpu = gpu_runtime::instance();
+  // A cache folder the compiler cannot be given fails every compile: say so once, up front.
+  check_compiler_path(gpu.available() ? gpu.properties(gpu.current_device()).kind : platform::amd,
+                      code_cache::default_root(), "cache folder");
   if (gpu.available() && o.isolate && !find_worker()) {
     std::cerr << "rocmtpl-tune: rocmtpl-bench-worker not found (next to this program, on PATH or in "
                  "ROCMTPL_BENCH_WORKER); benchmarking in this process\n";

@@ -530,6 +530,25 @@ struct compiler_state {
 
 }  // namespace detail::compiler_impl
 
+/// @brief Refuses a path the platform's compiler cannot be given: for AMD (hipcc) one holding
+/// $ ` " \\ or a control character (see unsupported_path_error); nvcc takes any path. Callers check
+/// the cache folder with it up front, before any compile.
+/// @param platform whose compiler will see the path
+/// @param path the path to check
+/// @param role what it is, for the message ("cache folder", "source", "output", "include folder")
+/// @throws unsupported_path_error naming the path, the character, and ROCMTPL_CACHE_DIR
+inline void check_compiler_path(runtime::platform platform, const std::filesystem::path& path, std::string_view role) {
+  if (platform != platform::amd) return;
+  const auto bad = detail::compiler_impl::hipcc_unsafe_char(path.string());
+  if (!bad) return;
+  throw unsupported_path_error(
+      path, *bad,
+      "rocmtpl: compile: the " + std::string(role) + " path '" + path.string() + "' contains " +
+          detail::compiler_impl::char_name(*bad) +
+          ", which hipcc cannot pass to clang (it runs clang through a shell); use a path without $ ` \" \\ or "
+          "control characters (for the kernel cache: set ROCMTPL_CACHE_DIR to such a folder)");
+}
+
 /// @brief Drives hipcc (AMD) or nvcc (NVIDIA). Cheap to copy; thread-safe.
 ///
 /// @code{.cpp}
@@ -665,21 +684,10 @@ class compiler {
     return archs;
   }
 
-  /// @brief Refuses a path this compiler cannot be given (hipcc: $ ` " \\ and control characters,
-  /// see unsupported_path_error); nvcc takes any path.
-  /// @param path the path to check
-  /// @param role what it is, for the message ("cache folder", "source", "output", "include folder")
+  /// @brief Refuses a path this compiler cannot be given (see check_compiler_path()).
   /// @throws unsupported_path_error naming the path, the character, and ROCMTPL_CACHE_DIR
   void check_path(const std::filesystem::path& path, std::string_view role) const {
-    if (platform_ != platform::amd) return;
-    const auto bad = detail::compiler_impl::hipcc_unsafe_char(path.string());
-    if (!bad) return;
-    throw unsupported_path_error(path, *bad,
-                                 "rocmtpl: compile: the " + std::string(role) + " path '" + path.string() +
-                                     "' contains " + detail::compiler_impl::char_name(*bad) +
-                                     ", which hipcc cannot pass to clang (it runs clang through a shell); "
-                                     "use a path without $ ` \" \\ or control characters (for the kernel cache: set "
-                                     "ROCMTPL_CACHE_DIR to such a folder)");
+    check_compiler_path(platform_, path, role);
   }
 
   /// @brief The full command for one compile; every flag the library passes comes from here.
