@@ -2,36 +2,7 @@
 #pragma once
 
 /// @file
-/// @brief The exception hierarchy: every error the library throws derives from rocmtpl::error.
+/// @brief The exception hierarchy (rocmtpl::error and the errors derived from it), defined in
+/// rocmtpl/core/error.hpp so that ir/ and codegen/ use it without including a top-level header.
 
-#include <stdexcept>
-#include <string>
-
-namespace rocmtpl {
-
-/// @brief Base of every exception rocmtpl throws.
-class error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// @brief A caller passed a value the library cannot use (bad name, negative extent, ...).
-/// The message names the value and what was expected.
-class invalid_argument_error : public error {
- public:
-  using error::error;
-};
-
-/// @brief An index (dimension, argument position) outside its valid range.
-class out_of_range_error : public error {
- public:
-  using error::error;
-};
-
-/// @brief A symbolic expression could not be evaluated (a symbol without a size hint, division by zero).
-class evaluation_error : public error {
- public:
-  using error::error;
-};
-
-}  // namespace rocmtpl
+#include <rocmtpl/core/error.hpp>

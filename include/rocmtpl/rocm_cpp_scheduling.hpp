@@ -41,6 +41,7 @@
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/rocm_kernel.hpp>
@@ -81,17 +82,16 @@ struct kernel_definition {
   /// //   y => gemm
   /// @endcode
   [[nodiscard]] std::string metadata_comment() const {
-    std::string nodes;
+    std::vector<std::string> nodes;
     std::vector<std::string> ops;
     for (const auto& o : origins) {
-      nodes += (nodes.empty() ? "" : ", ") + o.node;
+      nodes.push_back(o.node);
       if (std::find(ops.begin(), ops.end(), o.op) == ops.end()) ops.push_back(o.op);
     }
     std::sort(ops.begin(), ops.end());
-    std::string op_list;
-    for (const auto& op : ops) op_list += (op_list.empty() ? "" : ", ") + op;
     std::string out = "// kernel " + name + ", source hash " + source_hash + "\n";
-    out += "// Topologically Sorted Source Nodes: [" + nodes + "], Original ops: [" + op_list + "]\n";
+    out += "// Topologically Sorted Source Nodes: [" + detail::join(nodes) + "], Original ops: [" + detail::join(ops) +
+           "]\n";
     out += "// Source node to op mapping:\n";
     for (const auto& o : origins) out += "//   " + o.node + " => " + o.op + "\n";
     return out;
@@ -140,10 +140,8 @@ class fusion_error : public invalid_argument_error {
  private:
   static std::string message(const std::string& t, const std::string& node, const std::vector<std::string>& epilogues,
                              const std::string& reason) {
-    std::string list;
-    for (const auto& e : epilogues) list += (list.empty() ? "" : ", ") + e;
     return "rocmtpl: rocm_cpp_scheduling: template '" + t + "' of node '" + node + "' does not fuse epilogue nodes [" +
-           list + "]: " + reason;
+           detail::join(epilogues) + "]: " + reason;
   }
 
   std::string template_name_;

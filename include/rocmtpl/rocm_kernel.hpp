@@ -19,6 +19,7 @@
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/rocm_benchmark_request.hpp>
 #include <rocmtpl/rocm_template_buffer.hpp>
@@ -94,17 +95,18 @@ class rocm_template_kernel {
       throw invalid_argument_error("rocmtpl: def_kernel: " + std::to_string(inputs.size()) + " inputs + " +
                                    std::to_string(outputs.size()) + " outputs = " +
                                    std::to_string(inputs.size() + outputs.size()) + " but " +
-                                   std::to_string(names.size()) + " names were given: [" + join(names) + "]");
+                                   std::to_string(names.size()) + " names were given: [" + detail::join(names) +
+                                   "]");
     }
     std::set<std::string> seen;
     for (const auto& n : names) {
       if (!is_identifier(n)) {
         throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' is not a C identifier (names: [" +
-                                     join(names) + "])");
+                                     detail::join(names) + "])");
       }
       if (!seen.insert(n).second) {
         throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' appears twice in [" +
-                                     join(names) + "]");
+                                     detail::join(names) + "]");
       }
     }
     std::vector<int> order(inputs.size());
@@ -133,7 +135,7 @@ class rocm_template_kernel {
       named_nodes_.insert_or_assign(name, *outputs[i]);
       args_.add_output(*outputs[i], name);
     }
-    return "extern \"C\" PT_EXPORT int " + kernel_name_ + "(" + join(args_.cpp_argdefs()) + ", " +
+    return "extern \"C\" PT_EXPORT int " + kernel_name_ + "(" + detail::join(args_.cpp_argdefs()) + ", " +
            std::string(extra_cpp_args) + ")";
   }
 
@@ -192,12 +194,6 @@ class rocm_template_kernel {
       if (comma == std::string_view::npos) break;
       start = comma + 1;
     }
-    return out;
-  }
-
-  static std::string join(const std::vector<std::string>& parts) {
-    std::string out;
-    for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
     return out;
   }
 

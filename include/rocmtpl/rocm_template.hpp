@@ -2,37 +2,38 @@
 #pragma once
 
 /// @file
-/// @brief rocm_template: renders a kernel_template policy into choices (the reference's ROCmTemplate),
-/// and the umbrella header of the pure C++20 layer.
+/// @brief rocm_template: renders a kernel_template policy into choices (the reference's ROCmTemplate).
+///
+/// This is also the one include users need for the pure C++20 layer: it ends by including
+/// rocmtpl/rocmtpl.hpp, which gathers every pure-layer header (the templates, scheduling, modules).
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/concepts.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
-#include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/codegen/preamble.hpp>
 #include <rocmtpl/codegen/status.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
-#include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
-#include <rocmtpl/ir/dim.hpp>
-#include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/layout.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/ir/tensor_meta.hpp>
 #include <rocmtpl/rocm_benchmark_request.hpp>
 #include <rocmtpl/rocm_kernel.hpp>
 #include <rocmtpl/rocm_template_buffer.hpp>
-#include <rocmtpl/version.hpp>
 
 namespace rocmtpl {
 
@@ -74,9 +75,9 @@ class rocm_template {
       std::vector<int> expected(input_nodes_.size());
       std::iota(expected.begin(), expected.end(), 0);
       if (sorted != expected) {
-        std::string text;
-        for (auto i : *input_reorder_) text += (text.empty() ? "" : ", ") + std::to_string(i);
-        throw invalid_argument_error("rocmtpl: rocm_template: input_reorder [" + text +
+        std::vector<std::string> text;
+        for (auto i : *input_reorder_) text.push_back(std::to_string(i));
+        throw invalid_argument_error("rocmtpl: rocm_template: input_reorder [" + detail::join(text) +
                                      "] is not a permutation of the " + std::to_string(input_nodes_.size()) +
                                      " inputs");
       }
@@ -221,7 +222,10 @@ class rocm_template {
     std::vector<std::string> expected;
     std::vector<int> order(input_nodes_.size());
     std::iota(order.begin(), order.end(), 0);
-    for (int idx : input_reorder_.value_or(order)) {
+    // A reference, not value_or(): copying the vector out of the optional makes g++ 12 at -O2 report
+    // a false -Werror=free-nonheap-object.
+    const std::vector<int>& indices = input_reorder_ ? *input_reorder_ : order;
+    for (int idx : indices) {
       const auto& n = input_nodes_[static_cast<std::size_t>(idx)].name();
       if (std::find(expected.begin(), expected.end(), n) == expected.end()) expected.push_back(n);
     }
@@ -229,11 +233,7 @@ class rocm_template {
     const auto call_args = kernel.args().call_args();
     const bool ok = call_args.size() >= expected.size() && std::equal(expected.begin(), expected.end(), call_args.begin());
     if (!ok) {
-      auto join = [](const std::vector<std::string>& v) {
-        std::string s;
-        for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-        return s;
-      };
+      using detail::join;
       throw error("rocmtpl: rocm_template: template '" + std::string(name()) + "' rendered arguments [" +
                   join(call_args) + "] that do not start with the expected [" + join(expected) +
                   "]; bind every input (input_reorder order) and the output with def_kernel");
@@ -249,7 +249,6 @@ class rocm_template {
 
 }  // namespace rocmtpl
 
-#include <rocmtpl/templates/elementwise.hpp>
-#include <rocmtpl/templates/gemm.hpp>
-#include <rocmtpl/rocm_cpp_scheduling.hpp>
-#include <rocmtpl/module.hpp>
+// Everything else of the pure layer, so that this stays the one include users need. rocmtpl.hpp
+// includes this header again, which #pragma once skips.
+#include <rocmtpl/rocmtpl.hpp>  // IWYU pragma: export

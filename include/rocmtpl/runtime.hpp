@@ -3,7 +3,8 @@
 
 /// @file
 /// @brief Umbrella header of the runtime layer (link rocmtpl::runtime): compile, cache, load,
-/// benchmark and autotune rendered kernels.
+/// benchmark and autotune rendered kernels. It includes every header of runtime/; a folder
+/// runtime/X/ is included through runtime/X.hpp, which gathers it.
 
 #include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/autotuner.hpp>
@@ -17,6 +18,7 @@
 #include <rocmtpl/runtime/kernel_call.hpp>
 #include <rocmtpl/runtime/measure.hpp>
 #include <rocmtpl/runtime/module_loader.hpp>
+#include <rocmtpl/runtime/platform.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/resource_usage.hpp>
 #include <rocmtpl/runtime/shared_library.hpp>

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: MIT
 // CPU tests of the runtime's call, benchmark and autotune layers: hipcc-built libraries are
 // loaded and called without a GPU (workspace query, argument checks), and a tune without a GPU
-// compiles for AMD and reports resource usage.
+// compiles for AMD and reports resource usage. The named steps of autotune()
+// (include/rocmtpl/runtime/autotuner.hpp) are tested one by one.
 #include <rocmtpl/runtime.hpp>
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace {
 namespace fs = std::filesystem;
@@ -20,8 +26,8 @@ using templates::gemm_policy;
 struct temp_dir {
   fs::path path;
   temp_dir() {
-    path = fs::temp_directory_path() / ("rocmtpl-autotuner-test-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(counter()++));
+    path = fs::temp_directory_path() /
+           ("rocmtpl-autotuner-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
     fs::create_directories(path);
   }
   ~temp_dir() {
@@ -91,11 +97,14 @@ TEST(KernelCall, ManyArgumentsPassThroughTheSlots) {
     params += ", int64_t a" + std::to_string(i);
     sum += " + a" + std::to_string(i) + " * " + std::to_string(i + 1);
   }
-  const std::string src = "#include \"rocmtpl_hip_portable.h\"\n#include <cstdint>\n#include <cstddef>\n"
-                          "extern \"C\" __attribute__((visibility(\"default\"))) int probe(const void* a, const void* b, "
-                          "void* c" + params + ", size_t* ws, uint8_t* w, hipStream_t s) {\n"
-                          "  (void)w; (void)s;\n  if (ws) { *ws = static_cast<size_t>(0" + sum +
-                          " + (a != nullptr) * 1000000 + (c != nullptr) * 2000000); }\n  (void)b;\n  return 0;\n}\n";
+  const std::string src =
+      "#include \"rocmtpl_hip_portable.h\"\n#include <cstdint>\n#include <cstddef>\n"
+      "extern \"C\" __attribute__((visibility(\"default\"))) int probe(const void* a, const void* b, "
+      "void* c" +
+      params +
+      ", size_t* ws, uint8_t* w, hipStream_t s) {\n"
+      "  (void)w; (void)s;\n  if (ws) { *ws = static_cast<size_t>(0" +
+      sum + " + (a != nullptr) * 1000000 + (c != nullptr) * 2000000); }\n  (void)b;\n  return 0;\n}\n";
   const auto lib = cache.get_or_compile(compiler::find(platform::amd), src, amd_compile_options({"gfx90a"}));
   kernel_entry k(std::make_shared<shared_library>(lib.library), "probe", 3, 20);
   std::vector<std::int64_t> extra;
@@ -235,5 +244,191 @@ TEST(Autotune, WithoutAGpuCompilesForAmdAndReportsResources) {
   EXPECT_NE(table.str().find("skipped"), std::string::npos);
   EXPECT_EQ(report.summary(), "4 candidates: 4 skipped");
   EXPECT_EQ(report.to_json().at("candidates").size(), 4U);
+}
+namespace rtd = rocmtpl::runtime::detail;
+
+// ---- the named steps of autotune() --------------------------------------------------------------
+
+candidate_report row(std::string id, double ms, candidate_status status = candidate_status::ok, bool verified = true) {
+  candidate_report c;
+  c.id = id;
+  c.result.candidate = std::move(id);
+  c.result.status = status;
+  c.result.min_ms = ms;
+  c.result.median_ms = ms;
+  c.result.repetitions = ms > 0 ? 10 : 0;
+  c.result.verified = verified;
+  return c;
+}
+
+TEST(AutotuneSteps, CandidatesAreRankedRowsWithStableIds) {
+  const auto t = symbolic_gemm();
+  autotune_options o;
+  o.max_candidates = 3;
+  const auto callers = rtd::collect_candidates(t, {{"M", 256}}, o);
+  ASSERT_EQ(callers.size(), 3U);
+  const auto rows = rtd::describe_candidates(callers);
+  ASSERT_EQ(rows.size(), callers.size());
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].name, callers[i].name());
+    EXPECT_EQ(rows[i].id, callers[i].hash_key());
+    EXPECT_EQ(rows[i].result.candidate, rows[i].id);
+    EXPECT_EQ(rows[i].result.source_hash, callers[i].bmreq().source_hash());
+    EXPECT_FALSE(rows[i].config.empty());
+    EXPECT_EQ(rows[i].config, rows[i].result.config);
+    EXPECT_EQ(rows[i].config.find("backend="), std::string::npos) << rows[i].config;
+    EXPECT_EQ(rows[i].config.find("name="), std::string::npos) << rows[i].config;
+    ids.insert(rows[i].id);
+  }
+  EXPECT_EQ(ids.size(), rows.size()) << "every candidate has its own id";
+  o.max_candidates = 0;
+  EXPECT_GT(rtd::collect_candidates(t, {{"M", 256}}, o).size(), 3U) << "0 means every config";
+}
+
+TEST(AutotuneSteps, KeyNamesTheTargetAndFollowsTheProblem) {
+  if (!have_hipcc()) GTEST_SKIP() << "hipcc not found";
+  const compiler cc = compiler::find(platform::amd);
+  const auto t = symbolic_gemm();
+  autotune_options o;
+  o.max_candidates = 2;
+  const auto callers = rtd::collect_candidates(t, {{"M", 256}}, o);
+  const auto key = rtd::make_key(t.name(), callers, {{"M", 256}}, std::nullopt, o, cc);
+  EXPECT_EQ(key.template_name, std::string(t.name()));
+  EXPECT_EQ(key.arch, "gfx90a,gfx940") << "compile-only: the AMD archs";
+  EXPECT_EQ(key.device, "none");
+  EXPECT_EQ(key.compiler_version, cc.version());
+  EXPECT_EQ(key.library_version, version_string);
+  EXPECT_NE(key.problem.find("M=256"), std::string::npos) << key.problem;
+
+  const device_identity h100{platform::nvidia, "NVIDIA H100 80GB HBM3", "sm_90"};
+  const auto on_device = rtd::make_key(t.name(), callers, {{"M", 256}}, h100, o, cc);
+  EXPECT_EQ(on_device.arch, "sm_90");
+  EXPECT_EQ(on_device.device, h100.name);
+  EXPECT_EQ(on_device.problem, key.problem);
+
+  const auto bigger = rtd::collect_candidates(t, {{"M", 512}}, o);
+  EXPECT_NE(rtd::make_key(t.name(), bigger, {{"M", 512}}, std::nullopt, o, cc).problem, key.problem);
+}
+
+TEST(AutotuneSteps, DatabaseAnswersOnlyWhenEveryCandidateAndAWinnerAreKnown) {
+  temp_dir dir;
+  tuning_db db(dir.path / "tuning.sqlite3");
+  autotune_report report;
+  report.key = tuning_key{"gemm", "p", "", "sm_90", "H100", "nvcc 13", "0.1.0"};
+  report.candidates = {row("a", 0), row("b", 0)};
+  EXPECT_FALSE(rtd::lookup_db(db, report));
+  EXPECT_EQ(rtd::pending_candidates(&db, report), (std::vector<std::size_t>{0, 1}));
+
+  db.add_measurement(report.key, row("a", 2.0).result);
+  db.set_winner(report.key, "a");
+  EXPECT_FALSE(rtd::lookup_db(db, report)) << "b was never measured";
+  EXPECT_EQ(report.candidates[0].result.min_ms, 2.0) << "what is known is copied into the report";
+  EXPECT_FALSE(report.winner.has_value());
+  EXPECT_EQ(rtd::pending_candidates(&db, report), (std::vector<std::size_t>{1}));
+
+  db.add_measurement(report.key, row("b", 3.0, candidate_status::compile_failed).result);
+  EXPECT_TRUE(rtd::lookup_db(db, report));
+  EXPECT_EQ(report.winner, std::optional<std::size_t>(0));
+  EXPECT_EQ(report.candidates[1].result.status, candidate_status::compile_failed);
+  EXPECT_TRUE(rtd::pending_candidates(&db, report).empty());
+  EXPECT_EQ(rtd::pending_candidates(nullptr, report), (std::vector<std::size_t>{0, 1})) << "no database: all";
+}
+
+TEST(AutotuneSteps, WinnerIsTheFastestOkCandidateVerifiedWhereRequired) {
+  autotune_report report;
+  report.key = tuning_key{"gemm", "p", "", "sm_90", "H100", "nvcc 13", "0.1.0"};
+  report.candidates = {row("slow", 2.0), row("unverified", 1.0, candidate_status::ok, false),
+                       row("broken", 0.5, candidate_status::verify_failed), row("untimed", 0)};
+  rtd::pick_and_store(report, nullptr, true);
+  EXPECT_EQ(report.winner, std::optional<std::size_t>(0));
+  report.winner.reset();
+  rtd::pick_and_store(report, nullptr, false);
+  EXPECT_EQ(report.winner, std::optional<std::size_t>(1));
+
+  temp_dir dir;
+  tuning_db db(dir.path / "tuning.sqlite3");
+  for (const auto& c : report.candidates) db.add_measurement(report.key, c.result);
+  report.winner.reset();
+  rtd::pick_and_store(report, &db, true);
+  EXPECT_EQ(db.find(report.key)->winner, std::optional<std::string>("slow")) << "the winner is stored";
+}
+
+TEST(AutotuneSteps, CompilePlanPutsHelperKernelsFirstOnlyWhenBenchmarking) {
+  const auto t = symbolic_gemm();
+  autotune_options o;
+  o.max_candidates = 3;
+  const size_hints hints{{"M", 256}};
+  const auto callers = rtd::collect_candidates(t, hints, o);
+  const std::vector<std::size_t> todo{0, 2};
+  const auto compile_only = rtd::plan_compiles(t, hints, callers, todo, false, false);
+  EXPECT_EQ(compile_only.first_candidate, 0U);
+  ASSERT_EQ(compile_only.sources.size(), 2U);
+  EXPECT_EQ(compile_only.sources[1], callers[2].source());
+
+  const auto bench = rtd::plan_compiles(t, hints, callers, todo, true, true);
+  const std::size_t helpers = rocm_template<gemm_policy>::has_reference() ? 2 : 1;
+  EXPECT_EQ(bench.first_candidate, helpers);
+  ASSERT_EQ(bench.sources.size(), helpers + 2);
+  EXPECT_EQ(bench.sources[0], rtd::utility_source);
+  EXPECT_EQ(bench.sources[helpers], callers[0].source());
+  EXPECT_EQ(rtd::plan_compiles(t, hints, callers, todo, true, false).first_candidate, 1U) << "no reference";
+  EXPECT_TRUE(rtd::plan_compiles(t, hints, callers, {}, true, true).sources.empty()) << "nothing to measure";
+}
+
+TEST(AutotuneSteps, CompiledCandidatesAreSkippedWithTheReasonWhenTheyCannotBeMeasured) {
+  autotune_options o;
+  const auto t = symbolic_gemm();
+  const auto callers = rtd::collect_candidates(t, {{"M", 256}}, o);
+  rtd::candidate_bench bench(o, callers.front().bmreq());
+  bench.setup(rtd::bench_libraries{{}, {}, "helper kernels failed to compile: boom"});
+  EXPECT_EQ(bench.setup_error(), "helper kernels failed to compile: boom");
+
+  compile_result built;
+  built.library = "/cache/k.so";
+  built.seconds = 1.5;
+  autotune_report report;
+  report.gpu = true;
+  auto c = row("a", 0);
+  rtd::measure_compiled(report, c, rtd::compiled_candidate{0, built, {}}, callers.front(), bench);
+  EXPECT_EQ(c.result.status, candidate_status::skipped);
+  EXPECT_EQ(c.result.reason, "helper kernels failed to compile: boom");
+  EXPECT_EQ(c.library, built.library);
+  EXPECT_EQ(c.compile_seconds, 1.5);
+  EXPECT_EQ(report.benchmarked, 0U);
+
+  report.gpu = false;
+  rtd::measure_compiled(report, c, rtd::compiled_candidate{0, built, {}}, callers.front(), bench);
+  EXPECT_EQ(c.result.reason, "no GPU");
+  rtd::measure_compiled(report, c, rtd::compiled_candidate{0, std::nullopt, "error: x"}, callers.front(), bench);
+  EXPECT_EQ(c.result.status, candidate_status::compile_failed);
+  EXPECT_EQ(c.result.reason, "error: x");
+}
+
+// Regression (issue 8): with an invalid ROCMTPL_PLATFORM a tune used to compile for AMD as if no
+// GPU were there. Now it stops before compiling anything, naming the variable and its value. Run
+// in a fresh process: the GPU runtime is process-wide.
+TEST(AutotuneDeathTest, InvalidPlatformStopsTheTuneBeforeAnyCompile) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  temp_dir dir;
+  EXPECT_EXIT(
+      {
+        ::setenv("ROCMTPL_PLATFORM", "cdua", 1);
+        ::setenv("ROCMTPL_CACHE_DIR", dir.path.c_str(), 1);
+        autotune_options o;
+        o.cache_dir = dir.path / "kernels";
+        o.database = dir.path / "tuning.sqlite3";
+        o.progress = false;
+        try {
+          (void)autotune(symbolic_gemm(), {{"M", 256}}, o);
+        } catch (const invalid_argument_error& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          std::_Exit(fs::exists(o.cache_dir) ? 2 : 7);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "wrong error: %s\n", e.what());
+        }
+        std::_Exit(1);
+      },
+      ::testing::ExitedWithCode(7), "rocmtpl: ROCMTPL_PLATFORM='cdua' is not a platform; use amd, nvidia or auto");
 }
 }  // namespace

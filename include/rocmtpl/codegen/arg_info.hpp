@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>
 
 namespace rocmtpl {

@@ -12,9 +12,13 @@
 
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
-#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/ir/sym_expr.hpp>
 
 namespace rocmtpl {
+
+// Declared only: the concepts take it by reference, and codegen/ includes no top-level header
+// (rocm_kernel.hpp defines it; rocm_template.hpp includes both).
+class rocm_template_kernel;
 
 /// @brief Opt-in tag: a policy declares `using policy_concept = rocmtpl::kernel_template_tag;`.
 struct kernel_template_tag {};

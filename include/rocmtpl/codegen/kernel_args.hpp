@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/arg_info.hpp>
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 
 namespace rocmtpl {

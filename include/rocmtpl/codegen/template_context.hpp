@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 
 namespace rocmtpl {

@@ -88,25 +88,17 @@ namespace rocmtpl_dev {
 
 static constexpr int warp_size = ROCMTPL_WARP_SIZE;
 
-ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE uint32_t float_as_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  uint32_t u;
-  __builtin_memcpy(&u, &f, sizeof(u));
-  return u;
-#endif
+// Reinterprets the bytes of a 4-byte value (memcpy: what every compiler turns into a register move).
+template <class To, class From>
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE To bit_cast_4(From from) {
+  static_assert(sizeof(To) == 4 && sizeof(From) == 4, "rocmtpl: bit_cast_4: both types must have 4 bytes");
+  To to;
+  __builtin_memcpy(&to, &from, sizeof(to));
+  return to;
 }
 
-ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float bits_as_float(uint32_t u) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(u);
-#else
-  float f;
-  __builtin_memcpy(&f, &u, sizeof(f));
-  return f;
-#endif
-}
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE uint32_t float_as_bits(float f) { return bit_cast_4<uint32_t>(f); }
+ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float bits_as_float(uint32_t u) { return bit_cast_4<float>(u); }
 
 // bf16 is the upper half of a float.
 ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE float bf16_bits_to_float(uint16_t bits) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>
 #include <rocmtpl/ir/layout.hpp>
 

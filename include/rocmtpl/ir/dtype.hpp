@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 
 namespace rocmtpl {
 

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/dim.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>

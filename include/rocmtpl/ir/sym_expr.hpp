@@ -50,7 +50,7 @@
 #include <utility>
 #include <vector>
 
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>
 
 namespace rocmtpl {

@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/benchmark.hpp>
 #include <rocmtpl/runtime/code_cache.hpp>
@@ -45,25 +46,25 @@ namespace rocmtpl::runtime {
 
 /// @brief How the autotuner works.
 struct autotune_options {
-  unsigned jobs = 0;                        ///< parallel compiles; 0 = one per core
-  benchmark_options bench{};                ///< timing protocol
-  bool verify = true;                       ///< verify every candidate against the template's reference
-  bool isolate = false;                     ///< benchmark in a worker process that may crash (tools turn this on)
+  unsigned jobs = 0;                           ///< parallel compiles; 0 = one per core
+  benchmark_options bench{};                   ///< timing protocol
+  bool verify = true;                          ///< verify every candidate against the template's reference
+  bool isolate = false;                        ///< benchmark in a worker process that may crash (tools turn this on)
   std::chrono::seconds candidate_timeout{60};  ///< isolated mode: a candidate silent this long is killed
-  std::size_t max_candidates = 0;           ///< first N of the policy's ranked configs; 0 = all
-  bool use_database = true;                 ///< read and write the tuning database
-  std::filesystem::path database{};         ///< empty: tuning_db::default_path()
-  std::filesystem::path cache_dir{};        ///< empty: code_cache::default_root()
-  std::optional<bool> progress{};           ///< progress line on stderr; default: when stderr is a terminal
+  std::size_t max_candidates = 0;              ///< first N of the policy's ranked configs; 0 = all
+  bool use_database = true;                    ///< read and write the tuning database
+  std::filesystem::path database{};            ///< empty: tuning_db::default_path()
+  std::filesystem::path cache_dir{};           ///< empty: code_cache::default_root()
+  std::optional<bool> progress{};              ///< progress line on stderr; default: when stderr is a terminal
   std::vector<std::string> amd_archs{"gfx90a", "gfx940"};  ///< targets compiled when no GPU is present
 };
 
 /// @brief One candidate in a report.
 struct candidate_report {
-  std::string name;       ///< choice name (rocm_<template>_<n>)
-  std::string id;         ///< stable identity: the caller's hash_key (source hash and extra arguments)
-  std::string config;     ///< configuration text
-  measurement result;     ///< status, times, verification (result.candidate == id)
+  std::string name;    ///< choice name (rocm_<template>_<n>)
+  std::string id;      ///< stable identity: the caller's hash_key (source hash and extra arguments)
+  std::string config;  ///< configuration text
+  measurement result;  ///< status, times, verification (result.candidate == id)
   std::vector<kernel_resource_usage> resources;
   double compile_seconds = 0;
   bool compile_cached = false;
@@ -74,18 +75,16 @@ struct candidate_report {
 struct autotune_report {
   tuning_key key;
   std::vector<candidate_report> candidates;
-  std::optional<std::size_t> winner;        ///< index into candidates
-  bool gpu = false;                         ///< benchmarked on a GPU
-  std::string gpu_status;                   ///< the runtime's status line
-  bool from_database = false;               ///< answered from the tuning database: nothing compiled or run
-  std::size_t compiled = 0;                 ///< compiler processes spawned
-  std::size_t benchmarked = 0;              ///< candidates measured in this run
+  std::optional<std::size_t> winner;  ///< index into candidates
+  bool gpu = false;                   ///< benchmarked on a GPU
+  std::string gpu_status;             ///< the runtime's status line
+  bool from_database = false;         ///< answered from the tuning database: nothing compiled or run
+  std::size_t compiled = 0;           ///< compiler processes spawned
+  std::size_t benchmarked = 0;        ///< candidates measured in this run
   double wall_seconds = 0;
 
   /// @brief The winning candidate, or nullptr.
-  [[nodiscard]] const candidate_report* best() const noexcept {
-    return winner ? &candidates[*winner] : nullptr;
-  }
+  [[nodiscard]] const candidate_report* best() const noexcept { return winner ? &candidates[*winner] : nullptr; }
 
   /// @brief One line: how many candidates ended in each status, e.g. `32 candidates: 30 ok, 2 compile_failed`.
   [[nodiscard]] std::string summary() const {
@@ -137,14 +136,27 @@ struct autotune_report {
     for (const auto& c : candidates) {
       nlohmann::json res = nlohmann::json::array();
       for (const auto& r : c.resources) {
-        res.push_back({{"kernel", r.kernel}, {"arch", r.arch}, {"vgprs", r.vgprs}, {"sgprs", r.sgprs},
-                       {"agprs", r.agprs}, {"lds_bytes", r.lds_bytes}, {"scratch_bytes", r.scratch_bytes},
-                       {"occupancy", r.occupancy}, {"registers", r.registers}, {"shared_bytes", r.shared_bytes},
-                       {"stack_bytes", r.stack_bytes}, {"spills", r.spills()}});
+        res.push_back({{"kernel", r.kernel},
+                       {"arch", r.arch},
+                       {"vgprs", r.vgprs},
+                       {"sgprs", r.sgprs},
+                       {"agprs", r.agprs},
+                       {"lds_bytes", r.lds_bytes},
+                       {"scratch_bytes", r.scratch_bytes},
+                       {"occupancy", r.occupancy},
+                       {"registers", r.registers},
+                       {"shared_bytes", r.shared_bytes},
+                       {"stack_bytes", r.stack_bytes},
+                       {"spills", r.spills()}});
       }
-      cs.push_back({{"name", c.name}, {"id", c.id}, {"config", c.config}, {"measurement", c.result},
-                    {"resources", res}, {"compile_seconds", c.compile_seconds},
-                    {"compile_cached", c.compile_cached}, {"library", c.library.string()}});
+      cs.push_back({{"name", c.name},
+                    {"id", c.id},
+                    {"config", c.config},
+                    {"measurement", c.result},
+                    {"resources", res},
+                    {"compile_seconds", c.compile_seconds},
+                    {"compile_cached", c.compile_cached},
+                    {"library", c.library.string()}});
     }
     return {{"key", key},
             {"winner", winner ? nlohmann::json(candidates[*winner].id) : nlohmann::json()},
@@ -163,6 +175,8 @@ namespace detail {
 class progress_line {
  public:
   explicit progress_line(bool enabled) : enabled_(enabled) {}
+  progress_line(const progress_line&) = delete;
+  progress_line& operator=(const progress_line&) = delete;
   void update(const std::string& text) {
     if (!enabled_) return;
     std::cerr << "\r\033[K" << text << std::flush;
@@ -204,51 +218,53 @@ struct compiled_candidate {
   std::optional<compile_result> result;
   std::string error;
 };
-}  // namespace detail
 
-/// @brief Tunes a template for a problem and returns the report; the winner is stored in the
-/// tuning database, so the same problem later returns at once (no compile, no benchmark).
-///
-/// With a GPU: compiles every candidate in parallel, benchmarks each as its compile finishes,
-/// verifies it against the template's reference, and picks the fastest verified one. Without a
-/// GPU: compiles for `options.amd_archs`, reports resource usage, and says that benchmarking needs
-/// a GPU (report.gpu is false, nothing is stored).
-/// @throws compiler_not_found_error when no compiler exists for the platform.
+// ---- the steps of autotune(), in order ----------------------------------------------------------
+
+// The candidates, in the policy's ranked order (the first `max_candidates` when that is set).
 template <class Policy>
-[[nodiscard]] autotune_report autotune(const rocm_template<Policy>& tpl, const size_hints& hints,
-                                       const autotune_options& options = {}) {
-  const auto started = std::chrono::steady_clock::now();
-  autotune_report report;
-
-  // Candidates in the policy's ranked order.
+std::vector<rocm_template_caller> collect_candidates(const rocm_template<Policy>& tpl, const size_hints& hints,
+                                                     const autotune_options& options) {
   std::vector<rocm_template_caller> callers;
   for (const auto& config : ::rocmtpl::detail::problem_configs(tpl.policy(), tpl.context(), hints)) {
     if (options.max_candidates != 0 && callers.size() >= options.max_candidates) break;
     callers.push_back(tpl.generate(config, hints));
   }
   if (callers.empty()) throw error("rocmtpl: autotune: template '" + std::string(tpl.name()) + "' has no candidates");
+  return callers;
+}
 
-  // The device, if possible without starting the GPU runtime (a warm tune never starts it).
+// The device, if possible without starting the GPU runtime (a warm tune never starts it); sets
+// report.gpu and report.gpu_status.
+inline std::optional<device_identity> find_device(autotune_report& report) {
   std::optional<device_identity> device = cached_device_identity();
   if (device) {
     report.gpu = true;
     report.gpu_status = "device " + device->name + " (" + device->arch + "), identity cached";
-  } else {
-    device = query_device_identity();
-    report.gpu = device.has_value();
-    report.gpu_status = gpu_runtime::instance().status();
+    return device;
   }
-  auto target_options = [&] {
-    if (!report.gpu) return amd_compile_options(options.amd_archs);
-    compile_options o;
-    o.platform = device->kind;
-    o.archs = {device->arch};
-    o.include_dirs = {device_include_dir()};
-    return o;
-  };
-  compile_options copts = target_options();
-  compiler cc = compiler::find(copts.platform);
+  device = query_device_identity();
+  report.gpu = device.has_value();
+  report.gpu_status = gpu_runtime::instance().status();
+  return device;
+}
 
+// What the candidates are compiled for: the device, or the AMD archs of a compile-only run.
+inline compile_options target_compile_options(bool gpu, const std::optional<device_identity>& device,
+                                              const autotune_options& options) {
+  if (!gpu) return amd_compile_options(options.amd_archs);
+  compile_options o;
+  o.platform = device->kind;
+  o.archs = {device->arch};
+  o.include_dirs = {device_include_dir()};
+  return o;
+}
+
+// The tuning database key: the problem, the candidates' sources and runtime arguments, the target
+// and the tools.
+inline tuning_key make_key(std::string_view template_name, const std::vector<rocm_template_caller>& callers,
+                           const size_hints& hints, const std::optional<device_identity>& device,
+                           const autotune_options& options, const compiler& cc) {
   std::vector<std::string> hashes;
   std::string runtime_args;
   for (const auto& c : callers) {
@@ -257,199 +273,263 @@ template <class Policy>
     for (auto i = c.bmreq().size_arg_count; i < extra.size(); ++i) runtime_args += std::to_string(extra[i]) + ",";
     runtime_args += ";";
   }
-  report.key.template_name = std::string(tpl.name());
-  report.key.problem = detail::problem_signature(callers.front().bmreq(), hints, hashes);
-  report.key.runtime_args = ::rocmtpl::detail::hash_hex(runtime_args);
-  report.key.arch = device ? device->arch : [&] {
-    std::string a;
-    for (const auto& x : options.amd_archs) a += (a.empty() ? "" : ",") + x;
-    return a;
-  }();
-  report.key.device = device ? device->name : "none";
-  report.key.compiler_version = cc.version();
-  report.key.library_version = version_string;
+  tuning_key key;
+  key.template_name = std::string(template_name);
+  key.problem = problem_signature(callers.front().bmreq(), hints, hashes);
+  key.runtime_args = ::rocmtpl::detail::hash_hex(runtime_args);
+  key.arch = device ? device->arch : ::rocmtpl::detail::join(options.amd_archs, ",");
+  key.device = device ? device->name : "none";
+  key.compiler_version = cc.version();
+  key.library_version = version_string;
+  return key;
+}
 
+// One report row per candidate, not yet measured.
+inline std::vector<candidate_report> describe_candidates(const std::vector<rocm_template_caller>& callers) {
+  std::vector<candidate_report> out;
   for (const auto& c : callers) {
     candidate_report cr;
     cr.name = c.name();
     cr.id = c.hash_key();
-    std::string config;
+    std::vector<std::string> fields;
     for (const auto& [k, v] : c.info_dict()) {
-      if (k == "backend" || k == "name") continue;
-      config += (config.empty() ? "" : " ") + k + "=" + v;
+      if (k != "backend" && k != "name") fields.push_back(k + "=" + v);
     }
-    cr.config = config;
+    cr.config = ::rocmtpl::detail::join(fields, " ");
     cr.result.candidate = cr.id;
-    cr.result.config = config;
+    cr.result.config = cr.config;
     cr.result.source_hash = c.bmreq().source_hash();
-    report.candidates.push_back(std::move(cr));
+    out.push_back(std::move(cr));
   }
+  return out;
+}
 
-  // Warm path: every candidate already measured and a winner stored -> no compile, no benchmark.
-  std::unique_ptr<tuning_db> db;
-  if (options.use_database && report.gpu) {
-    db = std::make_unique<tuning_db>(options.database.empty() ? tuning_db::default_path() : options.database);
-    if (auto record = db->find(report.key)) {
-      std::map<std::string, const measurement*> known;
-      for (const auto& m : record->measurements) known[m.candidate] = &m;
-      bool complete = record->winner.has_value();
-      for (auto& c : report.candidates) {
-        auto it = known.find(c.id);
-        if (it == known.end()) {
-          complete = false;
-          continue;
-        }
-        c.result = *it->second;
-      }
-      if (complete) {
-        for (std::size_t i = 0; i < report.candidates.size(); ++i) {
-          if (report.candidates[i].id == *record->winner) report.winner = i;
-        }
-        if (report.winner) {
-          report.from_database = true;
-          report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-          return report;
-        }
-      }
+// Copies what the database knows into the report. True (with report.winner set) when every
+// candidate was measured before and a winner is stored: then nothing needs compiling or running.
+inline bool lookup_db(const tuning_db& db, autotune_report& report) {
+  const auto record = db.find(report.key);
+  if (!record) return false;
+  std::map<std::string, const measurement*> known;
+  for (const auto& m : record->measurements) known[m.candidate] = &m;
+  bool complete = record->winner.has_value();
+  for (auto& c : report.candidates) {
+    auto it = known.find(c.id);
+    if (it == known.end()) {
+      complete = false;
+      continue;
     }
+    c.result = *it->second;
   }
-
-  // Work to do: the runtime must really be there (a cached identity is only a fingerprint).
-  if (report.gpu && !gpu_runtime::instance().available()) {
-    report.gpu = false;
-    report.gpu_status = gpu_runtime::instance().status();
-    copts = target_options();
-    cc = compiler::find(copts.platform);
+  if (!complete) return false;
+  for (std::size_t i = 0; i < report.candidates.size(); ++i) {
+    if (report.candidates[i].id == *record->winner) report.winner = i;
   }
-  code_cache cache(options.cache_dir.empty() ? code_cache::default_root() : options.cache_dir);
-  const std::size_t compiles_before = cache.compiles();
-  const bool show = options.progress.value_or(::isatty(2) != 0);
-  detail::progress_line progress(show);
+  return report.winner.has_value();
+}
 
-  // Which candidates need work: all without a GPU; with one, those the database does not know.
+// Which candidates need work: all without a database; with one, those it does not know.
+inline std::vector<std::size_t> pending_candidates(const tuning_db* db, const autotune_report& report) {
   std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < callers.size(); ++i) {
-    const bool known = db && db->find_measurement(report.key, report.candidates[i].id).has_value();
-    if (!known) todo.push_back(i);
+  for (std::size_t i = 0; i < report.candidates.size(); ++i) {
+    if (!db || !db->find_measurement(report.key, report.candidates[i].id)) todo.push_back(i);
   }
+  return todo;
+}
 
-  // One pool compiles everything: the helper kernels and the reference first (the benchmarks wait
-  // for them), then every candidate. The main thread benchmarks candidates as their compiles finish.
-  const auto& request = callers.front().bmreq();
-  const double tolerance = default_tolerance(request.output_tensor_meta.type);
-  const bool want_reference = report.gpu && options.verify && rocm_template<Policy>::has_reference();
-  std::vector<std::string> sources;  // job j compiles sources[j]; candidates start at `first_candidate`
-  if (report.gpu && !todo.empty()) {
-    sources.emplace_back(detail::utility_source);
-    if (want_reference) {
-      if constexpr (rocm_template<Policy>::has_reference()) sources.push_back(tpl.generate_reference(hints).source());
+// What one pool compiles: the helper kernels and the reference first (the benchmarks wait for
+// them), then the pending candidates from `first_candidate` on.
+struct compile_jobs {
+  std::vector<std::string> sources;
+  std::size_t first_candidate = 0;
+};
+
+template <class Policy>
+compile_jobs plan_compiles(const rocm_template<Policy>& tpl, const size_hints& hints,
+                           const std::vector<rocm_template_caller>& callers, const std::vector<std::size_t>& todo,
+                           bool benchmark, bool want_reference) {
+  compile_jobs jobs;
+  if (benchmark && !todo.empty()) {
+    jobs.sources.emplace_back(utility_source);
+    if constexpr (rocm_template<Policy>::has_reference()) {
+      if (want_reference) jobs.sources.push_back(tpl.generate_reference(hints).source());
     }
   }
-  const std::size_t first_candidate = sources.size();
-  for (auto i : todo) sources.push_back(callers[i].source());
+  jobs.first_candidate = jobs.sources.size();
+  for (auto i : todo) jobs.sources.push_back(callers[i].source());
+  return jobs;
+}
 
-  std::mutex mutex;
-  std::condition_variable ready;
-  std::deque<detail::compiled_candidate> done;
-  std::atomic<std::size_t> next{0};
-  // One compile per core: measured on the 16-core H100 box, two per core made each compile twice as slow.
-  const unsigned jobs = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());
-  std::vector<std::jthread> workers;
-  for (unsigned w = 0; w < std::min<std::size_t>(jobs, sources.size()); ++w) {
-    workers.emplace_back([&] {
-      for (std::size_t j = next++; j < sources.size(); j = next++) {
-        detail::compiled_candidate result{j, std::nullopt, {}};
-        try {
-          result.result = cache.get_or_compile(cc, sources[j], copts);
-        } catch (const std::exception& e) {
-          result.error = e.what();
-        }
-        {
-          std::lock_guard lock(mutex);
-          done.push_back(std::move(result));
-        }
-        ready.notify_one();
-      }
-    });
+// Compiles every job on `jobs` threads; pop() hands out results as they finish (any order).
+class compile_pool {
+ public:
+  compile_pool(code_cache& cache, const compiler& cc, const compile_options& options, const compile_jobs& jobs,
+               unsigned threads)
+      : cache_(cache), cc_(cc), options_(options), jobs_(jobs) {
+    for (unsigned w = 0; w < std::min<std::size_t>(threads, jobs_.sources.size()); ++w) {
+      workers_.emplace_back([this] { work(); });
+    }
   }
-  auto pop = [&] {
-    std::unique_lock lock(mutex);
-    ready.wait(lock, [&] { return !done.empty(); });
-    auto item = std::move(done.front());
-    done.pop_front();
+  compile_pool(const compile_pool&) = delete;
+  compile_pool& operator=(const compile_pool&) = delete;
+  ~compile_pool() { join(); }
+
+  // Waits for the next finished job.
+  compiled_candidate pop() {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return !done_.empty(); });
+    auto item = std::move(done_.front());
+    done_.pop_front();
     return item;
-  };
+  }
 
-  // The bench: inputs and the reference output, in this process or in an isolated worker.
-  std::unique_ptr<utility_kernels> util;
-  std::unique_ptr<bench> in_process;
-  std::unique_ptr<worker_process> worker;
-  nlohmann::json worker_setup;
-  std::filesystem::path worker_exe;
-  std::string setup_error;
-  std::deque<detail::compiled_candidate> early;  // candidates compiled before the bench was ready
-  if (first_candidate > 0) {
-    std::filesystem::path util_lib;
-    std::filesystem::path reference_lib;
-    for (std::size_t got = 0; got < first_candidate;) {
-      auto item = pop();
-      if (item.index >= first_candidate) {
-        early.push_back(std::move(item));
-        continue;
-      }
-      ++got;
-      if (!item.result) {
-        setup_error = (item.index == 0 ? "helper kernels failed to compile: " : "reference failed to compile: ") +
-                      item.error;
-      } else {
-        (item.index == 0 ? util_lib : reference_lib) = item.result->library;
-      }
-    }
-    if (setup_error.empty()) {
+  void join() { workers_.clear(); }
+
+ private:
+  void work() {
+    for (std::size_t j = next_++; j < jobs_.sources.size(); j = next_++) {
+      compiled_candidate result{j, std::nullopt, {}};
       try {
-        if (options.isolate) {
-          auto exe = find_worker();
-          if (!exe) throw error("rocmtpl: autotune: isolation needs rocmtpl-bench-worker (set ROCMTPL_BENCH_WORKER)");
-          worker_exe = *exe;
-          worker_setup = {{"op", "setup"},
-                          {"utility_library", util_lib.string()},
-                          {"request", request_to_json(request)},
-                          {"reference_library", reference_lib.string()},
-                          {"options", options_to_json(options.bench)}};
-        } else {
-          util = std::make_unique<utility_kernels>(util_lib);
-          in_process = std::make_unique<bench>(request, *util, options.bench);
-          if (!reference_lib.empty()) {
-            auto lib = std::make_shared<shared_library>(reference_lib);
-            in_process->run_reference(kernel_entry(lib, request.kernel_name, request.input_tensor_meta.size() + 1,
-                                                    request.size_arg_count));
-          }
-        }
+        result.result = cache_.get_or_compile(cc_, jobs_.sources[j], options_);
       } catch (const std::exception& e) {
-        setup_error = e.what();
+        result.error = e.what();
       }
+      {
+        std::lock_guard lock(mutex_);
+        done_.push_back(std::move(result));
+      }
+      ready_.notify_one();
     }
   }
 
-  auto measure_isolated = [&](const candidate_report& c, const rocm_benchmark_request& r) {
+  code_cache& cache_;
+  const compiler& cc_;
+  const compile_options& options_;
+  const compile_jobs& jobs_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<compiled_candidate> done_;
+  std::atomic<std::size_t> next_{0};
+  std::vector<std::jthread> workers_;  // last: joined before the members they use go away
+};
+
+// The compiled helper kernels and reference, or why they are missing.
+struct bench_libraries {
+  std::filesystem::path utility;
+  std::filesystem::path reference;
+  std::string error;
+};
+
+// Waits for the helper and reference jobs; candidates that finish first are kept in `early`.
+inline bench_libraries wait_for_bench_libraries(compile_pool& pool, std::size_t first_candidate,
+                                                std::deque<compiled_candidate>& early) {
+  bench_libraries libs;
+  for (std::size_t got = 0; got < first_candidate;) {
+    auto item = pool.pop();
+    if (item.index >= first_candidate) {
+      early.push_back(std::move(item));
+      continue;
+    }
+    ++got;
+    if (!item.result) {
+      libs.error =
+          (item.index == 0 ? "helper kernels failed to compile: " : "reference failed to compile: ") + item.error;
+    } else {
+      (item.index == 0 ? libs.utility : libs.reference) = item.result->library;
+    }
+  }
+  return libs;
+}
+
+// Where candidates are measured: in this process, or (options.isolate) in a worker process that
+// may crash or hang without taking the tuner with it.
+class candidate_bench {
+ public:
+  candidate_bench(const autotune_options& options, const rocm_benchmark_request& request)
+      : options_(options),
+        request_(request),
+        tolerance_(options.verify ? default_tolerance(request.output_tensor_meta.type) : 1e300) {}
+
+  // Loads the helper kernels and the reference output; afterwards error() says why measuring is
+  // impossible (empty when it is possible).
+  void setup(const bench_libraries& libs) {
+    error_ = libs.error;
+    if (!error_.empty()) return;
+    try {
+      if (options_.isolate) {
+        prepare_worker(libs);
+      } else {
+        prepare_in_process(libs);
+      }
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  }
+
+  [[nodiscard]] const std::string& setup_error() const noexcept { return error_; }
+
+  measurement measure(const candidate_report& c, const rocm_benchmark_request& r) {
+    return options_.isolate ? measure_isolated(c, r) : measure_in_process(c, r);
+  }
+
+ private:
+  void prepare_worker(const bench_libraries& libs) {
+    auto exe = find_worker();
+    if (!exe)
+      throw ::rocmtpl::error("rocmtpl: autotune: isolation needs rocmtpl-bench-worker (set ROCMTPL_BENCH_WORKER)");
+    worker_exe_ = *exe;
+    worker_setup_ = {{"op", "setup"},
+                     {"utility_library", libs.utility.string()},
+                     {"request", request_to_json(request_)},
+                     {"reference_library", libs.reference.string()},
+                     {"options", options_to_json(options_.bench)}};
+  }
+
+  void prepare_in_process(const bench_libraries& libs) {
+    util_ = std::make_unique<utility_kernels>(libs.utility);
+    bench_ = std::make_unique<bench>(request_, *util_, options_.bench);
+    if (libs.reference.empty()) return;
+    auto lib = std::make_shared<shared_library>(libs.reference);
+    bench_->run_reference(
+        kernel_entry(lib, request_.kernel_name, request_.input_tensor_meta.size() + 1, request_.size_arg_count));
+  }
+
+  measurement measure_in_process(const candidate_report& c, const rocm_benchmark_request& r) {
     measurement m;
+    try {
+      auto lib = std::make_shared<shared_library>(c.library);
+      kernel_entry k(lib, request_.kernel_name, request_.input_tensor_meta.size() + 1, r.extra_args.size());
+      m = measure_candidate(*bench_, k, r.extra_args, tolerance_);
+    } catch (const std::exception& e) {
+      m.status = candidate_status::launch_failed;
+      m.reason = e.what();
+    }
+    return m;
+  }
+
+  // Starts a worker when none runs; false (with `m` saying why) when it cannot be set up.
+  bool ensure_worker(measurement& m) {
+    if (worker_) return true;
+    worker_ = std::make_unique<worker_process>(worker_exe_);
     worker_process::failure why{};
     std::string detail;
-    if (!worker) {
-      worker = std::make_unique<worker_process>(worker_exe);
-      auto reply = worker->request(worker_setup, std::chrono::duration_cast<std::chrono::milliseconds>(options.candidate_timeout) * 4, why, detail);
-      if (!reply || !reply->at("ok").get<bool>()) {
-        worker.reset();
-        m.status = candidate_status::crashed;
-        m.reason = "worker setup failed: " + (reply ? reply->value("error", std::string()) : detail);
-        return m;
-      }
-    }
-    nlohmann::json cmd{{"op", "measure"}, {"library", c.library.string()}, {"extra_args", r.extra_args},
-                       {"tolerance", options.verify ? tolerance : 1e300}};
-    auto reply = worker->request(cmd, std::chrono::duration_cast<std::chrono::milliseconds>(options.candidate_timeout), why, detail);
+    auto reply = worker_->request(worker_setup_, timeout() * 4, why, detail);
+    if (reply && reply->at("ok").get<bool>()) return true;
+    worker_.reset();
+    m.status = candidate_status::crashed;
+    m.reason = "worker setup failed: " + (reply ? reply->value("error", std::string()) : detail);
+    return false;
+  }
+
+  measurement measure_isolated(const candidate_report& c, const rocm_benchmark_request& r) {
+    measurement m;
+    if (!ensure_worker(m)) return m;
+    const nlohmann::json cmd{
+        {"op", "measure"}, {"library", c.library.string()}, {"extra_args", r.extra_args}, {"tolerance", tolerance_}};
+    worker_process::failure why{};
+    std::string detail;
+    auto reply = worker_->request(cmd, timeout(), why, detail);
     if (!reply) {
-      worker.reset();  // the next candidate gets a fresh worker (and a fresh GPU context)
+      worker_.reset();  // the next candidate gets a fresh worker (and a fresh GPU context)
       m.status = why == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
       m.reason = detail;
       return m;
@@ -462,67 +542,80 @@ template <class Policy>
     }
     // A launch failure may leave the worker's GPU context broken (sticky errors such as a trap or
     // an illegal address): the next candidate gets a fresh worker.
-    if (m.status == candidate_status::launch_failed) worker.reset();
+    if (m.status == candidate_status::launch_failed) worker_.reset();
     return m;
-  };
+  }
 
-  std::size_t received = 0;
+  [[nodiscard]] std::chrono::milliseconds timeout() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(options_.candidate_timeout);
+  }
+
+  const autotune_options& options_;
+  const rocm_benchmark_request& request_;
+  double tolerance_;
+  std::string error_;
+  std::unique_ptr<utility_kernels> util_;
+  std::unique_ptr<bench> bench_;
+  std::unique_ptr<worker_process> worker_;
+  nlohmann::json worker_setup_;
+  std::filesystem::path worker_exe_;
+};
+
+// Records what a finished compile produced, then measures the candidate (or says why not).
+inline void measure_compiled(autotune_report& report, candidate_report& c, const compiled_candidate& item,
+                             const rocm_template_caller& caller, candidate_bench& bench) {
+  if (!item.result) {
+    c.result.status = candidate_status::compile_failed;
+    c.result.reason = item.error;
+    return;
+  }
+  c.library = item.result->library;
+  c.resources = item.result->resources;
+  c.compile_seconds = item.result->seconds;
+  c.compile_cached = item.result->cached;
+  if (!report.gpu || !bench.setup_error().empty()) {
+    c.result.status = candidate_status::skipped;
+    c.result.reason = !report.gpu ? "no GPU" : bench.setup_error();
+    return;
+  }
+  measurement m = bench.measure(c, caller.bmreq());
+  m.candidate = c.id;
+  m.config = c.config;
+  m.source_hash = c.result.source_hash;
+  c.result = m;
+  ++report.benchmarked;
+}
+
+// Takes each pending candidate as its compile finishes (those kept in `early` first), measures it
+// and stores the measurement at once, so an interrupted tune loses nothing.
+inline void benchmark_as_ready(autotune_report& report, const std::vector<rocm_template_caller>& callers,
+                               const std::vector<std::size_t>& todo, std::size_t first_candidate, compile_pool& pool,
+                               std::deque<compiled_candidate> early, candidate_bench& bench, tuning_db* db,
+                               progress_line& progress) {
   double best_ms = 0;
-  while (received < todo.size()) {
-    detail::compiled_candidate item;
+  for (std::size_t received = 1; received <= todo.size(); ++received) {
+    compiled_candidate item;
     if (!early.empty()) {
       item = std::move(early.front());
       early.pop_front();
     } else {
-      item = pop();
+      item = pool.pop();
     }
-    ++received;
     const std::size_t index = todo[item.index - first_candidate];
     auto& c = report.candidates[index];
-    const auto& caller = callers[index];
-    if (!item.result) {
-      c.result.status = candidate_status::compile_failed;
-      c.result.reason = item.error;
-    } else {
-      c.library = item.result->library;
-      c.resources = item.result->resources;
-      c.compile_seconds = item.result->seconds;
-      c.compile_cached = item.result->cached;
-      if (!report.gpu) {
-        c.result.status = candidate_status::skipped;
-        c.result.reason = "no GPU";
-      } else if (!setup_error.empty()) {
-        c.result.status = candidate_status::skipped;
-        c.result.reason = setup_error;
-      } else {
-        measurement m;
-        if (options.isolate) {
-          m = measure_isolated(c, caller.bmreq());
-        } else {
-          try {
-            auto lib = std::make_shared<shared_library>(c.library);
-            kernel_entry k(lib, request.kernel_name, request.input_tensor_meta.size() + 1, caller.bmreq().extra_args.size());
-            m = measure_candidate(*in_process, k, caller.bmreq().extra_args, options.verify ? tolerance : 1e300);
-          } catch (const std::exception& e) {
-            m.status = candidate_status::launch_failed;
-            m.reason = e.what();
-          }
-        }
-        m.candidate = c.id;
-        m.config = c.config;
-        m.source_hash = c.result.source_hash;
-        c.result = m;
-        ++report.benchmarked;
-      }
-    }
+    measure_compiled(report, c, item, callers[index], bench);
     if (db && c.result.status != candidate_status::skipped) db->add_measurement(report.key, c.result);
-    if (c.result.status == candidate_status::ok && (best_ms == 0 || c.result.min_ms < best_ms)) best_ms = c.result.min_ms;
+    if (c.result.status == candidate_status::ok && (best_ms == 0 || c.result.min_ms < best_ms)) {
+      best_ms = c.result.min_ms;
+    }
     progress.update(fmt::format("rocmtpl: {} {}/{} candidates, best {:.4f} ms", report.gpu ? "tuned" : "compiled",
                                 received, todo.size(), best_ms));
   }
-  workers.clear();  // joins
+}
 
-  // Candidates the database already knew keep its measurement.
+// Picks the fastest ok (and, where the template has a reference, verified) candidate and stores it
+// as the winner; candidates the database already knew keep its measurement.
+inline void pick_and_store(autotune_report& report, tuning_db* db, bool require_verified) {
   if (db) {
     for (auto& c : report.candidates) {
       if (c.result.repetitions == 0 && c.result.status == candidate_status::ok) {
@@ -530,16 +623,80 @@ template <class Policy>
       }
     }
   }
-
   for (std::size_t i = 0; i < report.candidates.size(); ++i) {
     const auto& m = report.candidates[i].result;
     if (m.status != candidate_status::ok || !(m.min_ms > 0)) continue;
-    if (options.verify && !m.verified && rocm_template<Policy>::has_reference()) continue;
+    if (require_verified && !m.verified) continue;
     if (!report.winner || m.min_ms < report.candidates[*report.winner].result.min_ms) report.winner = i;
   }
   if (db && report.winner) db->set_winner(report.key, report.candidates[*report.winner].id);
+}
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace detail
+
+/// @brief Tunes a template for a problem and returns the report; the winner is stored in the
+/// tuning database, so the same problem later returns at once (no compile, no benchmark).
+///
+/// With a GPU: compiles every candidate in parallel, benchmarks each as its compile finishes,
+/// verifies it against the template's reference, and picks the fastest verified one. Without a
+/// GPU: compiles for `options.amd_archs`, reports resource usage, and says that benchmarking needs
+/// a GPU (report.gpu is false, nothing is stored).
+/// @throws invalid_argument_error when `ROCMTPL_PLATFORM` names no platform.
+/// @throws compiler_not_found_error when no compiler exists for the platform.
+template <class Policy>
+[[nodiscard]] autotune_report autotune(const rocm_template<Policy>& tpl, const size_hints& hints,
+                                       const autotune_options& options = {}) {
+  const auto started = std::chrono::steady_clock::now();
+  autotune_report report;
+  const auto callers = detail::collect_candidates(tpl, hints, options);
+  auto device = detail::find_device(report);
+  compile_options copts = detail::target_compile_options(report.gpu, device, options);
+  compiler cc = compiler::find(copts.platform);
+  report.key = detail::make_key(tpl.name(), callers, hints, device, options, cc);
+  report.candidates = detail::describe_candidates(callers);
+
+  // Warm path: every candidate already measured and a winner stored -> no compile, no benchmark.
+  std::unique_ptr<tuning_db> db;
+  if (options.use_database && report.gpu) {
+    db = std::make_unique<tuning_db>(options.database.empty() ? tuning_db::default_path() : options.database);
+    if (detail::lookup_db(*db, report)) {
+      report.from_database = true;
+      report.wall_seconds = detail::seconds_since(started);
+      return report;
+    }
+  }
+
+  // Work to do: the runtime must really be there (a cached identity is only a fingerprint).
+  if (report.gpu && !gpu_runtime::instance().available()) {
+    report.gpu = false;
+    report.gpu_status = gpu_runtime::instance().status();
+    copts = detail::target_compile_options(report.gpu, device, options);
+    cc = compiler::find(copts.platform);
+  }
+  code_cache cache(options.cache_dir.empty() ? code_cache::default_root() : options.cache_dir);
+  const std::size_t compiles_before = cache.compiles();
+  detail::progress_line progress(options.progress.value_or(::isatty(2) != 0));
+
+  const auto todo = detail::pending_candidates(db.get(), report);
+  const bool want_reference = report.gpu && options.verify && rocm_template<Policy>::has_reference();
+  const auto jobs = detail::plan_compiles(tpl, hints, callers, todo, report.gpu, want_reference);
+  // One compile per core: measured on the 16-core H100 box, two per core made each compile twice as slow.
+  const unsigned threads = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());
+  detail::compile_pool pool(cache, cc, copts, jobs, threads);
+  std::deque<detail::compiled_candidate> early;  // candidates compiled before the bench was ready
+  detail::candidate_bench bench(options, callers.front().bmreq());
+  if (jobs.first_candidate > 0) bench.setup(detail::wait_for_bench_libraries(pool, jobs.first_candidate, early));
+  detail::benchmark_as_ready(report, callers, todo, jobs.first_candidate, pool, std::move(early), bench, db.get(),
+                             progress);
+  pool.join();
+
+  detail::pick_and_store(report, db.get(), options.verify && rocm_template<Policy>::has_reference());
   report.compiled = cache.compiles() - compiles_before;
-  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report.wall_seconds = detail::seconds_since(started);
   return report;
 }
 

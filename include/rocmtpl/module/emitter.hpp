@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief emit_module(): renders a module_graph into one HIP translation unit (rocmtpl/module.hpp):
+/// schedule the nodes (with epilogue fusion), define the entry point, place the intermediates in the
+/// workspace (plan_workspace()), then write the kernels, the entry point and the runner.
+
+#include <algorithm>
+#include <cstddef>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/preamble.hpp>
+#include <rocmtpl/codegen/status.hpp>
+#include <rocmtpl/detail/strings.hpp>
+#include <rocmtpl/device/hip_portable.hpp>
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/ir/buffer.hpp>
+#include <rocmtpl/ir/dtype.hpp>
+#include <rocmtpl/ir/sym_expr.hpp>
+#include <rocmtpl/module/graph.hpp>
+#include <rocmtpl/module/runner.hpp>
+#include <rocmtpl/module/workspace_plan.hpp>
+#include <rocmtpl/rocm_cpp_scheduling.hpp>
+#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
+#include <rocmtpl/version.hpp>
+
+namespace rocmtpl {
+
+namespace detail::module_impl {
+
+struct split_source {
+  std::vector<std::string> includes;  // #include lines outside any #if block
+  std::string body;                   // everything else
+};
+
+// Takes the #include lines that are outside conditional blocks out of a kernel source: they must
+// stay at file scope when the rest is wrapped in a namespace. Includes inside #if blocks stay.
+inline split_source split_includes(std::string_view src) {
+  split_source out;
+  out.body.reserve(src.size());
+  int depth = 0;
+  std::size_t start = 0;
+  while (start < src.size()) {
+    const auto nl = src.find('\n', start);
+    const auto line = src.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    start = nl == std::string_view::npos ? src.size() : nl + 1;
+    auto text = line.substr(std::min(line.size(), line.find_first_not_of(" \t")));
+    if (text.starts_with("#")) {
+      auto directive = text.substr(1);
+      directive = directive.substr(std::min(directive.size(), directive.find_first_not_of(" \t")));
+      if (directive.starts_with("if")) {
+        ++depth;
+      } else if (directive.starts_with("endif")) {
+        --depth;
+      } else if (directive.starts_with("include") && depth == 0) {
+        out.includes.emplace_back(text);
+        continue;
+      }
+    }
+    out.body.append(line);
+    out.body += '\n';
+  }
+  return out;
+}
+
+inline void add_symbols(std::vector<std::string>& symbols, const buffer& b) {
+  for (const auto& s : b.get_layout().free_symbols()) {
+    if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(s);
+  }
+}
+
+inline void check_module(const module_graph& graph, const module_options& options) {
+  const auto align = options.workspace_alignment;
+  if (align == 0 || (align & (align - 1)) != 0) {
+    throw invalid_argument_error("rocmtpl: emit_module: workspace_alignment " + std::to_string(align) +
+                                 " is not a power of two");
+  }
+  if (graph.outputs().empty()) {
+    throw invalid_argument_error("rocmtpl: emit_module: module '" + graph.name() +
+                                 "' has no outputs; mark node outputs with add_output()");
+  }
+}
+
+// Indices of the nodes that read the graph buffer `name`.
+inline std::vector<std::size_t> node_readers(const module_graph& graph, const std::string& name) {
+  std::vector<std::size_t> out;
+  const auto& nodes = graph.nodes();
+  for (std::size_t j = 0; j < nodes.size(); ++j) {
+    const auto& n = nodes[j];
+    for (const auto& in : n.node.inputs()) {
+      if (n.graph_name(in.name()) == name) {
+        out.push_back(j);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// One codegen_template per node; an elementwise node right after a template node that only it reads
+// is offered to that node as an epilogue first. Records the kernels, calls and fusion notes in `m`.
+inline void schedule_nodes(const module_graph& graph, const module_options& options, rocm_cpp_scheduling& sched,
+                           module_source& m) {
+  const auto& nodes = graph.nodes();
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& node = nodes[i];
+    if (options.fuse_epilogues && i + 1 < nodes.size()) {
+      const auto& next = nodes[i + 1];
+      const bool candidate = next.node.template_name() == templates::elementwise_policy::name() &&
+                             !graph.is_output(node.name) &&
+                             node_readers(graph, node.name) == std::vector<std::size_t>{i + 1};
+      if (candidate) {
+        try {
+          (void)sched.codegen_template(node, {next});
+          m.notes.push_back(next.name + " (" + next.node.template_name() + ") fused into " + node.name + " (" +
+                            node.node.template_name() + ")");
+          ++i;
+          continue;
+        } catch (const fusion_error& e) {
+          m.notes.push_back(next.name + " (" + next.node.template_name() + ") not fused into " + node.name + " (" +
+                            node.node.template_name() + "): " + e.reason());
+        }
+      }
+    }
+    (void)sched.codegen_template(node);
+  }
+  m.kernels = sched.kernels();
+  m.calls = sched.calls();
+}
+
+// The entry point's kernel arguments: the module's inputs, then its outputs.
+inline void define_entry(rocm_template_kernel& entry, const module_source& m) {
+  std::vector<const buffer*> ins;
+  std::vector<const buffer*> outs;
+  std::vector<std::string> names;
+  for (const auto& b : m.inputs) {
+    ins.push_back(&b);
+    names.push_back(b.name());
+  }
+  for (const auto& b : m.outputs) {
+    outs.push_back(&b);
+    names.push_back(b.name());
+  }
+  (void)entry.def_kernel(ins, outs, detail::join(names));
+}
+
+// Intermediates: node outputs that are no module output and that some call still uses.
+inline std::vector<buffer> collect_intermediates(const module_graph& graph, module_source& m) {
+  std::set<std::string> used;
+  for (const auto& c : m.calls) {
+    used.insert(c.input_buffers.begin(), c.input_buffers.end());
+    used.insert(c.output_buffers.begin(), c.output_buffers.end());
+  }
+  std::vector<buffer> intermediates;
+  for (const auto& n : graph.nodes()) {
+    if (!graph.is_output(n.name) && used.contains(n.name)) {
+      intermediates.push_back(*graph.find(n.name));
+      m.intermediates.push_back(n.name);
+    }
+  }
+  return intermediates;
+}
+
+// The size parameters: those of the entry's tensors, then those of the intermediates and calls;
+// sets m.size_args and m.signature.
+inline void define_signature(const module_graph& graph, const rocm_template_kernel& entry,
+                             const std::vector<buffer>& intermediates, module_source& m) {
+  m.size_args = entry.args().size_symbols();
+  std::vector<std::string> params = entry.args().cpp_argdefs();
+  std::vector<std::string> symbols = m.size_args;
+  for (const auto& b : intermediates) add_symbols(symbols, b);
+  for (const auto& c : m.calls) {
+    for (const auto& s : c.size_args) {
+      if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(s);
+    }
+  }
+  for (std::size_t i = m.size_args.size(); i < symbols.size(); ++i) params.push_back("int64_t " + symbols[i]);
+  m.size_args = symbols;
+  for (const auto& s : m.size_args) {
+    if (module_graph::is_reserved(s) || graph.find(s) || s == m.name || s == "main") {
+      throw invalid_argument_error("rocmtpl: emit_module: size symbol '" + s +
+                                   "' is reserved or has the name of a buffer or of the module; rename it");
+    }
+  }
+  m.signature = "extern \"C\" PT_EXPORT int " + m.name + "(" + detail::join(params) + ", " +
+                std::string(rocm_template_kernel::extra_cpp_args) + ")";
+}
+
+// The intermediates' lifetimes in call indices: from the call that writes one to the last call that
+// reads it. An intermediate no call writes (a template that reads its own epilogue's input) lives
+// through the whole module.
+inline std::vector<workspace_buffer> intermediate_lifetimes(const module_source& m,
+                                                            const std::vector<buffer>& intermediates) {
+  auto bytes = [&](const std::string& name) {
+    const auto& l = std::find_if(intermediates.begin(), intermediates.end(), [&](const buffer& b) {
+                      return b.name() == name;
+                    })->get_layout();
+    return l.storage_size() * sym_expr(static_cast<std::int64_t>(element_size(l.type())));
+  };
+  std::vector<workspace_buffer> out;
+  auto listed = [&](const std::string& name) {
+    return std::any_of(out.begin(), out.end(), [&](const workspace_buffer& w) { return w.name == name; });
+  };
+  for (std::size_t c = 0; c < m.calls.size(); ++c) {
+    for (const auto& name : m.calls[c].output_buffers) {
+      if (std::find(m.intermediates.begin(), m.intermediates.end(), name) == m.intermediates.end() || listed(name)) {
+        continue;
+      }
+      std::size_t last = c;
+      for (std::size_t u = c + 1; u < m.calls.size(); ++u) {
+        const auto& in = m.calls[u].input_buffers;
+        if (std::find(in.begin(), in.end(), name) != in.end()) last = u;
+      }
+      out.push_back({name, c, last, bytes(name)});
+    }
+  }
+  for (const auto& name : m.intermediates) {
+    if (!listed(name)) out.push_back({name, 0, m.calls.size(), bytes(name)});
+  }
+  return out;
+}
+
+// The banner, the includes of every kernel (once, at file scope), the globals, then each kernel in
+// its own namespace.
+inline void write_kernels(indented_buffer& out, const module_source& m, std::size_t node_count) {
+  out.writeline("// rocmtpl module " + m.name + ": " + std::to_string(node_count) + " nodes, " +
+                std::to_string(m.kernels.size()) + " kernels, " + std::to_string(m.calls.size()) +
+                " calls. Generated by rocmtpl " + version_string + "; do not edit.");
+  out.writeline("// entry point: " + m.signature);
+  for (const auto& n : m.notes) out.writeline("// " + n);
+  std::vector<std::string> includes;
+  std::vector<split_source> bodies;
+  // Each kernel repeats the globals the module writes once at file scope: drop that copy.
+  const std::string globals = std::string(pt_export_block) + std::string(bfloat16_alias) +
+                              std::string(kernel_status_defines) + std::string(sym_expr_cpp_helpers);
+  auto add_include = [&](std::string inc) {
+    if (std::find(includes.begin(), includes.end(), inc) == includes.end()) includes.push_back(std::move(inc));
+  };
+  for (const auto& k : m.kernels) {
+    auto split = split_includes(k.source);
+    if (const auto at = split.body.find(globals); at != std::string::npos) split.body.erase(at, globals.size());
+    split.body.erase(0, std::min(split.body.size(), split.body.find_first_not_of('\n')));
+    for (auto& inc : split.includes) add_include(std::move(inc));
+    bodies.push_back(std::move(split));
+  }
+  add_include("#include \"" + std::string(device::portable_header_name) + "\"");
+  add_include("#include <cstddef>");
+  add_include("#include <cstdint>");
+  for (const auto& inc : includes) out.writeline(inc);
+  out.writeline("");
+  out.write_verbatim(pt_export_block);
+  out.writeline("using bfloat16 = hip_bfloat16;");
+  out.write_verbatim(kernel_status_defines);
+  out.write_verbatim(sym_expr_cpp_helpers);
+  for (std::size_t k = 0; k < m.kernels.size(); ++k) {
+    const auto& def = m.kernels[k];
+    out.writeline("");
+    out.writeline("// ------------------------------------------------------------------------------------------");
+    out.write_verbatim(def.metadata_comment());
+    out.writeline("namespace " + rocm_cpp_scheduling::kernel_namespace(def.name) + " {");
+    out.write_verbatim(bodies[k].body);
+    out.writeline("}  // namespace " + rocm_cpp_scheduling::kernel_namespace(def.name));
+  }
+}
+
+// The module's file-local helpers: alignment, max and a tensor's bytes.
+inline void write_module_helpers(indented_buffer& out, const module_source& m) {
+  const auto align = m.workspace_alignment;
+  out.writeline("");
+  out.writeline("// ------------------------------------------------------------------------------------------");
+  out.writeline("// module " + m.name);
+  out.writeline("namespace {");
+  out.writeline("inline size_t rocmtpl_module_align(size_t bytes) { return (bytes + " + std::to_string(align - 1) +
+                ") / " + std::to_string(align) + " * " + std::to_string(align) + "; }");
+  out.writeline("inline size_t rocmtpl_module_max(size_t a, size_t b) { return a > b ? a : b; }");
+  out.writeline("// Bytes of a tensor's storage; 0 when it has no element.");
+  out.writeline("inline size_t rocmtpl_module_bytes(int64_t numel, int64_t storage_elements, size_t element_bytes) {");
+  out.writeline(
+      "    return numel > 0 && storage_elements > 0 ? static_cast<size_t>(storage_elements) * element_bytes : 0;");
+  out.writeline("}");
+  out.writeline("}  // namespace");
+  out.writeline("");
+}
+
+// The workspace layout in generated code: each intermediate's bytes, each slot's offset and bytes
+// (its largest buffer, aligned), then the scratch region the calls' own workspaces come from.
+inline void write_workspace_layout(indented_buffer& out, const module_source& m,
+                                   const std::vector<buffer>& intermediates) {
+  out.writeline("// Workspace: the intermediate buffers in slots (a slot is reused once its buffer is dead), then");
+  out.writeline("// the scratch region each call's own workspace is allocated from.");
+  for (const auto& b : intermediates) {
+    out.writeline("const size_t rocmtpl_bytes_" + b.name() + " = " + bytes_expr(b) + ";");
+  }
+  std::string previous = "0";
+  const auto& slots = m.workspace.slots();
+  for (std::size_t s = 0; s < slots.size(); ++s) {
+    const std::string id = "rocmtpl_slot" + std::to_string(s);
+    std::string size;
+    for (const auto& b : slots[s].buffers) {
+      const std::string aligned = "rocmtpl_module_align(rocmtpl_bytes_" + b + ")";
+      size = size.empty() ? aligned : "rocmtpl_module_max(" + size + ", " + aligned + ")";
+    }
+    out.writeline("const size_t " + id + "_offset = " + previous + ";");
+    out.writeline("const size_t " + id + "_bytes = " + size + ";  // " + detail::join(slots[s].buffers));
+    previous = id + "_offset + " + id + "_bytes";
+  }
+  out.writeline("const size_t rocmtpl_scratch_offset = " + previous + ";");
+  out.writeline("size_t rocmtpl_scratch_bytes = 0;");
+}
+
+// The entry point: size checks, the workspace query, argument checks, the intermediates' pointers
+// into the workspace, then the calls.
+inline void write_entry_point(indented_buffer& out, const module_source& m, const rocm_cpp_scheduling& sched,
+                              const rocm_template_kernel& entry, const std::vector<buffer>& intermediates) {
+  out.writeline(m.signature + " {");
+  {
+    auto body = out.indent();
+    for (const auto& s : m.size_args) out.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+    write_workspace_layout(out, m, intermediates);
+    out.splice(sched.query_code());
+    out.writeline(
+        "const size_t rocmtpl_total_bytes = rocmtpl_scratch_offset + rocmtpl_module_align(rocmtpl_scratch_bytes);");
+    out.writeline("if (workspace_size) {");
+    {
+      auto q = out.indent();
+      out.writeline("*workspace_size = rocmtpl_total_bytes;");
+      out.writeline("return ROCMTPL_STATUS_OK;");
+    }
+    out.writeline("}");
+    out.writeline("if (rocmtpl_total_bytes > 0 && !workspace) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;");
+    for (const auto& b : m.inputs) out.write_lines(entry.check_not_null(&b));
+    for (const auto& b : m.outputs) out.write_lines(entry.check_not_null(&b));
+    for (const auto& b : intermediates) {
+      const std::string type = std::string(storage_type(b.type()));
+      out.writeline(type + "* " + b.name() + " = reinterpret_cast<" + type + "*>(workspace + rocmtpl_slot" +
+                    std::to_string(m.workspace.slot_of(b.name())) + "_offset);");
+    }
+    out.splice(sched.wrapper_code());
+    out.writeline("return ROCMTPL_STATUS_OK;");
+  }
+  out.writeline("}");
+}
+
+}  // namespace detail::module_impl
+
+/// @brief Emits a module: one translation unit with the deduplicated kernels (static, each in its
+/// own namespace), one exported entry point that runs the nodes in order, and optionally the
+/// standalone runner.
+///
+/// Scheduling: each node is rendered through rocm_cpp_scheduling::codegen_template(); with
+/// module_options::fuse_epilogues, an elementwise node right after a template node that only it
+/// reads is offered to that template as an epilogue first. Workspace: the intermediate buffers
+/// that the calls use, each in a slot (slots are reused once the buffer in them is dead), then the
+/// scratch region that each call's own workspace is allocated from (the largest of them).
+/// @param graph the nodes, inputs and outputs
+/// @param options fusion, runner and alignment settings
+/// @return the source and the entry point's description
+/// @throws invalid_argument_error for a graph without outputs, a size symbol named like a buffer or
+/// reserved, a bad alignment, or what the templates throw while rendering
+[[nodiscard]] inline module_source emit_module(const module_graph& graph, const module_options& options = {}) {
+  namespace impl = detail::module_impl;
+  impl::check_module(graph, options);
+  module_source m;
+  m.name = graph.name();
+  m.workspace_alignment = options.workspace_alignment;
+  m.inputs = graph.inputs();
+  for (const auto& o : graph.outputs()) m.outputs.push_back(*graph.find(o));
+
+  rocm_cpp_scheduling sched({entry_linkage::internal, true});
+  impl::schedule_nodes(graph, options, sched, m);
+  rocm_template_kernel entry(m.name);
+  impl::define_entry(entry, m);
+  const std::vector<buffer> intermediates = impl::collect_intermediates(graph, m);
+  impl::define_signature(graph, entry, intermediates, m);
+  m.workspace = plan_workspace(impl::intermediate_lifetimes(m, intermediates));
+
+  indented_buffer out;
+  out.reserve(64 * 1024);
+  impl::write_kernels(out, m, graph.nodes().size());
+  impl::write_module_helpers(out, m);
+  impl::write_entry_point(out, m, sched, entry, intermediates);
+  if (options.standalone_runner) {
+    out.writeline("");
+    impl::write_runner(out, m, options);
+  }
+  m.source = std::move(out).str();
+  return m;
+}
+
+}  // namespace rocmtpl

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief The workspace liveness planner of modules, a pure function: buffers with lifetimes (the
+/// calls that write and last read them) and sizes go in; slots come out, each holding buffers whose
+/// lifetimes never overlap, with their offsets once the sizes are known.
+///
+/// @code{.cpp}
+/// using rocmtpl::sym_expr;
+/// // h1 is written by call 0 and read by call 1; h2 by 1 and 2; h3 by 2 and 3.
+/// auto plan = rocmtpl::plan_workspace({{"h1", 0, 1, sym_expr::symbol("N")},
+///                                      {"h2", 1, 2, sym_expr::symbol("N")},
+///                                      {"h3", 2, 3, sym_expr::symbol("N")}});
+/// plan.slot_of("h3");                        // 0: h1 is dead once call 1 returned
+/// auto sizes = plan.evaluate({{"N", 1000}}, 256);
+/// sizes.offsets;                             // {0, 1024}
+/// sizes.total;                               // 2048
+/// @endcode
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/ir/sym_expr.hpp>
+
+namespace rocmtpl {
+
+/// @brief A buffer to place in the workspace: its lifetime in call indices (inclusive) and its size.
+struct workspace_buffer {
+  std::string name;         ///< unique among the buffers of one plan
+  std::size_t first_use{};  ///< index of the call that writes it (0: live from the start)
+  std::size_t last_use{};   ///< index of the last call that reads it (>= first_use)
+  sym_expr bytes{};         ///< size in bytes: a constant or an expression of size symbols
+};
+
+/// @brief One region of the workspace: buffers that are never alive at the same time.
+struct workspace_slot {
+  std::vector<std::string> buffers;  ///< in the order they were placed
+  std::vector<sym_expr> bytes;       ///< the size of each buffer, in the same order
+  std::size_t busy_until = 0;        ///< last use of the slot's latest buffer
+};
+
+/// @brief Concrete offsets of a plan for known sizes (workspace_plan::evaluate()).
+struct workspace_sizes {
+  std::vector<std::size_t> offsets;  ///< byte offset of each slot, aligned
+  std::vector<std::size_t> bytes;    ///< bytes of each slot: its largest buffer, rounded up to the alignment
+  std::size_t total = 0;             ///< bytes of all slots together
+};
+
+class workspace_plan;
+[[nodiscard]] inline workspace_plan plan_workspace(const std::vector<workspace_buffer>& buffers);
+
+/// @brief Where each buffer of a workspace lives: slots in workspace order (slot 0 at offset 0, each
+/// next slot right after the previous one).
+class workspace_plan {
+ public:
+  /// @brief The slots, in workspace order.
+  [[nodiscard]] const std::vector<workspace_slot>& slots() const noexcept { return slots_; }
+
+  /// @brief The slot that holds `name`, or nullopt for a buffer the plan does not have.
+  [[nodiscard]] std::optional<std::size_t> find(const std::string& name) const noexcept {
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+      for (const auto& b : slots_[s].buffers) {
+        if (b == name) return s;
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// @brief The slot that holds `name`.
+  /// @throws invalid_argument_error for a buffer the plan does not have
+  [[nodiscard]] std::size_t slot_of(const std::string& name) const {
+    if (const auto s = find(name)) return *s;
+    throw invalid_argument_error("rocmtpl: workspace_plan: no buffer '" + name + "' in the plan");
+  }
+
+  /// @brief True when `a` and `b` share a slot (so their lifetimes do not overlap).
+  [[nodiscard]] bool share_slot(const std::string& a, const std::string& b) const { return slot_of(a) == slot_of(b); }
+
+  /// @brief Offsets and sizes for known size symbols: a slot's size is its largest buffer rounded up
+  /// to `alignment`, and slots follow each other.
+  /// @param hints values of the size symbols
+  /// @param alignment bytes, a power of two
+  /// @throws invalid_argument_error for a bad alignment or a negative size; evaluation_error for a
+  /// symbol without a value; out_of_range_error when the total does not fit in size_t
+  [[nodiscard]] workspace_sizes evaluate(const size_hints& hints = {}, std::size_t alignment = 256) const {
+    check_alignment(alignment);
+    workspace_sizes out;
+    for (const auto& slot : slots_) {
+      std::size_t largest = 0;
+      for (std::size_t i = 0; i < slot.buffers.size(); ++i) {
+        const std::int64_t v = slot.bytes[i].evaluate(hints);
+        if (v < 0) {
+          throw invalid_argument_error("rocmtpl: workspace_plan: buffer '" + slot.buffers[i] + "' has " +
+                                       std::to_string(v) + " bytes; sizes must not be negative");
+        }
+        largest = std::max(largest, align_up(static_cast<std::size_t>(v), alignment));
+      }
+      out.offsets.push_back(out.total);
+      out.bytes.push_back(largest);
+      if (largest > std::numeric_limits<std::size_t>::max() - out.total) {
+        throw out_of_range_error("rocmtpl: workspace_plan: the workspace does not fit in size_t");
+      }
+      out.total += largest;
+    }
+    return out;
+  }
+
+  /// @throws invalid_argument_error when `alignment` is not a power of two
+  static void check_alignment(std::size_t alignment) {
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+      throw invalid_argument_error("rocmtpl: workspace_plan: alignment " + std::to_string(alignment) +
+                                   " is not a power of two");
+    }
+  }
+
+ private:
+  friend workspace_plan plan_workspace(const std::vector<workspace_buffer>& buffers);
+
+  static std::size_t align_up(std::size_t bytes, std::size_t alignment) {
+    if (bytes > std::numeric_limits<std::size_t>::max() - (alignment - 1)) {
+      throw out_of_range_error("rocmtpl: workspace_plan: " + std::to_string(bytes) + " bytes cannot be aligned");
+    }
+    return (bytes + alignment - 1) / alignment * alignment;
+  }
+
+  std::vector<workspace_slot> slots_;
+};
+
+/// @brief Places buffers into workspace slots, in the order given (list them in the order they are
+/// first written): each goes into the first slot whose latest buffer's last use is before its first
+/// use, else into a new slot. So two buffers share a slot only when one is dead (its last reader has
+/// run) before the other is written, and a call never writes over a buffer it reads.
+/// @param buffers the buffers, with unique names and first_use <= last_use
+/// @return the slots
+/// @throws invalid_argument_error for a repeated name or a lifetime that ends before it starts
+[[nodiscard]] inline workspace_plan plan_workspace(const std::vector<workspace_buffer>& buffers) {
+  workspace_plan plan;
+  auto& slots = plan.slots_;
+  for (const auto& b : buffers) {
+    if (b.last_use < b.first_use) {
+      throw invalid_argument_error("rocmtpl: plan_workspace: buffer '" + b.name + "' is last used (call " +
+                                   std::to_string(b.last_use) + ") before it is written (call " +
+                                   std::to_string(b.first_use) + ")");
+    }
+    if (plan.find(b.name)) {
+      throw invalid_argument_error("rocmtpl: plan_workspace: buffer '" + b.name + "' is listed twice");
+    }
+    // A slot whose latest buffer dies at call c is free for a buffer first written at c + 1; the
+    // latest buffer is always the one that dies last, since buffers only go into free slots.
+    std::size_t s = 0;
+    while (s < slots.size() && slots[s].busy_until >= b.first_use) ++s;
+    if (s == slots.size()) slots.emplace_back();
+    slots[s].buffers.push_back(b.name);
+    slots[s].bytes.push_back(b.bytes);
+    slots[s].busy_until = b.last_use;
+  }
+  return plan;
+}
+
+}  // namespace rocmtpl

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// Tests include/rocmtpl/runtime.hpp, the umbrella of the runtime layer: it gives the whole layer
+// (and the pure layer's rocm_template) in one include, and it misses no header: every header of
+// include/rocmtpl/runtime/ is included by the umbrella, and every folder runtime/X/ by the
+// runtime/X.hpp that gathers it.
+#include <rocmtpl/runtime.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace rt = rocmtpl::runtime;
+
+// One name from each runtime header (a missing include fails to compile here).
+static_assert(std::is_class_v<rt::autotune_report>);                                      // autotuner.hpp
+static_assert(std::is_class_v<rt::bench>);                                                // benchmark.hpp
+static_assert(std::is_class_v<rt::code_cache>);                                           // code_cache.hpp
+static_assert(std::is_class_v<rt::compiler>);                                             // compiler.hpp
+static_assert(std::is_class_v<rt::device_identity>);                                      // device_identity.hpp
+static_assert(std::is_class_v<rt::gpu_runtime>);                                          // gpu_runtime.hpp
+static_assert(std::is_class_v<rt::gpu_runtime_options>);                                  // gpu_runtime/options.hpp
+static_assert(std::is_class_v<rt::kernel_entry>);                                         // kernel_call.hpp
+static_assert(std::is_class_v<rt::worker_process>);                                       // measure.hpp
+static_assert(std::is_class_v<rt::shared_library>);                                       // shared_library.hpp
+static_assert(std::is_class_v<rt::tuning_db>);                                            // tuning_db.hpp
+static_assert(std::is_class_v<rt::tuning_db_error>);                                      // tuning_db/sqlite.hpp
+static_assert(std::is_enum_v<rt::platform>);                                              // platform.hpp
+static_assert(std::is_class_v<rocmtpl::rocm_template<rocmtpl::templates::gemm_policy>>);  // the pure layer
+
+const fs::path include_dir = fs::path(ROCMTPL_TEST_SOURCE_DIR).parent_path() / "include";
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Headers directly in `folder`, as `#include <...>` spells them.
+std::vector<std::string> headers_in(const fs::path& folder) {
+  std::vector<std::string> out;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".hpp") {
+      out.push_back(fs::relative(entry.path(), include_dir).generic_string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void expect_gathers(const fs::path& gatherer, const std::vector<std::string>& headers) {
+  const std::string text = read_text(gatherer);
+  ASSERT_FALSE(text.empty()) << gatherer << " is missing";
+  for (const auto& h : headers) {
+    EXPECT_NE(text.find("#include <" + h + ">"), std::string::npos) << gatherer.filename() << " does not include " << h;
+  }
+}
+
+TEST(RuntimeUmbrella, IncludesEveryRuntimeHeader) {
+  const fs::path runtime_dir = include_dir / "rocmtpl" / "runtime";
+  const auto headers = headers_in(runtime_dir);
+  ASSERT_GT(headers.size(), 10U) << "wrong folder: " << runtime_dir;
+  expect_gathers(include_dir / "rocmtpl" / "runtime.hpp", headers);
+}
+
+TEST(RuntimeUmbrella, EachRuntimeFolderHasAHeaderThatGathersIt) {
+  const fs::path runtime_dir = include_dir / "rocmtpl" / "runtime";
+  std::size_t folders = 0;
+  for (const auto& entry : fs::directory_iterator(runtime_dir)) {
+    if (!entry.is_directory() || entry.path().filename() == "detail") continue;
+    ++folders;
+    const fs::path gatherer = runtime_dir / (entry.path().filename().string() + ".hpp");
+    expect_gathers(gatherer, headers_in(entry.path()));
+  }
+  EXPECT_GE(folders, 2U) << "tuning_db/ and gpu_runtime/ at least";
+}
+
+}  // namespace

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Shared helpers of the tuning database tests (test/runtime/tuning_db/*_test.cpp,
+// test/runtime/tuning_db_test.cpp): sample keys and measurements, a field-by-field comparison,
+// raw SQLite access to inspect a file the way another tool would.
+
+#include <rocmtpl/runtime/tuning_db/key.hpp>
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace rocmtpl::test {
+
+using runtime::candidate_status;
+using runtime::measurement;
+using runtime::tuning_key;
+
+inline tuning_key make_key(std::string problem = "f16[4096,4096] x f16[4096,4096] -> f16", std::string tmpl = "gemm",
+                           std::string runtime_args = "split_k=1") {
+  return tuning_key{std::move(tmpl), std::move(problem),   std::move(runtime_args),
+                    "gfx90a",        "AMD Instinct MI210", "clang version 15.0.7",
+                    "0.1.0"};
+}
+
+inline measurement make_measurement(std::string candidate, double ms, candidate_status status = candidate_status::ok) {
+  measurement m;
+  m.candidate = std::move(candidate);
+  m.config = ".block_m = 128, .block_n = 128";
+  m.source_hash = "hash-" + m.candidate;
+  m.status = status;
+  m.reason = status == candidate_status::ok ? "" : "failed: " + m.candidate;
+  m.min_ms = ms;
+  m.median_ms = ms * 1.1;
+  m.spread = 0.05;
+  m.repetitions = 25;
+  m.verified = status == candidate_status::ok;
+  m.max_error = 1e-3;
+  return m;
+}
+
+// Compares measurements field by field so that a failure names the field; NaN equals NaN here.
+inline void expect_same(const measurement& a, const measurement& b) {
+  auto same_real = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+  EXPECT_EQ(a.candidate, b.candidate);
+  EXPECT_EQ(a.config, b.config);
+  EXPECT_EQ(a.source_hash, b.source_hash);
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.reason, b.reason);
+  EXPECT_TRUE(same_real(a.min_ms, b.min_ms)) << a.min_ms << " vs " << b.min_ms;
+  EXPECT_TRUE(same_real(a.median_ms, b.median_ms)) << a.median_ms << " vs " << b.median_ms;
+  EXPECT_TRUE(same_real(a.spread, b.spread)) << a.spread << " vs " << b.spread;
+  EXPECT_EQ(a.repetitions, b.repetitions);
+  EXPECT_EQ(a.verified, b.verified);
+  EXPECT_TRUE(same_real(a.max_error, b.max_error)) << a.max_error << " vs " << b.max_error;
+}
+
+// Raw SQLite access, to inspect or tamper with the file the way another tool would.
+struct raw_db {
+  explicit raw_db(const std::filesystem::path& p) {
+    if (sqlite3_open(p.c_str(), &db) != SQLITE_OK) throw std::runtime_error("open");
+  }
+  raw_db(const raw_db&) = delete;
+  raw_db& operator=(const raw_db&) = delete;
+  ~raw_db() { sqlite3_close(db); }
+  void exec(const char* sql) const {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string msg = err != nullptr ? err : "?";
+      sqlite3_free(err);
+      throw std::runtime_error(msg);
+    }
+  }
+  std::int64_t scalar(const char* sql) const {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) throw std::runtime_error(sqlite3_errmsg(db));
+    std::int64_t v = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+  }
+  sqlite3* db = nullptr;
+};
+
+}  // namespace rocmtpl::test
