@@ -99,7 +99,7 @@ TEST(AtomicFile, TemporariesNameTheirOwner) {
   EXPECT_EQ(owner_pid("meta.json", ".tmp-"), 0);
   EXPECT_EQ(owner_pid(".x.tmp-12", ".tmp-"), 0);     // no random part: not one of ours
   EXPECT_EQ(owner_pid(".x.tmp-abc-1", ".tmp-"), 0);  // no pid
-  EXPECT_FALSE(owner_gone(::getpid()));               // never this process
+  EXPECT_FALSE(owner_gone(::getpid()));              // never this process
   EXPECT_FALSE(owner_gone(0));
   const auto suffix = rocmtpl::runtime::detail::unique_file_suffix();
   EXPECT_EQ(owner_pid(".f.tmp-" + suffix, ".tmp-"), ::getpid());
