@@ -377,6 +377,18 @@ TEST(compiler, first_line_of_the_message_is_the_compilers_first_error) {
     EXPECT_NE(what.find("failed with exit code 1"), std::string::npos) << what;  // still said, on line 2
     EXPECT_EQ(e.failure(), rocmtpl::runtime::compile_failure::source);
   }
+  // A located diagnostic is the source's problem, whatever words it quotes.
+  const auto quoting = rocmtpl::test::write_script(
+      dir / "quoting",
+      "if [ \"$1\" = --version ]; then echo q 1.0; exit 0; fi\n"
+      "echo \"k.hip:3:1: error: use of undeclared identifier 'killed'\"\n"
+      "echo \"k.cu(4): error: identifier \\\"Permission denied\\\" is undefined\"\nexit 1\n");
+  try {
+    (void)compiler(platform::amd, quoting).compile(src, amd({"gfx90a"}), dir / "k.so");
+    FAIL();
+  } catch (const compile_error& e) {
+    EXPECT_EQ(e.failure(), rocmtpl::runtime::compile_failure::source) << e.log();
+  }
   // Without a diagnostic the first line says how the compiler ended.
   const auto silent = rocmtpl::test::write_script(
       dir / "silent", "if [ \"$1\" = --version ]; then echo s 1.0; exit 0; fi\nkill -KILL $$\n");

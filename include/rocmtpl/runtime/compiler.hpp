@@ -146,6 +146,17 @@ inline std::string first_error_line(std::string_view log) {
   return labelled.empty() ? mentioned : labelled;
 }
 
+// True for a diagnostic located in a file: "<file>:<line>:" (clang, gcc) or "<file>(<line>)"
+// (nvcc), before any "error"/"warning" label: the compiler read the file and says what is in it.
+inline bool located_diagnostic(std::string_view line) {
+  const auto label = std::min(line.find("error"), line.find("warning"));
+  const auto head = line.substr(0, label);
+  for (std::size_t i = 0; i + 1 < head.size(); ++i) {
+    if ((head[i] == ':' || head[i] == '(') && head[i + 1] >= '0' && head[i + 1] <= '9') return true;
+  }
+  return false;
+}
+
 // Failures that say nothing about the source: the compiler could not run properly, could not
 // read or write its files, or ran out of a machine resource. Another process (or the same one,
 // once the machine is fixed) may well succeed, so these must never be remembered.
@@ -167,8 +178,14 @@ inline bool environment_failure(int exit_code, std::string_view log) {
                                                  "too many open files",
                                                  "input/output error",
                                                  "resource temporarily unavailable"};
-  for (auto m : markers)
-    if (contains_ci(log, m)) return true;
+  // Only in lines the compiler did not locate in a source: "use of undeclared identifier 'killed'"
+  // is the source's problem, "ld: cannot open output file: Permission denied" the machine's.
+  bool marked = false;
+  for_each_line(log, [&](std::string_view line) {
+    if (marked || located_diagnostic(line)) return;
+    for (auto m : markers) marked = marked || contains_ci(line, m);
+  });
+  if (marked) return true;
   return first_error_line(log).empty();  // failed without a diagnostic: the driver, not the source
 }
 
