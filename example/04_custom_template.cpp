@@ -38,6 +38,12 @@ class bias_relu_policy {
  public:
   using policy_concept = kernel_template_tag;  // opt in
   using config_type = bias_relu_config;
+  // Optional members are declared, never guessed: with `.reference = true` the policy must have
+  // `render_reference(kernel, context) const` (a simple kernel the autotuner verifies every
+  // candidate against), and a render_reference without the declaration does not compile either.
+  // Here: no reference kernel, no runtime arguments, one search space for every problem.
+  static constexpr kernel_capabilities capabilities{
+      .reference = false, .runtime_args = false, .problem_configs = false};
 
   static std::string_view name() { return "bias_relu"; }
 
@@ -119,20 +125,22 @@ class bias_relu_policy {
 // Say it: the library's check, with a message per missing member.
 static_assert(kernel_template<bias_relu_policy>);
 
-// What the compiler says when a member is missing. Without render(), rocm_template<bias_relu_policy>
-// stops at its check (check_kernel_template in rocmtpl/codegen/concepts.hpp); g++ 12 prints:
+// What the compiler says when a member is missing. rocm_template requires kernel_template<Policy>;
+// without render(), g++ 12 names the requirement and the expression that failed:
 //
-//   rocmtpl/codegen/concepts.hpp: In instantiation of 'consteval bool rocmtpl::check_kernel_template()
-//     [with P = {anonymous}::bias_relu_policy]':
-//   rocmtpl/rocm_template.hpp:   required from 'class rocmtpl::rocm_template<{anonymous}::bias_relu_policy>'
-//   rocmtpl/codegen/concepts.hpp: error: static assertion failed: rocmtpl: kernel_template: policy
-//     has no member render(kernel, context, config); add it
+//   error: template constraint failure for 'template<class Policy> requires kernel_template<Policy>
+//     class rocmtpl::rocm_template'
+//   rocmtpl/codegen/concepts.hpp:   required for the satisfaction of 'has_render<P>'
 //   rocmtpl/codegen/concepts.hpp: note: the required expression 'p.render(k, ctx, c)' is invalid
 //
-// The other members have their own sentence: "policy is not opted in; add 'using policy_concept =
-// rocmtpl::kernel_template_tag;'", "policy has no static member name(); add 'static std::string_view
-// name()'", "config_type has no describe(config); add a free function describe() returning its
-// (field, value) pairs", "policy has no member configs(); return the candidate config_type values".
+// A misspelt optional member that is declared (`render_referense` with `.reference = true`) fails
+// the same way at 'declared_reference_has_member_render_reference<P>'; an undeclared one at
+// 'member_render_reference_is_declared<P>'. For a sentence per requirement, ask for the check
+// itself: `static_assert(rocmtpl::check_kernel_template<bias_relu_policy>());` says, for example,
+// "policy has no member render(kernel, context, config); add it" or "capabilities declare
+// reference but the policy has no member render_reference(kernel, context) const; add it or fix
+// its spelling".
+static_assert(check_kernel_template<bias_relu_policy>());
 
 }  // namespace
 

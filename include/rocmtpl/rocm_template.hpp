@@ -55,9 +55,8 @@ inline std::atomic<std::uint64_t>& choice_counter() noexcept {
 /// caller.source();  // a complete HIP translation unit
 /// @endcode
 template <class Policy>
+  requires kernel_template<Policy>
 class rocm_template {
-  static_assert(check_kernel_template<Policy>());
-
  public:
   using policy_type = Policy;
   using config_type = typename Policy::config_type;

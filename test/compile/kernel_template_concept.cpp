@@ -38,8 +38,50 @@ struct configs_of_wrong_type {
   std::string render(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&, const cfg&) const { return {}; }
 };
 struct with_runtime_args : complete {
+  static constexpr rocmtpl::kernel_capabilities capabilities{.runtime_args = true};
   std::vector<rocmtpl::arg_info> runtime_arg_info() const { return {}; }
   std::vector<rocmtpl::runtime_arg_value> runtime_arg_values(const cfg&) const { return {}; }
+};
+// Optional members must be declared: present but undeclared is rejected, so a forgotten
+// declaration cannot switch a feature off.
+struct undeclared_runtime_args : complete {
+  std::vector<rocmtpl::arg_info> runtime_arg_info() const { return {}; }
+  std::vector<rocmtpl::runtime_arg_value> runtime_arg_values(const cfg&) const { return {}; }
+};
+struct with_reference : complete {
+  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true};
+  std::string render_reference(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&) const { return {}; }
+};
+struct undeclared_reference : complete {
+  std::string render_reference(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&) const { return {}; }
+};
+// Declared, but misspelt: rejected (verification would silently be off otherwise).
+struct misspelt_reference : complete {
+  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true};
+  std::string render_referense(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&) const { return {}; }
+};
+// Undeclared with a wrong signature: seen by name, still rejected.
+struct undeclared_reference_wrong_signature : complete {
+  std::string render_reference() const { return {}; }
+};
+struct with_problem_configs : complete {
+  static constexpr rocmtpl::kernel_capabilities capabilities{.problem_configs = true};
+  std::vector<cfg> configs() const { return {}; }
+  std::vector<cfg> configs(const rocmtpl::template_context&, const rocmtpl::size_hints&) const { return {}; }
+};
+struct undeclared_problem_configs : complete {
+  std::vector<cfg> configs() const { return {}; }
+  std::vector<cfg> configs(const rocmtpl::template_context&, const rocmtpl::size_hints&) const { return {}; }
+};
+struct declared_problem_configs_missing : complete {
+  static constexpr rocmtpl::kernel_capabilities capabilities{.problem_configs = true};
+};
+struct capabilities_of_wrong_type : complete {
+  static constexpr bool capabilities = true;
+};
+// Declaring nothing with `{}` is the same as not declaring.
+struct declares_none : complete {
+  static constexpr rocmtpl::kernel_capabilities capabilities{};
 };
 }  // namespace
 
@@ -50,6 +92,26 @@ static_assert(rocmtpl::kernel_template<complete>);
 static_assert(rocmtpl::kernel_template<with_runtime_args>);
 static_assert(rocmtpl::detail::has_runtime_args<with_runtime_args>);
 static_assert(!rocmtpl::detail::has_runtime_args<complete>);
+static_assert(!rocmtpl::kernel_template<undeclared_runtime_args>);
+static_assert(!rocmtpl::detail::members_runtime_arg_info_and_values_are_declared<undeclared_runtime_args>);
+static_assert(rocmtpl::kernel_template<with_reference>);
+static_assert(rocmtpl::detail::has_reference<with_reference>);
+static_assert(!rocmtpl::detail::has_reference<complete>);
+static_assert(!rocmtpl::kernel_template<undeclared_reference>);
+static_assert(!rocmtpl::detail::member_render_reference_is_declared<undeclared_reference>);
+static_assert(!rocmtpl::kernel_template<misspelt_reference>);
+static_assert(!rocmtpl::detail::declared_reference_has_member_render_reference<misspelt_reference>);
+static_assert(!rocmtpl::kernel_template<undeclared_reference_wrong_signature>);
+static_assert(rocmtpl::kernel_template<with_problem_configs>);
+static_assert(rocmtpl::detail::has_problem_configs<with_problem_configs>);
+static_assert(!rocmtpl::detail::has_problem_configs<complete>);
+static_assert(!rocmtpl::kernel_template<undeclared_problem_configs>);
+static_assert(!rocmtpl::kernel_template<declared_problem_configs_missing>);
+static_assert(!rocmtpl::kernel_template<capabilities_of_wrong_type>);
+static_assert(rocmtpl::kernel_template<declares_none>);
+static_assert(rocmtpl::detail::declared_capabilities<complete>() == rocmtpl::kernel_capabilities{});
+static_assert(rocmtpl::detail::declared_capabilities<rocmtpl::templates::gemm_policy>().reference);
+static_assert(rocmtpl::kernel_template<rocmtpl::templates::elementwise_policy>);
 static_assert(!rocmtpl::kernel_template<not_opted_in>);
 static_assert(!rocmtpl::kernel_template<wrong_render_signature>);
 static_assert(!rocmtpl::kernel_template<configs_of_wrong_type>);
@@ -64,6 +126,10 @@ struct tuned {
 static_assert(tuned<rocmtpl::templates::gemm_config{128, 128, 8, 8, 8, 8}>::threads == 256);
 static_assert(rocmtpl::templates::gemm_config{} == rocmtpl::templates::gemm_config{64, 64, 16, 4, 4, 8});
 static_assert(rocmtpl::templates::gemm_config{32} < rocmtpl::templates::gemm_config{64});
+// The constraints are constexpr: a configuration can be checked at compile time.
+static_assert(rocmtpl::templates::is_valid(rocmtpl::templates::gemm_config{128, 128, 8, 8, 8, 8}));
+static_assert(rocmtpl::templates::invalid_reason(rocmtpl::templates::gemm_config{64, 64, 16, 12, 4, 1}) ==
+              std::string_view("block_m must be a multiple of thread_m"));
 
 // Typed layer: compile-time facts of static layouts and buffers.
 using x_layout = rocmtpl::row_major_layout<rocmtpl::f16_t, rocmtpl::dims<rocmtpl::sym<"M">, rocmtpl::ext<64>>>;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// A complete kernel_template policy; each compile-fail case defines one ROCMTPL_FAIL_OMIT_* macro to
-// remove exactly one requirement, and policy_complete.cpp (the passing twin) removes none.
+// A complete kernel_template policy with declared optional members (a reference kernel, a runtime
+// argument); each compile-fail case defines one ROCMTPL_FAIL_* macro to remove or break exactly one
+// requirement, and policy_complete.cpp (the passing twin) defines none.
 #pragma once
 
 #include <rocmtpl/rocm_template.hpp>
@@ -33,10 +34,36 @@ struct fixture_policy {
     return k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y") + " { return 0; }";
   }
 #endif
-};
+  // Optional members, declared.
+#if defined(ROCMTPL_FAIL_UNDECLARE_REFERENCE)
+  static constexpr rocmtpl::kernel_capabilities capabilities{.runtime_args = true};
+#elif defined(ROCMTPL_FAIL_UNDECLARE_RUNTIME_ARGS)
+  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true};
+#elif defined(ROCMTPL_FAIL_DECLARE_PROBLEM_CONFIGS)
+  static constexpr rocmtpl::kernel_capabilities capabilities{
+      .reference = true, .runtime_args = true, .problem_configs = true};
+#else
+  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true, .runtime_args = true};
+#endif
+#ifdef ROCMTPL_FAIL_MISSPELL_REFERENCE
+  std::string render_referense(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx) const {
+#else
+  std::string render_reference(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx) const {
+#endif
+      return k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y") + " { return 1; }";
+} std::vector<rocmtpl::arg_info> runtime_arg_info() const {
+  return {{"repeat", "int32_t"}};
+}
+std::vector<rocmtpl::runtime_arg_value> runtime_arg_values(const fixture_config& c) const { return {c.block}; }
+#ifdef ROCMTPL_FAIL_DECLARE_PROBLEM_CONFIGS
+// Declared, but without the hints parameter: not the member the capability promises.
+std::vector<fixture_config> configs(const rocmtpl::template_context&) const { return {{64}}; }
+#endif
+}
+;
 
 inline std::string render_fixture() {
   auto l = rocmtpl::layout::row_major(rocmtpl::dtype::f32, {8});
   rocmtpl::rocm_template<fixture_policy> t(fixture_policy{}, {rocmtpl::buffer("x", l)}, l);
-  return t.generate(fixture_config{}).source();
+  return t.generate(fixture_config{}).source() + t.generate_reference().source();
 }

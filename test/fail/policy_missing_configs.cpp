@@ -1,4 +1,4 @@
-// expect-error: rocmtpl: kernel_template: policy has no member configs\(\)
+// expect-error: the required expression .+p\.configs\(\).+ is invalid
 // SPDX-License-Identifier: MIT
 // A policy without its configs requirement must be rejected with a message naming it.
 #define ROCMTPL_FAIL_OMIT_CONFIGS

@@ -1,4 +1,4 @@
-// expect-error: rocmtpl: kernel_template: config_type has no describe\(config\)
+// expect-error: the required expression .+describe\(c\).+ is invalid
 // SPDX-License-Identifier: MIT
 // A policy without its describe requirement must be rejected with a message naming it.
 #define ROCMTPL_FAIL_OMIT_DESCRIBE

@@ -1,4 +1,4 @@
-// expect-error: rocmtpl: kernel_template: policy has no static member name\(\)
+// expect-error: the required expression .+P::name\(\).+ is invalid
 // SPDX-License-Identifier: MIT
 // A policy without its name requirement must be rejected with a message naming it.
 #define ROCMTPL_FAIL_OMIT_NAME

@@ -1,4 +1,4 @@
-// expect-error: rocmtpl: kernel_template: policy is not opted in
+// expect-error: the expression .+enable_kernel_template<P> \[with P = fixture_policy\].+ evaluated to .+false
 // SPDX-License-Identifier: MIT
 // A policy without its opt_in requirement must be rejected with a message naming it.
 #define ROCMTPL_FAIL_OMIT_OPT_IN

@@ -1,4 +1,4 @@
-// expect-error: rocmtpl: kernel_template: policy has no member render\(kernel, context, config\)
+// expect-error: the required expression .+p\.render\(k, ctx, c\).+ is invalid
 // SPDX-License-Identifier: MIT
 // A policy without its render requirement must be rejected with a message naming it.
 #define ROCMTPL_FAIL_OMIT_RENDER

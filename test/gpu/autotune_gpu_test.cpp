@@ -81,6 +81,7 @@ std::vector<std::pair<std::string, std::string>> describe(const planted_config& 
 struct planted_policy {
   using policy_concept = kernel_template_tag;
   using config_type = planted_config;
+  static constexpr kernel_capabilities capabilities{.reference = true};
   gemm_policy inner{templates::gemm_options{}};
   static std::string_view name() { return "planted_gemm"; }
   std::vector<planted_config> configs() const {

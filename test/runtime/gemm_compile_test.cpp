@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
@@ -202,5 +203,16 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
   // Null tensors with work to do: refused before anything is launched.
   std::vector<const void*> nulls(3, nullptr);
   EXPECT_EQ(k.call(nulls, {2, 100, 4}, nullptr, nullptr, nullptr), kernel_status::null_argument);
+  // Issue 8: products of sizes that do not fit are refused with a status, never wrapped. B * M * N
+  // overflows int64; with B = 1 the element count fits but split_k * count * sizeof(float) does not
+  // fit size_t. The launch refuses them too, before anything reaches the GPU runtime.
+  const std::int64_t big = std::int64_t{1} << 40;
+  EXPECT_THROW((void)k.workspace_size({big, big, 2}), kernel_status_error);
+  EXPECT_THROW((void)k.workspace_size({1, std::int64_t{1} << 55, 4}), kernel_status_error);
+  int dummy = 0;
+  std::vector<const void*> tensors(3, &dummy);
+  EXPECT_EQ(k.call(tensors, {big, big, 1}, nullptr, nullptr, nullptr), kernel_status::unsupported_argument);
+  EXPECT_EQ(k.call(tensors, {1, std::int64_t{1} << 55, 4}, nullptr, nullptr, nullptr),
+            kernel_status::unsupported_argument);
 }
 }  // namespace

@@ -281,6 +281,7 @@ inline std::vector<std::pair<std::string, std::string>> describe(const split_con
 struct split_policy {
   using policy_concept = kernel_template_tag;
   using config_type = split_config;
+  static constexpr kernel_capabilities capabilities{.runtime_args = true};
   static std::string_view name() { return "split"; }
   std::vector<split_config> configs() const { return {{2}, {4}}; }
   std::vector<arg_info> runtime_arg_info() const { return {{"split", "int32_t"}}; }

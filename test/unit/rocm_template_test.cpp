@@ -23,6 +23,7 @@ inline std::vector<std::pair<std::string, std::string>> describe(const add_confi
 struct add_policy {
   using policy_concept = rocmtpl::kernel_template_tag;
   using config_type = add_config;
+  static constexpr rocmtpl::kernel_capabilities capabilities{.runtime_args = true};
   bool swap = false;
   static std::string_view name() { return "add"; }
   std::vector<add_config> configs() const { return {{128}, {256}}; }

@@ -8,6 +8,8 @@
 #include <ranges>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <rocmtpl/codegen/arg_info.hpp>
@@ -29,42 +31,128 @@ inline constexpr bool enable_kernel_template = requires {
   requires std::derived_from<typename P::policy_concept, kernel_template_tag>;
 };
 
+/// @brief The optional members a policy has, declared rather than guessed from member shapes:
+/// `static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true};`.
+///
+/// A declared capability whose member is missing or misspelt, and a member whose capability is not
+/// declared, both fail kernel_template (and name the member), so that a typo can never switch a
+/// feature such as verification off. A policy with none of the optional members may omit
+/// `capabilities`.
+struct kernel_capabilities {
+  bool reference = false;     ///< `std::string render_reference(rocm_template_kernel&, const template_context&) const`
+  bool runtime_args = false;  ///< `runtime_arg_info() const` and `runtime_arg_values(const config_type&) const`
+  bool problem_configs = false;  ///< `configs(const template_context&, const size_hints&) const`, best first
+
+  friend constexpr bool operator==(const kernel_capabilities&, const kernel_capabilities&) = default;
+};
+
 namespace detail {
 template <class P>
 concept has_template_name = requires {
   { P::name() } -> std::convertible_to<std::string_view>;
 };
 template <class P>
-concept has_config_type = requires { typename P::config_type; } && std::equality_comparable<typename P::config_type> &&
-                          std::copy_constructible<typename P::config_type>;
+concept has_config_type = requires {
+  typename P::config_type;
+}
+&&std::equality_comparable<typename P::config_type>&& std::copy_constructible<typename P::config_type>;
 template <class P>
-concept has_render = has_config_type<P> && requires(const P& p, rocm_template_kernel& k, const template_context& ctx,
-                                                    const typename P::config_type& c) {
+concept has_render = has_config_type<P> &&
+    requires(const P& p, rocm_template_kernel& k, const template_context& ctx, const typename P::config_type& c) {
   { p.render(k, ctx, c) } -> std::convertible_to<std::string>;
 };
 template <class P>
 concept has_configs = has_config_type<P> && requires(const P& p) {
   { p.configs() } -> std::ranges::input_range;
-  requires std::convertible_to<std::ranges::range_value_t<decltype(p.configs())>, typename P::config_type>;
-};
-template <class P>
-concept has_problem_configs = has_config_type<P> && requires(const P& p, const template_context& ctx, const size_hints& h) {
-  { p.configs(ctx, h) } -> std::ranges::input_range;
-  requires std::convertible_to<std::ranges::range_value_t<decltype(p.configs(ctx, h))>, typename P::config_type>;
+  requires std::convertible_to < std::ranges::range_value_t<decltype(p.configs())>,
+  typename P::config_type > ;
 };
 template <class P>
 concept has_describe = has_config_type<P> && requires(const typename P::config_type& c) {
   { describe(c) } -> std::convertible_to<std::vector<std::pair<std::string, std::string>>>;
 };
+
+// Optional members, by shape (with the right signature) and by name (any signature, so that a
+// wrong signature of a declared member is still seen as "present"; an overloaded name is only
+// seen by shape).
 template <class P>
-concept has_runtime_args = has_config_type<P> && requires(const P& p, const typename P::config_type& c) {
+concept reference_member = requires(const P& p, rocm_template_kernel& k, const template_context& ctx) {
+  { p.render_reference(k, ctx) } -> std::convertible_to<std::string>;
+};
+template <class P>
+concept names_render_reference = requires {
+  &P::render_reference;
+};
+template <class P>
+concept runtime_args_members = has_config_type<P> && requires(const P& p, const typename P::config_type& c) {
   { p.runtime_arg_info() } -> std::convertible_to<std::vector<arg_info>>;
   { p.runtime_arg_values(c) } -> std::convertible_to<std::vector<runtime_arg_value>>;
 };
 template <class P>
-concept has_reference = requires(const P& p, rocm_template_kernel& k, const template_context& ctx) {
-  { p.render_reference(k, ctx) } -> std::convertible_to<std::string>;
+concept names_runtime_args = requires {
+  &P::runtime_arg_info;
+}
+|| requires { &P::runtime_arg_values; };
+template <class P>
+concept problem_configs_member = has_config_type<P> &&
+    requires(const P& p, const template_context& ctx, const size_hints& h) {
+  { p.configs(ctx, h) } -> std::ranges::input_range;
+  requires std::convertible_to < std::ranges::range_value_t<decltype(p.configs(ctx, h))>,
+  typename P::config_type > ;
 };
+
+// The declaration: `static constexpr kernel_capabilities capabilities{...}`, or none (all false).
+template <class P>
+concept has_capabilities_member = requires {
+  P::capabilities;
+};
+template <class P>
+concept capabilities_well_typed =
+    !has_capabilities_member<P> || std::same_as<std::remove_cvref_t<decltype(P::capabilities)>, kernel_capabilities>;
+template <class P>
+[[nodiscard]] consteval kernel_capabilities declared_capabilities() {
+  if constexpr (has_capabilities_member<P> && capabilities_well_typed<P>) {
+    return P::capabilities;
+  } else {
+    return {};
+  }
+}
+
+// Declaration and members agree, one concept per direction so that a failure names the member.
+template <class P>
+concept declared_reference_has_member_render_reference = !declared_capabilities<P>().reference || reference_member<P>;
+template <class P>
+concept member_render_reference_is_declared = declared_capabilities<P>()
+.reference || !(names_render_reference<P> || reference_member<P>);
+template <class P>
+concept declared_runtime_args_have_members_runtime_arg_info_and_values =
+    !declared_capabilities<P>().runtime_args || runtime_args_members<P>;
+template <class P>
+concept members_runtime_arg_info_and_values_are_declared = declared_capabilities<P>()
+.runtime_args || !(names_runtime_args<P> || runtime_args_members<P>);
+template <class P>
+concept declared_problem_configs_has_member_configs_context_hints =
+    !declared_capabilities<P>().problem_configs || problem_configs_member<P>;
+template <class P>
+concept member_configs_context_hints_is_declared = declared_capabilities<P>()
+.problem_configs || !problem_configs_member<P>;
+
+template <class P>
+concept capabilities_match = capabilities_well_typed<P> && declared_reference_has_member_render_reference<P> &&
+    member_render_reference_is_declared<P> && declared_runtime_args_have_members_runtime_arg_info_and_values<P> &&
+    members_runtime_arg_info_and_values_are_declared<P> &&
+    declared_problem_configs_has_member_configs_context_hints<P> && member_configs_context_hints_is_declared<P>;
+
+// What the library uses: a declared capability (kernel_template guarantees its member exists).
+template <class P>
+concept has_reference = declared_capabilities<P>()
+.reference&& reference_member<P>;
+template <class P>
+concept has_runtime_args = declared_capabilities<P>()
+.runtime_args&& runtime_args_members<P>;
+template <class P>
+concept has_problem_configs = declared_capabilities<P>()
+.problem_configs&& problem_configs_member<P>;
 }  // namespace detail
 
 /// @brief A policy that renders HIP source for one kernel template.
@@ -76,19 +164,21 @@ concept has_reference = requires(const P& p, rocm_template_kernel& k, const temp
 ///    `describe(const config_type&)` returning `std::vector<std::pair<std::string, std::string>>` (field, value);
 /// 4. `std::string render(rocm_template_kernel&, const template_context&, const config_type&) const`:
 ///    a complete translation unit whose entry point comes from `kernel.def_kernel(...)`;
-/// 5. `configs() const`: a range of config_type, the search space for this problem.
-/// Optional: `configs(const template_context&, const size_hints&) const`: the search space for one
-/// problem, best first (preferred over `configs()` by rocm_template::generate_all and the autotuner);
-/// `runtime_arg_info()` and `runtime_arg_values(config)` for runtime arguments;
-/// `render_reference(kernel, context)`: a simple, trusted kernel with the same entry point that the
-/// autotuner runs once to verify every candidate.
+/// 5. `configs() const`: a range of config_type, the search space for this problem;
+/// 6. optional members present exactly when declared in `static constexpr kernel_capabilities
+///    capabilities` (see kernel_capabilities): `configs(const template_context&, const size_hints&)
+///    const`, the search space for one problem, best first (preferred over `configs()` by
+///    rocm_template::generate_all and the autotuner); `runtime_arg_info()` and
+///    `runtime_arg_values(config)` for runtime arguments; `render_reference(kernel, context)`, a
+///    simple, trusted kernel with the same entry point that the autotuner runs once to verify every
+///    candidate.
 template <class P>
 concept kernel_template = enable_kernel_template<P> && detail::has_template_name<P> && detail::has_config_type<P> &&
-                          detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P>;
+    detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P> && detail::capabilities_match<P>;
 
 namespace detail {
-/// @brief The policy's configurations for a problem: `configs(ctx, hints)` when the policy has it
-/// (pruned and ranked for the problem), else `configs()`.
+/// @brief The policy's configurations for a problem: `configs(ctx, hints)` when the policy declares
+/// it (pruned and ranked for the problem), else `configs()`.
 template <class P>
 [[nodiscard]] auto problem_configs(const P& policy, const template_context& ctx, const size_hints& hints) {
   if constexpr (has_problem_configs<P>) {
@@ -118,6 +208,27 @@ consteval bool check_kernel_template() {
                 "rocmtpl: kernel_template: policy has no member render(kernel, context, config); add it");
   static_assert(detail::has_configs<P>,
                 "rocmtpl: kernel_template: policy has no member configs(); return the candidate config_type values");
+  static_assert(detail::capabilities_well_typed<P>,
+                "rocmtpl: kernel_template: member capabilities is not a kernel_capabilities; declare 'static constexpr "
+                "rocmtpl::kernel_capabilities capabilities{...}'");
+  static_assert(detail::declared_reference_has_member_render_reference<P>,
+                "rocmtpl: kernel_template: capabilities declare reference but the policy has no member "
+                "render_reference(kernel, context) const; add it or fix its spelling");
+  static_assert(detail::member_render_reference_is_declared<P>,
+                "rocmtpl: kernel_template: policy has a member render_reference that its capabilities do not declare; "
+                "add '.reference = true' to its capabilities");
+  static_assert(detail::declared_runtime_args_have_members_runtime_arg_info_and_values<P>,
+                "rocmtpl: kernel_template: capabilities declare runtime_args but the policy has no members "
+                "runtime_arg_info() and runtime_arg_values(config); add them or fix their spelling");
+  static_assert(detail::members_runtime_arg_info_and_values_are_declared<P>,
+                "rocmtpl: kernel_template: policy has runtime_arg_info/runtime_arg_values that its capabilities do not "
+                "declare; add '.runtime_args = true' to its capabilities");
+  static_assert(detail::declared_problem_configs_has_member_configs_context_hints<P>,
+                "rocmtpl: kernel_template: capabilities declare problem_configs but the policy has no member "
+                "configs(context, hints); add it or fix its signature");
+  static_assert(detail::member_configs_context_hints_is_declared<P>,
+                "rocmtpl: kernel_template: policy has configs(context, hints) that its capabilities do not declare; "
+                "add '.problem_configs = true' to its capabilities");
   return true;
 }
 

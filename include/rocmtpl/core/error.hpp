@@ -10,6 +10,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace rocmtpl {
 
@@ -24,6 +25,28 @@ class error : public std::runtime_error {
 class invalid_argument_error : public error {
  public:
   using error::error;
+};
+
+/// @brief A kernel template's configuration that the template cannot render (a tile that does not
+/// divide, too much shared memory, ...). what() is `rocmtpl: <template>: invalid config <config>:
+/// <reason>`; reason() is the rule the configuration breaks.
+class config_error : public invalid_argument_error {
+ public:
+  /// @param template_name the template (`gemm`)
+  /// @param config the configuration as text (its to_string())
+  /// @param reason the rule it breaks
+  config_error(const std::string& template_name, std::string config, std::string reason)
+      : invalid_argument_error("rocmtpl: " + template_name + ": invalid config " + config + ": " + reason),
+        config_(std::move(config)),
+        reason_(std::move(reason)) {}
+  /// @brief The configuration, as text.
+  [[nodiscard]] const std::string& config() const noexcept { return config_; }
+  /// @brief The rule the configuration breaks.
+  [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  std::string config_;
+  std::string reason_;
 };
 
 /// @brief An index (dimension, argument position) outside its valid range.

@@ -648,6 +648,7 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 /// @throws invalid_argument_error when `ROCMTPL_PLATFORM` names no platform.
 /// @throws compiler_not_found_error when no compiler exists for the platform.
 template <class Policy>
+  requires kernel_template<Policy>
 [[nodiscard]] autotune_report autotune(const rocm_template<Policy>& tpl, const size_hints& hints,
                                        const autotune_options& options = {}) {
   const auto started = std::chrono::steady_clock::now();

@@ -15,7 +15,9 @@
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/rocm_kernel.hpp>
-#include <rocmtpl/templates/gemm.hpp>
+#include <rocmtpl/templates/activation.hpp>
+#include <rocmtpl/templates/detail/element_access.hpp>
+#include <rocmtpl/templates/detail/source_parts.hpp>
 
 namespace rocmtpl::templates {
 
@@ -59,13 +61,12 @@ class elementwise_policy {
   [[nodiscard]] std::vector<elementwise_config> configs() const { return {{128}, {256}, {512}}; }
 
   /// @brief Renders the complete translation unit.
-  /// @throws invalid_argument_error for an invalid configuration, inputs of the wrong rank or
-  /// shape, or an unsupported dtype.
+  /// @throws config_error for an invalid configuration; invalid_argument_error for inputs of the
+  /// wrong rank or shape, or an unsupported dtype.
   [[nodiscard]] std::string render(rocm_template_kernel& kernel, const template_context& ctx,
                                    const elementwise_config& config) const {
     if (config.block_threads < 64 || config.block_threads > 1024 || config.block_threads % 64 != 0) {
-      throw invalid_argument_error("rocmtpl: elementwise: invalid config " + config.to_string() +
-                                   ": block_threads must be a multiple of 64 from 64 to 1024");
+      throw config_error("elementwise", config.to_string(), "block_threads must be a multiple of 64 from 64 to 1024");
     }
     const buffer* x = ctx.input(0);
     const buffer* bias = ctx.input(1);
@@ -76,22 +77,15 @@ class elementwise_policy {
     if (has_bias) inputs.push_back(bias);
     const std::string signature =
         kernel.def_kernel(inputs, {&y}, has_bias ? "X, Bias, Y" : "X, Y", ctx.input_reorder());
-    const auto symbols = kernel.args().size_symbols();
 
     std::string params = "const " + storage(*x) + "* __restrict__ X, ";
     params += has_bias ? "const " + storage(*bias) + "* __restrict__ Bias, " : std::string();
     params += storage(y) + "* __restrict__ Y";
     std::string args = has_bias ? "X, Bias, Y" : "X, Y";
-    for (const auto& s : symbols) {
-      params += ", int64_t " + s;
-      args += ", " + s;
-    }
+    detail::append_size_symbols(params, args, kernel.args().size_symbols());
 
     indented_buffer src;
-    src.write_verbatim(ctx.header());
-    src.writeline("");
-    src.write_verbatim(ctx.globals());
-    src.writeline("");
+    detail::write_header_and_globals(src, ctx);
     src.writeline("// elementwise: Y = " + std::string(to_string(options_.act)) + "(X" + (has_bias ? " + Bias" : "") +
                   ")");
     src.writeline("// X " + x->get_layout().to_string());
@@ -103,6 +97,48 @@ class elementwise_policy {
     src.writeline("");
     src.writeline(activation_function());
     src.writeline("");
+    write_kernel(src, kernel, x, bias, y, params);
+    src.write_verbatim(detail::checked_size_helpers_text);
+    src.writeline("");
+    src.writeline("}  // namespace");
+    src.writeline("");
+    write_entry(src, kernel, signature, x, bias, y, args);
+    return std::move(src).str();
+  }
+
+ private:
+  static void check_problem(const buffer* x, const buffer* bias, const buffer& y) {
+    if (x == nullptr) throw invalid_argument_error("rocmtpl: elementwise: needs an input X");
+    if (x->get_layout().rank() != 2 || y.get_layout().rank() != 2) {
+      throw invalid_argument_error("rocmtpl: elementwise: X and Y must have rank 2, got X " +
+                                   x->get_layout().to_string() + " and Y " + y.get_layout().to_string());
+    }
+    if (!(x->sizes() == y.sizes())) {
+      throw invalid_argument_error("rocmtpl: elementwise: Y " + y.get_layout().to_string() +
+                                   " does not have the sizes of X " + x->get_layout().to_string());
+    }
+    if (bias != nullptr) {
+      const auto& b = bias->get_layout();
+      const bool ok = (b.rank() == 1 && b.sizes()[0] == x->sizes()[1]) || (b.rank() == 2 && b.sizes() == x->sizes());
+      if (!ok) {
+        throw invalid_argument_error("rocmtpl: elementwise: Bias " + b.to_string() + " is neither [" +
+                                     x->sizes()[1].to_cpp() + "] nor the sizes of X");
+      }
+    }
+    for (const buffer* b : {x, bias, &y}) {
+      if (b == nullptr) continue;
+      const auto t = b->type();
+      if (t != dtype::f32 && t != dtype::f16 && t != dtype::bf16) {
+        throw invalid_argument_error("rocmtpl: elementwise: " + b->name() + " has dtype " +
+                                     std::string(rocmtpl::name(t)) + "; supported: float32, float16, bfloat16");
+      }
+    }
+  }
+
+  // The __global__ kernel: one grid-stride loop over the elements.
+  void write_kernel(indented_buffer& src, rocm_template_kernel& kernel, const buffer* x, const buffer* bias,
+                    const buffer& y, const std::string& params) const {
+    const bool has_bias = bias != nullptr;
     src.writeline("__global__ void __launch_bounds__(block_threads) elementwise_kernel(" + params + ") {");
     {
       auto body = src.indent();
@@ -142,8 +178,12 @@ class elementwise_policy {
     }
     src.writeline("}");
     src.writeline("");
-    src.writeline("}  // namespace");
-    src.writeline("");
+  }
+
+  // The C entry point: workspace query, checks, one launch.
+  static void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const std::string& signature,
+                          const buffer* x, const buffer* bias, const buffer& y, const std::string& args) {
+    const auto symbols = kernel.args().size_symbols();
     src.writeline(signature + " {");
     {
       auto body = src.indent();
@@ -157,66 +197,27 @@ class elementwise_policy {
       src.writeline("(void)workspace;");
       for (const auto& s : symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
       for (const auto* node : {x, bias, &y}) src.write_lines(kernel.check_not_null(node));
-      src.writeline("const int64_t total = (" + kernel.size(x, 0) + ") * (" + kernel.size(x, 1) + ");");
-      src.writeline("if (total == 0) return ROCMTPL_STATUS_OK;");
-      src.writeline("const int64_t wanted = (total + block_threads - 1) / block_threads;");
+      // The element count is a product of sizes: refused when it does not fit (issue 8).
+      src.writeline("int64_t rocmtpl_elements = 0;");
+      src.writeline("if (!rocmtpl_checked_mul(" + kernel.size(x, 0) + ", " + kernel.size(x, 1) +
+                    ", rocmtpl_elements)) {");
+      src.writeline("    return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+      src.writeline("}");
+      src.writeline("if (rocmtpl_elements == 0) return ROCMTPL_STATUS_OK;");
+      src.writeline("const int64_t wanted = rocmtpl_cdiv(rocmtpl_elements, block_threads);");
       src.writeline("const int64_t blocks = wanted < 65535 ? wanted : 65535;");
       src.writeline("elementwise_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(block_threads), 0, stream>>>(" +
                     args + ");");
       src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
     }
     src.writeline("}");
-    return std::move(src).str();
-  }
-
- private:
-  static void check_problem(const buffer* x, const buffer* bias, const buffer& y) {
-    if (x == nullptr) throw invalid_argument_error("rocmtpl: elementwise: needs an input X");
-    if (x->get_layout().rank() != 2 || y.get_layout().rank() != 2) {
-      throw invalid_argument_error("rocmtpl: elementwise: X and Y must have rank 2, got X " +
-                                   x->get_layout().to_string() + " and Y " + y.get_layout().to_string());
-    }
-    if (!(x->sizes() == y.sizes())) {
-      throw invalid_argument_error("rocmtpl: elementwise: Y " + y.get_layout().to_string() +
-                                   " does not have the sizes of X " + x->get_layout().to_string());
-    }
-    if (bias != nullptr) {
-      const auto& b = bias->get_layout();
-      const bool ok = (b.rank() == 1 && b.sizes()[0] == x->sizes()[1]) || (b.rank() == 2 && b.sizes() == x->sizes());
-      if (!ok) {
-        throw invalid_argument_error("rocmtpl: elementwise: Bias " + b.to_string() + " is neither [" +
-                                     x->sizes()[1].to_cpp() + "] nor the sizes of X");
-      }
-    }
-    for (const buffer* b : {x, bias, &y}) {
-      if (b == nullptr) continue;
-      const auto t = b->type();
-      if (t != dtype::f32 && t != dtype::f16 && t != dtype::bf16) {
-        throw invalid_argument_error("rocmtpl: elementwise: " + b->name() + " has dtype " +
-                                     std::string(rocmtpl::name(t)) + "; supported: float32, float16, bfloat16");
-      }
-    }
   }
 
   [[nodiscard]] std::string activation_function() const { return activation_device_function(options_.act); }
 
-  static std::string storage(const buffer& b) { return std::string(storage_type(b.type())); }
-
-  static std::string load(dtype t, const std::string& expr) {
-    switch (t) {
-      case dtype::f16: return "rocmtpl_dev::half_bits_to_float(" + expr + ")";
-      case dtype::bf16: return "rocmtpl_dev::bf16_bits_to_float(" + expr + ")";
-      default: return "static_cast<float>(" + expr + ")";
-    }
-  }
-
-  static std::string store(dtype t, const std::string& expr) {
-    switch (t) {
-      case dtype::f16: return "rocmtpl_dev::float_to_half_bits(" + expr + ")";
-      case dtype::bf16: return "rocmtpl_dev::float_to_bf16_bits(" + expr + ")";
-      default: return expr;
-    }
-  }
+  static std::string storage(const buffer& b) { return detail::storage_text(b); }
+  static std::string load(dtype t, const std::string& expr) { return detail::load_as_float(t, expr); }
+  static std::string store(dtype t, const std::string& expr) { return detail::store_from_float(t, expr); }
 
   elementwise_options options_;
 };

@@ -412,13 +412,31 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
            b % vec == 0 && c % vec == 0;
 }
 
+// Overflow-checked size products (host): false when the exact result does not fit.
+[[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+[[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
+    size_t n = 0;
+    return count >= 0 && factor >= 0 &&
+           !__builtin_mul_overflow(static_cast<size_t>(count), static_cast<size_t>(factor), &n) &&
+           !__builtin_mul_overflow(n, element_size, &out);
+}
+// Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
+[[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
 }  // namespace
 
 extern "C" PT_EXPORT int KERNEL_NAME(const uint16_t* X, const uint16_t* W, uint16_t* Y, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
     constexpr int32_t split_k = 1;
     const gemm_problem p = make_problem();
-    const size_t partial_bytes =
-        split_k > 1 ? static_cast<size_t>(split_k) * static_cast<size_t>(p.batch * p.m_size * p.n_size) * sizeof(float) : 0;
+    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
+        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
+    size_t partial_bytes = 0;
+    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
     if (workspace_size) {
         *workspace_size = partial_bytes;
         return ROCMTPL_STATUS_OK;
@@ -443,8 +461,11 @@ extern "C" PT_EXPORT int KERNEL_NAME(const uint16_t* X, const uint16_t* W, uint1
     }
     if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
     if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
-    const int64_t tiles = gemm_cdiv(p.m_size, block_m) * gemm_cdiv(p.n_size, block_n);
-    if (tiles > 2147483647 || p.batch > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    int64_t tiles = 0;
+    if (!rocmtpl_checked_mul(rocmtpl_cdiv(p.m_size, block_m), rocmtpl_cdiv(p.n_size, block_n), tiles) ||
+        tiles > 2147483647 || p.batch > 65535) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
     (void)workspace;
     const bool fast = gemm_aligned(X, 4, p.x_offset, p.x_stride_m, p.x_stride_b) && gemm_aligned(W, 4, p.w_offset, p.w_stride_k, p.w_stride_b);

@@ -44,7 +44,7 @@ ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_mod(int64_t a, int64_t 
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_0, source hash 5d32f74fe71f6835
+// kernel rocm_fused_gemm_0, source hash 4725da68f1d9c6b5
 // Topologically Sorted Source Nodes: [h], Original ops: [gemm]
 // Source node to op mapping:
 //   h => gemm
@@ -421,14 +421,32 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
            b % vec == 0 && c % vec == 0;
 }
 
+// Overflow-checked size products (host): false when the exact result does not fit.
+[[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+[[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
+    size_t n = 0;
+    return count >= 0 && factor >= 0 &&
+           !__builtin_mul_overflow(static_cast<size_t>(count), static_cast<size_t>(factor), &n) &&
+           !__builtin_mul_overflow(n, element_size, &out);
+}
+// Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
+[[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
 }  // namespace
 
 static int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t M, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
     if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     constexpr int32_t split_k = 1;
     const gemm_problem p = make_problem(M);
-    const size_t partial_bytes =
-        split_k > 1 ? static_cast<size_t>(split_k) * static_cast<size_t>(p.batch * p.m_size * p.n_size) * sizeof(float) : 0;
+    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
+        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
+    size_t partial_bytes = 0;
+    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
     if (workspace_size) {
         *workspace_size = partial_bytes;
         return ROCMTPL_STATUS_OK;
@@ -453,8 +471,11 @@ static int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t M
     }
     if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
     if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
-    const int64_t tiles = gemm_cdiv(p.m_size, block_m) * gemm_cdiv(p.n_size, block_n);
-    if (tiles > 2147483647 || p.batch > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    int64_t tiles = 0;
+    if (!rocmtpl_checked_mul(rocmtpl_cdiv(p.m_size, block_m), rocmtpl_cdiv(p.n_size, block_n), tiles) ||
+        tiles > 2147483647 || p.batch > 65535) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
     (void)workspace;
     const bool fast = gemm_aligned(X, 4, p.x_offset, p.x_stride_m, p.x_stride_b) && gemm_aligned(W, 4, p.w_offset, p.w_stride_k, p.w_stride_b);
@@ -467,7 +488,7 @@ static int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t M
 }  // namespace rocm_fused_gemm_0_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_elementwise_1, source hash 0138ecb61d4f9911
+// kernel rocm_fused_elementwise_1, source hash d2c4091543fa1ab2
 // Topologically Sorted Source Nodes: [a], Original ops: [elementwise]
 // Source node to op mapping:
 //   a => elementwise
@@ -504,6 +525,17 @@ __global__ void __launch_bounds__(block_threads) elementwise_kernel(const float*
     }
 }
 
+// Overflow-checked size products (host): false when the exact result does not fit.
+[[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+[[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
+    size_t n = 0;
+    return count >= 0 && factor >= 0 &&
+           !__builtin_mul_overflow(static_cast<size_t>(count), static_cast<size_t>(factor), &n) &&
+           !__builtin_mul_overflow(n, element_size, &out);
+}
+// Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
+[[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
 }  // namespace
 
 static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y, int64_t M, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
@@ -531,9 +563,12 @@ static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y,
             return ROCMTPL_STATUS_NULL_ARGUMENT;
         }
     }
-    const int64_t total = (M) * (96);
-    if (total == 0) return ROCMTPL_STATUS_OK;
-    const int64_t wanted = (total + block_threads - 1) / block_threads;
+    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(M, 96, rocmtpl_elements)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
+    if (rocmtpl_elements == 0) return ROCMTPL_STATUS_OK;
+    const int64_t wanted = rocmtpl_cdiv(rocmtpl_elements, block_threads);
     const int64_t blocks = wanted < 65535 ? wanted : 65535;
     elementwise_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(block_threads), 0, stream>>>(X, Bias, Y, M);
     return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
@@ -541,7 +576,7 @@ static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y,
 }  // namespace rocm_fused_elementwise_1_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_2, source hash a814fa556aac0bbe
+// kernel rocm_fused_gemm_2, source hash e0c248bd34912ee1
 // Topologically Sorted Source Nodes: [y], Original ops: [gemm]
 // Source node to op mapping:
 //   y => gemm
@@ -918,14 +953,32 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
            b % vec == 0 && c % vec == 0;
 }
 
+// Overflow-checked size products (host): false when the exact result does not fit.
+[[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+[[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
+    size_t n = 0;
+    return count >= 0 && factor >= 0 &&
+           !__builtin_mul_overflow(static_cast<size_t>(count), static_cast<size_t>(factor), &n) &&
+           !__builtin_mul_overflow(n, element_size, &out);
+}
+// Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
+[[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
 }  // namespace
 
 static int rocm_fused_gemm_2(const float* X, const float* W, float* Y, int64_t M, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
     if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     constexpr int32_t split_k = 1;
     const gemm_problem p = make_problem(M);
-    const size_t partial_bytes =
-        split_k > 1 ? static_cast<size_t>(split_k) * static_cast<size_t>(p.batch * p.m_size * p.n_size) * sizeof(float) : 0;
+    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
+        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
+    size_t partial_bytes = 0;
+    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
     if (workspace_size) {
         *workspace_size = partial_bytes;
         return ROCMTPL_STATUS_OK;
@@ -950,8 +1003,11 @@ static int rocm_fused_gemm_2(const float* X, const float* W, float* Y, int64_t M
     }
     if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
     if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
-    const int64_t tiles = gemm_cdiv(p.m_size, block_m) * gemm_cdiv(p.n_size, block_n);
-    if (tiles > 2147483647 || p.batch > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    int64_t tiles = 0;
+    if (!rocmtpl_checked_mul(rocmtpl_cdiv(p.m_size, block_m), rocmtpl_cdiv(p.n_size, block_n), tiles) ||
+        tiles > 2147483647 || p.batch > 65535) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
     (void)workspace;
     const bool fast = gemm_aligned(X, 4, p.x_offset, p.x_stride_m, p.x_stride_b) && gemm_aligned(W, 4, p.w_offset, p.w_stride_k, p.w_stride_b);

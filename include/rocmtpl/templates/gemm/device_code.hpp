@@ -22,12 +22,14 @@
 /// sm_80 and later) and an AMD one (MFMA 32x32x8 f16 / bf16_1k, register-staged LDS tiles;
 /// gfx90a, gfx940), chosen with `ROCMTPL_PLATFORM_NVIDIA` / `ROCMTPL_PLATFORM_AMD`.
 
+#include <string>
 #include <string_view>
 
 namespace rocmtpl::templates::detail {
 
 /// Operand storage types and conversions, usable in device code on both platforms.
-inline constexpr std::string_view gemm_dtype_text = R"(// Operand storage and conversions: 0 fp32, 1 fp16 (raw bits), 2 bf16 (raw bits).
+inline constexpr std::string_view gemm_dtype_text =
+    R"(// Operand storage and conversions: 0 fp32, 1 fp16 (raw bits), 2 bf16 (raw bits).
 template <int Kind>
 struct gemm_dtype;
 )";
@@ -73,7 +75,8 @@ struct gemm_dtype<2> {
 };
 )"};
 
-inline constexpr std::string_view gemm_vector_text = R"(// Vec elements of T read or written as one access (16 bytes at most).
+inline constexpr std::string_view gemm_vector_text =
+    R"(// Vec elements of T read or written as one access (16 bytes at most).
 template <class T, int Vec>
 struct alignas(sizeof(T) * Vec) gemm_vector {
     T v[Vec];
@@ -81,7 +84,8 @@ struct alignas(sizeof(T) * Vec) gemm_vector {
 )";
 
 /// Tile order, split-K ranges and the per-element output step, shared by every main loop.
-inline constexpr std::string_view gemm_common_text = R"(__host__ __device__ __forceinline__ int64_t gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline constexpr std::string_view gemm_common_text =
+    R"(__host__ __device__ __forceinline__ int64_t gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Grouped block order: group_m block rows run next to each other and share W's columns in L2.
 __device__ __forceinline__ void gemm_tile_origin(const gemm_problem& p, int64_t& block_row, int64_t& block_col) {
@@ -117,8 +121,214 @@ __device__ __forceinline__ void gemm_emit(const gemm_problem& p, const gemm_poin
 }
 )";
 
-/// SIMT main loop: fp32 FMA on register tiles, any operand dtype, double-buffered shared memory.
-inline constexpr std::string_view gemm_simt_text = R"(// ---- SIMT: fp32 FMA. thread_m x thread_n outputs per thread, in 4 x 4 quads spread over the
+/// The start of every main loop after its thread indices: the block's tile origin, its batch and
+/// its K range (split-K slice).
+inline constexpr std::string_view gemm_block_start_text = R"hip(    int64_t block_row, block_col;
+    gemm_tile_origin(p, block_row, block_col);
+    const int64_t batch = static_cast<int64_t>(blockIdx.y);
+    int64_t k_begin;
+    int k_tiles;
+    gemm_k_range(p, split_k, k_begin, k_tiles);
+)hip";
+
+/// The matrix-core loops' warp origin, block start and operand bases (NVIDIA and AMD alike).
+inline constexpr std::string_view gemm_warp_block_start_head =
+    R"hip(    const int warp_row = (warp / gemm_warps_n) * warp_m;
+    const int warp_col = (warp % gemm_warps_n) * warp_n;
+)hip";
+
+inline constexpr std::string_view gemm_warp_block_start_tail =
+    R"hip(    const uint16_t* const x_base = t.X + p.x_offset + batch * p.x_stride_b;
+    const uint16_t* const w_base = t.W + p.w_offset + batch * p.w_stride_b;
+)hip";
+
+/// The start of a register-staged copy's store(): the loop over its slots (SIMT and AMD alike).
+inline constexpr std::string_view gemm_store_slots_head = R"hip(        if constexpr (fast) {
+#pragma unroll
+            for (int s = 0; s < slots; ++s) {
+                if (!used(tid, s)) break;
+                const int r = row_offset(tid, s);
+                const int k = k_offset(tid, s);
+)hip";
+
+/// How one register-staged copy struct spells what differs between the SIMT one (`simt_stage`:
+/// any dtype, converted to fp32 on load) and the AMD matrix-core one (`gemm_lds_stage`: raw 16-bit
+/// elements): the along-K flag, element and staged value types, the conversion, and comments.
+struct gemm_stage_spelling {
+  std::string_view along;           // the compile-time flag: reads run along K
+  std::string_view elem;            // element type in global memory
+  std::string_view value;           // type of the staged registers
+  std::string_view ptr_note;        // comment after the `ptr` member
+  std::string_view offsets_note;    // comment line before row_offset()
+  std::string_view init_signature;  // the init() declaration (two lines)
+  std::string_view advance_note;    // comment line before advance()
+  std::string_view to_float;        // conversion of a loaded element: prefix
+  std::string_view to_float_end;    // and suffix
+  std::string_view zero;            // the staged value of an element past the edges
+};
+
+inline constexpr gemm_stage_spelling simt_stage_spelling{
+    .along = "along_k",
+    .elem = "T",
+    .value = "float",
+    .ptr_note = "  // fast: slot 0's first element in the tile being loaded",
+    .offsets_note = R"hip(    // Row (M/N) and K offsets of slot s inside the tile.
+)hip",
+    .init_signature =
+        R"hip(    __device__ __forceinline__ void init(const T* base_, int64_t stride_mn_, int64_t stride_k_, int64_t rows_total_,
+                                         int64_t k_total_, int64_t row0_, int64_t k0_, int tid) {
+)hip",
+    .advance_note = R"hip(    // Moves to the next K tile.
+)hip",
+    .to_float = "D::to_float(",
+    .to_float_end = ")",
+    .zero = "0.0f"};
+
+inline constexpr gemm_stage_spelling lds_stage_spelling{
+    .along = "AlongK",
+    .elem = "uint16_t",
+    .value = "uint16_t",
+    .ptr_note = "",
+    .offsets_note = "",
+    .init_signature =
+        R"hip(    __device__ __forceinline__ void init(const uint16_t* base_, int64_t stride_mn_, int64_t stride_k_,
+                                         int64_t rows_total_, int64_t k_total_, int64_t row0_, int64_t k0_, int tid) {
+)hip",
+    .advance_note = "",
+    .to_float = "",
+    .to_float_end = "",
+    .zero = "static_cast<uint16_t>(0)"};
+
+// One piece of the shared members: fixed text, then (unless null) a field of the spelling.
+struct gemm_stage_piece {
+  std::string_view text;
+  std::string_view gemm_stage_spelling::*field;
+};
+
+/// The members both copy structs share: tile geometry, the staged registers, init(), advance()
+/// and load() (the next tile into registers, Vec elements at a time, zero past the edges).
+inline constexpr gemm_stage_piece gemm_stage_members_pieces[] = {
+    {R"hip(    static constexpr bool fast = Vec > 1;
+    static constexpr int per_line = ()hip",
+     &gemm_stage_spelling::along},
+    {R"hip( ? block_k : Rows) / Vec;
+    static constexpr int total = ()hip",
+     &gemm_stage_spelling::along},
+    {R"hip( ? Rows : block_k) * per_line;
+    static constexpr int slots = fast ? (total + block_threads - 1) / block_threads : 1;
+    static constexpr int lines_per_slot = block_threads / per_line > 0 ? block_threads / per_line : 1;
+    static_assert(slots > 0 && lines_per_slot > 0, "rocmtpl: gemm: empty tile");
+    static_assert(!fast || block_threads % per_line == 0, "rocmtpl: gemm: block threads must cover whole tile lines");
+    )hip",
+     &gemm_stage_spelling::value},
+    {R"hip( v[slots][Vec];
+    const )hip",
+     &gemm_stage_spelling::elem},
+    {R"hip(* base;
+    const )hip",
+     &gemm_stage_spelling::elem},
+    {R"hip(* ptr;)hip", &gemm_stage_spelling::ptr_note},
+    {R"hip(
+    int64_t row0, rows_total, k0, k_total, stride_mn, stride_k;
+
+    static __device__ __forceinline__ bool used(int tid, int s) {
+        return total % block_threads == 0 || tid + s * block_threads < total;
+    }
+)hip",
+     &gemm_stage_spelling::offsets_note},
+    {R"hip(    static __device__ __forceinline__ int row_offset(int tid, int s) {
+        return )hip",
+     &gemm_stage_spelling::along},
+    {R"hip( ? tid / per_line + s * lines_per_slot : (tid % per_line) * Vec;
+    }
+    static __device__ __forceinline__ int k_offset(int tid, int s) {
+        return )hip",
+     &gemm_stage_spelling::along},
+    {R"hip( ? (tid % per_line) * Vec : tid / per_line + s * lines_per_slot;
+    }
+
+)hip",
+     &gemm_stage_spelling::init_signature},
+    {R"hip(        base = base_;
+        row0 = row0_;
+        rows_total = rows_total_;
+        k0 = k0_;
+        k_total = k_total_;
+        stride_mn = stride_mn_;
+        stride_k = stride_k_;
+        ptr = base + (row0 + row_offset(tid, 0)) * stride_mn + (k0 + k_offset(tid, 0)) * stride_k;
+    }
+
+)hip",
+     &gemm_stage_spelling::advance_note},
+    {R"hip(    __device__ __forceinline__ void advance() {
+        k0 += block_k;
+        ptr += block_k * stride_k;
+    }
+
+    __device__ __forceinline__ void load(int tid) {
+        if constexpr (fast) {
+            const int64_t slot_step = static_cast<int64_t>(lines_per_slot) * ()hip",
+     &gemm_stage_spelling::along},
+    {R"hip( ? stride_mn : stride_k);
+            const int64_t rows_left = rows_total - row0;
+            const int64_t k_left = k_total - k0;
+#pragma unroll
+            for (int s = 0; s < slots; ++s) {
+                if (!used(tid, s)) break;
+                const )hip",
+     &gemm_stage_spelling::elem},
+    {R"hip(* const src = ptr + s * slot_step;
+                const int64_t r_room = rows_left - row_offset(tid, s);
+                const int64_t k_room = k_left - k_offset(tid, s);
+                const bool full = )hip",
+     &gemm_stage_spelling::along},
+    {R"hip( ? (r_room > 0 && k_room >= Vec) : (k_room > 0 && r_room >= Vec);
+                if (full) {
+                    const auto x = *reinterpret_cast<const gemm_vector<)hip",
+     &gemm_stage_spelling::elem},
+    {R"hip(, Vec>*>(src);
+#pragma unroll
+                    for (int e = 0; e < Vec; ++e) v[s][e] = )hip",
+     &gemm_stage_spelling::to_float},
+    {R"hip(x.v[e])hip", &gemm_stage_spelling::to_float_end},
+    {R"hip(;
+                } else {
+#pragma unroll
+                    for (int e = 0; e < Vec; ++e) {
+                        const bool valid = )hip",
+     &gemm_stage_spelling::along},
+    {R"hip( ? (r_room > 0 && k_room > e) : (k_room > 0 && r_room > e);
+                        v[s][e] = valid ? )hip",
+     &gemm_stage_spelling::to_float},
+    {R"hip(src[)hip", &gemm_stage_spelling::along},
+    {R"hip( ? e * stride_k : e * stride_mn])hip", &gemm_stage_spelling::to_float_end},
+    {R"hip( : )hip", &gemm_stage_spelling::zero},
+    {R"hip(;
+                    }
+                }
+            }
+        }
+    }
+
+)hip",
+     nullptr},
+};
+
+/// The shared members in one struct's spelling.
+inline std::string gemm_stage_members_text(const gemm_stage_spelling& s) {
+  std::string text;
+  for (const auto& piece : gemm_stage_members_pieces) {
+    text += piece.text;
+    if (piece.field != nullptr) text += s.*piece.field;
+  }
+  return text;
+}
+
+// The SIMT main loop in order: head (tile constants, simt_stage up to its shared members), the
+// shared members, store() around the slot loop, the main loop up to its block start, the rest.
+inline constexpr std::string_view gemm_simt_head =
+    R"hip(// ---- SIMT: fp32 FMA. thread_m x thread_n outputs per thread, in 4 x 4 quads spread over the
 // block tile so that shared-memory reads are 16-byte vectors; shared memory double-buffered with
 // the next K tile staged in registers while the current one is used.
 constexpr int threads_m = block_m / thread_m;
@@ -139,83 +349,13 @@ template <class D, int Rows, int Vec, bool KContig, bool MnContig>
 struct simt_stage {
     using T = typename D::storage;
     static constexpr bool along_k = KContig || !MnContig;
-    static constexpr bool fast = Vec > 1;
-    static constexpr int per_line = (along_k ? block_k : Rows) / Vec;
-    static constexpr int total = (along_k ? Rows : block_k) * per_line;
-    static constexpr int slots = fast ? (total + block_threads - 1) / block_threads : 1;
-    static constexpr int lines_per_slot = block_threads / per_line > 0 ? block_threads / per_line : 1;
-    static_assert(slots > 0 && lines_per_slot > 0, "rocmtpl: gemm: empty tile");
-    static_assert(!fast || block_threads % per_line == 0, "rocmtpl: gemm: block threads must cover whole tile lines");
-    float v[slots][Vec];
-    const T* base;
-    const T* ptr;  // fast: slot 0's first element in the tile being loaded
-    int64_t row0, rows_total, k0, k_total, stride_mn, stride_k;
+)hip";
 
-    static __device__ __forceinline__ bool used(int tid, int s) {
-        return total % block_threads == 0 || tid + s * block_threads < total;
-    }
-    // Row (M/N) and K offsets of slot s inside the tile.
-    static __device__ __forceinline__ int row_offset(int tid, int s) {
-        return along_k ? tid / per_line + s * lines_per_slot : (tid % per_line) * Vec;
-    }
-    static __device__ __forceinline__ int k_offset(int tid, int s) {
-        return along_k ? (tid % per_line) * Vec : tid / per_line + s * lines_per_slot;
-    }
-
-    __device__ __forceinline__ void init(const T* base_, int64_t stride_mn_, int64_t stride_k_, int64_t rows_total_,
-                                         int64_t k_total_, int64_t row0_, int64_t k0_, int tid) {
-        base = base_;
-        row0 = row0_;
-        rows_total = rows_total_;
-        k0 = k0_;
-        k_total = k_total_;
-        stride_mn = stride_mn_;
-        stride_k = stride_k_;
-        ptr = base + (row0 + row_offset(tid, 0)) * stride_mn + (k0 + k_offset(tid, 0)) * stride_k;
-    }
-
-    // Moves to the next K tile.
-    __device__ __forceinline__ void advance() {
-        k0 += block_k;
-        ptr += block_k * stride_k;
-    }
-
-    __device__ __forceinline__ void load(int tid) {
-        if constexpr (fast) {
-            const int64_t slot_step = static_cast<int64_t>(lines_per_slot) * (along_k ? stride_mn : stride_k);
-            const int64_t rows_left = rows_total - row0;
-            const int64_t k_left = k_total - k0;
-#pragma unroll
-            for (int s = 0; s < slots; ++s) {
-                if (!used(tid, s)) break;
-                const T* const src = ptr + s * slot_step;
-                const int64_t r_room = rows_left - row_offset(tid, s);
-                const int64_t k_room = k_left - k_offset(tid, s);
-                const bool full = along_k ? (r_room > 0 && k_room >= Vec) : (k_room > 0 && r_room >= Vec);
-                if (full) {
-                    const auto x = *reinterpret_cast<const gemm_vector<T, Vec>*>(src);
-#pragma unroll
-                    for (int e = 0; e < Vec; ++e) v[s][e] = D::to_float(x.v[e]);
-                } else {
-#pragma unroll
-                    for (int e = 0; e < Vec; ++e) {
-                        const bool valid = along_k ? (r_room > 0 && k_room > e) : (k_room > 0 && r_room > e);
-                        v[s][e] = valid ? D::to_float(src[along_k ? e * stride_k : e * stride_mn]) : 0.0f;
-                    }
-                }
-            }
-        }
-    }
-
-    // tile: [block_k][Rows + smem_pad]
+inline constexpr std::string_view gemm_simt_store = R"hip(    // tile: [block_k][Rows + smem_pad]
     __device__ __forceinline__ void store(float (*tile)[Rows + smem_pad], int tid) const {
-        if constexpr (fast) {
-#pragma unroll
-            for (int s = 0; s < slots; ++s) {
-                if (!used(tid, s)) break;
-                const int r = row_offset(tid, s);
-                const int k = k_offset(tid, s);
-#pragma unroll
+)hip";
+
+inline constexpr std::string_view gemm_simt_store_rest = R"hip(#pragma unroll
                 for (int e = 0; e < Vec; ++e) {
                     if (along_k) {
                         tile[k + e][r] = v[s][e];
@@ -252,13 +392,10 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
     const int tid = static_cast<int>(threadIdx.x);
     const int tx = tid % threads_n;
     const int ty = tid / threads_n;
-    int64_t block_row, block_col;
-    gemm_tile_origin(p, block_row, block_col);
-    const int64_t batch = static_cast<int64_t>(blockIdx.y);
-    int64_t k_begin;
-    int k_tiles;
-    gemm_k_range(p, split_k, k_begin, k_tiles);
-    const typename x_type::storage* const x_base = t.X + p.x_offset + batch * p.x_stride_b;
+)hip";
+
+inline constexpr std::string_view gemm_simt_tail =
+    R"hip(    const typename x_type::storage* const x_base = t.X + p.x_offset + batch * p.x_stride_b;
     const typename w_type::storage* const w_base = t.W + p.w_offset + batch * p.w_stride_b;
     typename y_type::storage* const Y = t.Y;
     (void)Y;
@@ -335,10 +472,12 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
         }
     }
 }
-)";
+)hip";
 
-/// Matrix-core main loops (fp16/bf16 operands, fp32 accumulation): NVIDIA and AMD.
-inline constexpr std::string_view gemm_matrix_core_text = R"(#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// The matrix-core text in order: NVIDIA head (up to the main loop's warp index), the warp/block
+// start, the NVIDIA main loop's rest and the AMD head (up to gemm_lds_stage), the shared members,
+// store() around the slot loop, the AMD main loop up to its warp index, the warp/block start, the rest.
+inline constexpr std::string_view gemm_nvidia_head = R"hip(#if defined(ROCMTPL_PLATFORM_NVIDIA)
 // ---- NVIDIA: mma.sync.m16n8k16 (fp32 accumulation), ldmatrix fragments, cp.async pipeline of
 // `stages` shared-memory buffers (sm_80 and later).
 constexpr int gemm_warps_m = block_m / warp_m;
@@ -537,17 +676,9 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
     const int tid = static_cast<int>(threadIdx.x);
     const int lane = tid & 31;
     const int warp = tid >> 5;
-    const int warp_row = (warp / gemm_warps_n) * warp_m;
-    const int warp_col = (warp % gemm_warps_n) * warp_n;
-    int64_t block_row, block_col;
-    gemm_tile_origin(p, block_row, block_col);
-    const int64_t batch = static_cast<int64_t>(blockIdx.y);
-    int64_t k_begin;
-    int k_tiles;
-    gemm_k_range(p, split_k, k_begin, k_tiles);
-    const uint16_t* const x_base = t.X + p.x_offset + batch * p.x_stride_b;
-    const uint16_t* const w_base = t.W + p.w_offset + batch * p.w_stride_b;
-    float acc[mma_tiles_m][mma_tiles_n][4];
+)hip";
+
+inline constexpr std::string_view gemm_nvidia_tail_amd_head = R"hip(    float acc[mma_tiles_m][mma_tiles_n][4];
 #pragma unroll
     for (int i = 0; i < mma_tiles_m; ++i) {
 #pragma unroll
@@ -646,80 +777,13 @@ __device__ __forceinline__ gemm_float16 gemm_mfma(gemm_short4 a, gemm_short4 b, 
 // (any strides): store() copies element by element.
 template <int Rows, int Vec, bool AlongK>
 struct gemm_lds_stage {
-    static constexpr bool fast = Vec > 1;
-    static constexpr int per_line = (AlongK ? block_k : Rows) / Vec;
-    static constexpr int total = (AlongK ? Rows : block_k) * per_line;
-    static constexpr int slots = fast ? (total + block_threads - 1) / block_threads : 1;
-    static constexpr int lines_per_slot = block_threads / per_line > 0 ? block_threads / per_line : 1;
-    static_assert(slots > 0 && lines_per_slot > 0, "rocmtpl: gemm: empty tile");
-    static_assert(!fast || block_threads % per_line == 0, "rocmtpl: gemm: block threads must cover whole tile lines");
-    uint16_t v[slots][Vec];
-    const uint16_t* base;
-    const uint16_t* ptr;
-    int64_t row0, rows_total, k0, k_total, stride_mn, stride_k;
+)hip";
 
-    static __device__ __forceinline__ bool used(int tid, int s) {
-        return total % block_threads == 0 || tid + s * block_threads < total;
-    }
-    static __device__ __forceinline__ int row_offset(int tid, int s) {
-        return AlongK ? tid / per_line + s * lines_per_slot : (tid % per_line) * Vec;
-    }
-    static __device__ __forceinline__ int k_offset(int tid, int s) {
-        return AlongK ? (tid % per_line) * Vec : tid / per_line + s * lines_per_slot;
-    }
+inline constexpr std::string_view gemm_amd_store =
+    R"hip(    __device__ __forceinline__ void store(uint16_t (*lds)[lds_row], int tid) const {
+)hip";
 
-    __device__ __forceinline__ void init(const uint16_t* base_, int64_t stride_mn_, int64_t stride_k_,
-                                         int64_t rows_total_, int64_t k_total_, int64_t row0_, int64_t k0_, int tid) {
-        base = base_;
-        row0 = row0_;
-        rows_total = rows_total_;
-        k0 = k0_;
-        k_total = k_total_;
-        stride_mn = stride_mn_;
-        stride_k = stride_k_;
-        ptr = base + (row0 + row_offset(tid, 0)) * stride_mn + (k0 + k_offset(tid, 0)) * stride_k;
-    }
-
-    __device__ __forceinline__ void advance() {
-        k0 += block_k;
-        ptr += block_k * stride_k;
-    }
-
-    __device__ __forceinline__ void load(int tid) {
-        if constexpr (fast) {
-            const int64_t slot_step = static_cast<int64_t>(lines_per_slot) * (AlongK ? stride_mn : stride_k);
-            const int64_t rows_left = rows_total - row0;
-            const int64_t k_left = k_total - k0;
-#pragma unroll
-            for (int s = 0; s < slots; ++s) {
-                if (!used(tid, s)) break;
-                const uint16_t* const src = ptr + s * slot_step;
-                const int64_t r_room = rows_left - row_offset(tid, s);
-                const int64_t k_room = k_left - k_offset(tid, s);
-                const bool full = AlongK ? (r_room > 0 && k_room >= Vec) : (k_room > 0 && r_room >= Vec);
-                if (full) {
-                    const auto x = *reinterpret_cast<const gemm_vector<uint16_t, Vec>*>(src);
-#pragma unroll
-                    for (int e = 0; e < Vec; ++e) v[s][e] = x.v[e];
-                } else {
-#pragma unroll
-                    for (int e = 0; e < Vec; ++e) {
-                        const bool valid = AlongK ? (r_room > 0 && k_room > e) : (k_room > 0 && r_room > e);
-                        v[s][e] = valid ? src[AlongK ? e * stride_k : e * stride_mn] : static_cast<uint16_t>(0);
-                    }
-                }
-            }
-        }
-    }
-
-    __device__ __forceinline__ void store(uint16_t (*lds)[lds_row], int tid) const {
-        if constexpr (fast) {
-#pragma unroll
-            for (int s = 0; s < slots; ++s) {
-                if (!used(tid, s)) break;
-                const int r = row_offset(tid, s);
-                const int k = k_offset(tid, s);
-                if constexpr (AlongK) {
+inline constexpr std::string_view gemm_amd_store_rest = R"hip(                if constexpr (AlongK) {
                     gemm_vector<uint16_t, Vec> x;
 #pragma unroll
                     for (int e = 0; e < Vec; ++e) x.v[e] = v[s][e];
@@ -754,17 +818,9 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
     const int tid = static_cast<int>(threadIdx.x);
     const int lane = tid & 63;
     const int warp = tid >> 6;
-    const int warp_row = (warp / gemm_warps_n) * warp_m;
-    const int warp_col = (warp % gemm_warps_n) * warp_n;
-    int64_t block_row, block_col;
-    gemm_tile_origin(p, block_row, block_col);
-    const int64_t batch = static_cast<int64_t>(blockIdx.y);
-    int64_t k_begin;
-    int k_tiles;
-    gemm_k_range(p, split_k, k_begin, k_tiles);
-    const uint16_t* const x_base = t.X + p.x_offset + batch * p.x_stride_b;
-    const uint16_t* const w_base = t.W + p.w_offset + batch * p.w_stride_b;
-    gemm_float16 acc[mfma_tiles_m][mfma_tiles_n];
+)hip";
+
+inline constexpr std::string_view gemm_amd_tail = R"hip(    gemm_float16 acc[mfma_tiles_m][mfma_tiles_n];
 #pragma unroll
     for (int i = 0; i < mfma_tiles_m; ++i) {
 #pragma unroll
@@ -824,6 +880,28 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
     }
 }
 #endif
-)";
+)hip";
+
+/// SIMT main loop: fp32 FMA on register tiles, any operand dtype, double-buffered shared memory.
+inline const std::string& gemm_simt_text() {
+  static const std::string text = std::string(gemm_simt_head) + gemm_stage_members_text(simt_stage_spelling) +
+                                  std::string(gemm_simt_store) + std::string(gemm_store_slots_head) +
+                                  std::string(gemm_simt_store_rest) + std::string(gemm_block_start_text) +
+                                  std::string(gemm_simt_tail);
+  return text;
+}
+
+/// Matrix-core main loops (fp16/bf16 operands, fp32 accumulation): NVIDIA and AMD.
+inline const std::string& gemm_matrix_core_text() {
+  static const std::string text = [] {
+    const std::string warp_block_start = std::string(gemm_warp_block_start_head) + std::string(gemm_block_start_text) +
+                                         std::string(gemm_warp_block_start_tail);
+    return std::string(gemm_nvidia_head) + warp_block_start + std::string(gemm_nvidia_tail_amd_head) +
+           gemm_stage_members_text(lds_stage_spelling) + std::string(gemm_amd_store) +
+           std::string(gemm_store_slots_head) + std::string(gemm_amd_store_rest) + warp_block_start +
+           std::string(gemm_amd_tail);
+  }();
+  return text;
+}
 
 }  // namespace rocmtpl::templates::detail

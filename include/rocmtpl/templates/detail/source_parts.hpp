@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief Parts every template's translation unit shares: the context's includes and globals at its
+/// top, the size symbols appended to a kernel's parameter and argument lists, and the
+/// overflow-checked size arithmetic of entry points.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/template_context.hpp>
+
+namespace rocmtpl::templates::detail {
+
+// The context's includes, then its globals, each followed by a blank line.
+inline void write_header_and_globals(indented_buffer& src, const template_context& ctx) {
+  src.write_verbatim(ctx.header());
+  src.writeline("");
+  src.write_verbatim(ctx.globals());
+  src.writeline("");
+}
+
+// Appends `, int64_t S` to `params` and `, S` to `args` for each size symbol S.
+inline void append_size_symbols(std::string& params, std::string& args, const std::vector<std::string>& symbols) {
+  for (const auto& s : symbols) {
+    params += ", int64_t " + s;
+    args += ", " + s;
+  }
+}
+
+// Host helpers of generated entry points (in their anonymous namespace): products of sizes that
+// refuse to wrap, so that an entry point returns ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT instead of
+// launching with a wrapped element count, byte count or grid.
+inline constexpr std::string_view checked_size_helpers_text =
+    R"hip(// Overflow-checked size products (host): false when the exact result does not fit.
+[[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+[[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
+    size_t n = 0;
+    return count >= 0 && factor >= 0 &&
+           !__builtin_mul_overflow(static_cast<size_t>(count), static_cast<size_t>(factor), &n) &&
+           !__builtin_mul_overflow(n, element_size, &out);
+}
+// Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
+[[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+)hip";
+
+}  // namespace rocmtpl::templates::detail

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief The GEMM's configuration and its constraints: gemm_math, bias_dim, the tunable
+/// gemm_config (a structural aggregate), the problem-level gemm_options, and the value rules a
+/// configuration must meet (invalid_reason(), is_valid(), validate()).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/templates/activation.hpp>
+
+namespace rocmtpl::templates {
+
+/// @brief Which units do the multiply-adds.
+enum class gemm_math {
+  simt,         ///< fp32 FMA on every dtype
+  matrix_core,  ///< mma.sync (NVIDIA) / MFMA (AMD); f16 or bf16 X and W, fp32 accumulation
+};
+
+/// @brief "simt" or "matrix_core".
+[[nodiscard]] constexpr std::string_view to_string(gemm_math m) noexcept {
+  return m == gemm_math::simt ? std::string_view("simt") : std::string_view("matrix_core");
+}
+
+/// @brief Which output dimension a rank-1 Bias (or Residual) runs along.
+enum class bias_dim {
+  n,  ///< [N]: one value per column, the same vector added to every row (nn.Linear)
+  m,  ///< [M]: one value per row, broadcast along the columns
+};
+
+/// @brief Tunable tiling of the GEMM: a structural aggregate, usable as an NTTP and as a value.
+///
+/// The first six fields keep the order of the original SIMT tiling, so `gemm_config{64, 64, 16, 4,
+/// 4, 8}` is the SIMT default. Matrix-core configurations set `math`, `warp_m` and `warp_n`
+/// (thread_m and thread_n are unused there and 0).
+struct gemm_config {
+  int block_m = 64;                  ///< rows of Y per block
+  int block_n = 64;                  ///< columns of Y per block
+  int block_k = 16;                  ///< K step held in shared memory
+  int thread_m = 4;                  ///< SIMT: rows of Y per thread (multiple of 4)
+  int thread_n = 4;                  ///< SIMT: columns of Y per thread (multiple of 4)
+  int group_m = 8;                   ///< blocks grouped along M for L2 reuse (1: row-major block order)
+  gemm_math math = gemm_math::simt;  ///< math path
+  int warp_m = 0;                    ///< matrix cores: rows of Y per warp (multiple of 32)
+  int warp_n = 0;                    ///< matrix cores: columns of Y per warp (multiple of 32)
+  int stages = 2;                    ///< shared-memory buffers in the K pipeline (SIMT: 2)
+  int vector = 4;                    ///< elements per global load on the fast path (1, 2, 4 or 8; at most 16 bytes)
+  int split_k = 1;                   ///< K slices (above 1 only with gemm_options::runtime_split_k)
+
+  /// @brief Warps per block (SIMT: threads / 32).
+  [[nodiscard]] constexpr int warps() const noexcept {
+    if (math == gemm_math::matrix_core) {
+      return warp_m > 0 && warp_n > 0 ? (block_m / warp_m) * (block_n / warp_n) : 0;
+    }
+    return threads() / 32;
+  }
+  /// @brief Threads per block on NVIDIA (32-thread warps); AMD matrix-core blocks have 64-thread waves.
+  [[nodiscard]] constexpr int threads() const noexcept {
+    if (math == gemm_math::matrix_core) return 32 * warps();
+    return thread_m > 0 && thread_n > 0 ? (block_m / thread_m) * (block_n / thread_n) : 0;
+  }
+  /// @brief Shared memory per block in bytes on NVIDIA (dynamic; matrix cores: `stages` buffers of
+  /// 16-bit tiles; SIMT: two buffers of fp32 tiles, each padded by 4 columns).
+  [[nodiscard]] constexpr int shared_bytes() const noexcept {
+    if (math == gemm_math::matrix_core) return stages * (block_m + block_n) * block_k * 2;
+    return 2 * 4 * block_k * (block_m + 4 + block_n + 4);
+  }
+  /// @brief LDS per block on AMD (matrix cores: one K-major buffer with 8 elements of padding per row).
+  [[nodiscard]] constexpr int amd_lds_bytes() const noexcept {
+    if (math == gemm_math::matrix_core) return (block_m + block_n) * (block_k + 8) * 2;
+    return shared_bytes();
+  }
+  /// @brief Registers per thread the configuration needs, estimated (accumulators, fragments,
+  /// staging, addressing); NVIDIA allows 255.
+  [[nodiscard]] constexpr int register_estimate() const noexcept {
+    if (math == gemm_math::matrix_core) {
+      // Accumulators, one K step of fragments, addressing (64 x 64 warp tiles: 232-254 registers
+      // with ptxas of CUDA 13.0, sm_90).
+      const int acc = warp_m * warp_n / 32;
+      const int frags = warp_m / 16 * 4 + warp_n / 8 * 2;
+      return acc + frags + 48;
+    }
+    // Accumulators, one K step of operands, staged loads, addressing; ptxas schedules the
+    // shared-memory reads of a longer unrolled K tile earlier (+block_k): 128x128 tiles of 8x8
+    // took 128 registers with block_k 8 and 153 with 16 (CUDA 13.0, sm_90).
+    const int t = threads() > 0 ? threads() : 1;
+    const int staging = (block_m + block_n) * block_k / t;
+    return thread_m * thread_n + thread_m + thread_n + staging + 32 + block_k;
+  }
+
+  /// @brief Designated-initializer text: `{.block_m = 64, .block_n = 64, ...}`.
+  [[nodiscard]] std::string to_string() const {
+    return "{.block_m = " + std::to_string(block_m) + ", .block_n = " + std::to_string(block_n) +
+           ", .block_k = " + std::to_string(block_k) + ", .thread_m = " + std::to_string(thread_m) +
+           ", .thread_n = " + std::to_string(thread_n) + ", .group_m = " + std::to_string(group_m) +
+           ", .math = gemm_math::" + std::string(templates::to_string(math)) + ", .warp_m = " + std::to_string(warp_m) +
+           ", .warp_n = " + std::to_string(warp_n) + ", .stages = " + std::to_string(stages) +
+           ", .vector = " + std::to_string(vector) + ", .split_k = " + std::to_string(split_k) + "}";
+  }
+  /// @brief Short deterministic identifier: `bm64_bn64_bk16_tm4_tn4_g8_s2_v4` (SIMT),
+  /// `mma_bm128_bn128_bk32_wm64_wn64_g8_s4_v8` (matrix cores); `_sk<n>` when K is split.
+  [[nodiscard]] std::string name() const {
+    std::string s = math == gemm_math::matrix_core ? "mma_" : "";
+    s += "bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_bk" + std::to_string(block_k);
+    if (math == gemm_math::matrix_core) {
+      s += "_wm" + std::to_string(warp_m) + "_wn" + std::to_string(warp_n);
+    } else {
+      s += "_tm" + std::to_string(thread_m) + "_tn" + std::to_string(thread_n);
+    }
+    s += "_g" + std::to_string(group_m) + "_s" + std::to_string(stages) + "_v" + std::to_string(vector);
+    if (split_k != 1) s += "_sk" + std::to_string(split_k);
+    return s;
+  }
+
+  friend constexpr bool operator==(const gemm_config&, const gemm_config&) = default;
+  friend constexpr auto operator<=>(const gemm_config&, const gemm_config&) = default;
+};
+
+/// @brief (field, value) pairs of a configuration, for info_dict and reports.
+[[nodiscard]] inline std::vector<std::pair<std::string, std::string>> describe(const gemm_config& c) {
+  std::vector<std::pair<std::string, std::string>> d{{"math", std::string(to_string(c.math))},
+                                                     {"block_m", std::to_string(c.block_m)},
+                                                     {"block_n", std::to_string(c.block_n)},
+                                                     {"block_k", std::to_string(c.block_k)}};
+  if (c.math == gemm_math::matrix_core) {
+    d.emplace_back("warp_m", std::to_string(c.warp_m));
+    d.emplace_back("warp_n", std::to_string(c.warp_n));
+  } else {
+    d.emplace_back("thread_m", std::to_string(c.thread_m));
+    d.emplace_back("thread_n", std::to_string(c.thread_n));
+  }
+  d.emplace_back("group_m", std::to_string(c.group_m));
+  d.emplace_back("stages", std::to_string(c.stages));
+  d.emplace_back("vector", std::to_string(c.vector));
+  d.emplace_back("split_k", std::to_string(c.split_k));
+  return d;
+}
+
+/// @brief Why a configuration is invalid, or nothing when it is valid; does not throw (search
+/// spaces filter with it). Value rules checked before rendering: divisibility, threads per block,
+/// NVIDIA shared memory (227 KiB; SIMT 48 KiB static), AMD LDS (64 KiB), a register estimate (255
+/// per thread).
+[[nodiscard]] constexpr std::optional<std::string_view> invalid_reason(const gemm_config& c) noexcept {
+  const bool positive =
+      c.block_m > 0 && c.block_n > 0 && c.block_k > 0 && c.group_m > 0 && c.stages > 0 && c.vector > 0 && c.split_k > 0;
+  if (!positive) return "every field must be positive";
+  if (c.vector != 1 && c.vector != 2 && c.vector != 4 && c.vector != 8) return "vector must be 1, 2, 4 or 8";
+  if (c.math == gemm_math::matrix_core) {
+    if (c.warp_m <= 0 || c.warp_n <= 0) return "matrix-core configs need positive warp_m and warp_n";
+    if (c.warp_m % 32 != 0 || c.warp_n % 32 != 0) return "warp_m and warp_n must be multiples of 32";
+    if (c.block_m % c.warp_m != 0 || c.block_n % c.warp_n != 0) {
+      return "block_m/block_n must be multiples of warp_m/warp_n";
+    }
+    if (c.block_k % 32 != 0) return "block_k must be a multiple of 32 on matrix cores";
+    if (c.warp_m * c.warp_n > 64 * 64) return "warp tiles above 64 x 64 would not fit the registers";
+    if (c.warps() < 1 || c.warps() > 8) return "1 to 8 warps per block";
+    if (c.stages < 2 || c.stages > 8) return "stages must be 2 to 8 on matrix cores";
+    if (c.shared_bytes() > 227 * 1024) return "shared memory above the 227 KiB an NVIDIA block may use";
+    if (c.amd_lds_bytes() > 64 * 1024) return "LDS above the 64 KiB of an AMD workgroup";
+  } else {
+    if (c.thread_m <= 0 || c.thread_n <= 0) return "every field must be positive";
+    if (c.thread_m % 4 != 0 || c.thread_n % 4 != 0) return "thread_m and thread_n must be multiples of 4";
+    if (c.block_m % c.thread_m != 0) return "block_m must be a multiple of thread_m";
+    if (c.block_n % c.thread_n != 0) return "block_n must be a multiple of thread_n";
+    if (c.threads() % 64 != 0 || c.threads() > 1024) return "threads per block must be a multiple of 64, at most 1024";
+    if (c.stages != 2) return "the SIMT path is double-buffered: stages must be 2";
+    if (c.shared_bytes() > 64 * 1024) return "shared memory above the 64 KiB of an AMD workgroup";
+    if (c.thread_m * c.thread_n > 128) return "more than 128 accumulators per thread would spill";
+  }
+  if (c.register_estimate() > 255) return "more than 255 registers per thread (estimate)";
+  return std::nullopt;
+}
+
+/// @brief True when the configuration meets every rule of invalid_reason().
+[[nodiscard]] constexpr bool is_valid(const gemm_config& c) noexcept { return !invalid_reason(c).has_value(); }
+
+/// @brief Checks a configuration before it is rendered.
+/// @throws config_error carrying the configuration and the rule it breaks (see invalid_reason()).
+inline void validate(const gemm_config& c) {
+  if (const auto why = invalid_reason(c)) throw config_error("gemm", c.to_string(), std::string(*why));
+}
+
+/// @brief Problem-level options of the GEMM (baked into the source, not tuned).
+///
+/// Inputs after X and W, in this order: Bias when the template has one more input than needed for
+/// X, W and (when `residual`) Residual; then Residual.
+struct gemm_options {
+  activation act = activation::none;  ///< applied to alpha * X @ W + beta * Bias
+  float alpha = 1.0F;                 ///< scale of X @ W
+  float beta = 1.0F;                  ///< scale of Bias (addmm's beta * input)
+  bias_dim bias_along = bias_dim::n;  ///< which dimension a rank-1 Bias or Residual runs along
+  bool residual = false;              ///< the last input is added after the activation
+  bool runtime_split_k = false;       ///< entry point takes `int32_t split_k`; configs may split K
+};
+
+}  // namespace rocmtpl::templates

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief gemm_policy: the GEMM kernel_template policy, Y = act(alpha * X @ W + beta * Bias) + Residual.
+///
+/// Inputs in template order: X [M, K] or [B, M, K], W [K, N] or [B, K, N], then optionally Bias and
+/// Residual (see gemm_options). Any strides and offsets, static or symbolic sizes, fp32
+/// accumulation; f32, f16 and bf16 operands, epilogue inputs and output (the output dtype is a
+/// free cast). Two math paths from one policy:
+/// - `gemm_math::simt`: fp32 FMA register tiles, any dtypes (the fp32 path; no TF32);
+/// - `gemm_math::matrix_core`: X and W both f16 or both bf16, on mma.sync (NVIDIA sm_80+, cp.async
+///   multi-stage pipeline, ldmatrix) or MFMA (AMD gfx90a, gfx940), chosen in the rendered source by
+///   `ROCMTPL_PLATFORM_NVIDIA` / `ROCMTPL_PLATFORM_AMD`.
+/// The addmm order [Bias, X, W] is input_reorder {2, 0, 1}. With gemm_options::runtime_split_k the
+/// entry point takes `int32_t split_k` and asks for an fp32 workspace when it is above 1.
+///
+/// The policy only gathers its parts: configuration and constraints (gemm/config.hpp), the problem
+/// view (gemm/problem.hpp), the search space (gemm/search_space.hpp), the cost model
+/// (gemm/cost_model.hpp), the kernel renderer (gemm/render.hpp) and the reference renderer
+/// (gemm/reference.hpp).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rocmtpl/codegen/arg_info.hpp>
+#include <rocmtpl/codegen/concepts.hpp>
+#include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/templates/gemm/config.hpp>
+#include <rocmtpl/templates/gemm/cost_model.hpp>
+#include <rocmtpl/templates/gemm/problem.hpp>
+#include <rocmtpl/templates/gemm/reference.hpp>
+#include <rocmtpl/templates/gemm/render.hpp>
+#include <rocmtpl/templates/gemm/search_space.hpp>
+
+namespace rocmtpl::templates {
+
+/// @brief The GEMM kernel_template policy (SIMT and matrix-core paths, fused epilogues).
+class gemm_policy {
+ public:
+  using policy_concept = kernel_template_tag;
+  using config_type = gemm_config;
+  /// @brief A reference kernel, the runtime argument split_k, and per-problem search spaces.
+  static constexpr kernel_capabilities capabilities{.reference = true, .runtime_args = true, .problem_configs = true};
+
+  explicit gemm_policy(gemm_options options = {}) : options_(options) {}
+
+  [[nodiscard]] static std::string_view name() noexcept { return "gemm"; }
+  [[nodiscard]] const gemm_options& options() const noexcept { return options_; }
+
+  /// @brief The SIMT search space (see gemm_simt_configs()).
+  [[nodiscard]] static std::vector<gemm_config> simt_configs() { return gemm_simt_configs(); }
+
+  /// @brief The matrix-core search space (see gemm_matrix_core_configs()).
+  [[nodiscard]] static std::vector<gemm_config> matrix_core_configs() { return gemm_matrix_core_configs(); }
+
+  /// @brief Every configuration, without problem knowledge: the SIMT space, then the matrix-core one.
+  [[nodiscard]] std::vector<gemm_config> configs() const {
+    auto out = simt_configs();
+    auto mc = matrix_core_configs();
+    out.insert(out.end(), mc.begin(), mc.end());
+    return out;
+  }
+
+  /// @brief The search space for one problem, best first (see gemm_problem_configs()): the path
+  /// the dtypes call for, vector widths the layouts allow, split-K variants when
+  /// gemm_options::runtime_split_k is on, ordered by gemm_estimate_cost().
+  /// @param ctx the template's inputs and output
+  /// @param hints values of size symbols (missing ones count as 1024)
+  /// @throws invalid_argument_error when the problem is malformed (see view()).
+  [[nodiscard]] std::vector<gemm_config> configs(const template_context& ctx, const size_hints& hints) const {
+    return gemm_problem_configs(view(ctx), options_.runtime_split_k, hints);
+  }
+
+  /// @brief Estimated time of a configuration (see gemm_estimate_cost()). Public for tests and tools.
+  [[nodiscard]] static double estimate_cost(const gemm_config& c, std::int64_t m, std::int64_t n, std::int64_t k,
+                                            std::int64_t batch) {
+    return gemm_estimate_cost(c, m, n, k, batch);
+  }
+
+  /// @brief Runtime arguments: `int32_t split_k` with gemm_options::runtime_split_k, else none.
+  [[nodiscard]] std::vector<arg_info> runtime_arg_info() const {
+    if (!options_.runtime_split_k) return {};
+    return {arg_info{"split_k", "int32_t"}};
+  }
+
+  /// @brief The configuration's split_k when it is a runtime argument.
+  [[nodiscard]] std::vector<runtime_arg_value> runtime_arg_values(const gemm_config& config) const {
+    if (!options_.runtime_split_k) return {};
+    return {config.split_k};
+  }
+
+  /// @brief Renders the complete translation unit for one configuration.
+  /// @throws config_error for an invalid configuration (see validate()); invalid_argument_error for
+  /// a matrix-core configuration on dtypes other than f16/bf16 X and W, split_k above 1 without
+  /// runtime split-K, inputs of the wrong rank, mismatched K, batch or output shape, or an
+  /// unsupported dtype.
+  [[nodiscard]] std::string render(rocm_template_kernel& kernel, const template_context& ctx,
+                                   const gemm_config& config) const {
+    return detail::render_gemm(kernel, ctx, config, options_);
+  }
+
+  /// @brief The reference kernel: one thread per output, double accumulation, the same entry point
+  /// (no runtime arguments) and epilogue. Trusted because it is simple; the autotuner verifies
+  /// every candidate against it.
+  [[nodiscard]] std::string render_reference(rocm_template_kernel& kernel, const template_context& ctx) const {
+    return detail::render_gemm_reference(kernel, ctx, options_);
+  }
+
+  /// @brief The checked problem of a template context: operands as (batch, rows, cols) with
+  /// broadcast strides, and M, N, K, batch.
+  /// @throws invalid_argument_error naming the offending tensor and values.
+  [[nodiscard]] detail::gemm_view view(const template_context& ctx) const {
+    return detail::make_gemm_view(ctx, options_);
+  }
+
+ private:
+  gemm_options options_;
+};
+
+static_assert(kernel_template<gemm_policy>);
+
+}  // namespace rocmtpl::templates

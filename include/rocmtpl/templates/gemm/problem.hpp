@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief The problem a GEMM template context describes: each operand seen as (batch, rows, cols)
+/// with broadcast strides, M, N, K and batch, checked (make_gemm_view()); the copy facts of an
+/// operand's layout; and the entry point's tensors (binding, parameter lists, the formula), which
+/// the kernel and the reference renderers share.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/ir/buffer.hpp>
+#include <rocmtpl/ir/dtype.hpp>
+#include <rocmtpl/ir/sym_expr.hpp>
+#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/templates/detail/element_access.hpp>
+#include <rocmtpl/templates/gemm/config.hpp>
+
+namespace rocmtpl::templates::detail {
+
+// One tensor seen as (batch, rows, cols) of the GEMM, strides 0 where it broadcasts.
+struct gemm_operand {
+  const buffer* node = nullptr;
+  sym_expr stride_b{0};
+  sym_expr stride_r{0};
+  sym_expr stride_c{0};
+  sym_expr offset{0};
+};
+
+// The problem a template context describes, checked.
+struct gemm_view {
+  gemm_operand x;         // rows M, cols K
+  gemm_operand w;         // rows K, cols N
+  gemm_operand bias;      // rows M, cols N (node may be null)
+  gemm_operand residual;  // rows M, cols N (node may be null)
+  gemm_operand y;         // rows M, cols N
+  sym_expr m{0};
+  sym_expr n{0};
+  sym_expr k{0};
+  sym_expr batch{1};
+
+  [[nodiscard]] bool matrix_core_eligible() const {
+    const auto t = x.node->type();
+    return t == w.node->type() && (t == dtype::f16 || t == dtype::bf16);
+  }
+};
+
+// Operand facts for the copy paths: the stride along M/N and along K, which is statically 1,
+// and the values that must be multiples of the vector width for the fast path.
+struct gemm_copy_facts {
+  sym_expr mn_stride{0};
+  sym_expr k_stride{0};
+  bool k_contiguous = false;
+  bool mn_contiguous = false;
+  bool k_major = true;                    // tile order: along K unless only M/N is contiguous
+  bool fast_copy = false;                 // a contiguous axis exists
+  std::vector<sym_expr> alignment_terms;  // other stride, batch stride, offset
+
+  [[nodiscard]] std::optional<bool> statically_aligned(std::int64_t vec) const {
+    bool all_static = true;
+    for (const auto& t : alignment_terms) {
+      if (auto c = t.constant()) {
+        if (*c % vec != 0) return false;
+      } else {
+        all_static = false;
+      }
+    }
+    if (all_static) return true;
+    return std::nullopt;
+  }
+  [[nodiscard]] bool aligned_with(std::int64_t vec, const size_hints& hints) const {
+    for (const auto& t : alignment_terms) {
+      try {
+        if (t.evaluate(hints) % vec != 0) return false;
+      } catch (const evaluation_error&) {
+        // unknown value: the entry point checks at run time
+      }
+    }
+    return true;
+  }
+};
+
+inline gemm_copy_facts copy_facts(const gemm_operand& op, bool rows_are_k) {
+  gemm_copy_facts f;
+  f.mn_stride = rows_are_k ? op.stride_c : op.stride_r;
+  f.k_stride = rows_are_k ? op.stride_r : op.stride_c;
+  f.k_contiguous = f.k_stride == sym_expr(1);
+  f.mn_contiguous = f.mn_stride == sym_expr(1);
+  f.k_major = f.k_contiguous || !f.mn_contiguous;
+  f.fast_copy = f.k_major ? f.k_contiguous : f.mn_contiguous;
+  f.alignment_terms = {f.k_major ? f.mn_stride : f.k_stride, op.stride_b, op.offset};
+  return f;
+}
+
+inline int dtype_kind(dtype t) { return t == dtype::f32 ? 0 : (t == dtype::f16 ? 1 : 2); }
+
+// Best-effort value of a size for ranking: static value, else the hint, else `fallback`.
+inline std::int64_t size_value(const sym_expr& e, const size_hints& hints, std::int64_t fallback) {
+  if (auto c = e.constant()) return *c;
+  try {
+    return e.evaluate(hints);
+  } catch (const evaluation_error&) {
+    return fallback;
+  }
+}
+
+// Maps a tensor onto (batch, rows, cols); size-1 dimensions and missing ones broadcast. A rank-1
+// epilogue input runs along `bias_along`.
+[[nodiscard]] inline gemm_operand make_gemm_operand(const buffer& b, const sym_expr& batch, const sym_expr& rows,
+                                                    const sym_expr& cols, bool epilogue, bias_dim bias_along) {
+  detail::gemm_operand op;
+  op.node = &b;
+  op.offset = b.get_layout().offset();
+  const auto& sizes = b.sizes();
+  const auto& strides = b.strides();
+  const auto r = sizes.size();
+  auto fail = [&](const std::string& why) {
+    throw invalid_argument_error("rocmtpl: gemm: " + b.name() + " " + b.get_layout().to_string() + " " + why);
+  };
+  auto pick = [&](std::size_t i, const sym_expr& want, const char* what) {
+    if (sizes[i] == want) return strides[i];
+    if (sizes[i] == sym_expr(1)) return sym_expr(0);
+    fail("does not match " + std::string(what) + " = " + want.to_cpp());
+    return sym_expr(0);
+  };
+  if (epilogue && r == 1) {
+    if (bias_along == bias_dim::n) {
+      op.stride_c = pick(0, cols, "N");
+    } else {
+      op.stride_r = pick(0, rows, "M");
+    }
+    return op;
+  }
+  if (r < 2 || r > 3) fail("must have rank " + std::string(epilogue ? "1, 2 or 3" : "2 or 3"));
+  op.stride_r = pick(r - 2, rows, "rows");
+  op.stride_c = pick(r - 1, cols, "columns");
+  if (r == 3) op.stride_b = pick(0, batch, "the batch");
+  return op;
+}
+
+// Dtypes and ranks of the operands (bias and residual may be null); true when the output is batched.
+inline bool check_gemm_operands(const buffer& x, const buffer& w, const buffer* bias, const buffer* residual,
+                                const buffer& y) {
+  for (const buffer* b : {&x, &w, bias, residual, &y}) {
+    if (b == nullptr) continue;
+    const auto t = b->type();
+    if (t != dtype::f32 && t != dtype::f16 && t != dtype::bf16) {
+      throw invalid_argument_error("rocmtpl: gemm: " + b->name() + " has dtype " + std::string(rocmtpl::name(t)) +
+                                   "; supported: float32, float16, bfloat16");
+    }
+  }
+  const auto rank = [](const buffer& b) { return b.get_layout().rank(); };
+  if (rank(y) != 2 && rank(y) != 3) {
+    throw invalid_argument_error("rocmtpl: gemm: " + y.name() + " must have rank 2 or 3, got " +
+                                 y.get_layout().to_string());
+  }
+  const bool batched = rank(y) == 3;
+  for (const buffer* b : {&x, &w}) {
+    if (rank(*b) != 2 && !(batched && rank(*b) == 3)) {
+      throw invalid_argument_error("rocmtpl: gemm: " + b->name() + " must have rank " +
+                                   (batched ? std::string("2 or 3") : std::string("2")) + ", got " +
+                                   b->get_layout().to_string());
+    }
+  }
+  return batched;
+}
+
+// The checked problem of a template context (see gemm_policy::view()).
+[[nodiscard]] inline gemm_view make_gemm_view(const template_context& ctx, const gemm_options& options) {
+  const buffer* x = ctx.input(0);
+  const buffer* w = ctx.input(1);
+  if (x == nullptr || w == nullptr) {
+    throw invalid_argument_error("rocmtpl: gemm: needs inputs X and W, got " + std::to_string(x == nullptr ? 0 : 1) +
+                                 " input(s)");
+  }
+  const std::size_t extra = ctx.input_nodes().size() - 2;
+  const std::size_t wanted = options.residual ? 1 : 0;
+  if (extra < wanted || extra > wanted + 1) {
+    throw invalid_argument_error("rocmtpl: gemm: got " + std::to_string(ctx.input_nodes().size()) +
+                                 " inputs; expected X, W, an optional Bias" +
+                                 (options.residual ? std::string(" and Residual") : std::string()));
+  }
+  const buffer* bias = extra > wanted ? ctx.input(2) : nullptr;
+  const buffer* residual = options.residual ? ctx.input(ctx.input_nodes().size() - 1) : nullptr;
+  const buffer& y = ctx.output_node();
+  const bool batched = check_gemm_operands(*x, *w, bias, residual, y);
+  const auto rank = [](const buffer& b) { return b.get_layout().rank(); };
+  detail::gemm_view v;
+  v.batch = batched ? y.sizes()[0] : sym_expr(1);
+  const auto& xs = x->sizes();
+  const auto& ws = w->sizes();
+  v.m = xs[rank(*x) - 2];
+  v.k = xs[rank(*x) - 1];
+  v.n = ws[rank(*w) - 1];
+  if (!(ws[rank(*w) - 2] == v.k)) {
+    throw invalid_argument_error("rocmtpl: gemm: K of X (" + v.k.to_cpp() + ") differs from K of W (" +
+                                 ws[rank(*w) - 2].to_cpp() + ")");
+  }
+  const auto& ys = y.sizes();
+  if (!(ys[rank(y) - 2] == v.m) || !(ys[rank(y) - 1] == v.n)) {
+    throw invalid_argument_error("rocmtpl: gemm: output " + y.get_layout().to_string() + " is not [" +
+                                 (batched ? v.batch.to_cpp() + ", " : std::string()) + v.m.to_cpp() + ", " +
+                                 v.n.to_cpp() + "]");
+  }
+  const auto along = options.bias_along;
+  v.x = make_gemm_operand(*x, v.batch, v.m, v.k, false, along);
+  v.w = make_gemm_operand(*w, v.batch, v.k, v.n, false, along);
+  v.y = make_gemm_operand(y, v.batch, v.m, v.n, false, along);
+  if (bias != nullptr) v.bias = make_gemm_operand(*bias, v.batch, v.m, v.n, true, along);
+  if (residual != nullptr) v.residual = make_gemm_operand(*residual, v.batch, v.m, v.n, true, along);
+  return v;
+}
+
+// Binds the tensors to names and returns the entry point's signature.
+inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const template_context& ctx, const gemm_view& v) {
+  std::vector<const buffer*> inputs{v.x.node, v.w.node};
+  std::string names = "X, W, ";
+  if (v.bias.node != nullptr) {
+    inputs.push_back(v.bias.node);
+    names += "Bias, ";
+  }
+  if (v.residual.node != nullptr) {
+    inputs.push_back(v.residual.node);
+    names += "Residual, ";
+  }
+  names += "Y";
+  return kernel.def_kernel(inputs, {v.y.node}, names, ctx.input_reorder());
+}
+
+// Kernel parameter list and argument list of the tensors.
+[[nodiscard]] inline std::pair<std::string, std::string> gemm_tensor_params(const gemm_view& v, bool restrict) {
+  const std::string r = restrict ? " __restrict__ " : " ";
+  std::string params =
+      "const " + storage_text(*v.x.node) + "*" + r + "X, const " + storage_text(*v.w.node) + "*" + r + "W";
+  std::string args = "X, W";
+  if (v.bias.node != nullptr) {
+    params += ", const " + storage_text(*v.bias.node) + "*" + r + "Bias";
+    args += ", Bias";
+  }
+  if (v.residual.node != nullptr) {
+    params += ", const " + storage_text(*v.residual.node) + "*" + r + "Residual";
+    args += ", Residual";
+  }
+  params += ", " + storage_text(*v.y.node) + "*" + r + "Y";
+  args += ", Y";
+  return {params, args};
+}
+
+// `{X, W, ..., Y, <partial>}`: the initializer of gemm_pointers.
+[[nodiscard]] inline std::string gemm_pointer_init(const gemm_view& v, const std::string& partial) {
+  std::string s = "{X, W";
+  if (v.bias.node != nullptr) s += ", Bias";
+  if (v.residual.node != nullptr) s += ", Residual";
+  return s + ", Y, " + partial + "}";
+}
+
+// `Y = act(alpha * X @ W + beta * Bias) + Residual`, as the options and the view have it.
+[[nodiscard]] inline std::string gemm_formula(const gemm_view& v, const gemm_options& options) {
+  std::string s = "Y = " + std::string(to_string(options.act)) + "(" +
+                  (options.alpha == 1.0F ? std::string() : float_literal(options.alpha) + " * ") + "X @ W";
+  if (v.bias.node != nullptr) {
+    s += " + " + (options.beta == 1.0F ? std::string() : float_literal(options.beta) + " * ") + "Bias";
+  }
+  s += ")";
+  if (v.residual.node != nullptr) s += " + Residual";
+  return s;
+}
+
+}  // namespace rocmtpl::templates::detail

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief Rendering of the GEMM's translation unit for one configuration, in named steps: the
+/// checks, a plan (vector widths, parameter lists), then the source head, the problem prelude, the
+/// tile constants, the device code of templates/gemm/device_code.hpp, the kernels, the launcher
+/// and the C entry point.
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/error.hpp>
+#include <rocmtpl/ir/dtype.hpp>
+#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/templates/activation.hpp>
+#include <rocmtpl/templates/detail/element_access.hpp>
+#include <rocmtpl/templates/detail/source_parts.hpp>
+#include <rocmtpl/templates/gemm/config.hpp>
+#include <rocmtpl/templates/gemm/device_code.hpp>
+#include <rocmtpl/templates/gemm/problem.hpp>
+
+namespace rocmtpl::templates::detail {
+
+// What one rendering needs beyond the configuration: the problem, the entry point's signature and
+// size symbols, the copy facts and vector widths of X and W, and the kernels' parameter lists.
+struct gemm_plan {
+  gemm_view v;
+  gemm_config config;
+  gemm_options options;
+  std::string signature;
+  std::vector<std::string> symbols;
+  bool mc = false;     // matrix cores
+  bool split = false;  // runtime split-K
+  gemm_copy_facts fx;
+  gemm_copy_facts fw;
+  int va = 1;                   // vector width of X
+  int vb = 1;                   // vector width of W
+  bool fast = false;            // a vectorised instantiation exists
+  bool needs_fallback = false;  // alignment depends on size symbols: checked at run time
+  std::string params;           // kernel parameters: tensors, Partial, sizes, split_k
+  std::string args;             // the matching arguments
+  std::string sym_args;         // the size symbols, comma-separated
+  std::string pointers;         // gemm_pointers initializer
+};
+
+// Refuses a (valid) configuration this problem cannot use.
+inline void check_gemm_renderable(const gemm_config& config, const gemm_view& v, const gemm_options& options) {
+  if (config.math == gemm_math::matrix_core && !v.matrix_core_eligible()) {
+    throw invalid_argument_error("rocmtpl: gemm: matrix-core config " + config.name() +
+                                 " needs X and W of one dtype, float16 or bfloat16; got " +
+                                 std::string(rocmtpl::name(v.x.node->type())) + " and " +
+                                 std::string(rocmtpl::name(v.w.node->type())) + "; use a simt config");
+  }
+  if (config.split_k != 1 && !options.runtime_split_k) {
+    throw invalid_argument_error("rocmtpl: gemm: config " + config.name() +
+                                 " splits K but gemm_options::runtime_split_k is off; turn it on");
+  }
+}
+
+// Vector width of an operand: the config's, capped at 16 bytes and at what the static layout allows.
+[[nodiscard]] inline int render_vector(const gemm_config& config, const gemm_copy_facts& f, dtype t) {
+  if (!f.fast_copy) return 1;
+  int vec = std::min<int>(config.vector, static_cast<int>(16 / element_size(t)));
+  while (vec > 1 && f.statically_aligned(vec) == std::optional<bool>(false)) vec /= 2;
+  return vec;
+}
+
+// Kernel parameters: the tensors, the split-K partials, every size symbol, split_k.
+inline void plan_gemm_params(gemm_plan& plan) {
+  const auto tensors = gemm_tensor_params(plan.v, true);
+  plan.params = tensors.first + (plan.split ? ", float* __restrict__ Partial" : "");
+  plan.args = tensors.second + (plan.split ? ", Partial" : "");
+  std::string sym_params;
+  for (const auto& s : plan.symbols) {
+    sym_params += ", int64_t " + s;
+    plan.sym_args += (plan.sym_args.empty() ? "" : ", ") + s;
+  }
+  plan.params += sym_params + (plan.split ? ", int32_t split_k" : "");
+  plan.args += (plan.symbols.empty() ? "" : ", " + plan.sym_args) + (plan.split ? ", split_k" : "");
+  plan.pointers = gemm_pointer_init(plan.v, plan.split ? "Partial" : "nullptr");
+}
+
+// Binds the tensors in `kernel` and works out everything the writers below share.
+[[nodiscard]] inline gemm_plan make_gemm_plan(rocm_template_kernel& kernel, const template_context& ctx,
+                                              const gemm_config& config, const gemm_options& options, gemm_view v) {
+  gemm_plan plan;
+  plan.v = std::move(v);
+  plan.config = config;
+  plan.options = options;
+  plan.signature = bind_gemm_tensors(kernel, ctx, plan.v);
+  plan.symbols = kernel.args().size_symbols();
+  plan.mc = config.math == gemm_math::matrix_core;
+  plan.split = options.runtime_split_k;
+  plan.fx = copy_facts(plan.v.x, false);
+  plan.fw = copy_facts(plan.v.w, true);
+  plan.va = render_vector(config, plan.fx, plan.v.x.node->type());
+  plan.vb = render_vector(config, plan.fw, plan.v.w.node->type());
+  plan.fast = plan.va > 1 || plan.vb > 1;
+  plan.needs_fallback = (plan.va > 1 && !plan.fx.statically_aligned(plan.va).has_value()) ||
+                        (plan.vb > 1 && !plan.fw.statically_aligned(plan.vb).has_value());
+  plan_gemm_params(plan);
+  return plan;
+}
+
+// The operands in prelude order, with the names of their fields.
+[[nodiscard]] inline std::vector<std::pair<std::string, const gemm_operand*>> prelude_operands(const gemm_view& v) {
+  std::vector<std::pair<std::string, const gemm_operand*>> ops{{"x", &v.x}, {"w", &v.w}};
+  if (v.bias.node != nullptr) ops.emplace_back("bias", &v.bias);
+  if (v.residual.node != nullptr) ops.emplace_back("residual", &v.residual);
+  ops.emplace_back("y", &v.y);
+  return ops;
+}
+
+// Axis names of an operand's rows and columns in gemm_problem: x (m, k), w (k, n), others (m, n).
+[[nodiscard]] inline std::pair<std::string, std::string> operand_axes(const std::string& n) {
+  if (n == "x") return {"m", "k"};
+  if (n == "w") return {"k", "n"};
+  return {"m", "n"};
+}
+
+// gemm_dtype and the specialisations in use, gemm_vector, the operand types, the activation.
+inline void write_operand_types(indented_buffer& src, const gemm_view& v, activation act) {
+  src.write_verbatim(gemm_dtype_text);
+  std::vector<int> kinds;
+  for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) {
+    if (op->node != nullptr) kinds.push_back(dtype_kind(op->node->type()));
+  }
+  std::sort(kinds.begin(), kinds.end());
+  kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
+  for (int kind : kinds) src.write_verbatim(gemm_dtype_kind_text[kind]);
+  src.write_verbatim(gemm_vector_text);
+  src.writeline("");
+  const auto kind = [](const gemm_operand& op) { return std::to_string(dtype_kind(op.node->type())); };
+  src.writeline("using x_type = gemm_dtype<" + kind(v.x) + ">;");
+  src.writeline("using w_type = gemm_dtype<" + kind(v.w) + ">;");
+  if (v.bias.node != nullptr) src.writeline("using bias_type = gemm_dtype<" + kind(v.bias) + ">;");
+  if (v.residual.node != nullptr) src.writeline("using residual_type = gemm_dtype<" + kind(v.residual) + ">;");
+  src.writeline("using y_type = gemm_dtype<" + kind(v.y) + ">;");
+  src.writeline("[[maybe_unused]] constexpr int x_kind = " + kind(v.x) + ";");
+  src.writeline("");
+  src.writeline(activation_device_function(act));
+  src.writeline("");
+}
+
+// struct gemm_problem and make_problem(size symbols...).
+inline void write_problem_struct(indented_buffer& src, const gemm_view& v, const std::vector<std::string>& symbols) {
+  const auto ops = prelude_operands(v);
+  src.writeline("// Sizes, strides (0 where a tensor broadcasts) and offsets, in elements.");
+  src.writeline("struct gemm_problem {");
+  src.writeline("    int64_t m_size, n_size, k_size, batch;");
+  for (const auto& [n, op] : ops) {
+    const auto [rows, cols] = operand_axes(n);
+    src.writeline("    int64_t " + n + "_stride_b, " + n + "_stride_" + rows + ", " + n + "_stride_" + cols + ", " + n +
+                  "_offset;");
+  }
+  src.writeline("};");
+  src.writeline("");
+  std::string sym_params;
+  for (const auto& s : symbols) sym_params += (sym_params.empty() ? "" : ", ") + std::string("int64_t ") + s;
+  src.writeline("__host__ __device__ __forceinline__ gemm_problem make_problem(" + sym_params + ") {");
+  src.writeline("    gemm_problem problem_{};");
+  auto set = [&](const std::string& field, const sym_expr& e) {
+    src.writeline("    problem_." + field + " = " + e.to_cpp() + ";");
+  };
+  set("m_size", v.m);
+  set("n_size", v.n);
+  set("k_size", v.k);
+  set("batch", v.batch);
+  for (const auto& [n, op] : ops) {
+    const auto [rows, cols] = operand_axes(n);
+    set(n + "_stride_b", op->stride_b);
+    set(n + "_stride_" + rows, op->stride_r);
+    set(n + "_stride_" + cols, op->stride_c);
+    set(n + "_offset", op->offset);
+  }
+  src.writeline("    return problem_;");
+  src.writeline("}");
+  src.writeline("");
+}
+
+// struct gemm_pointers and the fused epilogue store_output().
+inline void write_pointers_and_epilogue(indented_buffer& src, const gemm_view& v, const gemm_options& options) {
+  src.writeline("struct gemm_pointers {");
+  src.writeline("    const x_type::storage* X;");
+  src.writeline("    const w_type::storage* W;");
+  if (v.bias.node != nullptr) src.writeline("    const bias_type::storage* Bias;");
+  if (v.residual.node != nullptr) src.writeline("    const residual_type::storage* Residual;");
+  src.writeline("    y_type::storage* Y;");
+  src.writeline("    float* Partial;  // split-K slices");
+  src.writeline("};");
+  src.writeline("");
+  src.writeline("// The fused epilogue of one output element.");
+  src.writeline(
+      "__device__ __forceinline__ void store_output(const gemm_problem& p, const gemm_pointers& t, int64_t batch,");
+  src.writeline("                                             int64_t gm, int64_t gn, float acc) {");
+  src.writeline(options.alpha == 1.0F ? "    float v = acc;"
+                                      : "    float v = " + float_literal(options.alpha) + " * acc;");
+  if (v.bias.node != nullptr) {
+    const std::string load =
+        "bias_type::to_float(t.Bias[p.bias_offset + batch * p.bias_stride_b + gm * p.bias_stride_m + gn * "
+        "p.bias_stride_n])";
+    src.writeline("    v += " + (options.beta == 1.0F ? load : float_literal(options.beta) + " * " + load) + ";");
+  }
+  src.writeline("    v = apply_activation(v);");
+  if (v.residual.node != nullptr) {
+    src.writeline(
+        "    v += residual_type::to_float(t.Residual[p.residual_offset + batch * p.residual_stride_b + gm * "
+        "p.residual_stride_m + gn * p.residual_stride_n]);");
+  }
+  src.writeline(
+      "    t.Y[p.y_offset + batch * p.y_stride_b + gm * p.y_stride_m + gn * p.y_stride_n] = y_type::from_float(v);");
+  src.writeline("}");
+}
+
+// Includes, globals, the summary comments, the anonymous namespace and the problem prelude.
+inline void write_source_head(indented_buffer& src, const template_context& ctx, const gemm_plan& plan) {
+  write_header_and_globals(src, ctx);
+  src.writeline("// gemm " + plan.config.name() + ": " + gemm_formula(plan.v, plan.options));
+  for (const auto* op : {&plan.v.x, &plan.v.w, &plan.v.bias, &plan.v.residual, &plan.v.y}) {
+    if (op->node != nullptr) src.writeline("// " + op->node->name() + " " + op->node->get_layout().to_string());
+  }
+  src.writeline("namespace {");
+  src.writeline("");
+  write_operand_types(src, plan.v, plan.options.act);
+  write_problem_struct(src, plan.v, plan.symbols);
+  write_pointers_and_epilogue(src, plan.v, plan.options);
+  src.writeline("");
+}
+
+// Tile constants and layout flags the device code reads.
+inline void write_tile_constants(indented_buffer& src, const gemm_plan& plan) {
+  const auto& c = plan.config;
+  const auto bool_text = [](bool b) { return std::string(b ? "true" : "false"); };
+  src.writeline("constexpr int block_m = " + std::to_string(c.block_m) + ";");
+  src.writeline("constexpr int block_n = " + std::to_string(c.block_n) + ";");
+  src.writeline("constexpr int block_k = " + std::to_string(c.block_k) + ";");
+  if (plan.mc) {
+    src.writeline("constexpr int warp_m = " + std::to_string(c.warp_m) + ";");
+    src.writeline("constexpr int warp_n = " + std::to_string(c.warp_n) + ";");
+  } else {
+    src.writeline("constexpr int thread_m = " + std::to_string(c.thread_m) + ";");
+    src.writeline("constexpr int thread_n = " + std::to_string(c.thread_n) + ";");
+  }
+  src.writeline("constexpr int group_m = " + std::to_string(c.group_m) + ";");
+  src.writeline("[[maybe_unused]] constexpr int stages = " + std::to_string(c.stages) + ";");
+  src.writeline("[[maybe_unused]] constexpr bool x_k_contiguous = " + bool_text(plan.fx.k_contiguous) + ";");
+  src.writeline("[[maybe_unused]] constexpr bool x_m_contiguous = " + bool_text(plan.fx.mn_contiguous) + ";");
+  src.writeline("[[maybe_unused]] constexpr bool x_k_major = " + bool_text(plan.fx.k_major) + ";");
+  src.writeline("[[maybe_unused]] constexpr bool w_k_contiguous = " + bool_text(plan.fw.k_contiguous) + ";");
+  src.writeline("[[maybe_unused]] constexpr bool w_n_contiguous = " + bool_text(plan.fw.mn_contiguous) + ";");
+  src.writeline("[[maybe_unused]] constexpr bool w_k_major = " + bool_text(plan.fw.k_major) + ";");
+  src.writeline("");
+}
+
+// The shared device code and the main loop of the configuration's path.
+inline void write_device_code(indented_buffer& src, const gemm_plan& plan) {
+  src.write_verbatim(gemm_common_text);
+  src.writeline("");
+  src.write_verbatim(plan.mc ? gemm_matrix_core_text() : gemm_simt_text());
+  src.writeline("");
+}
+
+// Blocks per SM the register budget must allow on NVIDIA. Matrix cores: 1, so ptxas uses what the
+// accumulators need (with the thread count alone it capped small tiles at 72 registers and
+// spilled; CUDA 13.0, sm_90). SIMT: 2 when the estimate leaves room (ptxas then keeps 128x128 8x8
+// tiles at 128 registers, two blocks per SM), else 1. AMD: the thread count only (a minimum there
+// halves the VGPR budget of one-wave blocks).
+[[nodiscard]] inline int gemm_min_blocks(const gemm_config& c) {
+  if (c.math == gemm_math::matrix_core) return 1;
+  return std::clamp(65536 / (std::max(c.threads(), 32) * c.register_estimate()), 1, 2);
+}
+
+// gemm_kernel<VecA, VecB> and, with split-K, the kernel that reduces the partials.
+inline void write_kernels(indented_buffer& src, const gemm_plan& plan) {
+  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+  src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, " +
+                std::to_string(gemm_min_blocks(plan.config)) + ")");
+  src.writeline("#else");
+  src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)");
+  src.writeline("#endif");
+  src.writeline("template <int VecA, int VecB>");
+  src.writeline("__global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS gemm_kernel(" + plan.params + ") {");
+  src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
+  src.writeline("    const gemm_pointers t" + plan.pointers + ";");
+  src.writeline(std::string("    gemm_mainloop<VecA, VecB>(p, t, ") + (plan.split ? "split_k" : "1") + ");");
+  src.writeline("}");
+  src.writeline("");
+  if (!plan.split) return;
+  src.writeline("// Split-K: sums the fp32 partials of every slice and applies the epilogue.");
+  src.writeline("__global__ void __launch_bounds__(256) gemm_split_k_reduce(" + plan.params + ") {");
+  // Pre-indented fragment (written verbatim: rendering speed).
+  src.write_verbatim(R"hip(    const gemm_problem p = make_problem()hip" + plan.sym_args + R"hip();
+    const gemm_pointers t)hip" +
+                     plan.pointers + R"hip(;
+    const int64_t mn = p.m_size * p.n_size;
+    const int64_t total = p.batch * mn;
+    const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total; idx += step) {
+        float sum = 0.0f;
+        for (int z = 0; z < split_k; ++z) sum += Partial[z * total + idx];
+        const int64_t rest = idx % mn;
+        store_output(p, t, idx / mn, rest / p.n_size, rest % p.n_size, sum);
+    }
+}
+)hip");
+  src.writeline("");
+}
+
+// gemm_launch<VecA, VecB> (with the NVIDIA shared-memory opt-in), gemm_aligned(), the namespace's end.
+inline void write_launcher(indented_buffer& src, const gemm_plan& plan) {
+  src.writeline("template <int VecA, int VecB>");
+  src.writeline("hipError_t gemm_launch(dim3 grid, hipStream_t stream, " + plan.params + ") {");
+  // Pre-indented fragment (written verbatim: rendering speed).
+  src.write_verbatim(R"hip(    #if defined(ROCMTPL_PLATFORM_NVIDIA)
+    // Above 48 KiB of dynamic shared memory a kernel must opt in.
+    if (gemm_dynamic_shared > 48 * 1024) {
+        const hipError_t e = hipFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<VecA, VecB>),
+                                                 hipFuncAttributeMaxDynamicSharedMemorySize, gemm_dynamic_shared);
+        if (e != hipSuccess) return e;
+    }
+    #endif
+)hip");
+  src.writeline("    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(" + plan.args +
+                ");");
+  src.writeline("    return hipGetLastError();");
+  src.writeline("}");
+  src.writeline("");
+  // Pre-indented fragment (written verbatim: rendering speed).
+  src.write_verbatim(
+      R"hip(// Fast-path alignment: pointer (with its offset) and strides are multiples of the vector width.
+template <class T>
+bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
+    return reinterpret_cast<uintptr_t>(ptr) % (static_cast<uintptr_t>(vec) * sizeof(T)) == 0 && a % vec == 0 &&
+           b % vec == 0 && c % vec == 0;
+}
+)hip");
+  src.writeline("");
+  src.write_verbatim(checked_size_helpers_text);
+  src.writeline("");
+  src.writeline("}  // namespace");
+  src.writeline("");
+}
+
+// Entry point, first part: size and split_k checks, the workspace query, null checks, the grid.
+inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan) {
+  for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+  if (plan.split) {
+    src.writeline("if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+  } else {
+    src.writeline("constexpr int32_t split_k = 1;");
+  }
+  src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
+  // Pre-indented fragment (written verbatim: rendering speed). Sizes are non-negative here; their
+  // products are checked before they size a workspace or a grid.
+  src.write_verbatim(R"hip(    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
+        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
+    size_t partial_bytes = 0;
+    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
+    if (workspace_size) {
+        *workspace_size = partial_bytes;
+        return ROCMTPL_STATUS_OK;
+    }
+)hip");
+  const auto& v = plan.v;
+  for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
+  // Pre-indented fragment (written verbatim: rendering speed).
+  src.write_verbatim(R"hip(    if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
+    if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
+    int64_t tiles = 0;
+    if (!rocmtpl_checked_mul(rocmtpl_cdiv(p.m_size, block_m), rocmtpl_cdiv(p.n_size, block_n), tiles) ||
+        tiles > 2147483647 || p.batch > 65535) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
+    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
+)hip");
+}
+
+// `gemm_aligned(X, 8, ...) && gemm_aligned(W, 8, ...)` for the operands that take vectors.
+[[nodiscard]] inline std::string fast_path_condition(const gemm_plan& plan) {
+  std::string cond;
+  const auto add = [&](const std::string& ptr, const gemm_copy_facts& f, const std::string& prefix, int vec) {
+    if (vec == 1) return;
+    const std::string other = f.k_major ? (prefix == "x" ? "p.x_stride_m" : "p.w_stride_n")
+                                        : (prefix == "x" ? "p.x_stride_k" : "p.w_stride_k");
+    cond += std::string(cond.empty() ? "" : " && ") + "gemm_aligned(" + ptr + ", " + std::to_string(vec) + ", p." +
+            prefix + "_offset, " + other + ", p." + prefix + "_stride_b)";
+  };
+  add("X", plan.fx, "x", plan.va);
+  add("W", plan.fw, "w", plan.vb);
+  return cond;
+}
+
+// Entry point, second part: the workspace pointer, the launch of the right instantiation, the
+// split-K reduction.
+inline void write_entry_launch(indented_buffer& src, const gemm_plan& plan) {
+  if (plan.split) {
+    src.writeline("float* const Partial = reinterpret_cast<float*>(workspace);");
+  } else {
+    src.writeline("(void)workspace;");
+  }
+  const std::string launch_args = "grid, stream, " + plan.args;
+  const auto launch = [&](int a, int b) {
+    return "gemm_launch<" + std::to_string(a) + ", " + std::to_string(b) + ">(" + launch_args + ")";
+  };
+  if (!plan.fast) {
+    src.writeline("const hipError_t err = " + launch(1, 1) + ";");
+  } else {
+    src.writeline("const bool fast = " + fast_path_condition(plan) + ";");
+    if (plan.needs_fallback) {
+      src.writeline("const hipError_t err = fast ? " + launch(plan.va, plan.vb) + " : " + launch(1, 1) + ";");
+    } else {
+      src.writeline("// Static strides are aligned; only a misaligned pointer misses the fast path.");
+      src.writeline("if (!fast) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+      src.writeline("const hipError_t err = " + launch(plan.va, plan.vb) + ";");
+    }
+  }
+  src.writeline("if (err != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;");
+  if (plan.split) {
+    // Pre-indented fragment (written verbatim: rendering speed).
+    src.write_verbatim(R"hip(    if (split_k > 1) {
+        const int64_t blocks = rocmtpl_cdiv(rocmtpl_elements, 256) < 65536 ? rocmtpl_cdiv(rocmtpl_elements, 256) : 65536;
+        gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>()hip" +
+                       plan.args + R"hip();
+    }
+)hip");
+  }
+  src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
+}
+
+// The extern "C" entry point.
+inline void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan) {
+  src.writeline(plan.signature + " {");
+  {
+    auto body = src.indent();
+    write_entry_checks(src, kernel, plan);
+    write_entry_launch(src, plan);
+  }
+  src.writeline("}");
+}
+
+// The complete translation unit of one configuration (see gemm_policy::render()).
+[[nodiscard]] inline std::string render_gemm(rocm_template_kernel& kernel, const template_context& ctx,
+                                             const gemm_config& config, const gemm_options& options) {
+  validate(config);
+  auto v = make_gemm_view(ctx, options);
+  check_gemm_renderable(config, v, options);
+  const gemm_plan plan = make_gemm_plan(kernel, ctx, config, options, std::move(v));
+  indented_buffer src;
+  src.reserve(48 * 1024);
+  write_source_head(src, ctx, plan);
+  write_tile_constants(src, plan);
+  write_device_code(src, plan);
+  write_kernels(src, plan);
+  write_launcher(src, plan);
+  write_entry(src, kernel, plan);
+  return std::move(src).str();
+}
+
+}  // namespace rocmtpl::templates::detail

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief The GEMM's search space: the SIMT and matrix-core configurations (constexpr tile values,
+/// filtered by the constraints of templates/gemm/config.hpp), and the configurations of one
+/// problem, fitted to its layouts and ordered by the cost model.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <range/v3/range/conversion.hpp>
+#include <range/v3/view/cartesian_product.hpp>
+#include <range/v3/view/filter.hpp>
+#include <range/v3/view/transform.hpp>
+
+#include <rocmtpl/ir/dtype.hpp>
+#include <rocmtpl/ir/sym_expr.hpp>
+#include <rocmtpl/templates/gemm/config.hpp>
+#include <rocmtpl/templates/gemm/cost_model.hpp>
+#include <rocmtpl/templates/gemm/problem.hpp>
+
+namespace rocmtpl::templates {
+
+/// @brief The SIMT search space (range-v3 product of tile values, filtered by is_valid()).
+[[nodiscard]] inline std::vector<gemm_config> gemm_simt_configs() {
+  static constexpr std::pair<int, int> blocks[] = {{64, 64}, {64, 128}, {128, 64}, {128, 128}, {128, 256}, {256, 128}};
+  static constexpr int ks[] = {8, 16};
+  static constexpr std::pair<int, int> per_thread[] = {{4, 4}, {4, 8}, {8, 4}, {8, 8}, {8, 16}, {16, 8}};
+  namespace rv = ranges::views;
+  auto space = rv::cartesian_product(blocks, ks, per_thread) | rv::transform([](const auto& t) {
+                 const auto& [b, bk, tt] = t;
+                 gemm_config c;
+                 c.block_m = b.first;
+                 c.block_n = b.second;
+                 c.block_k = bk;
+                 c.thread_m = tt.first;
+                 c.thread_n = tt.second;
+                 c.group_m = 8;
+                 c.stages = 2;
+                 c.vector = 4;
+                 return c;
+               }) |
+               rv::filter([](const gemm_config& c) { return is_valid(c) && c.threads() >= 64 && c.threads() <= 256; });
+  return space | ranges::to<std::vector>();
+}
+
+/// @brief The matrix-core search space (block tile, warp tile, K step, stages), filtered by is_valid().
+[[nodiscard]] inline std::vector<gemm_config> gemm_matrix_core_configs() {
+  static constexpr std::pair<int, int> blocks[] = {{64, 64}, {64, 128}, {128, 64}, {128, 128}, {128, 256}, {256, 128}};
+  static constexpr std::pair<int, int> warps[] = {{64, 64}, {32, 64}, {64, 32}, {32, 32}};
+  static constexpr std::pair<int, int> k_stages[] = {{32, 3}, {32, 4}, {64, 3}};
+  namespace rv = ranges::views;
+  auto space = rv::cartesian_product(blocks, warps, k_stages) | rv::transform([](const auto& t) {
+                 const auto& [b, w, ks] = t;
+                 gemm_config c;
+                 c.math = gemm_math::matrix_core;
+                 c.block_m = b.first;
+                 c.block_n = b.second;
+                 c.warp_m = w.first;
+                 c.warp_n = w.second;
+                 c.block_k = ks.first;
+                 c.stages = ks.second;
+                 c.thread_m = 0;
+                 c.thread_n = 0;
+                 c.group_m = 8;
+                 c.vector = 8;
+                 return c;
+               }) |
+               rv::filter([](const gemm_config& c) { return is_valid(c) && c.warps() >= 4; });
+  return space | ranges::to<std::vector>();
+}
+
+namespace detail {
+
+// Widest vector (at most `limit` elements, 16 bytes) an operand's layout and the hints allow;
+// operands without a contiguous axis always copy element by element and do not limit the other one.
+[[nodiscard]] inline int widest_vector(int limit, const gemm_copy_facts& f, std::size_t esize,
+                                       const size_hints& hints) {
+  const int cap = std::min<int>(limit, static_cast<int>(16 / esize));
+  if (!f.fast_copy) return cap;
+  for (int vec = cap; vec > 1; vec /= 2) {
+    const auto s = f.statically_aligned(vec);
+    if ((!s.has_value() || *s) && f.aligned_with(vec, hints)) return vec;
+  }
+  return 1;
+}
+
+}  // namespace detail
+
+/// @brief The search space for one problem, best first.
+///
+/// Keeps the path the dtypes call for (matrix cores for f16/bf16 X and W, else SIMT), sets each
+/// configuration's vector width to the widest the layouts (and for symbolic values the hints)
+/// allow, adds split-K variants when `runtime_split_k` is on, and orders everything by
+/// gemm_estimate_cost().
+/// @param v the checked problem
+/// @param runtime_split_k whether configurations may split K (gemm_options::runtime_split_k)
+/// @param hints values of size symbols (missing ones count as 1024)
+[[nodiscard]] inline std::vector<gemm_config> gemm_problem_configs(const detail::gemm_view& v, bool runtime_split_k,
+                                                                   const size_hints& hints) {
+  auto base = v.matrix_core_eligible() ? gemm_matrix_core_configs() : gemm_simt_configs();
+  const auto fx = detail::copy_facts(v.x, false);
+  const auto fw = detail::copy_facts(v.w, true);
+  const std::int64_t m = detail::size_value(v.m, hints, 1024);
+  const std::int64_t n = detail::size_value(v.n, hints, 1024);
+  const std::int64_t k = detail::size_value(v.k, hints, 1024);
+  const std::int64_t b = detail::size_value(v.batch, hints, 1);
+  std::vector<std::pair<double, gemm_config>> ranked;
+  for (auto c : base) {
+    const int vx = detail::widest_vector(c.vector, fx, element_size(v.x.node->type()), hints);
+    const int vw = detail::widest_vector(c.vector, fw, element_size(v.w.node->type()), hints);
+    c.vector = std::min(vx, vw);
+    ranked.emplace_back(gemm_estimate_cost(c, m, n, k, b), c);
+    if (!runtime_split_k) continue;
+    for (int s : {2, 4, 8, 16}) {
+      auto cs = c;
+      cs.split_k = s;
+      if (k / s < 2 * c.block_k) break;
+      ranked.emplace_back(gemm_estimate_cost(cs, m, n, k, b), cs);
+    }
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
+  std::vector<gemm_config> out;
+  out.reserve(ranked.size());
+  for (const auto& r : ranked) {
+    if (std::find(out.begin(), out.end(), r.second) == out.end()) out.push_back(r.second);
+  }
+  return out;
+}
+
+}  // namespace rocmtpl::templates

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// templates/gemm/config.hpp: gemm_config's derived values and text forms, and the constraints:
+// invalid_reason() (non-throwing, constexpr), is_valid() and validate() (a typed config_error).
+#include <rocmtpl/templates/gemm/config.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+namespace {
+using rocmtpl::templates::gemm_config;
+using rocmtpl::templates::gemm_math;
+using rocmtpl::templates::invalid_reason;
+using rocmtpl::templates::is_valid;
+using rocmtpl::templates::validate;
+
+gemm_config mma(int bm, int bn, int bk, int wm, int wn, int stages) {
+  return {.block_m = bm,
+          .block_n = bn,
+          .block_k = bk,
+          .thread_m = 0,
+          .thread_n = 0,
+          .group_m = 8,
+          .math = gemm_math::matrix_core,
+          .warp_m = wm,
+          .warp_n = wn,
+          .stages = stages,
+          .vector = 8,
+          .split_k = 1};
+}
+
+std::string reason(const gemm_config& c) { return std::string(invalid_reason(c).value_or("")); }
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+TEST(GemmConfig, TextForms) {
+  gemm_config c{128, 64, 8, 8, 4, 1};
+  EXPECT_EQ(c.to_string(),
+            "{.block_m = 128, .block_n = 64, .block_k = 8, .thread_m = 8, .thread_n = 4, .group_m = 1, .math = "
+            "gemm_math::simt, .warp_m = 0, .warp_n = 0, .stages = 2, .vector = 4, .split_k = 1}");
+  EXPECT_EQ(c.name(), "bm128_bn64_bk8_tm8_tn4_g1_s2_v4");
+  EXPECT_EQ(c.threads(), 256);
+  auto m = mma(128, 256, 32, 64, 64, 4);
+  m.split_k = 4;
+  EXPECT_EQ(m.name(), "mma_bm128_bn256_bk32_wm64_wn64_g8_s4_v8_sk4");
+  EXPECT_EQ(m.warps(), 8);
+  EXPECT_EQ(m.threads(), 256);
+  EXPECT_EQ(m.shared_bytes(), 4 * (128 + 256) * 32 * 2);
+  EXPECT_EQ(m.amd_lds_bytes(), (128 + 256) * (32 + 8) * 2);
+  const auto d = describe(m);
+  EXPECT_EQ(d.front(), (std::pair<std::string, std::string>{"math", "matrix_core"}));
+  EXPECT_TRUE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"warp_n", "64"}) != d.end());
+  EXPECT_TRUE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"split_k", "4"}) != d.end());
+  EXPECT_EQ(to_string(gemm_math::matrix_core), "matrix_core");
+}
+
+TEST(GemmConfig, InvalidConfigsAreExplained) {
+  EXPECT_TRUE(has(reason({64, 64, 16, 12, 4, 1}), "multiple of thread_m"));
+  EXPECT_TRUE(has(reason({64, 64, 16, 6, 4, 1}), "multiples of 4"));
+  EXPECT_TRUE(has(reason({32, 32, 8, 8, 8, 1}), "multiple of 64"));
+  EXPECT_TRUE(has(reason({256, 128, 8, 4, 4, 1}), "threads per block"));
+  EXPECT_TRUE(has(reason({128, 128, 64, 8, 8, 1}), "shared memory"));
+  EXPECT_TRUE(has(reason({64, 64, 0, 4, 4, 1}), "positive"));
+  auto v = gemm_config{};
+  v.vector = 3;
+  EXPECT_TRUE(has(reason(v), "vector"));
+  EXPECT_TRUE(has(reason(mma(128, 128, 32, 48, 64, 3)), "multiples of 32"));
+  EXPECT_TRUE(has(reason(mma(128, 128, 32, 128, 64, 3)), "registers"));
+  EXPECT_TRUE(has(reason(mma(128, 128, 16, 64, 64, 3)), "block_k"));
+  EXPECT_TRUE(has(reason(mma(256, 128, 64, 64, 64, 5)), "227 KiB"));
+  EXPECT_TRUE(has(reason(mma(256, 128, 128, 64, 64, 2)), "LDS"));
+  EXPECT_TRUE(has(reason(mma(128, 128, 32, 64, 64, 1)), "stages"));
+  EXPECT_FALSE(invalid_reason(gemm_config{}).has_value());
+  EXPECT_FALSE(invalid_reason(mma(128, 128, 32, 64, 64, 4)).has_value());
+}
+
+// The non-throwing check is a constant expression: search spaces and tests can use it at compile time.
+static_assert(is_valid(gemm_config{}));
+static_assert(!is_valid(gemm_config{64, 64, 16, 12, 4, 1}));
+
+TEST(GemmConfig, ValidateThrowsATypedErrorCarryingTheReason) {
+  const gemm_config bad{64, 64, 16, 12, 4, 1};
+  try {
+    validate(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const rocmtpl::config_error& e) {
+    EXPECT_EQ(e.reason(), "block_m must be a multiple of thread_m");
+    EXPECT_EQ(e.config(), bad.to_string());
+    EXPECT_EQ(std::string(e.what()), "rocmtpl: gemm: invalid config " + bad.to_string() + ": " + e.reason());
+  }
+  // config_error is an invalid_argument_error: existing handlers keep working.
+  EXPECT_THROW(validate(bad), rocmtpl::invalid_argument_error);
+  EXPECT_NO_THROW(validate(gemm_config{}));
+}
+}  // namespace

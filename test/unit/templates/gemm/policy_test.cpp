@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// templates/gemm/policy.hpp: gemm_policy declares its capabilities, models kernel_template, and
+// forwards to its parts (search spaces, cost model, renderers, view).
+#include <rocmtpl/templates/gemm/policy.hpp>
+
+#include "unit/templates/gemm/support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace {
+using namespace gemm_test;
+
+static_assert(rocmtpl::kernel_template<gemm_policy>);
+static_assert(gemm_policy::capabilities ==
+              rocmtpl::kernel_capabilities{.reference = true, .runtime_args = true, .problem_configs = true});
+static_assert(rocmtpl::detail::has_reference<gemm_policy>);
+static_assert(rocmtpl::detail::has_runtime_args<gemm_policy>);
+static_assert(rocmtpl::detail::has_problem_configs<gemm_policy>);
+
+TEST(GemmPolicy, ConfigsHoldBothPathsSimtFirst) {
+  auto configs = gemm_policy().configs();
+  EXPECT_EQ(configs.size(), gemm_policy::simt_configs().size() + gemm_policy::matrix_core_configs().size());
+  const std::set<gemm_config> unique(configs.begin(), configs.end());
+  EXPECT_EQ(unique.size(), configs.size());
+  // The first configuration renders for any dtype (callers take configs().front()).
+  EXPECT_EQ(configs.front().math, gemm_math::simt);
+}
+
+TEST(GemmPolicy, ProblemConfigsAreWhatGenerateAllRenders) {
+  const size_hints h{{"M", 512}, {"N", 512}, {"K", 512}};
+  auto f32 = square(dtype::f32, M, N, K);
+  const auto configs = f32.policy().configs(f32.context(), h);
+  ASSERT_FALSE(configs.empty());
+  for (const auto& c : configs) EXPECT_EQ(c.math, gemm_math::simt);
+  EXPECT_EQ(f32.generate_all(h).size(), configs.size());
+  EXPECT_EQ(gemm_policy::estimate_cost(configs.front(), 512, 512, 512, 1),
+            rocmtpl::templates::gemm_estimate_cost(configs.front(), 512, 512, 512, 1));
+}
+
+TEST(GemmPolicy, RuntimeSplitKIsTheOnlyRuntimeArgument) {
+  EXPECT_TRUE(gemm_policy().runtime_arg_info().empty());
+  auto c = mma(64, 64, 32, 32, 32, 3);
+  c.split_k = 4;
+  EXPECT_TRUE(gemm_policy().runtime_arg_values(c).empty());
+  gemm_policy split(gemm_options{.runtime_split_k = true});
+  ASSERT_EQ(split.runtime_arg_info().size(), 1U);
+  EXPECT_EQ(split.runtime_arg_info()[0].name, "split_k");
+  EXPECT_EQ(split.runtime_arg_values(c), (std::vector<rocmtpl::runtime_arg_value>{4}));
+}
+
+TEST(GemmPolicy, ReferenceIsGeneratedThroughTheDeclaredCapability) {
+  auto t = make(dtype::f16, activation::relu, true);
+  static_assert(rocmtpl::rocm_template<gemm_policy>::has_reference());
+  const auto ref = t.generate_reference({{"M", 4}});
+  EXPECT_TRUE(contains(ref.source(), "gemm_reference_kernel"));
+  EXPECT_TRUE(contains(ref.source(), "return v > 0.0f ? v : 0.0f;"));
+}
+
+TEST(GemmPolicy, RenderRefusesInvalidConfigsWithAConfigError) {
+  auto t = make();
+  EXPECT_THROW((void)t.generate({64, 64, 16, 12, 4, 1}, {{"M", 10}}), rocmtpl::config_error);
+  EXPECT_EQ(t.policy().view(t.context()).k, sym_expr(96));
+}
+}  // namespace

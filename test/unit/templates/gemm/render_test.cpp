@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+// templates/gemm/render.hpp: what the kernel renderer writes for each problem feature (paths,
+// layouts, epilogues, batch, split-K, alignment dispatch) and what it refuses.
+#include <rocmtpl/templates/gemm/render.hpp>
+
+#include "unit/templates/gemm/support.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+using namespace gemm_test;
+
+TEST(GemmRender, DeterministicAndStaticSizesBakedIn) {
+  auto t = make();
+  auto a = t.generate(gemm_config{}, {{"M", 100}}).source();
+  auto b = t.generate(gemm_config{}, {{"M", 100}}).source();
+  EXPECT_EQ(a, b);
+  EXPECT_TRUE(contains(a, "problem_.k_size = 96;"));
+  EXPECT_TRUE(contains(a, "problem_.m_size = M;"));
+  EXPECT_TRUE(contains(a, "make_problem(int64_t M)"));
+  EXPECT_TRUE(contains(a, "if (M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(a, "int rocm_gemm(const float* X, const float* W, float* Y, int64_t M, size_t* workspace_size"));
+  // SIMT path, and nothing of the matrix-core one.
+  EXPECT_TRUE(contains(a, "float acc[thread_m][thread_n];"));
+  EXPECT_FALSE(contains(a, "mma.sync"));
+}
+
+TEST(GemmRender, ConfigChangesTheSource) {
+  auto t = make();
+  EXPECT_NE(t.generate(gemm_config{}, {{"M", 1}}).source(), t.generate({128, 64, 8, 8, 4, 1}, {{"M", 1}}).source());
+}
+
+TEST(GemmRender, EpilogueAndDtypes) {
+  auto src = make(dtype::bf16, activation::silu, true).generate(gemm_config{}, {{"M", 3}}).source();
+  EXPECT_TRUE(contains(src, "using x_type = gemm_dtype<2>;"));
+  EXPECT_TRUE(contains(src, "using bias_type = gemm_dtype<0>;"));
+  EXPECT_TRUE(contains(src, "struct gemm_dtype<2> {"));
+  EXPECT_FALSE(contains(src, "struct gemm_dtype<1> {"));  // only the kinds in use
+  EXPECT_TRUE(contains(src, "return v / (1.0f + expf(-v));"));
+  EXPECT_TRUE(contains(src, "v += bias_type::to_float(t.Bias[p.bias_offset"));
+  EXPECT_TRUE(contains(src, "problem_.bias_stride_m = 0;"));
+  EXPECT_TRUE(contains(src, "const float* Bias"));
+  EXPECT_TRUE(contains(src, "= y_type::from_float(v);"));
+}
+
+TEST(GemmRender, AlphaBetaResidualAndBiasAlongM) {
+  auto t = epilogue_problem(false);
+  const auto src = t.generate(gemm_config{}, {{"M", 7}}).source();
+  EXPECT_TRUE(contains(src, "float v = 0.5f * acc;"));
+  EXPECT_TRUE(contains(src, "v += 2.0f * bias_type::to_float("));
+  EXPECT_TRUE(contains(src, "problem_.bias_stride_m = 1;"));
+  EXPECT_TRUE(contains(src, "problem_.bias_stride_n = 0;"));
+  EXPECT_TRUE(contains(src, "v += residual_type::to_float(t.Residual["));
+  EXPECT_TRUE(contains(src, "Y = gelu(0.5f * X @ W + 2.0f * Bias) + Residual"));
+  EXPECT_TRUE(
+      contains(src,
+               "int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, const uint16_t* Residual, "
+               "float* Y, int64_t M"));
+
+  // Residual without a bias: three inputs, the third is the residual.
+  gemm_options r;
+  r.residual = true;
+  rocmtpl::rocm_template<gemm_policy> t2(
+      gemm_policy(r),
+      {buffer("x", layout::row_major(dtype::f32, {M, 8})), buffer("w", layout::row_major(dtype::f32, {8, 4})),
+       buffer("r", layout::row_major(dtype::f32, {M, 4}))},
+      layout::row_major(dtype::f32, {M, 4}));
+  const auto src2 = t2.generate(gemm_config{}, {{"M", 2}}).source();
+  EXPECT_TRUE(contains(src2, "const float* Residual, float* Y"));
+  EXPECT_FALSE(contains(src2, "Bias"));
+}
+
+TEST(GemmRender, AddmmOrderThroughInputReorder) {
+  std::vector<buffer> in{buffer("x", layout::row_major(dtype::f16, {M, 32})),
+                         buffer("w", layout::row_major(dtype::f16, {32, 16})),
+                         buffer("b", layout::row_major(dtype::f16, {16}))};
+  rocmtpl::rocm_template<gemm_policy> t(gemm_policy(), in, layout::row_major(dtype::f16, {M, 16}),
+                                        std::vector<int>{2, 0, 1});
+  auto caller = t.generate(mma(64, 64, 32, 32, 32, 3), {{"M", 4}});
+  EXPECT_TRUE(contains(caller.source(),
+                       "int rocm_gemm(const uint16_t* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y"));
+  EXPECT_EQ(caller.bmreq().input_tensor_meta.front().name, "b");
+}
+
+TEST(GemmRender, MatrixCorePathForBothVendorsInOneSource) {
+  auto t = square(dtype::f16, 1024, 512, 256);
+  const auto src = t.generate(mma(128, 128, 32, 64, 64, 4)).source();
+  EXPECT_TRUE(contains(src, "#if defined(ROCMTPL_PLATFORM_NVIDIA)"));
+  EXPECT_TRUE(contains(src, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
+  EXPECT_TRUE(contains(src, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+  EXPECT_TRUE(contains(src, "cp.async.cg.shared.global"));
+  EXPECT_TRUE(contains(src, "#elif defined(ROCMTPL_PLATFORM_AMD)"));
+  EXPECT_TRUE(contains(src, "__builtin_amdgcn_mfma_f32_32x32x8f16"));
+  EXPECT_TRUE(contains(src, "__builtin_amdgcn_mfma_f32_32x32x8bf16_1k"));
+  EXPECT_TRUE(contains(src, "constexpr int warp_m = 64;"));
+  EXPECT_TRUE(contains(src, "constexpr int stages = 4;"));
+  EXPECT_TRUE(contains(src, "[[maybe_unused]] constexpr bool x_k_major = true;"));
+  EXPECT_TRUE(contains(src, "[[maybe_unused]] constexpr bool w_k_major = false;"));
+  // Static, aligned strides: one fast instantiation; a misaligned pointer is refused, not run slowly.
+  EXPECT_TRUE(contains(src, "if (!fast) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(src, "gemm_launch<8, 8>("));
+  EXPECT_FALSE(contains(src, "gemm_launch<1, 1>("));
+  // Column-major W (nn.Linear weight): K-major tile of W.
+  rocmtpl::rocm_template<gemm_policy> lin(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::bf16, {M, 256})), buffer("w", layout::col_major(dtype::bf16, {256, 128}))},
+      layout::row_major(dtype::bf16, {M, 128}));
+  const auto src2 = lin.generate(mma(128, 128, 32, 64, 64, 4), {{"M", 64}}).source();
+  EXPECT_TRUE(contains(src2, "[[maybe_unused]] constexpr bool w_k_major = true;"));
+  EXPECT_TRUE(contains(src2, "[[maybe_unused]] constexpr int x_kind = 2;"));
+}
+
+TEST(GemmRender, MatrixCoreConfigNeedsSixteenBitOperands) {
+  auto t = square(dtype::f32, 64, 64, 64);
+  try {
+    (void)t.generate(mma(64, 64, 32, 32, 32, 3));
+    ADD_FAILURE() << "no error";
+  } catch (const rocmtpl::invalid_argument_error& e) {
+    EXPECT_TRUE(contains(e.what(), "needs X and W of one dtype, float16 or bfloat16")) << e.what();
+  }
+  // Mixed f16 x bf16 stays on SIMT.
+  rocmtpl::rocm_template<gemm_policy> mixed(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f16, {8, 8})), buffer("w", layout::row_major(dtype::bf16, {8, 8}))},
+      layout::row_major(dtype::f32, {8, 8}));
+  for (const auto& c : mixed.policy().configs(mixed.context(), {})) EXPECT_EQ(c.math, gemm_math::simt);
+}
+
+TEST(GemmRender, SymbolicAlignmentIsCheckedAtRunTimeWithAFallback) {
+  auto t = square(dtype::f16, M, N, K);
+  const auto src = t.generate(mma(128, 128, 32, 64, 64, 4), {{"M", 64}, {"N", 64}, {"K", 64}}).source();
+  EXPECT_TRUE(contains(src,
+                       "const bool fast = gemm_aligned(X, 8, p.x_offset, p.x_stride_m, p.x_stride_b) && "
+                       "gemm_aligned(W, 8, p.w_offset, p.w_stride_k, p.w_stride_b);"));
+  EXPECT_TRUE(contains(src, "fast ? gemm_launch<8, 8>("));
+  EXPECT_TRUE(contains(src, ": gemm_launch<1, 1>("));
+  // Static K = 700 (a multiple of 4, not 8): the vector width drops to 4 at render time.
+  auto t2 = square(dtype::f16, 64, 64, 700);
+  const auto src2 = t2.generate(mma(64, 64, 32, 32, 32, 3)).source();
+  EXPECT_TRUE(contains(src2, "gemm_launch<4, 8>("));
+  // Odd K: X cannot take vectors; W (N contiguous, N = 64) still can.
+  auto t3 = square(dtype::f16, 64, 64, 33);
+  EXPECT_TRUE(contains(t3.generate(mma(64, 64, 32, 32, 32, 3)).source(), "gemm_launch<1, 8>("));
+}
+
+TEST(GemmRender, BatchedOperandsAndBroadcastWeights) {
+  const auto b = sym_expr::symbol("B");
+  rocmtpl::rocm_template<gemm_policy> t(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f16, {b, M, 64})), buffer("w", layout::row_major(dtype::f16, {64, 32}))},
+      layout::row_major(dtype::f16, {b, M, 32}));
+  const auto src = t.generate(mma(64, 64, 32, 32, 32, 3), {{"B", 3}, {"M", 5}}).source();
+  EXPECT_TRUE(contains(src, "problem_.batch = B;"));
+  EXPECT_TRUE(contains(src, "problem_.x_stride_b = 64*M;"));
+  EXPECT_TRUE(contains(src, "problem_.w_stride_b = 0;"));
+  EXPECT_TRUE(contains(src, "problem_.y_stride_b = 32*M;"));
+  EXPECT_TRUE(contains(src, "static_cast<unsigned>(p.batch)"));
+  // Batch sizes that disagree are named.
+  try {
+    rocmtpl::rocm_template<gemm_policy> bad(
+        gemm_policy(),
+        {buffer("x", layout::row_major(dtype::f16, {2, 4, 8})), buffer("w", layout::row_major(dtype::f16, {3, 8, 4}))},
+        layout::row_major(dtype::f16, {2, 4, 4}));
+    (void)bad.generate(gemm_config{});
+    ADD_FAILURE() << "no error";
+  } catch (const rocmtpl::invalid_argument_error& e) {
+    EXPECT_TRUE(contains(e.what(), "does not match the batch = 2")) << e.what();
+  }
+}
+
+TEST(GemmRender, RuntimeSplitKUsesTheWorkspace) {
+  gemm_options o;
+  o.runtime_split_k = true;
+  auto t = square(dtype::f16, M, 64, 4096, o);
+  auto c = mma(64, 64, 32, 32, 32, 3);
+  c.split_k = 4;
+  const auto caller = t.generate(c, {{"M", 64}});
+  const auto& src = caller.source();
+  EXPECT_TRUE(contains(src, "int64_t M, int32_t split_k, size_t* workspace_size"));
+  EXPECT_TRUE(contains(src, "if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(src, "*workspace_size = partial_bytes;"));
+  EXPECT_TRUE(contains(src, "gemm_split_k_reduce<<<"));
+  EXPECT_TRUE(contains(src, "return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;"));
+  // The runtime value travels in the benchmark request after the size arguments.
+  EXPECT_EQ(caller.bmreq().size_arg_count, 1U);
+  ASSERT_EQ(caller.bmreq().extra_args.size(), 2U);
+  EXPECT_EQ(caller.bmreq().extra_args[1], 4);
+  // Split-K without the option is refused; split 1 renders.
+  auto plain = square(dtype::f16, M, 64, 4096);
+  EXPECT_THROW((void)plain.generate(c, {{"M", 64}}), rocmtpl::invalid_argument_error);
+  EXPECT_TRUE(
+      contains(plain.generate(mma(64, 64, 32, 32, 32, 3), {{"M", 64}}).source(), "constexpr int32_t split_k = 1;"));
+}
+
+TEST(GemmRender, InvalidConfigIsAConfigErrorBeforeAnythingIsBound) {
+  auto t = make();
+  rocmtpl::rocm_template_kernel kernel("rocm_gemm");
+  try {
+    (void)rocmtpl::templates::detail::render_gemm(kernel, t.context(), {64, 64, 16, 12, 4, 1}, {});
+    ADD_FAILURE() << "no error";
+  } catch (const rocmtpl::config_error& e) {
+    EXPECT_EQ(e.reason(), "block_m must be a multiple of thread_m");
+  }
+  EXPECT_TRUE(kernel.args().inputs().empty());
+}
+
+TEST(GemmRender, PlanVectorWidthsAndLaunchBounds) {
+  namespace td = rocmtpl::templates::detail;
+  auto t = square(dtype::f16, 64, 64, 700);
+  rocmtpl::rocm_template_kernel kernel("rocm_gemm");
+  const auto plan =
+      td::make_gemm_plan(kernel, t.context(), mma(64, 64, 32, 32, 32, 3), {}, td::make_gemm_view(t.context(), {}));
+  EXPECT_EQ(plan.va, 4);  // K = 700: a multiple of 4, not 8
+  EXPECT_EQ(plan.vb, 8);
+  EXPECT_TRUE(plan.fast);
+  EXPECT_FALSE(plan.needs_fallback);
+  EXPECT_EQ(td::fast_path_condition(plan),
+            "gemm_aligned(X, 4, p.x_offset, p.x_stride_m, p.x_stride_b) && "
+            "gemm_aligned(W, 8, p.w_offset, p.w_stride_k, p.w_stride_b)");
+  EXPECT_EQ(td::gemm_min_blocks(mma(64, 64, 32, 32, 32, 3)), 1);
+  EXPECT_EQ(td::gemm_min_blocks(gemm_config{128, 128, 8, 8, 8, 8}), 2);
+}
+TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
+  // Issue 8: element count, split-K bytes and tile count are products checked with
+  // __builtin_mul_overflow (helpers under the reserved rocmtpl_ prefix) before the workspace query
+  // answers and before the launch.
+  gemm_options o;
+  o.runtime_split_k = true;
+  auto t = square(dtype::f16, M, N, 4096, o);
+  auto c = mma(64, 64, 32, 32, 32, 3);
+  c.split_k = 4;
+  const auto src = t.generate(c, {{"M", 64}, {"N", 64}}).source();
+  const auto helpers = src.find("inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out)");
+  const auto query = src.find("*workspace_size = partial_bytes;");
+  ASSERT_NE(helpers, std::string::npos);
+  ASSERT_NE(query, std::string::npos);
+  EXPECT_LT(helpers, query);
+  const auto count_check = src.find(
+      "if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||\n"
+      "        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {");
+  const auto bytes_check =
+      src.find("if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {");
+  EXPECT_LT(count_check, query);
+  EXPECT_LT(bytes_check, query);
+  EXPECT_TRUE(contains(
+      src, "if (!rocmtpl_checked_mul(rocmtpl_cdiv(p.m_size, block_m), rocmtpl_cdiv(p.n_size, block_n), tiles) ||"));
+  EXPECT_FALSE(contains(src, "p.batch * p.m_size * p.n_size"));
+  // The reference entry checks its element count the same way.
+  const auto ref = t.generate_reference({{"M", 64}, {"N", 64}}).source();
+  EXPECT_TRUE(contains(ref,
+                       "if (!rocmtpl_checked_mul(1, M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, N, "
+                       "rocmtpl_elements)) {"));
+}
+}  // namespace

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// Shared by the tests of templates/gemm/*: problems as rocm_templates, matrix-core configs, text search.
+#pragma once
+
+#include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/templates/gemm.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gemm_test {
+using rocmtpl::buffer;
+using rocmtpl::dtype;
+using rocmtpl::layout;
+using rocmtpl::size_hints;
+using rocmtpl::sym_expr;
+using rocmtpl::templates::activation;
+using rocmtpl::templates::bias_dim;
+using rocmtpl::templates::gemm_config;
+using rocmtpl::templates::gemm_math;
+using rocmtpl::templates::gemm_options;
+using rocmtpl::templates::gemm_policy;
+
+inline const sym_expr M = sym_expr::symbol("M");
+inline const sym_expr N = sym_expr::symbol("N");
+inline const sym_expr K = sym_expr::symbol("K");
+
+// X [M, 96] @ W [96, 80] (+ Bias [80]) of one dtype.
+inline rocmtpl::rocm_template<gemm_policy> make(dtype t = dtype::f32, activation act = activation::none,
+                                                bool bias = false) {
+  std::vector<buffer> in{buffer("x", layout::row_major(t, {M, 96})), buffer("w", layout::row_major(t, {96, 80}))};
+  if (bias) in.emplace_back("b", layout::row_major(dtype::f32, {80}));
+  return {gemm_policy({act}), in, layout::row_major(t, {M, 80})};
+}
+
+// Row-major X [m, k] @ W [k, n].
+inline rocmtpl::rocm_template<gemm_policy> square(dtype t, sym_expr m, sym_expr n, sym_expr k, gemm_options o = {}) {
+  return {gemm_policy(o),
+          {buffer("x", layout::row_major(t, {m, k})), buffer("w", layout::row_major(t, {k, n}))},
+          layout::row_major(t, {m, n})};
+}
+
+// Every epilogue feature: gelu(0.5 * X @ W + 2 * Bias[M]) + Residual, f16 operands, bf16 residual,
+// f32 bias and output; W [64, 48] row- or column-major.
+inline rocmtpl::rocm_template<gemm_policy> epilogue_problem(bool col_major_w, bool runtime_split_k = false) {
+  gemm_options o{.act = activation::gelu,
+                 .alpha = 0.5F,
+                 .beta = 2.0F,
+                 .bias_along = bias_dim::m,
+                 .residual = true,
+                 .runtime_split_k = runtime_split_k};
+  return {gemm_policy(o),
+          {buffer("x", layout::row_major(dtype::f16, {M, 64})),
+           buffer("w", col_major_w ? layout::col_major(dtype::f16, {64, 48}) : layout::row_major(dtype::f16, {64, 48})),
+           buffer("b", layout::row_major(dtype::f32, {M})), buffer("r", layout::row_major(dtype::bf16, {M, 48}))},
+          layout::row_major(dtype::f32, {M, 48})};
+}
+
+inline gemm_config mma(int bm, int bn, int bk, int wm, int wn, int stages) {
+  gemm_config c;
+  c.math = gemm_math::matrix_core;
+  c.block_m = bm;
+  c.block_n = bn;
+  c.block_k = bk;
+  c.warp_m = wm;
+  c.warp_n = wn;
+  c.stages = stages;
+  c.thread_m = 0;
+  c.thread_n = 0;
+  c.vector = 8;
+  return c;
+}
+
+inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+inline std::size_t count(const std::string& s, const std::string& part) {
+  std::size_t n = 0;
+  for (auto i = s.find(part); i != std::string::npos; i = s.find(part, i + part.size())) ++n;
+  return n;
+}
+}  // namespace gemm_test
