@@ -13,7 +13,10 @@
 // operands (broadcast W), runtime split-K, static shapes, addmm order, and the status codes.
 #include <rocmtpl/runtime.hpp>
 
-#include <dlfcn.h>
+#include "support/cublas.hpp"
+#include "support/gpu.hpp"
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,81 +42,13 @@ namespace {
 namespace fs = std::filesystem;
 using namespace rocmtpl;
 using namespace rocmtpl::runtime;
+using rocmtpl::test::cublas;
 using templates::activation;
 using templates::bias_dim;
 using templates::gemm_config;
 using templates::gemm_math;
 using templates::gemm_options;
 using templates::gemm_policy;
-
-// ---------------------------------------------------------------------------------------------
-// cuBLAS, loaded at run time.
-// ---------------------------------------------------------------------------------------------
-class cublas {
- public:
-  static cublas& instance() {
-    static cublas c;
-    return c;
-  }
-  [[nodiscard]] bool available() const noexcept { return handle_ != nullptr; }
-  [[nodiscard]] const std::string& status() const noexcept { return status_; }
-
-  // C[b] (N x M column-major, ldc = N: the row-major M x N product) = op(A[b]) op(B[b]).
-  int gemm(int op_a, int op_b, int m, int n, int k, const void* a, int a_type, int lda, long long stride_a, const void* b,
-           int b_type, int ldb, long long stride_b, float* c, long long stride_c, int batch, bool pedantic) const {
-    const float one = 1.0F;
-    const float zero = 0.0F;
-    return gemm_(handle_, op_a, op_b, m, n, k, &one, a, a_type, lda, stride_a, b, b_type, ldb, stride_b, &zero, c,
-                 cuda_r_32f, m, stride_c, batch, pedantic ? compute_32f_pedantic : compute_32f, gemm_default);
-  }
-
-  static constexpr int cuda_r_32f = 0;
-  static constexpr int cuda_r_16f = 2;
-  static constexpr int cuda_r_16bf = 14;
-  static constexpr int op_n = 0;
-  static constexpr int op_t = 1;
-
- private:
-  static constexpr int compute_32f = 68;
-  static constexpr int compute_32f_pedantic = 69;
-  static constexpr int gemm_default = -1;
-  using create_fn = int (*)(void**);
-  using gemm_fn = int (*)(void*, int, int, int, int, int, const void*, const void*, int, int, long long, const void*,
-                          int, int, long long, const void*, void*, int, int, long long, int, int, int);
-
-  cublas() {
-    std::vector<std::string> names{"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
-    for (const char* root : std::vector<const char*>{std::getenv("CUDA_PATH"), std::getenv("CUDA_HOME"), "/usr/local/cuda"}) {
-      if (root != nullptr) names.push_back(std::string(root) + "/lib64/libcublas.so");
-    }
-    for (const auto& n : names) {
-      lib_ = ::dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib_ != nullptr) break;
-    }
-    if (lib_ == nullptr) {
-      status_ = "libcublas not found";
-      return;
-    }
-    auto create = reinterpret_cast<create_fn>(::dlsym(lib_, "cublasCreate_v2"));
-    gemm_ = reinterpret_cast<gemm_fn>(::dlsym(lib_, "cublasGemmStridedBatchedEx"));
-    if (create == nullptr || gemm_ == nullptr) {
-      status_ = "libcublas lacks cublasCreate_v2 / cublasGemmStridedBatchedEx";
-      return;
-    }
-    void* h = nullptr;
-    if (int rc = create(&h); rc != 0) {
-      status_ = "cublasCreate_v2 failed with " + std::to_string(rc);
-      return;
-    }
-    handle_ = h;
-    status_ = "cuBLAS";
-  }
-
-  void* lib_ = nullptr;
-  void* handle_ = nullptr;
-  gemm_fn gemm_ = nullptr;
-  std::string status_;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Host-side numbers.
@@ -280,13 +215,9 @@ struct check_case {
 
 class harness {
  public:
-  harness() : dir_(fs::temp_directory_path() / ("rocmtpl-gemm-gpu-" + std::to_string(::getpid()))), cache_(dir_ / "kernels") {
+  harness() : cache_(dir_.path() / "kernels") {
     const auto& rt = gpu_runtime::instance();
     copts_ = compile_options_for(rt.properties(rt.current_device()));
-  }
-  ~harness() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   // Renders (with the first shape's hints) and compiles every case, several compiles at a time.
@@ -328,12 +259,12 @@ class harness {
   [[nodiscard]] std::size_t against_host() const noexcept { return host_checks_; }
 
   // Raw launch for status-code checks: the case's first shape, given tensor pointers.
-  int call(const check_case& c, const std::vector<const void*>& pointers, const std::vector<std::int64_t>& extra,
-           void* workspace) {
+  kernel_status call(const check_case& c, const std::vector<const void*>& pointers,
+                     const std::vector<std::int64_t>& extra, void* workspace) {
     auto lib = std::make_shared<shared_library>(c.lib->library);
     const auto caller = c.tpl->generate(c.config, c.shapes.front());
     kernel_entry k(lib, caller.bmreq().kernel_name, caller.bmreq().input_tensor_meta.size() + 1, extra.size());
-    const int rc = k.call(pointers, extra, nullptr, workspace, stream_.get());
+    const kernel_status rc = k.call(pointers, extra, nullptr, workspace, stream_.get());
     stream_.synchronize();
     return rc;
   }
@@ -361,9 +292,9 @@ class harness {
     std::vector<const void*> ptrs;
     for (const auto& t : inputs) ptrs.push_back(t.device.get());
     ptrs.push_back(out.device.get());
-    const int rc = k.call(ptrs, req.extra_args, nullptr, ws.get(), stream_.get());
+    const kernel_status rc = k.call(ptrs, req.extra_args, nullptr, ws.get(), stream_.get());
     stream_.synchronize();
-    if (rc != 0) {
+    if (rc != kernel_status::ok) {
       ADD_FAILURE() << where << ": entry point returned " << rc;
       return false;
     }
@@ -401,7 +332,8 @@ class harness {
       for (std::int64_t i = 0; i < m; ++i) {
         for (std::int64_t j = 0; j < n; ++j) {
           float v = c.options.alpha * acc[static_cast<std::size_t>((b * m + i) * n + j)];
-          if (bias) v += c.options.beta * bias->values[static_cast<std::size_t>(bv.offset + b * bv.sb + i * bv.sr + j * bv.sc)];
+          if (bias)
+            v += c.options.beta * bias->values[static_cast<std::size_t>(bv.offset + b * bv.sb + i * bv.sr + j * bv.sc)];
           v = activate(c.options.act, v);
           if (res) v += res->values[static_cast<std::size_t>(rv.offset + b * rv.sb + i * rv.sr + j * rv.sc)];
           const double ref = round_to(ym.type, v);
@@ -457,11 +389,13 @@ class harness {
         return t == dtype::f32 ? cublas::cuda_r_32f : (t == dtype::f16 ? cublas::cuda_r_16f : cublas::cuda_r_16bf);
       };
       device_buffer c(acc.size() * sizeof(float));
-      const auto* wp = static_cast<const std::uint8_t*>(w.device.get()) + static_cast<std::size_t>(wv.offset) * w.esize();
-      const auto* xp = static_cast<const std::uint8_t*>(x.device.get()) + static_cast<std::size_t>(xv.offset) * x.esize();
+      const auto* wp =
+          static_cast<const std::uint8_t*>(w.device.get()) + static_cast<std::size_t>(wv.offset) * w.esize();
+      const auto* xp =
+          static_cast<const std::uint8_t*>(x.device.get()) + static_cast<std::size_t>(xv.offset) * x.esize();
       const int rc = blas.gemm(a.op, bo.op, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), wp,
-                               type(w.meta.type), a.ld, wv.sb, xp, type(x.meta.type), bo.ld, xv.sb, c.as<float>(), m * n,
-                               static_cast<int>(nb), x.meta.type == dtype::f32);
+                               type(w.meta.type), a.ld, wv.sb, xp, type(x.meta.type), bo.ld, xv.sb, c.as<float>(),
+                               m * n, static_cast<int>(nb), x.meta.type == dtype::f32);
       gpu_runtime::instance().device_synchronize();
       if (rc == 0) {
         c.copy_to_host(acc.data());
@@ -476,8 +410,9 @@ class harness {
         for (std::int64_t j = 0; j < n; ++j) {
           double s = 0;
           for (std::int64_t q = 0; q < k; ++q) {
-            s += static_cast<double>(x.values[static_cast<std::size_t>(xv.offset + b * xv.sb + i * xv.sr + q * xv.sc)]) *
-                 static_cast<double>(w.values[static_cast<std::size_t>(wv.offset + b * wv.sb + q * wv.sr + j * wv.sc)]);
+            s +=
+                static_cast<double>(x.values[static_cast<std::size_t>(xv.offset + b * xv.sb + i * xv.sr + q * xv.sc)]) *
+                static_cast<double>(w.values[static_cast<std::size_t>(wv.offset + b * wv.sb + q * wv.sr + j * wv.sc)]);
           }
           acc[static_cast<std::size_t>((b * m + i) * n + j)] = static_cast<float>(s);
         }
@@ -492,7 +427,7 @@ class harness {
     return s + "]";
   }
 
-  fs::path dir_;
+  rocmtpl::test::temp_dir dir_{"rocmtpl-gemm-gpu"};
   code_cache cache_;
   compile_options copts_;
   runtime::stream stream_;
@@ -501,23 +436,14 @@ class harness {
   std::size_t host_checks_ = 0;
 };
 
-#define REQUIRE_GPU()                                                                                  \
-  do {                                                                                                 \
-    if (!gpu_runtime::instance().available()) GTEST_SKIP() << "no GPU: " << gpu_runtime::instance().status(); \
-    try {                                                                                              \
-      (void)compiler::find(compile_options_for(gpu_runtime::instance().properties(0)).platform);      \
-    } catch (const compiler_not_found_error& e) {                                                      \
-      GTEST_SKIP() << e.what();                                                                        \
-    }                                                                                                  \
-  } while (0)
-
 const sym_expr sM = sym_expr::symbol("M");
 const sym_expr sN = sym_expr::symbol("N");
 const sym_expr sK = sym_expr::symbol("K");
 
 std::shared_ptr<rocm_template<gemm_policy>> problem(gemm_options o, std::vector<buffer> inputs, layout y,
                                                     std::optional<std::vector<int>> reorder = std::nullopt) {
-  return std::make_shared<rocm_template<gemm_policy>>(gemm_policy(o), std::move(inputs), std::move(y), std::move(reorder));
+  return std::make_shared<rocm_template<gemm_policy>>(gemm_policy(o), std::move(inputs), std::move(y),
+                                                      std::move(reorder));
 }
 
 std::shared_ptr<rocm_template<gemm_policy>> plain(dtype t, gemm_options o = {}) {
@@ -536,9 +462,9 @@ void run_all(harness& h, std::vector<check_case>& cases) {
   h.prepare(cases);
   int failures = 0;
   for (const auto& c : cases) failures += h.run(c);
-  std::cout << "[ gemm ] " << cases.size() << " kernels, " << failures << " failed checks; products from cuBLAS: "
-            << h.against_cublas() << ", from the host: " << h.against_host() << " (" << cublas::instance().status()
-            << ")\n";
+  std::cout << "[ gemm ] " << cases.size() << " kernels, " << failures
+            << " failed checks; products from cuBLAS: " << h.against_cublas() << ", from the host: " << h.against_host()
+            << " (" << cublas::instance().status() << ")\n";
 }
 
 gemm_config top_config(const rocm_template<gemm_policy>& t, const size_hints& hints) {
@@ -546,7 +472,7 @@ gemm_config top_config(const rocm_template<gemm_policy>& t, const size_hints& hi
 }
 
 TEST(GemmGpu, EverySimtConfigF32) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   auto t = plain(dtype::f32);
@@ -555,7 +481,7 @@ TEST(GemmGpu, EverySimtConfigF32) {
 }
 
 TEST(GemmGpu, EveryMatrixCoreConfigF16AndBf16) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   for (dtype d : {dtype::f16, dtype::bf16}) {
@@ -577,7 +503,7 @@ TEST(GemmGpu, EveryMatrixCoreConfigF16AndBf16) {
 }
 
 TEST(GemmGpu, Layouts) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
@@ -594,19 +520,22 @@ TEST(GemmGpu, Layouts) {
     add("col-major X, W, Y", {buffer("x", layout::col_major(d, {sM, sK})), buffer("w", layout::col_major(d, {sK, sN}))},
         layout::col_major(d, {sM, sN}));
     // Padded leading dimensions and offsets (aligned: the vector path).
-    add("padded", {buffer("x", layout(d, {sM, sK}, {sK + 8, 1}, 16)), buffer("w", layout(d, {sK, sN}, {sN + 16, 1}, 8))},
+    add("padded",
+        {buffer("x", layout(d, {sM, sK}, {sK + 8, 1}, 16)), buffer("w", layout(d, {sK, sN}, {sN + 16, 1}, 8))},
         layout(d, {sM, sN}, {sN + 5, 1}, 3));
     // Misaligned offsets (the fallback) and no unit stride at all (host product).
-    add("misaligned", {buffer("x", layout(d, {sM, sK}, {sK + 3, 1}, 1)), buffer("w", layout(d, {sK, sN}, {1, sK + 1}, 5))},
+    add("misaligned",
+        {buffer("x", layout(d, {sM, sK}, {sK + 3, 1}, 1)), buffer("w", layout(d, {sK, sN}, {1, sK + 1}, 5))},
         layout::row_major(d, {sM, sN}));
-    add("no unit stride", {buffer("x", layout(d, {sM, sK}, {2 * sK, 2}, 0)), buffer("w", layout(d, {sK, sN}, {1, sK}, 0))},
+    add("no unit stride",
+        {buffer("x", layout(d, {sM, sK}, {2 * sK, 2}, 0)), buffer("w", layout(d, {sK, sN}, {1, sK}, 0))},
         layout::row_major(d, {sM, sN}));
   }
   run_all(h, cases);
 }
 
 TEST(GemmGpu, Epilogues) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   const size_hints hint{{"M", 129}, {"N", 264}, {"K", 96}};
@@ -618,16 +547,27 @@ TEST(GemmGpu, Epilogues) {
   };
   const std::vector<variant> variants{
       {"bias[N] relu", {.act = activation::relu}, dtype::f16, dtype::f16, dtype::f32, {sN}},
-      {"bias[M] gelu", {.act = activation::gelu, .bias_along = bias_dim::m}, dtype::bf16, dtype::bf16, dtype::bf16, {sM}},
+      {"bias[M] gelu",
+       {.act = activation::gelu, .bias_along = bias_dim::m},
+       dtype::bf16,
+       dtype::bf16,
+       dtype::bf16,
+       {sM}},
       {"bias[M,N] beta silu", {.act = activation::silu, .beta = 0.5F}, dtype::f32, dtype::f32, dtype::bf16, {sM, sN}},
-      {"bias[1,N] sigmoid alpha", {.act = activation::sigmoid, .alpha = 2.0F}, dtype::f16, dtype::f32, dtype::f16, {1, sN}},
+      {"bias[1,N] sigmoid alpha",
+       {.act = activation::sigmoid, .alpha = 2.0F},
+       dtype::f16,
+       dtype::f32,
+       dtype::f16,
+       {1, sN}},
       {"residual", {.residual = true}, dtype::f16, dtype::f16, dtype::f16, {}},
       {"bias + residual gelu", {.act = activation::gelu, .residual = true}, dtype::bf16, dtype::f32, dtype::f32, {sN}},
       {"f32 -> bf16", {.act = activation::relu}, dtype::f32, dtype::bf16, dtype::f32, {sN}},
       {"bf16 -> f16", {}, dtype::bf16, dtype::f16, dtype::f32, {sN}},
   };
   for (const auto& v : variants) {
-    std::vector<buffer> in{buffer("x", layout::row_major(v.in, {sM, sK})), buffer("w", layout::row_major(v.in, {sK, sN}))};
+    std::vector<buffer> in{buffer("x", layout::row_major(v.in, {sM, sK})),
+                           buffer("w", layout::row_major(v.in, {sK, sN}))};
     if (!v.bias_sizes.empty()) in.emplace_back("bias", layout::row_major(v.bias, v.bias_sizes));
     if (v.o.residual) in.emplace_back("res", layout::row_major(v.bias, {sM, sN}));
     auto t = problem(v.o, std::move(in), layout::row_major(v.out, {sM, sN}));
@@ -645,17 +585,18 @@ TEST(GemmGpu, Epilogues) {
   // addmm order [bias, X, W].
   {
     gemm_options o{.beta = 1.0F};
-    auto t = problem(o,
-                     {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN})),
-                      buffer("bias", layout::row_major(dtype::f16, {sN}))},
-                     layout::row_major(dtype::f16, {sM, sN}), std::vector<int>{2, 0, 1});
+    auto t = problem(
+        o,
+        {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN})),
+         buffer("bias", layout::row_major(dtype::f16, {sN}))},
+        layout::row_major(dtype::f16, {sM, sN}), std::vector<int>{2, 0, 1});
     cases.push_back({"addmm order", t, o, top_config(*t, hint), {hint}});
   }
   run_all(h, cases);
 }
 
 TEST(GemmGpu, BatchedAndBroadcast) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   const auto sB = sym_expr::symbol("B");
@@ -663,23 +604,23 @@ TEST(GemmGpu, BatchedAndBroadcast) {
   for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
     const std::string n(name(d));
     gemm_options o{.act = activation::relu, .residual = true};
-    auto t = problem(o,
-                     {buffer("x", layout::row_major(d, {sB, sM, sK})), buffer("w", layout::row_major(d, {sB, sK, sN})),
-                      buffer("bias", layout::row_major(dtype::f32, {sB, 1, sN})),
-                      buffer("res", layout::row_major(d, {sB, sM, sN}))},
-                     layout::row_major(d, {sB, sM, sN}));
+    auto t = problem(
+        o,
+        {buffer("x", layout::row_major(d, {sB, sM, sK})), buffer("w", layout::row_major(d, {sB, sK, sN})),
+         buffer("bias", layout::row_major(dtype::f32, {sB, 1, sN})), buffer("res", layout::row_major(d, {sB, sM, sN}))},
+        layout::row_major(d, {sB, sM, sN}));
     cases.push_back({n + " bmm", t, o, top_config(*t, hint), {hint, {{"B", 2}, {"M", 1}, {"N", 9}, {"K", 1}}}});
     // A shared weight (rank 2) and a column-major batch of X.
-    auto t2 = problem({},
-                      {buffer("x", layout(d, {sB, sM, sK}, {sM * sK, 1, sM}, 0)), buffer("w", layout::col_major(d, {sK, sN}))},
-                      layout::row_major(d, {sB, sM, sN}));
+    auto t2 = problem(
+        {}, {buffer("x", layout(d, {sB, sM, sK}, {sM * sK, 1, sM}, 0)), buffer("w", layout::col_major(d, {sK, sN}))},
+        layout::row_major(d, {sB, sM, sN}));
     cases.push_back({n + " broadcast W", t2, {}, top_config(*t2, hint), {hint}});
   }
   run_all(h, cases);
 }
 
 TEST(GemmGpu, RuntimeSplitK) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   const auto sB = sym_expr::symbol("B");
@@ -694,7 +635,10 @@ TEST(GemmGpu, RuntimeSplitK) {
     for (int s : {1, 2, 3, 7, 40}) {
       auto c = base;
       c.split_k = s;
-      cases.push_back({std::string(name(d)) + " split " + std::to_string(s), t, o, c,
+      cases.push_back({std::string(name(d)) + " split " + std::to_string(s),
+                       t,
+                       o,
+                       c,
                        {hint, {{"B", 1}, {"M", 33}, {"N", 8}, {"K", 40}}}});
     }
   }
@@ -702,13 +646,13 @@ TEST(GemmGpu, RuntimeSplitK) {
 }
 
 TEST(GemmGpu, StaticShapesAndEdgeSizes) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
     const std::string n(name(d));
-    for (auto [m, nn, k] : std::vector<std::tuple<int, int, int>>{{256, 384, 512}, {100, 200, 300}, {1, 64, 64}, {64, 1, 64},
-                                                                   {64, 64, 1}, {65, 33, 0}, {3, 5, 7}}) {
+    for (auto [m, nn, k] : std::vector<std::tuple<int, int, int>>{
+             {256, 384, 512}, {100, 200, 300}, {1, 64, 64}, {64, 1, 64}, {64, 64, 1}, {65, 33, 0}, {3, 5, 7}}) {
       gemm_options o{.act = activation::relu};
       auto t = problem(o,
                        {buffer("x", layout::row_major(d, {m, k})), buffer("w", layout::row_major(d, {k, nn})),
@@ -721,27 +665,27 @@ TEST(GemmGpu, StaticShapesAndEdgeSizes) {
 }
 
 TEST(GemmGpu, StatusCodes) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   // Static, aligned layout: one vector instantiation, a misaligned pointer is refused.
-  auto t = problem({},
-                   {buffer("x", layout::row_major(dtype::f16, {64, 64})), buffer("w", layout::row_major(dtype::f16, {64, 64}))},
-                   layout::row_major(dtype::f16, {64, 64}));
+  auto t = problem(
+      {}, {buffer("x", layout::row_major(dtype::f16, {64, 64})), buffer("w", layout::row_major(dtype::f16, {64, 64}))},
+      layout::row_major(dtype::f16, {64, 64}));
   cases.push_back({"static", t, {}, top_config(*t, {}), {size_hints{}}});
   gemm_options o{.runtime_split_k = true};
-  auto s = problem(o,
-                   {buffer("x", layout::row_major(dtype::f16, {64, 256})), buffer("w", layout::row_major(dtype::f16, {256, 64}))},
-                   layout::row_major(dtype::f16, {64, 64}));
+  auto s = problem(
+      o, {buffer("x", layout::row_major(dtype::f16, {64, 256})), buffer("w", layout::row_major(dtype::f16, {256, 64}))},
+      layout::row_major(dtype::f16, {64, 64}));
   cases.push_back({"split", s, o, top_config(*s, {}), {size_hints{}}});
   h.prepare(cases);
   ASSERT_TRUE(cases[0].lib && cases[1].lib);
   device_buffer a(64 * 64 * 2 + 16), b(64 * 64 * 2), y(64 * 64 * 2);
   const auto* shifted = static_cast<const std::uint8_t*>(a.get()) + 2;
-  EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, {}, nullptr), 0);
-  EXPECT_EQ(h.call(cases[0], {shifted, b.get(), y.get()}, {}, nullptr), static_cast<int>(kernel_status::unsupported_argument));
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {2}, nullptr), static_cast<int>(kernel_status::workspace_too_small));
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {0}, nullptr), static_cast<int>(kernel_status::unsupported_argument));
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {1}, nullptr), 0);
+  EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, {}, nullptr), kernel_status::ok);
+  EXPECT_EQ(h.call(cases[0], {shifted, b.get(), y.get()}, {}, nullptr), kernel_status::unsupported_argument);
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {2}, nullptr), kernel_status::workspace_too_small);
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {0}, nullptr), kernel_status::unsupported_argument);
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {1}, nullptr), kernel_status::ok);
 }
 }  // namespace
