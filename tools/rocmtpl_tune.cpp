@@ -38,6 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include <rocmtpl/runtime.hpp>
+#include <rocmtpl/runtime/detail/atomic_file.hpp>
 
 namespace {
 
@@ -242,7 +243,9 @@ void print_resource_table(std::ostream& os, const autotune_report& r,
     ++index;
     const auto name = short_name(rendered, c);
     if (c.result.status == candidate_status::compile_failed) {
-      os << fmt::format("{:>3}  {:<{}} compile failed: {}\n", index, name, width, first_line(c.result.reason));
+      // compile_error's first line is the compiler's own first error (not "exit code 1").
+      os << fmt::format("{:>3}  {:<{}} compile failed: {}\n", index, name, width,
+                        without_library_prefix(first_line(c.result.reason)));
       continue;
     }
     const std::string compile = c.compile_cached ? "cached" : fmt::format("{:.1f} s", c.compile_seconds);
@@ -275,13 +278,16 @@ std::string csv_field(std::string_view text) {
   return out + "\"";
 }
 
+void write_text(const fs::path& file, std::string_view text) {
+  make_parent(file);
+  rocmtpl::runtime::detail::write_file_atomic(file, text);  // a reader never sees half a report
+}
+
 void write_csv(const fs::path& file, const autotune_report& r,
                const std::map<std::string, rendered_candidate>& rendered) {
-  make_parent(file);
-  std::ofstream os(file);
-  if (!os) throw std::runtime_error("cannot write " + file.string());
-  os << "rank,name,config,status,reason,min_ms,median_ms,spread,repetitions,verified,max_error,compile_seconds,"
-        "compile_cached,max_vgprs,max_registers,spills,id\n";
+  std::string os =
+      "rank,name,config,status,reason,min_ms,median_ms,spread,repetitions,verified,max_error,compile_seconds,"
+      "compile_cached,max_vgprs,max_registers,spills,id\n";
   std::size_t rank = 0;
   for (const auto* c : ranked(r)) {
     ++rank;
@@ -294,20 +300,13 @@ void write_csv(const fs::path& file, const autotune_report& r,
       spills = spills || u.spills();
     }
     const auto& m = c->result;
-    os << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{}\n", rank,
-                      csv_field(short_name(rendered, *c)), csv_field(c->config), to_string(m.status),
-                      csv_field(m.reason), m.min_ms, m.median_ms, m.spread, m.repetitions, m.verified ? 1 : 0,
-                      m.max_error, c->compile_seconds, c->compile_cached ? 1 : 0, vgprs, registers, spills ? 1 : 0,
-                      csv_field(c->id));
+    os +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{}\n", rank,
+                    csv_field(short_name(rendered, *c)), csv_field(c->config), to_string(m.status), csv_field(m.reason),
+                    m.min_ms, m.median_ms, m.spread, m.repetitions, m.verified ? 1 : 0, m.max_error, c->compile_seconds,
+                    c->compile_cached ? 1 : 0, vgprs, registers, spills ? 1 : 0, csv_field(c->id));
   }
-  if (!os) throw std::runtime_error("cannot write " + file.string());
-}
-
-void write_text(const fs::path& file, std::string_view text) {
-  make_parent(file);
-  std::ofstream os(file, std::ios::binary);
-  os << text;
-  if (!os) throw std::runtime_error("cannot write " + file.string());
+  write_text(file, os);
 }
 
 /// Writes the sources (and the portability header they include, so that they build on their own).
@@ -404,6 +403,9 @@ int run_gemm(const gemm_args& a) {
   if (!a.db.empty()) o.database = a.db;
 
   const auto& gpu = gpu_runtime::instance();
+  // A cache folder the compiler cannot be given fails every compile: say so once, up front.
+  check_compiler_path(gpu.available() ? gpu.properties(gpu.current_device()).kind : platform::amd,
+                      code_cache::default_root(), "cache folder");
   if (gpu.available() && o.isolate && !find_worker()) {
     std::cerr << "rocmtpl-tune: rocmtpl-bench-worker not found (next to this program, on PATH or in "
                  "ROCMTPL_BENCH_WORKER); benchmarking in this process\n";
@@ -728,8 +730,8 @@ int main(int argc, char** argv) {
     std::cerr << "rocmtpl-tune: " << e.what() << " (see rocmtpl-tune --help)\n";
     return 2;
   } catch (const rocmtpl::runtime::compile_error& e) {
-    // The log can be long: the headline and where the full text is.
-    std::cerr << "rocmtpl-tune: " << without_library_prefix(first_line(e.what())) << '\n';
+    // The log can be long: the compiler's own first error line only.
+    std::cerr << "rocmtpl-tune: " << without_library_prefix(e.first_error_line()) << '\n';
     return 1;
   } catch (const rocmtpl::error& e) {
     std::cerr << "rocmtpl-tune: " << without_library_prefix(e.what()) << '\n';

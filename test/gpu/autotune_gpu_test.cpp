@@ -4,56 +4,43 @@
 // that trap, write out of bounds, compute wrong results or hang, survived under fault isolation.
 #include <rocmtpl/runtime.hpp>
 
+#include "support/gpu.hpp"
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 namespace {
 namespace fs = std::filesystem;
+using rocmtpl::test::temp_dir;
 using namespace rocmtpl;
 using namespace rocmtpl::runtime;
 using templates::gemm_config;
 using templates::gemm_policy;
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    path = fs::temp_directory_path() / ("rocmtpl-gpu-test-" + std::to_string(::getpid()));
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-#define REQUIRE_GPU()                                                                  \
-  do {                                                                                 \
-    if (!gpu_runtime::instance().available())                                          \
-      GTEST_SKIP() << "no GPU: " << gpu_runtime::instance().status();                  \
-  } while (0)
-
 autotune_options options_in(const temp_dir& d) {
   autotune_options o;
-  o.cache_dir = d.path / "kernels";
-  o.database = d.path / "tuning.sqlite3";
+  o.cache_dir = d.path() / "kernels";
+  o.database = d.path() / "tuning.sqlite3";
   o.progress = false;
   o.bench.budget_ms = 5;
   return o;
 }
 
 TEST(AutotuneGpu, TunesVerifiesAndRemembers) {
-  REQUIRE_GPU();
-  temp_dir dir;
+  ROCMTPL_REQUIRE_GPU();
+  temp_dir dir{"rocmtpl-autotune-gpu"};
   auto o = options_in(dir);
   o.max_candidates = 12;
   const auto m = sym_expr::symbol("M");
   for (dtype t : {dtype::f32, dtype::f16, dtype::bf16}) {
     // Not tile multiples, a bias broadcast along rows, an activation, a column-major W.
-    rocm_template<gemm_policy> tpl(gemm_policy({templates::activation::relu}),
-                                   {buffer("x", layout::row_major(t, {m, 300})), buffer("w", layout::col_major(t, {300, 130})),
-                                    buffer("b", layout::row_major(t, {130}))},
-                                   layout::row_major(t, {m, 130}));
+    rocm_template<gemm_policy> tpl(
+        gemm_policy({templates::activation::relu}),
+        {buffer("x", layout::row_major(t, {m, 300})), buffer("w", layout::col_major(t, {300, 130})),
+         buffer("b", layout::row_major(t, {130}))},
+        layout::row_major(t, {m, 130}));
     const auto report = autotune(tpl, {{"M", 517}}, o);
     ASSERT_TRUE(report.gpu);
     ASSERT_TRUE(report.winner.has_value()) << name(t);
@@ -99,8 +86,8 @@ struct planted_policy {
   static std::string_view name() { return "planted_gemm"; }
   std::vector<planted_config> configs() const {
     // Broken ones first, so a fault would poison every later candidate without isolation.
-    return {{gemm_config{}, plant::trap},  {gemm_config{}, plant::out_of_bounds}, {gemm_config{}, plant::wrong},
-            {gemm_config{}, plant::hang},  {gemm_config{}, plant::none},          {{128, 64, 8, 8, 4, 8}, plant::none}};
+    return {{gemm_config{}, plant::trap}, {gemm_config{}, plant::out_of_bounds}, {gemm_config{}, plant::wrong},
+            {gemm_config{}, plant::hang}, {gemm_config{}, plant::none},          {{128, 64, 8, 8, 4, 8}, plant::none}};
   }
   std::string render(rocm_template_kernel& k, const template_context& ctx, const planted_config& c) const {
     auto src = inner.render(k, ctx, c.base);
@@ -125,16 +112,16 @@ struct planted_policy {
 };
 
 TEST(AutotuneGpu, IsolationSurvivesPlantedFaults) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU();
   if (!find_worker()) GTEST_SKIP() << "rocmtpl-bench-worker not found (build tools/ or set ROCMTPL_BENCH_WORKER)";
-  temp_dir dir;
+  temp_dir dir{"rocmtpl-autotune-gpu"};
   auto o = options_in(dir);
   o.isolate = true;
   o.candidate_timeout = std::chrono::seconds(10);
-  rocm_template<planted_policy> tpl(planted_policy{},
-                                    {buffer("x", layout::row_major(dtype::f32, {256, 128})),
-                                     buffer("w", layout::row_major(dtype::f32, {128, 192}))},
-                                    layout::row_major(dtype::f32, {256, 192}));
+  rocm_template<planted_policy> tpl(
+      planted_policy{},
+      {buffer("x", layout::row_major(dtype::f32, {256, 128})), buffer("w", layout::row_major(dtype::f32, {128, 192}))},
+      layout::row_major(dtype::f32, {256, 192}));
   const auto report = autotune(tpl, {}, o);
   ASSERT_EQ(report.candidates.size(), 6U);
   auto status = [&](std::size_t i) { return report.candidates[i].result.status; };

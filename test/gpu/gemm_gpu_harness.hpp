@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
-// The GEMM GPU harness shared by the GPU tests (moved out of gemm_gpu_test.cpp so that other GPU
-// tests reuse it, issue 8): cuBLAS loaded at run time, host-side numbers, tensors with NaN-poisoned
-// outputs, and a harness that renders, compiles (in parallel, cached), runs and compares each case
-// with cuBLAS (or a double-precision host product where cuBLAS cannot describe the layout).
+// The GEMM GPU harness, shared by the GPU tests that check GEMMs against cuBLAS (moved out of
+// gemm_gpu_test.cpp so that hygiene_gpu_test.cpp reuses it, issue 8): host-side numbers, tensors
+// with NaN-poisoned outputs, and a harness that renders, compiles (in parallel, cached), runs and
+// compares each case with cuBLAS (support/cublas.hpp), or with a double-precision host product
+// where cuBLAS cannot describe the layout.
 #pragma once
 
 #include <rocmtpl/runtime.hpp>
 
-#include <dlfcn.h>
+#include "support/cublas.hpp"
+#include "support/gpu.hpp"
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -31,81 +34,11 @@ namespace rocmtpl::test::gemm_gpu {
 namespace fs = std::filesystem;
 using namespace rocmtpl;
 using namespace rocmtpl::runtime;
+using rocmtpl::test::cublas;
 using templates::activation;
 using templates::gemm_config;
 using templates::gemm_options;
 using templates::gemm_policy;
-
-// ---------------------------------------------------------------------------------------------
-// cuBLAS, loaded at run time.
-// ---------------------------------------------------------------------------------------------
-class cublas {
- public:
-  static cublas& instance() {
-    static cublas c;
-    return c;
-  }
-  [[nodiscard]] bool available() const noexcept { return handle_ != nullptr; }
-  [[nodiscard]] const std::string& status() const noexcept { return status_; }
-
-  // C[b] (N x M column-major, ldc = N: the row-major M x N product) = op(A[b]) op(B[b]).
-  int gemm(int op_a, int op_b, int m, int n, int k, const void* a, int a_type, int lda, long long stride_a,
-           const void* b, int b_type, int ldb, long long stride_b, float* c, long long stride_c, int batch,
-           bool pedantic) const {
-    const float one = 1.0F;
-    const float zero = 0.0F;
-    return gemm_(handle_, op_a, op_b, m, n, k, &one, a, a_type, lda, stride_a, b, b_type, ldb, stride_b, &zero, c,
-                 cuda_r_32f, m, stride_c, batch, pedantic ? compute_32f_pedantic : compute_32f, gemm_default);
-  }
-
-  static constexpr int cuda_r_32f = 0;
-  static constexpr int cuda_r_16f = 2;
-  static constexpr int cuda_r_16bf = 14;
-  static constexpr int op_n = 0;
-  static constexpr int op_t = 1;
-
- private:
-  static constexpr int compute_32f = 68;
-  static constexpr int compute_32f_pedantic = 69;
-  static constexpr int gemm_default = -1;
-  using create_fn = int (*)(void**);
-  using gemm_fn = int (*)(void*, int, int, int, int, int, const void*, const void*, int, int, long long, const void*,
-                          int, int, long long, const void*, void*, int, int, long long, int, int, int);
-
-  cublas() {
-    std::vector<std::string> names{"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
-    for (const char* root :
-         std::vector<const char*>{std::getenv("CUDA_PATH"), std::getenv("CUDA_HOME"), "/usr/local/cuda"}) {
-      if (root != nullptr) names.push_back(std::string(root) + "/lib64/libcublas.so");
-    }
-    for (const auto& n : names) {
-      lib_ = ::dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib_ != nullptr) break;
-    }
-    if (lib_ == nullptr) {
-      status_ = "libcublas not found";
-      return;
-    }
-    auto create = reinterpret_cast<create_fn>(::dlsym(lib_, "cublasCreate_v2"));
-    gemm_ = reinterpret_cast<gemm_fn>(::dlsym(lib_, "cublasGemmStridedBatchedEx"));
-    if (create == nullptr || gemm_ == nullptr) {
-      status_ = "libcublas lacks cublasCreate_v2 / cublasGemmStridedBatchedEx";
-      return;
-    }
-    void* h = nullptr;
-    if (int rc = create(&h); rc != 0) {
-      status_ = "cublasCreate_v2 failed with " + std::to_string(rc);
-      return;
-    }
-    handle_ = h;
-    status_ = "cuBLAS";
-  }
-
-  void* lib_ = nullptr;
-  void* handle_ = nullptr;
-  gemm_fn gemm_ = nullptr;
-  std::string status_;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Host-side numbers.
@@ -272,14 +205,9 @@ struct check_case {
 
 class harness {
  public:
-  harness()
-      : dir_(fs::temp_directory_path() / ("rocmtpl-gemm-gpu-" + std::to_string(::getpid()))), cache_(dir_ / "kernels") {
+  harness() : cache_(dir_.path() / "kernels") {
     const auto& rt = gpu_runtime::instance();
     copts_ = compile_options_for(rt.properties(rt.current_device()));
-  }
-  ~harness() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   // Renders (with the first shape's hints) and compiles every case, several compiles at a time.
@@ -321,12 +249,12 @@ class harness {
   [[nodiscard]] std::size_t against_host() const noexcept { return host_checks_; }
 
   // Raw launch for status-code checks: the case's first shape, given tensor pointers.
-  int call(const check_case& c, const std::vector<const void*>& pointers, const std::vector<std::int64_t>& extra,
-           void* workspace) {
+  kernel_status call(const check_case& c, const std::vector<const void*>& pointers,
+                     const std::vector<std::int64_t>& extra, void* workspace) {
     auto lib = std::make_shared<shared_library>(c.lib->library);
     const auto caller = c.tpl->generate(c.config, c.shapes.front());
     kernel_entry k(lib, caller.bmreq().kernel_name, caller.bmreq().input_tensor_meta.size() + 1, extra.size());
-    const int rc = k.call(pointers, extra, nullptr, workspace, stream_.get());
+    const kernel_status rc = k.call(pointers, extra, nullptr, workspace, stream_.get());
     stream_.synchronize();
     return rc;
   }
@@ -354,9 +282,9 @@ class harness {
     std::vector<const void*> ptrs;
     for (const auto& t : inputs) ptrs.push_back(t.device.get());
     ptrs.push_back(out.device.get());
-    const int rc = k.call(ptrs, req.extra_args, nullptr, ws.get(), stream_.get());
+    const kernel_status rc = k.call(ptrs, req.extra_args, nullptr, ws.get(), stream_.get());
     stream_.synchronize();
-    if (rc != 0) {
+    if (rc != kernel_status::ok) {
       ADD_FAILURE() << where << ": entry point returned " << rc;
       return false;
     }
@@ -489,7 +417,7 @@ class harness {
     return s + "]";
   }
 
-  fs::path dir_;
+  rocmtpl::test::temp_dir dir_{"rocmtpl-gemm-gpu"};
   code_cache cache_;
   compile_options copts_;
   runtime::stream stream_;
@@ -497,16 +425,6 @@ class harness {
   std::size_t cublas_checks_ = 0;
   std::size_t host_checks_ = 0;
 };
-
-#define REQUIRE_GPU()                                                                                         \
-  do {                                                                                                        \
-    if (!gpu_runtime::instance().available()) GTEST_SKIP() << "no GPU: " << gpu_runtime::instance().status(); \
-    try {                                                                                                     \
-      (void)compiler::find(compile_options_for(gpu_runtime::instance().properties(0)).platform);              \
-    } catch (const compiler_not_found_error& e) {                                                             \
-      GTEST_SKIP() << e.what();                                                                               \
-    }                                                                                                         \
-  } while (0)
 
 inline void run_all(harness& h, std::vector<check_case>& cases) {
   h.prepare(cases);

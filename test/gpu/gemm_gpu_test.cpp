@@ -14,8 +14,10 @@
 #include <rocmtpl/runtime.hpp>
 
 #include "gpu/gemm_gpu_harness.hpp"
+#include "support/cublas.hpp"
+#include "support/gpu.hpp"
+#include "support/temp_dir.hpp"
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -42,6 +44,7 @@ using namespace rocmtpl::test::gemm_gpu;
 namespace fs = std::filesystem;
 using namespace rocmtpl;
 using namespace rocmtpl::runtime;
+using rocmtpl::test::cublas;
 using templates::activation;
 using templates::bias_dim;
 using templates::gemm_config;
@@ -55,7 +58,8 @@ const sym_expr sK = sym_expr::symbol("K");
 
 std::shared_ptr<rocm_template<gemm_policy>> problem(gemm_options o, std::vector<buffer> inputs, layout y,
                                                     std::optional<std::vector<int>> reorder = std::nullopt) {
-  return std::make_shared<rocm_template<gemm_policy>>(gemm_policy(o), std::move(inputs), std::move(y), std::move(reorder));
+  return std::make_shared<rocm_template<gemm_policy>>(gemm_policy(o), std::move(inputs), std::move(y),
+                                                      std::move(reorder));
 }
 
 std::shared_ptr<rocm_template<gemm_policy>> plain(dtype t, gemm_options o = {}) {
@@ -75,7 +79,7 @@ gemm_config top_config(const rocm_template<gemm_policy>& t, const size_hints& hi
 }
 
 TEST(GemmGpu, EverySimtConfigF32) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   auto t = plain(dtype::f32);
@@ -84,7 +88,7 @@ TEST(GemmGpu, EverySimtConfigF32) {
 }
 
 TEST(GemmGpu, EveryMatrixCoreConfigF16AndBf16) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   for (dtype d : {dtype::f16, dtype::bf16}) {
@@ -106,7 +110,7 @@ TEST(GemmGpu, EveryMatrixCoreConfigF16AndBf16) {
 }
 
 TEST(GemmGpu, Layouts) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
@@ -123,19 +127,22 @@ TEST(GemmGpu, Layouts) {
     add("col-major X, W, Y", {buffer("x", layout::col_major(d, {sM, sK})), buffer("w", layout::col_major(d, {sK, sN}))},
         layout::col_major(d, {sM, sN}));
     // Padded leading dimensions and offsets (aligned: the vector path).
-    add("padded", {buffer("x", layout(d, {sM, sK}, {sK + 8, 1}, 16)), buffer("w", layout(d, {sK, sN}, {sN + 16, 1}, 8))},
+    add("padded",
+        {buffer("x", layout(d, {sM, sK}, {sK + 8, 1}, 16)), buffer("w", layout(d, {sK, sN}, {sN + 16, 1}, 8))},
         layout(d, {sM, sN}, {sN + 5, 1}, 3));
     // Misaligned offsets (the fallback) and no unit stride at all (host product).
-    add("misaligned", {buffer("x", layout(d, {sM, sK}, {sK + 3, 1}, 1)), buffer("w", layout(d, {sK, sN}, {1, sK + 1}, 5))},
+    add("misaligned",
+        {buffer("x", layout(d, {sM, sK}, {sK + 3, 1}, 1)), buffer("w", layout(d, {sK, sN}, {1, sK + 1}, 5))},
         layout::row_major(d, {sM, sN}));
-    add("no unit stride", {buffer("x", layout(d, {sM, sK}, {2 * sK, 2}, 0)), buffer("w", layout(d, {sK, sN}, {1, sK}, 0))},
+    add("no unit stride",
+        {buffer("x", layout(d, {sM, sK}, {2 * sK, 2}, 0)), buffer("w", layout(d, {sK, sN}, {1, sK}, 0))},
         layout::row_major(d, {sM, sN}));
   }
   run_all(h, cases);
 }
 
 TEST(GemmGpu, Epilogues) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   const size_hints hint{{"M", 129}, {"N", 264}, {"K", 96}};
@@ -147,16 +154,27 @@ TEST(GemmGpu, Epilogues) {
   };
   const std::vector<variant> variants{
       {"bias[N] relu", {.act = activation::relu}, dtype::f16, dtype::f16, dtype::f32, {sN}},
-      {"bias[M] gelu", {.act = activation::gelu, .bias_along = bias_dim::m}, dtype::bf16, dtype::bf16, dtype::bf16, {sM}},
+      {"bias[M] gelu",
+       {.act = activation::gelu, .bias_along = bias_dim::m},
+       dtype::bf16,
+       dtype::bf16,
+       dtype::bf16,
+       {sM}},
       {"bias[M,N] beta silu", {.act = activation::silu, .beta = 0.5F}, dtype::f32, dtype::f32, dtype::bf16, {sM, sN}},
-      {"bias[1,N] sigmoid alpha", {.act = activation::sigmoid, .alpha = 2.0F}, dtype::f16, dtype::f32, dtype::f16, {1, sN}},
+      {"bias[1,N] sigmoid alpha",
+       {.act = activation::sigmoid, .alpha = 2.0F},
+       dtype::f16,
+       dtype::f32,
+       dtype::f16,
+       {1, sN}},
       {"residual", {.residual = true}, dtype::f16, dtype::f16, dtype::f16, {}},
       {"bias + residual gelu", {.act = activation::gelu, .residual = true}, dtype::bf16, dtype::f32, dtype::f32, {sN}},
       {"f32 -> bf16", {.act = activation::relu}, dtype::f32, dtype::bf16, dtype::f32, {sN}},
       {"bf16 -> f16", {}, dtype::bf16, dtype::f16, dtype::f32, {sN}},
   };
   for (const auto& v : variants) {
-    std::vector<buffer> in{buffer("x", layout::row_major(v.in, {sM, sK})), buffer("w", layout::row_major(v.in, {sK, sN}))};
+    std::vector<buffer> in{buffer("x", layout::row_major(v.in, {sM, sK})),
+                           buffer("w", layout::row_major(v.in, {sK, sN}))};
     if (!v.bias_sizes.empty()) in.emplace_back("bias", layout::row_major(v.bias, v.bias_sizes));
     if (v.o.residual) in.emplace_back("res", layout::row_major(v.bias, {sM, sN}));
     auto t = problem(v.o, std::move(in), layout::row_major(v.out, {sM, sN}));
@@ -174,17 +192,18 @@ TEST(GemmGpu, Epilogues) {
   // addmm order [bias, X, W].
   {
     gemm_options o{.beta = 1.0F};
-    auto t = problem(o,
-                     {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN})),
-                      buffer("bias", layout::row_major(dtype::f16, {sN}))},
-                     layout::row_major(dtype::f16, {sM, sN}), std::vector<int>{2, 0, 1});
+    auto t = problem(
+        o,
+        {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN})),
+         buffer("bias", layout::row_major(dtype::f16, {sN}))},
+        layout::row_major(dtype::f16, {sM, sN}), std::vector<int>{2, 0, 1});
     cases.push_back({"addmm order", t, o, top_config(*t, hint), {hint}});
   }
   run_all(h, cases);
 }
 
 TEST(GemmGpu, BatchedAndBroadcast) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   const auto sB = sym_expr::symbol("B");
@@ -192,23 +211,23 @@ TEST(GemmGpu, BatchedAndBroadcast) {
   for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
     const std::string n(name(d));
     gemm_options o{.act = activation::relu, .residual = true};
-    auto t = problem(o,
-                     {buffer("x", layout::row_major(d, {sB, sM, sK})), buffer("w", layout::row_major(d, {sB, sK, sN})),
-                      buffer("bias", layout::row_major(dtype::f32, {sB, 1, sN})),
-                      buffer("res", layout::row_major(d, {sB, sM, sN}))},
-                     layout::row_major(d, {sB, sM, sN}));
+    auto t = problem(
+        o,
+        {buffer("x", layout::row_major(d, {sB, sM, sK})), buffer("w", layout::row_major(d, {sB, sK, sN})),
+         buffer("bias", layout::row_major(dtype::f32, {sB, 1, sN})), buffer("res", layout::row_major(d, {sB, sM, sN}))},
+        layout::row_major(d, {sB, sM, sN}));
     cases.push_back({n + " bmm", t, o, top_config(*t, hint), {hint, {{"B", 2}, {"M", 1}, {"N", 9}, {"K", 1}}}});
     // A shared weight (rank 2) and a column-major batch of X.
-    auto t2 = problem({},
-                      {buffer("x", layout(d, {sB, sM, sK}, {sM * sK, 1, sM}, 0)), buffer("w", layout::col_major(d, {sK, sN}))},
-                      layout::row_major(d, {sB, sM, sN}));
+    auto t2 = problem(
+        {}, {buffer("x", layout(d, {sB, sM, sK}, {sM * sK, 1, sM}, 0)), buffer("w", layout::col_major(d, {sK, sN}))},
+        layout::row_major(d, {sB, sM, sN}));
     cases.push_back({n + " broadcast W", t2, {}, top_config(*t2, hint), {hint}});
   }
   run_all(h, cases);
 }
 
 TEST(GemmGpu, RuntimeSplitK) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   const auto sB = sym_expr::symbol("B");
@@ -223,7 +242,10 @@ TEST(GemmGpu, RuntimeSplitK) {
     for (int s : {1, 2, 3, 7, 40}) {
       auto c = base;
       c.split_k = s;
-      cases.push_back({std::string(name(d)) + " split " + std::to_string(s), t, o, c,
+      cases.push_back({std::string(name(d)) + " split " + std::to_string(s),
+                       t,
+                       o,
+                       c,
                        {hint, {{"B", 1}, {"M", 33}, {"N", 8}, {"K", 40}}}});
     }
   }
@@ -231,13 +253,13 @@ TEST(GemmGpu, RuntimeSplitK) {
 }
 
 TEST(GemmGpu, StaticShapesAndEdgeSizes) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
     const std::string n(name(d));
-    for (auto [m, nn, k] : std::vector<std::tuple<int, int, int>>{{256, 384, 512}, {100, 200, 300}, {1, 64, 64}, {64, 1, 64},
-                                                                   {64, 64, 1}, {65, 33, 0}, {3, 5, 7}}) {
+    for (auto [m, nn, k] : std::vector<std::tuple<int, int, int>>{
+             {256, 384, 512}, {100, 200, 300}, {1, 64, 64}, {64, 1, 64}, {64, 64, 1}, {65, 33, 0}, {3, 5, 7}}) {
       gemm_options o{.act = activation::relu};
       auto t = problem(o,
                        {buffer("x", layout::row_major(d, {m, k})), buffer("w", layout::row_major(d, {k, nn})),
@@ -250,27 +272,27 @@ TEST(GemmGpu, StaticShapesAndEdgeSizes) {
 }
 
 TEST(GemmGpu, StatusCodes) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   // Static, aligned layout: one vector instantiation, a misaligned pointer is refused.
-  auto t = problem({},
-                   {buffer("x", layout::row_major(dtype::f16, {64, 64})), buffer("w", layout::row_major(dtype::f16, {64, 64}))},
-                   layout::row_major(dtype::f16, {64, 64}));
+  auto t = problem(
+      {}, {buffer("x", layout::row_major(dtype::f16, {64, 64})), buffer("w", layout::row_major(dtype::f16, {64, 64}))},
+      layout::row_major(dtype::f16, {64, 64}));
   cases.push_back({"static", t, {}, top_config(*t, {}), {size_hints{}}});
   gemm_options o{.runtime_split_k = true};
-  auto s = problem(o,
-                   {buffer("x", layout::row_major(dtype::f16, {64, 256})), buffer("w", layout::row_major(dtype::f16, {256, 64}))},
-                   layout::row_major(dtype::f16, {64, 64}));
+  auto s = problem(
+      o, {buffer("x", layout::row_major(dtype::f16, {64, 256})), buffer("w", layout::row_major(dtype::f16, {256, 64}))},
+      layout::row_major(dtype::f16, {64, 64}));
   cases.push_back({"split", s, o, top_config(*s, {}), {size_hints{}}});
   h.prepare(cases);
   ASSERT_TRUE(cases[0].lib && cases[1].lib);
   device_buffer a(64 * 64 * 2 + 16), b(64 * 64 * 2), y(64 * 64 * 2);
   const auto* shifted = static_cast<const std::uint8_t*>(a.get()) + 2;
-  EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, {}, nullptr), 0);
-  EXPECT_EQ(h.call(cases[0], {shifted, b.get(), y.get()}, {}, nullptr), static_cast<int>(kernel_status::unsupported_argument));
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {2}, nullptr), static_cast<int>(kernel_status::workspace_too_small));
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {0}, nullptr), static_cast<int>(kernel_status::unsupported_argument));
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {1}, nullptr), 0);
+  EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, {}, nullptr), kernel_status::ok);
+  EXPECT_EQ(h.call(cases[0], {shifted, b.get(), y.get()}, {}, nullptr), kernel_status::unsupported_argument);
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {2}, nullptr), kernel_status::workspace_too_small);
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {0}, nullptr), kernel_status::unsupported_argument);
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {1}, nullptr), kernel_status::ok);
 }
 }  // namespace

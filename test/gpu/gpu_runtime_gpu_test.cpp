@@ -4,15 +4,15 @@
 // portable header (rocmtpl_hip_portable.h, from device_include_dir()) built with nvcc or hipcc,
 // so that its conversions, warp shuffles and dynamic shared memory are checked on the device.
 
+#include <rocmtpl/runtime/compiler.hpp>
 #include <rocmtpl/runtime/device_headers.hpp>
 #include <rocmtpl/runtime/gpu_runtime.hpp>
+#include <rocmtpl/runtime/process.hpp>
+
+#include "support/temp_dir.hpp"
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
@@ -28,8 +28,6 @@
 #include <regex>
 #include <string>
 #include <vector>
-
-extern char** environ;
 
 namespace {
 
@@ -53,9 +51,9 @@ TEST_F(GpuRuntimeGpu, PropertiesAreSane) {
   for (int d = 0; d < rt().device_count(); ++d) {
     const auto p = rt().properties(d);
     std::cout << "device " << d << ": " << p.name << ", " << p.arch << ", " << p.compute_units << " CUs, L2 "
-              << p.l2_cache_bytes << " B, shared " << p.shared_memory_per_block << "/" << p.shared_memory_per_block_optin
-              << " B, memory " << p.total_memory << " B, warp " << p.warp_size << ", clock " << p.clock_khz
-              << " kHz\n";
+              << p.l2_cache_bytes << " B, shared " << p.shared_memory_per_block << "/"
+              << p.shared_memory_per_block_optin << " B, memory " << p.total_memory << " B, warp " << p.warp_size
+              << ", clock " << p.clock_khz << " kHz\n";
     EXPECT_EQ(p.ordinal, d);
     EXPECT_EQ(p.kind, *rt().kind());
     EXPECT_FALSE(p.name.empty());
@@ -154,43 +152,6 @@ TEST_F(GpuRuntimeGpu, ErrorsAreTypedAndDoNotPoisonLaterCalls) {
 }
 
 // --- kernels built against the portable header ---------------------------------------------------
-
-struct process_result {
-  int exit_code = -1;
-  std::string output;
-};
-
-process_result run_process(const std::vector<std::string>& argv, const fs::path& log_file) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  process_result result;
-  if (rc != 0) {
-    result.output = std::string("posix_spawn failed: ") + std::strerror(rc);
-    return result;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(log_file);
-  result.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return result;
-}
-
-std::optional<fs::path> first_executable(const std::vector<fs::path>& candidates) {
-  for (const auto& c : candidates) {
-    if (!c.empty() && ::access(c.c_str(), X_OK) == 0) return c;
-  }
-  return std::nullopt;
-}
 
 constexpr std::string_view device_check_source = R"src(#include "rocmtpl_hip_portable.h"
 
@@ -292,31 +253,32 @@ std::uint32_t bits_of(float f) {
 
 TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
   const auto props = rt().properties(0);
-  std::vector<std::string> argv;
-  if (props.kind == platform::nvidia) {
-    const char* cuda = std::getenv("CUDA_PATH");
-    const auto nvcc = first_executable({cuda != nullptr ? fs::path(cuda) / "bin" / "nvcc" : fs::path(),
-                                        "/usr/local/cuda/bin/nvcc", "/usr/bin/nvcc"});
-    if (!nvcc) GTEST_SKIP() << "nvcc not found; install the CUDA toolkit to run kernels";
-    argv = {nvcc->string(), "-arch=" + props.arch, "-O2", "-shared", "-Xcompiler", "-fPIC", "-x", "cu"};
-  } else {
-    const char* rocm = std::getenv("ROCM_PATH");
-    const auto hipcc = first_executable({rocm != nullptr ? fs::path(rocm) / "bin" / "hipcc" : fs::path(),
-                                         "/usr/bin/hipcc", "/opt/rocm/bin/hipcc"});
-    if (!hipcc) GTEST_SKIP() << "hipcc not found; install hipcc to run kernels";
-    argv = {hipcc->string(), "--offload-arch=" + props.arch, "-O2", "-shared", "-fPIC", "-x", "hip"};
+  // The library's compiler search and process runner, with this test's own flags.
+  std::optional<rocmtpl::runtime::compiler> cc;
+  try {
+    cc = rocmtpl::runtime::compiler::find(props.kind);
+  } catch (const rocmtpl::runtime::compiler_not_found_error& e) {
+    GTEST_SKIP() << e.what();
   }
-  const fs::path dir = fs::temp_directory_path() / ("rocmtpl-gpu-kernels-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / "check.src") << device_check_source;
+  std::vector<std::string> argv{cc->path().string()};
+  if (props.kind == platform::nvidia) {
+    argv.insert(argv.end(), {"-arch=" + props.arch, "-O2", "-shared", "-Xcompiler", "-fPIC", "-x", "cu"});
+  } else {
+    argv.insert(argv.end(), {"--offload-arch=" + props.arch, "-O2", "-shared", "-fPIC", "-x", "hip"});
+  }
+  const rocmtpl::test::temp_dir tmp("rocmtpl-gpu-kernels");
+  const fs::path dir = tmp.path();
+  rocmtpl::test::write_file(dir / "check.src", device_check_source);
   argv.insert(argv.end(), {"-I", rocmtpl::runtime::device_include_dir().string(), (dir / "check.src").string(), "-o",
                            (dir / "libcheck.so").string()});
-  const auto built = run_process(argv, dir / "build.log");
-  ASSERT_EQ(built.exit_code, 0) << built.output;
+  rocmtpl::runtime::process_options po;
+  po.env = cc->environment();
+  const auto built = rocmtpl::runtime::run_process(argv, po);
+  ASSERT_TRUE(built.ok()) << built.output;
   library_handle lib(dir / "libcheck.so");
   ASSERT_TRUE(lib) << ::dlerror();
-  using convert_fn = int(const void*, const void*, void*, void*, void*, void*, void*, void*, void*, void*, void*,
-                         void*, int, void*);
+  using convert_fn =
+      int(const void*, const void*, void*, void*, void*, void*, void*, void*, void*, void*, void*, void*, int, void*);
   using reduce_fn = int(const void*, void*, void*, int, void*);
   auto* convert = lib.symbol<convert_fn>("rocmtpl_check_convert");
   auto* reduce = lib.symbol<reduce_fn>("rocmtpl_check_reduce");
@@ -331,8 +293,8 @@ TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
   std::mt19937 rng(7);
   for (int i = 0; i < n; ++i) {
     std::uint32_t u = static_cast<std::uint32_t>(rng());
-    if (i % 4 == 0) u = (u & 0xffffe000u) | 0x1000u;  // fp16 halfway
-    if (i % 4 == 1) u = (u & 0xffff0000u) | 0x8000u;  // bf16 halfway
+    if (i % 4 == 0) u = (u & 0xffffe000u) | 0x1000u;                                             // fp16 halfway
+    if (i % 4 == 1) u = (u & 0xffff0000u) | 0x8000u;                                             // bf16 halfway
     if (i % 4 == 2) u = (u & 0x807fffffu) | (static_cast<std::uint32_t>(100 + (i % 45)) << 23);  // fp16 range
     std::memcpy(&floats[static_cast<std::size_t>(i)], &u, sizeof(u));
   }
@@ -413,8 +375,6 @@ TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
     // Butterfly max over __shfl_xor: every lane holds the largest lane index.
     EXPECT_EQ(lane_values[static_cast<std::size_t>(w + lane)], static_cast<float>(w - 1)) << lane;
   }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
 }
 
 }  // namespace

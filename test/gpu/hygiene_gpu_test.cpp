@@ -24,7 +24,7 @@ gemm_config first_config(const rocm_template<gemm_policy>& t, const size_hints& 
 }
 
 TEST(HygieneGpu, GemmWithSymbolsNamedLikeInternalsMatchesCublas) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   // Batch, M, N, K named after the GEMM's problem struct, its local `p`, its tile constant and
@@ -63,7 +63,7 @@ TEST(HygieneGpu, GemmWithSymbolsNamedLikeInternalsMatchesCublas) {
 }
 
 TEST(HygieneGpu, EntryPointRefusesNonPositiveOutputStridesAndOverflow) {  // issue 8
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
   const sym_expr m = s("p"), n = s("n"), k = s("k"), y_ld = s("total");
@@ -79,13 +79,13 @@ TEST(HygieneGpu, EntryPointRefusesNonPositiveOutputStridesAndOverflow) {  // iss
   const device_buffer x(8 * 8 * 4), w(8 * 8 * 4), y(8 * 8 * 4);
   const std::vector<const void*> ptrs{x.get(), w.get(), y.get()};
   // Symbols in first-appearance order: p, k, n, total.
-  EXPECT_EQ(h.call(cases[0], ptrs, {8, 8, 8, 8}, nullptr), 0);
+  EXPECT_EQ(h.call(cases[0], ptrs, {8, 8, 8, 8}, nullptr), kernel_status::ok);
   EXPECT_EQ(h.call(cases[0], ptrs, {8, 8, 8, 0}, nullptr),
-            static_cast<int>(kernel_status::unsupported_argument));  // output rows overlap: unsupported
-  EXPECT_EQ(h.call(cases[0], ptrs, {8, 8, 8, -8}, nullptr), static_cast<int>(kernel_status::unsupported_argument));
-  EXPECT_EQ(h.call(cases[0], ptrs, {1, 8, 8, 0}, nullptr), 0);  // one row: any stride
+            kernel_status::unsupported_argument);  // output rows overlap: unsupported
+  EXPECT_EQ(h.call(cases[0], ptrs, {8, 8, 8, -8}, nullptr), kernel_status::unsupported_argument);
+  EXPECT_EQ(h.call(cases[0], ptrs, {1, 8, 8, 0}, nullptr), kernel_status::ok);  // one row: any stride
   const std::int64_t big = std::int64_t{1} << 62;
   EXPECT_EQ(h.call(cases[0], ptrs, {big, 8, 8, 8}, nullptr),
-            static_cast<int>(kernel_status::unsupported_argument));  // p * k overflows int64
+            kernel_status::unsupported_argument);  // p * k overflows int64
 }
 }  // namespace

@@ -4,7 +4,6 @@
 // ahead-of-time artifact gives the same bits; its standalone runner runs. Label gpu; skips without
 // a GPU or a compiler.
 #include <rocmtpl/module.hpp>
-#include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/code_cache.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
@@ -12,6 +11,10 @@
 #include <rocmtpl/runtime/module_loader.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
+
+#include "support/gpu.hpp"
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,6 +29,7 @@
 
 namespace {
 namespace fs = std::filesystem;
+using rocmtpl::test::temp_dir;
 using namespace rocmtpl;
 using namespace rocmtpl::runtime;
 using templates::activation;
@@ -37,25 +41,6 @@ using templates::gemm_policy;
 constexpr std::int64_t k_in = 200;    // x: [M, 200]
 constexpr std::int64_t hidden = 300;  // w1: [200, 300], b1: [300]
 constexpr std::int64_t n_out = 70;    // w2: [300, 70], y: [M, 70]
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    path = fs::temp_directory_path() / ("rocmtpl-module-gpu-" + std::to_string(::getpid()));
-    fs::create_directories(path);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-#define REQUIRE_GPU()                                                                                         \
-  do {                                                                                                        \
-    if (!gpu_runtime::instance().available()) GTEST_SKIP() << "no GPU: " << gpu_runtime::instance().status(); \
-  } while (0)
 
 module_source mlp_module(dtype t) {
   const auto m = sym_expr::symbol("M");
@@ -207,11 +192,11 @@ gpu_setup setup() {
 }
 
 TEST(ModuleGpu, ThreeNodeModuleMatchesTheHostReference) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU();
   auto g = setup();
   if (!g.cc) GTEST_SKIP() << g.skip;
-  temp_dir dir;
-  code_cache cache(dir.path / "cache");
+  temp_dir dir{"rocmtpl-module-gpu"};
+  code_cache cache(dir.path() / "cache");
   const auto source = mlp_module(dtype::f32);
   const auto mod = loaded_module::compile(source, *g.cc, g.options, cache);
   // M not a multiple of any tile, a small one, and an empty batch: one library for all of them.
@@ -228,11 +213,11 @@ TEST(ModuleGpu, ThreeNodeModuleMatchesTheHostReference) {
 }
 
 TEST(ModuleGpu, Bf16ModuleMatchesTheHostReference) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU();
   auto g = setup();
   if (!g.cc) GTEST_SKIP() << g.skip;
-  temp_dir dir;
-  code_cache cache(dir.path / "cache");
+  temp_dir dir{"rocmtpl-module-gpu"};
+  code_cache cache(dir.path() / "cache");
   const auto mod = loaded_module::compile(mlp_module(dtype::bf16), *g.cc, g.options, cache);
   const std::int64_t m = 300;
   const auto in = make_inputs(m, 11U);
@@ -242,19 +227,19 @@ TEST(ModuleGpu, Bf16ModuleMatchesTheHostReference) {
 }
 
 TEST(ModuleGpu, AheadOfTimeArtifactGivesTheSameBits) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU();
   auto g = setup();
   if (!g.cc) GTEST_SKIP() << g.skip;
-  temp_dir dir;
+  temp_dir dir{"rocmtpl-module-gpu"};
   std::vector<std::uint8_t> first;
   const std::int64_t m = 129;
   const auto in = make_inputs(m, 3U);
   fs::path manifest;
   {
-    code_cache cache(dir.path / "cache");
+    code_cache cache(dir.path() / "cache");
     const auto mod = loaded_module::compile(mlp_module(dtype::f32), *g.cc, g.options, cache);
     first = run(mod, in, m, dtype::f32);
-    manifest = mod.save(dir.path / "artifact");
+    manifest = mod.save(dir.path() / "artifact");
     cache.clear();  // the artifact must stand alone
   }
   const auto loaded = loaded_module::load(manifest);
@@ -269,16 +254,16 @@ TEST(ModuleGpu, AheadOfTimeArtifactGivesTheSameBits) {
     loaded.run({x.get(), w1.get(), b1.get(), w2.get()}, {nullptr}, {{"M", m}}, workspace.get(), nullptr);
     FAIL() << "expected kernel_status_error";
   } catch (const kernel_status_error& e) {
-    EXPECT_EQ(e.code(), 2);
+    EXPECT_EQ(e.code(), kernel_status::null_argument);
   }
 }
 
 TEST(ModuleGpu, StandaloneRunnerRunsOnTheGpu) {
-  REQUIRE_GPU();
+  ROCMTPL_REQUIRE_GPU();
   auto g = setup();
   if (!g.cc) GTEST_SKIP() << g.skip;
-  temp_dir dir;
-  const auto exe = build_standalone_runner(mlp_module(dtype::f32), *g.cc, g.options, dir.path / "mlp_runner");
+  temp_dir dir{"rocmtpl-module-gpu"};
+  const auto exe = build_standalone_runner(mlp_module(dtype::f32), *g.cc, g.options, dir.path() / "mlp_runner");
   const auto r = run_process({exe.string(), "M=257", "--iters=3"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("mlp_float32: M=257 "), std::string::npos) << r.output;

@@ -67,20 +67,20 @@ TEST(KernelCall, HipccBuiltGemmAnswersTheWorkspaceQueryWithoutAGpu) {
   EXPECT_EQ(k.workspace_size({100}), 0U);
   // Null tensors with a non-zero size: the generated check returns a status, never throws or crashes.
   std::vector<const void*> nulls(3, nullptr);
-  EXPECT_EQ(k.call(nulls, {100}, nullptr, nullptr, nullptr), static_cast<int>(kernel_status::null_argument));
+  EXPECT_EQ(k.call(nulls, {100}, nullptr, nullptr, nullptr), kernel_status::null_argument);
   try {
     k.launch(nulls, {100}, nullptr, nullptr);
     FAIL();
   } catch (const kernel_status_error& e) {
-    EXPECT_EQ(e.code(), 2);
+    EXPECT_EQ(e.code(), kernel_status::null_argument);
     EXPECT_NE(std::string(e.what()).find("null tensor argument"), std::string::npos);
   }
   // A negative size is refused before anything runs.
-  EXPECT_EQ(k.call(nulls, {-1}, nullptr, nullptr, nullptr), static_cast<int>(kernel_status::unsupported_argument));
+  EXPECT_EQ(k.call(nulls, {-1}, nullptr, nullptr, nullptr), kernel_status::unsupported_argument);
   // Zero rows: X and Y may be null (size 0) but W (64 x 48) may not; with W given, nothing runs.
-  EXPECT_EQ(k.call(nulls, {0}, nullptr, nullptr, nullptr), static_cast<int>(kernel_status::null_argument));
+  EXPECT_EQ(k.call(nulls, {0}, nullptr, nullptr, nullptr), kernel_status::null_argument);
   const float w_stand_in = 0;  // never dereferenced: no rows to compute
-  EXPECT_EQ(k.call({nullptr, &w_stand_in, nullptr}, {0}, nullptr, nullptr, nullptr), 0);
+  EXPECT_EQ(k.call({nullptr, &w_stand_in, nullptr}, {0}, nullptr, nullptr, nullptr), kernel_status::ok);
   EXPECT_THROW((void)k.call(nulls, {1, 2}, nullptr, nullptr, nullptr), invalid_argument_error);
   EXPECT_THROW(kernel_entry(so, "no_such_kernel", 3, 1), symbol_not_found_error);
 }

@@ -15,7 +15,10 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
+
+#include <signal.h>
 
 namespace {
 
@@ -27,9 +30,9 @@ using rocmtpl::runtime::compile_options;
 using rocmtpl::runtime::compile_result;
 using rocmtpl::runtime::compile_timeout_error;
 using rocmtpl::runtime::compiler;
+using rocmtpl::runtime::platform;
 using rocmtpl::runtime::run_process;
 using rocmtpl::runtime::shared_library;
-using rocmtpl::runtime::platform;
 using rocmtpl::test::entry_fn;
 using rocmtpl::test::query_workspace;
 using rocmtpl::test::scoped_env;
@@ -55,12 +58,13 @@ std::size_t workspace_of(const fs::path& library, std::int64_t n) {
 // A fake hipcc: prints `version` for --version; otherwise counts its runs in <name>.runs, writes
 // the -MF dependency file (listing `header` when given) like a real compiler, then runs `action`
 // (fail with a message, or sleep for timeouts).
-fs::path fake_compiler(const temp_dir& dir, const std::string& name, const std::string& version, const std::string& action,
-                       const std::string& header = {}, bool writes_depfile = true) {
+fs::path fake_compiler(const temp_dir& dir, const std::string& name, const std::string& version,
+                       const std::string& action, const std::string& header = {}, bool writes_depfile = true) {
   std::string script = "if [ \"$1\" = --version ]; then echo '" + version + "'; exit 0; fi\necho run >> '" +
                        (dir / (name + ".runs")).string() + "'\n";
   if (writes_depfile) {
-    script += "prev=; for a in \"$@\"; do if [ \"$prev\" = -MF ]; then echo \"lib.so: " + header + "\" > \"$a\"; fi; prev=$a; done\n";
+    script += "prev=; for a in \"$@\"; do if [ \"$prev\" = -MF ]; then echo \"lib.so: " + header +
+              "\" > \"$a\"; fi; prev=$a; done\n";
   }
   return rocmtpl::test::write_script(dir / name, script + action + "\n");
 }
@@ -163,7 +167,8 @@ TEST(code_cache, second_call_is_a_hit_without_compiling) {
   // The recorded command points at the entry, not at a vanished staging folder.
   EXPECT_NE(std::find(first.argv.begin(), first.argv.end(), (entry / "lib.so").string()), first.argv.end());
   EXPECT_EQ(first.argv.back(), (entry / "source.hip").string());
-  for (const auto& e : fs::directory_iterator(entry)) EXPECT_EQ(e.path().filename().string().find(".build-"), std::string::npos);
+  for (const auto& e : fs::directory_iterator(entry))
+    EXPECT_EQ(e.path().filename().string().find(".build-"), std::string::npos);
 }
 
 TEST(code_cache, corrupt_library_is_rebuilt_never_loaded) {
@@ -403,7 +408,9 @@ TEST(code_cache, two_processes_wanting_one_key_compile_it_once) {
   std::vector<rocmtpl::runtime::process_result> results(2);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    threads.emplace_back([&, i] { results[i] = run_process({self.string(), "--gtest_filter=code_cache.race_child"}, po); });
+    threads.emplace_back([&, i] {
+      results[i] = run_process({self.string(), "--gtest_filter=code_cache.race_child"}, po);
+    });
   }
   for (auto& t : threads) t.join();
   std::size_t compiles = 0;
@@ -452,7 +459,7 @@ extern "C" __attribute__((visibility("default"))) int entry(const float*, float*
 
 TEST(code_cache, clear_and_erase) {
   temp_dir dir;
-  const auto bad = fake_compiler(dir, "bad", "bad 1.0", "exit 1");
+  const auto bad = fake_compiler(dir, "bad", "bad 1.0", "echo 'bad.hip:1:1: error: bad'; exit 1");
   const compiler cb(platform::amd, bad);
   code_cache cache(dir / "cache");
   EXPECT_THROW((void)cache.get_or_compile(cb, "a", amd()), compile_error);
@@ -468,11 +475,113 @@ TEST(code_cache, clear_and_erase) {
   EXPECT_EQ(runs_of(dir, "bad"), 4U);
 }
 
+// Issue 8: a compile that failed because of the machine is not remembered; a source error is.
+TEST(code_cache, environment_failures_are_not_remembered) {
+  temp_dir dir;
+  code_cache cache(dir / "cache");
+  const std::vector<std::pair<std::string, std::string>> environment_failures = {
+      {"killed", "echo 'compiling...'; kill -KILL $$"},
+      {"exec_failed", "echo 'hipcc: cannot exec clang'; exit 127"},
+      {"unwritable", "echo \"ld: error: cannot open output file lib.so: Permission denied\"; exit 1"},
+      {"silent", "exit 1"},
+  };
+  for (const auto& [name, action] : environment_failures) {
+    const compiler cc(platform::amd, fake_compiler(dir, name, name + " 1.0", action));
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      try {
+        (void)cache.get_or_compile(cc, "src", amd());
+        FAIL() << name << ": compiled";
+      } catch (const compile_error& e) {
+        EXPECT_EQ(e.failure(), rocmtpl::runtime::compile_failure::environment) << name << ": " << e.what();
+        EXPECT_FALSE(e.cached()) << name;
+      }
+    }
+    EXPECT_EQ(runs_of(dir, name), 2U) << name << ": the second call must run the compiler again";
+    EXPECT_FALSE(fs::exists(cache.entry_dir(cache.key(cc, "src", amd())) / "error.json")) << name;
+  }
+  EXPECT_EQ(cache.negative_hits(), 0U);
+
+  // The source's own error is remembered (the control: the same machinery does cache).
+  const compiler bad(platform::amd,
+                     fake_compiler(dir, "bad", "bad 1.0", "echo 'src.hip:2:7: error: unknown type'; exit 1"));
+  EXPECT_THROW((void)cache.get_or_compile(bad, "src", amd()), compile_error);
+  try {
+    (void)cache.get_or_compile(bad, "src", amd());
+    FAIL();
+  } catch (const compile_error& e) {
+    EXPECT_TRUE(e.cached());
+    EXPECT_EQ(e.failure(), rocmtpl::runtime::compile_failure::source);
+  }
+  EXPECT_EQ(runs_of(dir, "bad"), 1U);
+}
+
+// Issue 8: hipcc runs clang through a shell with arguments in double quotes; a cache folder with
+// $ ` " or \ would fail every compile. Refused before anything runs, naming ROCMTPL_CACHE_DIR.
+TEST(code_cache, cache_folder_hipcc_cannot_handle_is_refused_up_front) {
+  temp_dir dir;
+  const compiler cc(platform::amd, fake_compiler(dir, "cc", "fake 1.0", "echo 'x.hip:1:1: error: no'; exit 1"));
+  for (const std::string bad : {"ca$he", "ca`he", "ca\"he", "ca\\he", "ca\nhe"}) {
+    code_cache cache(dir / bad);
+    try {
+      (void)cache.get_or_compile(cc, "src", amd());
+      FAIL() << "accepted " << bad;
+    } catch (const rocmtpl::runtime::unsupported_path_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("ROCMTPL_CACHE_DIR"), std::string::npos) << what;
+      EXPECT_NE(what.find((dir / bad).string()), std::string::npos) << what;
+      EXPECT_EQ(e.path(), dir / bad);
+    }
+  }
+  EXPECT_EQ(runs_of(dir, "cc"), 0U) << "nothing may be spawned";
+  // Spaces, quotes and shell operators are fine for hipcc (measured): the compiler runs.
+  code_cache spaced(dir / "my cache; (v2) & 'x'");
+  EXPECT_THROW((void)spaced.get_or_compile(cc, "src", amd()), compile_error);
+  EXPECT_EQ(runs_of(dir, "cc"), 1U);
+  // nvcc is a program, not a script: any path is passed as it is.
+  const compiler nv(platform::nvidia, fake_compiler(dir, "nv", "nv 1.0", "echo 'x.cu(1): error: no'; exit 1"));
+  compile_options o;
+  o.platform = platform::nvidia;
+  o.archs = {"sm_90"};
+  code_cache dollar(dir / "ca$he");
+  EXPECT_THROW((void)dollar.get_or_compile(nv, "src", o), compile_error);
+}
+
+// Issue 8: a process killed mid-compile leaves `.build-<pid>-...`; the next compile of that entry
+// removes it once that pid is gone, and leaves a live owner's folder alone.
+TEST(code_cache, staging_folders_of_dead_processes_are_reclaimed) {
+  temp_dir dir;
+  const compiler cc(platform::amd, fake_compiler(dir, "cc", "fake 1.0", "echo 'x.hip:1:1: error: no'; exit 1"));
+  code_cache cache(dir / "cache", code_cache_options{.negative_cache = false, .track_dependencies = true});
+  const auto entry = cache.entry_dir(cache.key(cc, "src", amd()));
+  // A pid that is certainly gone: a child that has exited and been reaped.
+  const auto done = run_process({"sh", "-c", "echo $$"});
+  const int dead_pid = std::stoi(done.output);
+  ASSERT_NE(::kill(dead_pid, 0), 0);
+  // A live owner: a child that sleeps until the test ends.
+  rocmtpl::runtime::child_process live({"sleep", "30"});
+  const auto dead_dir = entry / (".build-" + std::to_string(dead_pid) + "-1234");
+  const auto live_dir = entry / (".build-" + std::to_string(live.pid()) + "-5678");
+  fs::create_directories(dead_dir);
+  fs::create_directories(live_dir);
+  rocmtpl::test::write_file(dead_dir / "lib.so", "half a library");
+  // Half-written temporaries of the atomic write, from a dead and from a live writer.
+  const auto dead_tmp = entry / (".meta.json.tmp-" + std::to_string(dead_pid) + "-42");
+  const auto live_tmp = entry / (".meta.json.tmp-" + std::to_string(live.pid()) + "-43");
+  rocmtpl::test::write_file(dead_tmp, "{\"for");
+  rocmtpl::test::write_file(live_tmp, "{\"for");
+  EXPECT_THROW((void)cache.get_or_compile(cc, "src", amd()), compile_error);
+  EXPECT_FALSE(fs::exists(dead_dir)) << "the dead owner's staging folder must be reclaimed";
+  EXPECT_TRUE(fs::exists(live_dir)) << "a live owner's staging folder must be kept";
+  EXPECT_FALSE(fs::exists(dead_tmp)) << "the dead writer's temporary must be reclaimed";
+  EXPECT_TRUE(fs::exists(live_tmp)) << "a live writer's temporary must be kept";
+}
+
 TEST(code_cache, depfile_parser) {
   using rocmtpl::runtime::detail::code_cache_impl::parse_depfile;
   const auto clang = parse_depfile("/out/lib.so: /src/k.hip \\\n  /inc/a\\ b.h /inc/c.h \\\n  /inc/$$d.h\n");
   EXPECT_EQ(clang, (std::vector<fs::path>{"/src/k.hip", "/inc/a b.h", "/inc/c.h", "/inc/$d.h"}));
-  const auto nvcc = parse_depfile("lib.so : k.cu \\\n    /usr/include/stdc-predef.h \\\n    /cuda/include/cuda_runtime.h\n\nextra.h:\n");
+  const auto nvcc = parse_depfile(
+      "lib.so : k.cu \\\n    /usr/include/stdc-predef.h \\\n    /cuda/include/cuda_runtime.h\n\nextra.h:\n");
   EXPECT_EQ(nvcc, (std::vector<fs::path>{"k.cu", "/usr/include/stdc-predef.h", "/cuda/include/cuda_runtime.h"}));
   EXPECT_TRUE(parse_depfile("").empty());
 }

@@ -21,13 +21,15 @@ using rocmtpl::runtime::compile_options;
 using rocmtpl::runtime::compile_timeout_error;
 using rocmtpl::runtime::compiler;
 using rocmtpl::runtime::compiler_not_found_error;
-using rocmtpl::runtime::shared_library;
 using rocmtpl::runtime::platform;
+using rocmtpl::runtime::shared_library;
 using rocmtpl::test::scoped_env;
 using rocmtpl::test::temp_dir;
 namespace fs = std::filesystem;
 
-bool contains(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool contains(const std::vector<std::string>& v, std::string_view s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 // A stand-in "compiler" so that the command line can be checked without hipcc or nvcc installed.
 struct fake_compiler {
@@ -95,10 +97,27 @@ TEST(compiler, nvidia_command_line) {
   o.include_dirs = {"/inc"};
   o.defines = {"X=1"};
   const auto argv = cc.command(o, "/src/k.hip", "/out/k.so");
-  const std::vector<std::string> expected = {
-      fake.path.string(), "-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-cudart", "shared",
-      "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90a,code=sm_90a", "-Xptxas", "-v", "-DX=1",
-      "-I/inc", "-o", "/out/k.so", "-x", "cu", "/src/k.hip"};
+  const std::vector<std::string> expected = {fake.path.string(),
+                                             "-O3",
+                                             "-std=c++17",
+                                             "-shared",
+                                             "-Xcompiler",
+                                             "-fPIC,-fvisibility=hidden",
+                                             "-cudart",
+                                             "shared",
+                                             "-gencode",
+                                             "arch=compute_80,code=sm_80",
+                                             "-gencode",
+                                             "arch=compute_90a,code=sm_90a",
+                                             "-Xptxas",
+                                             "-v",
+                                             "-DX=1",
+                                             "-I/inc",
+                                             "-o",
+                                             "/out/k.so",
+                                             "-x",
+                                             "cu",
+                                             "/src/k.hip"};
   EXPECT_EQ(argv, expected);
   o.fast_math = true;
   EXPECT_TRUE(contains(cc.command(o, "/src/k.hip", "/out/k.so"), "-use_fast_math"));
@@ -193,7 +212,7 @@ TEST(compiler, real_hipcc_version) {
   const auto& v = cc.version();
   EXPECT_NE(v.find("clang version"), std::string::npos) << v;
   EXPECT_EQ(v.find("Traceback"), std::string::npos) << v;  // rocm_agent_enumerator noise kept out
-  EXPECT_EQ(&cc.version(), &cc.version());                  // cached
+  EXPECT_EQ(&cc.version(), &cc.version());                 // cached
 }
 
 // The main path: build the C-ABI entry point for two archs, load it, query the workspace.
@@ -257,6 +276,12 @@ TEST(compiler, broken_source_gives_compile_error_with_log_and_source) {
     const std::string what = e.what();
     EXPECT_NE(what.find("undefined_name"), std::string::npos);  // the message shows the log's head
     EXPECT_NE(what.find(src.string()), std::string::npos);
+    // Issue 8: the first line is the compiler's own first error, not "exit code 1".
+    const auto first = what.substr(0, what.find('\n'));
+    EXPECT_NE(first.find("error"), std::string::npos) << first;
+    EXPECT_NE(first.find("undefined_name"), std::string::npos) << first;
+    EXPECT_EQ(e.first_error_line(), first.substr(std::string_view("rocmtpl: ").size()));
+    EXPECT_EQ(e.failure(), rocmtpl::runtime::compile_failure::source);
   }
   EXPECT_FALSE(fs::exists(out));
 }
@@ -281,8 +306,9 @@ TEST(compiler, hung_compiler_is_killed_at_the_timeout) {
   temp_dir dir;
   const auto pid_file = dir / "sleep.pid";
   const auto fake = rocmtpl::test::write_script(
-      dir / "slowcc", "if [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\necho compiling...\nsleep 60 &\necho $! > '" +
-                          pid_file.string() + "'\nwait\n");
+      dir / "slowcc",
+      "if [ \"$1\" = --version ]; then echo slow 1.0; exit 0; fi\necho compiling...\nsleep 60 &\necho $! > '" +
+          pid_file.string() + "'\nwait\n");
   scoped_env hipcc("ROCMTPL_HIPCC", fake.string());
   const auto cc = compiler::find(platform::amd);
   const auto src = dir / "k.hip";
@@ -297,7 +323,8 @@ TEST(compiler, hung_compiler_is_killed_at_the_timeout) {
     EXPECT_EQ(e.timeout(), 1s);
     EXPECT_EQ(e.log(), "compiling...\n");
     EXPECT_EQ(e.exit_code(), -1);
-    EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("timed out after 1 s"), std::string::npos) << e.what();
+    EXPECT_EQ(e.failure(), rocmtpl::runtime::compile_failure::timeout);
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
   EXPECT_TRUE(rocmtpl::test::wait_until_gone(std::stoi(rocmtpl::test::read_file(pid_file))));
@@ -328,6 +355,95 @@ extern "C" __attribute__((visibility("default"))) int entry(const float* x, floa
   ASSERT_EQ(r.resources.size(), 2U) << r.log;
   EXPECT_EQ(r.resources[0].kernel, "scale_kernel(float const*, float*, long)");
   EXPECT_GT(r.resources[0].registers, 0);
+}
+
+// Issue 8: what a one-line report shows is the compiler's first error line, whatever comes before it.
+TEST(compiler, first_line_of_the_message_is_the_compilers_first_error) {
+  temp_dir dir;
+  const auto fake = rocmtpl::test::write_script(
+      dir / "cc",
+      "if [ \"$1\" = --version ]; then echo fake 1.0; exit 0; fi\n"
+      "echo 'In file included from k.hip:1:'\necho 'k.hip:7:3: warning: unused'\n"
+      "echo 'k.hip:9:5: error: expected ; after expression'\necho 'k.hip:12:1: error: second'\nexit 1\n");
+  const compiler cc(platform::amd, fake);
+  const auto src = dir / "k.hip";
+  rocmtpl::test::write_file(src, "// k\n");
+  try {
+    (void)cc.compile(src, amd({"gfx90a"}), dir / "k.so");
+    FAIL();
+  } catch (const compile_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.substr(0, what.find('\n')), "rocmtpl: k.hip:9:5: error: expected ; after expression") << what;
+    EXPECT_NE(what.find("failed with exit code 1"), std::string::npos) << what;  // still said, on line 2
+    EXPECT_EQ(e.failure(), rocmtpl::runtime::compile_failure::source);
+  }
+  // A located diagnostic is the source's problem, whatever words it quotes.
+  const auto quoting = rocmtpl::test::write_script(
+      dir / "quoting",
+      "if [ \"$1\" = --version ]; then echo q 1.0; exit 0; fi\n"
+      "echo \"k.hip:3:1: error: use of undeclared identifier 'killed'\"\n"
+      "echo \"k.cu(4): error: identifier \\\"Permission denied\\\" is undefined\"\nexit 1\n");
+  try {
+    (void)compiler(platform::amd, quoting).compile(src, amd({"gfx90a"}), dir / "k.so");
+    FAIL();
+  } catch (const compile_error& e) {
+    EXPECT_EQ(e.failure(), rocmtpl::runtime::compile_failure::source) << e.log();
+  }
+  // Without a diagnostic the first line says how the compiler ended.
+  const auto silent = rocmtpl::test::write_script(
+      dir / "silent", "if [ \"$1\" = --version ]; then echo s 1.0; exit 0; fi\nkill -KILL $$\n");
+  try {
+    (void)compiler(platform::amd, silent).compile(src, amd({"gfx90a"}), dir / "k.so");
+    FAIL();
+  } catch (const compile_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("rocmtpl: silent was killed", 0), 0U) << what;
+    EXPECT_EQ(e.failure(), rocmtpl::runtime::compile_failure::environment);
+  }
+}
+
+// Issue 8: hipcc is a Perl script that passes every argument to a shell inside double quotes.
+TEST(compiler, paths_hipcc_cannot_handle_are_refused_before_running_it) {
+  temp_dir dir;
+  const auto runs = dir / "runs";
+  const auto fake = rocmtpl::test::write_script(
+      dir / "cc",
+      "if [ \"$1\" = --version ]; then echo fake 1.0; exit 0; fi\necho run >> '" + runs.string() + "'\nexit 1\n");
+  const compiler cc(platform::amd, fake);
+  const auto bad = dir / "a$b";
+  fs::create_directories(bad);
+  rocmtpl::test::write_file(bad / "k.hip", "// k\n");
+  rocmtpl::test::write_file(dir / "k.hip", "// k\n");
+  EXPECT_THROW((void)cc.compile(bad / "k.hip", amd({"gfx90a"}), dir / "k.so"),
+               rocmtpl::runtime::unsupported_path_error);
+  EXPECT_THROW((void)cc.compile(dir / "k.hip", amd({"gfx90a"}), dir / "x`y" / "k.so"),
+               rocmtpl::runtime::unsupported_path_error);
+  auto o = amd({"gfx90a"});
+  o.include_dirs = {dir / "in\"c"};
+  try {
+    (void)cc.compile(dir / "k.hip", o, dir / "k.so");
+    FAIL();
+  } catch (const rocmtpl::runtime::unsupported_path_error& e) {
+    EXPECT_EQ(e.character(), '"');
+    EXPECT_NE(std::string(e.what()).find("include folder"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(runs)) << "the compiler must not run";
+  EXPECT_THROW((void)cc.compile(dir / "k.hip", amd({"gfx90a"}), dir / "with space" / "k.so"), compile_error);
+  EXPECT_TRUE(fs::exists(runs));
+}
+
+// The real hipcc agrees: a folder with a space works, one with '$' would have failed (measured).
+TEST(compiler, real_hipcc_builds_in_a_folder_with_spaces_and_quotes) {
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
+  temp_dir dir;
+  const auto folder = dir / "a b;c 'd' (e)";
+  fs::create_directories(folder);
+  rocmtpl::test::write_file(folder / "k.hip", rocmtpl::test::entry_source(1));
+  auto o = amd({"gfx90a"});
+  o.resource_usage = false;
+  o.opt_level = 0;
+  const auto r = cc.compile(folder / "k.hip", o, folder / "k.so");
+  EXPECT_TRUE(fs::exists(r.library));
 }
 
 }  // namespace

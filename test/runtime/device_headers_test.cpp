@@ -6,6 +6,8 @@
 #include <rocmtpl/runtime/cache_root.hpp>
 #include <rocmtpl/runtime/device_headers.hpp>
 
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -28,48 +30,9 @@ using rocmtpl::runtime::cache_directory_error;
 using rocmtpl::runtime::cache_root;
 using rocmtpl::runtime::device_include_dir;
 
-class scoped_env {
- public:
-  scoped_env(const char* name, const std::optional<std::string>& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value->c_str(), 1);
-    else ::unsetenv(name);
-  }
-  scoped_env(const scoped_env&) = delete;
-  scoped_env& operator=(const scoped_env&) = delete;
-  ~scoped_env() {
-    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
-class temp_dir {
- public:
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "rocmtpl-device-headers-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using rocmtpl::test::read_file;
+using rocmtpl::test::scoped_env;
+using rocmtpl::test::temp_dir;
 
 std::vector<fs::path> entries(const fs::path& dir) {
   std::vector<fs::path> names;
@@ -253,8 +216,10 @@ TEST(DeviceHeaders, ConcurrentProcessesAgree) {
       try {
         for (int i = 0; i < 30 && code == 0; ++i) {
           const fs::path dir = device_include_dir();
-          if (dir != expected) code = 2;
-          else if (read_file(dir / header_name) != header_text) code = 3;
+          if (dir != expected)
+            code = 2;
+          else if (read_file(dir / header_name) != header_text)
+            code = 3;
         }
       } catch (...) {
         code = 4;

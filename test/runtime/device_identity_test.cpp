@@ -10,8 +10,8 @@ namespace {
 using namespace rocmtpl::runtime;
 
 struct cache_env {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("rocmtpl-identity-test-" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("rocmtpl-identity-test-" + std::to_string(::getpid()));
   cache_env() { ::setenv("ROCMTPL_CACHE_DIR", dir.c_str(), 1); }
   ~cache_env() {
     ::unsetenv("ROCMTPL_CACHE_DIR");

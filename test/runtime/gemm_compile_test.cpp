@@ -71,7 +71,8 @@ void check_builds(const std::vector<build>& builds, runtime::platform platform) 
   for (std::size_t first = 0; first < builds.size(); first += jobs) {
     std::vector<std::future<compile_result>> running;
     for (std::size_t i = first; i < std::min(builds.size(), first + jobs); ++i) {
-      running.push_back(std::async(std::launch::async, [&, i] { return cache.get_or_compile(cc, builds[i].source, opts); }));
+      running.push_back(
+          std::async(std::launch::async, [&, i] { return cache.get_or_compile(cc, builds[i].source, opts); }));
     }
     for (std::size_t i = first; i < std::min(builds.size(), first + jobs); ++i) {
       compile_result r;
@@ -108,7 +109,8 @@ rocm_template<gemm_policy> linear_f16() {
 
 rocm_template<gemm_policy> static_bf16() {
   return {gemm_policy({.act = activation::gelu, .residual = true}),
-          {buffer("x", layout::row_major(dtype::bf16, {1000, 700})), buffer("w", layout::row_major(dtype::bf16, {700, 3000})),
+          {buffer("x", layout::row_major(dtype::bf16, {1000, 700})),
+           buffer("w", layout::row_major(dtype::bf16, {700, 3000})),
            buffer("res", layout::row_major(dtype::bf16, {1000, 3000}))},
           layout::row_major(dtype::bf16, {1000, 3000})};
 }
@@ -123,7 +125,8 @@ rocm_template<gemm_policy> simt_f32() {
 rocm_template<gemm_policy> split_f16() {
   const auto b = sym_expr::symbol("B");
   return {gemm_policy({.runtime_split_k = true}),
-          {buffer("x", layout::row_major(dtype::f16, {b, sM, 4096})), buffer("w", layout::row_major(dtype::f16, {4096, 128}))},
+          {buffer("x", layout::row_major(dtype::f16, {b, sM, 4096})),
+           buffer("w", layout::row_major(dtype::f16, {4096, 128}))},
           layout::row_major(dtype::f16, {b, sM, 128})};
 }
 
@@ -140,7 +143,9 @@ gemm_config heaviest(const std::vector<gemm_config>& list) {
 std::vector<build> default_builds() {
   std::vector<build> out;
   const auto add = [&](const std::string& label, const rocm_template<gemm_policy>& t, const gemm_config& c,
-                       const size_hints& h) { out.push_back({label + " " + c.name(), t.generate(c, h).source()}); };
+                       const size_hints& h) {
+    out.push_back({label + " " + c.name(), t.generate(c, h).source()});
+  };
   auto lin = linear_f16();
   add("f16 linear", lin, lin.policy().configs(lin.context(), square_4096).front(), square_4096);
   auto bf = static_bf16();
@@ -156,11 +161,14 @@ std::vector<build> default_builds() {
 std::vector<build> every_build() {
   std::vector<build> out;
   auto f32 = simt_f32();
-  for (const auto& c : f32.policy().configs(f32.context(), square_4096)) out.push_back({"f32 " + c.name(), f32.generate(c, square_4096).source()});
+  for (const auto& c : f32.policy().configs(f32.context(), square_4096))
+    out.push_back({"f32 " + c.name(), f32.generate(c, square_4096).source()});
   auto lin = linear_f16();
-  for (const auto& c : lin.policy().configs(lin.context(), square_4096)) out.push_back({"f16 " + c.name(), lin.generate(c, square_4096).source()});
+  for (const auto& c : lin.policy().configs(lin.context(), square_4096))
+    out.push_back({"f16 " + c.name(), lin.generate(c, square_4096).source()});
   auto bf = static_bf16();
-  for (const auto& c : bf.policy().configs(bf.context(), {})) out.push_back({"bf16 " + c.name(), bf.generate(c, {}).source()});
+  for (const auto& c : bf.policy().configs(bf.context(), {}))
+    out.push_back({"bf16 " + c.name(), bf.generate(c, {}).source()});
   return out;
 }
 
@@ -184,7 +192,8 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
   gemm_config c = t.policy().configs(t.context(), {{"B", 2}, {"M", 128}}).front();
   c.split_k = 4;
   const auto caller = t.generate(c, {{"B", 2}, {"M", 128}});
-  const auto lib = cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
+  const auto lib =
+      cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
   kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", 3, 3);
   // Sizes B = 2, M = 100, then split_k.
   EXPECT_EQ(k.workspace_size({2, 100, 4}), 4U * 2 * 100 * 128 * sizeof(float));
@@ -193,7 +202,7 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
   EXPECT_THROW((void)k.workspace_size({-1, 100, 2}), kernel_status_error);
   // Null tensors with work to do: refused before anything is launched.
   std::vector<const void*> nulls(3, nullptr);
-  EXPECT_EQ(k.call(nulls, {2, 100, 4}, nullptr, nullptr, nullptr), static_cast<int>(kernel_status::null_argument));
+  EXPECT_EQ(k.call(nulls, {2, 100, 4}, nullptr, nullptr, nullptr), kernel_status::null_argument);
   // Issue 8: products of sizes that do not fit are refused with a status, never wrapped. B * M * N
   // overflows int64; with B = 1 the element count fits but split_k * count * sizeof(float) does not
   // fit size_t. The launch refuses them too, before anything reaches the GPU runtime.
@@ -202,9 +211,8 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
   EXPECT_THROW((void)k.workspace_size({1, std::int64_t{1} << 55, 4}), kernel_status_error);
   int dummy = 0;
   std::vector<const void*> tensors(3, &dummy);
-  EXPECT_EQ(k.call(tensors, {big, big, 1}, nullptr, nullptr, nullptr),
-            static_cast<int>(kernel_status::unsupported_argument));
+  EXPECT_EQ(k.call(tensors, {big, big, 1}, nullptr, nullptr, nullptr), kernel_status::unsupported_argument);
   EXPECT_EQ(k.call(tensors, {1, std::int64_t{1} << 55, 4}, nullptr, nullptr, nullptr),
-            static_cast<int>(kernel_status::unsupported_argument));
+            kernel_status::unsupported_argument);
 }
 }  // namespace

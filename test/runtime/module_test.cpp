@@ -4,11 +4,11 @@
 // query and the status codes of the entry point, the ahead-of-time artifact (library + manifest)
 // saved, loaded and rejected when broken, and the standalone runner built as an executable.
 #include <rocmtpl/module.hpp>
-#include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/gpu_runtime.hpp>
 #include <rocmtpl/runtime/module_loader.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 
@@ -123,21 +123,25 @@ TEST(ModuleRuntime, EntryPointChecksItsArgumentsWithoutAGpu) {
   const std::vector<const void*> no_inputs(4, nullptr);
   const std::vector<void*> no_outputs(1, nullptr);
   std::size_t bytes = 0;
-  EXPECT_EQ(mod.call(no_inputs, no_outputs, {{"M", -1}}, &bytes, nullptr, nullptr), 3);  // unsupported size
-  EXPECT_EQ(mod.call(no_inputs, no_outputs, {{"M", 8}}, nullptr, nullptr, nullptr), 4);  // workspace missing
+  EXPECT_EQ(mod.call(no_inputs, no_outputs, {{"M", -1}}, &bytes, nullptr, nullptr),
+            kernel_status::unsupported_argument);  // unsupported size
+  EXPECT_EQ(mod.call(no_inputs, no_outputs, {{"M", 8}}, nullptr, nullptr, nullptr),
+            kernel_status::workspace_too_small);  // workspace missing
   std::vector<std::uint8_t> host_workspace(mod.workspace_size({{"M", 8}}));
-  EXPECT_EQ(mod.call(no_inputs, no_outputs, {{"M", 8}}, nullptr, host_workspace.data(), nullptr), 2);  // null tensors
+  EXPECT_EQ(mod.call(no_inputs, no_outputs, {{"M", 8}}, nullptr, host_workspace.data(), nullptr),
+            kernel_status::null_argument);  // null tensors
   // An empty batch needs no workspace, x and y may be null, and nothing is launched; the weights
   // (static sizes) must still be there (host memory here: never read).
   std::vector<float> weights(64 * 96);
   const std::vector<const void*> only_weights{nullptr, weights.data(), weights.data(), weights.data()};
-  EXPECT_EQ(mod.call(only_weights, no_outputs, {{"M", 0}}, nullptr, nullptr, nullptr), 0);
-  EXPECT_EQ(mod.call(no_inputs, no_outputs, {{"M", 0}}, nullptr, nullptr, nullptr), 2);  // w1 is null
+  EXPECT_EQ(mod.call(only_weights, no_outputs, {{"M", 0}}, nullptr, nullptr, nullptr), kernel_status::ok);
+  EXPECT_EQ(mod.call(no_inputs, no_outputs, {{"M", 0}}, nullptr, nullptr, nullptr),
+            kernel_status::null_argument);  // w1 is null
   try {
     mod.run(no_inputs, no_outputs, {{"M", 8}}, host_workspace.data(), nullptr);
     FAIL() << "expected kernel_status_error";
   } catch (const kernel_status_error& e) {
-    EXPECT_EQ(e.code(), 2);
+    EXPECT_EQ(e.code(), kernel_status::null_argument);
   }
   EXPECT_THROW((void)mod.call({nullptr}, no_outputs, {{"M", 8}}, nullptr, nullptr, nullptr), invalid_argument_error);
 }

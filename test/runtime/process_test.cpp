@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <algorithm>
 #include <csignal>
 #include <map>
 #include <sstream>
@@ -173,7 +173,8 @@ TEST(process, capture_pipe_is_not_leaked_into_the_child) {
   ASSERT_TRUE(target.count("1")) << r.output;
   EXPECT_EQ(target["1"].rfind("pipe:", 0), 0U) << r.output;
   EXPECT_EQ(target["2"], target["1"]);
-  const auto refs = std::count_if(target.begin(), target.end(), [&](const auto& kv) { return kv.second == target["1"]; });
+  const auto refs =
+      std::count_if(target.begin(), target.end(), [&](const auto& kv) { return kv.second == target["1"]; });
   EXPECT_EQ(refs, 2) << r.output;
 }
 
@@ -211,6 +212,86 @@ TEST(process, find_executable_and_quote_command) {
   EXPECT_FALSE(find_executable("rocmtpl-no-such-program-4f1c").has_value());
   EXPECT_FALSE(find_executable("sh", "/nonexistent-dir").has_value());
   EXPECT_EQ(quote_command({"hipcc", "-O3", "a b.hip", "it's"}), "hipcc -O3 'a b.hip' 'it'\\''s'");
+}
+
+// ---- child_process: the same spawner with a two-way channel (the benchmark worker's) ----------
+
+std::string read_line(rocmtpl::runtime::child_process& child, std::chrono::milliseconds timeout = 5s) {
+  std::string got;
+  while (got.find('\n') == std::string::npos) {
+    if (child.read_some(got, timeout) != rocmtpl::runtime::child_process::read_status::data) break;
+  }
+  return got;
+}
+
+TEST(child_process, talks_over_stdin_and_stdout) {
+  rocmtpl::runtime::child_process child({"sh", "-c", "while read line; do echo \"got $line\"; done"});
+  ASSERT_GT(child.pid(), 0);
+  ASSERT_TRUE(child.write("one\n"));
+  EXPECT_EQ(read_line(child), "got one\n");
+  ASSERT_TRUE(child.write("two\n"));
+  EXPECT_EQ(read_line(child), "got two\n");
+  const auto r = child.wait();  // closing the channel is end of input: the loop ends
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.signal, 0);
+}
+
+TEST(child_process, silence_is_a_timeout_and_a_crash_is_end_of_file) {
+  rocmtpl::runtime::child_process quiet({"sleep", "30"});
+  std::string got;
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(quiet.read_some(got, 200ms), rocmtpl::runtime::child_process::read_status::timed_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+  const pid_t pid = quiet.pid();
+  quiet.kill();
+  EXPECT_TRUE(rocmtpl::test::wait_until_gone(pid));
+
+  rocmtpl::runtime::child_process crash({"sh", "-c", "read line; kill -SEGV $$"});
+  ASSERT_TRUE(crash.write("go\n"));
+  EXPECT_EQ(crash.read_some(got, 5s), rocmtpl::runtime::child_process::read_status::end_of_file);
+  EXPECT_EQ(crash.wait().signal, SIGSEGV);
+}
+
+// Issue 8: writing to a child that has gone must not raise SIGPIPE, and the library must not
+// change the process's SIGPIPE disposition to get there.
+TEST(child_process, writing_to_a_dead_child_fails_without_sigpipe) {
+  struct sigaction before {};
+  ASSERT_EQ(::sigaction(SIGPIPE, nullptr, &before), 0);
+  ASSERT_EQ(before.sa_handler, SIG_DFL) << "the test needs SIGPIPE at its default (it would kill the test)";
+  rocmtpl::runtime::child_process child({"true"});
+  const pid_t pid = child.pid();
+  ASSERT_TRUE(rocmtpl::test::wait_until_gone(pid));
+  bool failed = false;
+  for (int i = 0; i < 100 && !failed; ++i) failed = !child.write(std::string(65536, 'x'));
+  EXPECT_TRUE(failed) << "a write to a child that exited must report failure";
+  struct sigaction after {};
+  ASSERT_EQ(::sigaction(SIGPIPE, nullptr, &after), 0);
+  EXPECT_EQ(after.sa_handler, SIG_DFL) << "SIGPIPE disposition changed";
+}
+
+// Issue 8: the channel is close-on-exec: a child started while another one runs does not hold it.
+TEST(child_process, channel_is_not_inherited_by_other_children) {
+  rocmtpl::runtime::child_process child({"cat"});
+  const auto r = run_process({"sh", "-c", "ls -l /proc/$$/fd"});
+  EXPECT_NE(r.output.find("pipe:"), std::string::npos) << r.output;  // the listing worked
+  EXPECT_EQ(r.output.find("socket:"), std::string::npos) << "the channel leaked:\n" << r.output;
+  // And the child itself sees the channel only as its stdin and stdout.
+  ASSERT_TRUE(child.write("x\n"));
+  EXPECT_EQ(read_line(child), "x\n");
+  // (Descriptors the test runner itself leaks into every child may show up too; sockets are ours.)
+  const auto own = run_process({"sh", "-c", "ls -l /proc/" + std::to_string(child.pid()) + "/fd"});
+  std::istringstream lines(own.output);
+  std::vector<std::string> sockets;
+  for (std::string line; std::getline(lines, line);) {
+    const auto arrow = line.find(" -> socket:");
+    if (arrow == std::string::npos) continue;
+    sockets.push_back(line.substr(line.rfind(' ', arrow - 1) + 1, arrow - line.rfind(' ', arrow - 1) - 1));
+  }
+  EXPECT_EQ(sockets, (std::vector<std::string>{"0", "1"})) << own.output;
+}
+
+TEST(child_process, missing_program_is_a_typed_error) {
+  EXPECT_THROW(rocmtpl::runtime::child_process({"rocmtpl-no-such-program-4f1c"}), executable_not_found_error);
 }
 
 }  // namespace

@@ -23,8 +23,10 @@ using rocmtpl::test::temp_dir;
 
 const std::string data_dir = std::string(ROCMTPL_TEST_SOURCE_DIR) + "/runtime/data/";
 
-const kernel_resource_usage* find(const std::vector<kernel_resource_usage>& rs, std::string_view mangled, std::string_view arch) {
-  const auto it = std::find_if(rs.begin(), rs.end(), [&](const auto& r) { return r.mangled_name == mangled && r.arch == arch; });
+const kernel_resource_usage* find(const std::vector<kernel_resource_usage>& rs, std::string_view mangled,
+                                  std::string_view arch) {
+  const auto it =
+      std::find_if(rs.begin(), rs.end(), [&](const auto& r) { return r.mangled_name == mangled && r.arch == arch; });
   return it == rs.end() ? nullptr : &*it;
 }
 
@@ -72,7 +74,8 @@ TEST(resource_usage, amd_sample_log) {
     EXPECT_EQ(light->vgprs, 2);
     EXPECT_FALSE(light->spills());
   }
-  EXPECT_NE(to_string(*lds940).find("gfx940 per_arch_lds(float*): 3 VGPRs, 8 SGPRs"), std::string::npos) << to_string(*lds940);
+  EXPECT_NE(to_string(*lds940).find("gfx940 per_arch_lds(float*): 3 VGPRs, 8 SGPRs"), std::string::npos)
+      << to_string(*lds940);
 }
 
 TEST(resource_usage, amd_arch_left_empty_when_the_log_cannot_say) {

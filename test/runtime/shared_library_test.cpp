@@ -44,12 +44,14 @@ class shared_library_test : public ::testing::Test {
 
   static fs::path build(int value, const fs::path& out) {
     const auto src = out.parent_path() / (out.stem().string() + ".cpp");
-    rocmtpl::test::write_file(src, "extern \"C\" __attribute__((visibility(\"default\"))) int rocmtpl_test_value() { return " +
-                                       std::to_string(value) +
-                                       "; }\n"
-                                       "extern \"C\" __attribute__((visibility(\"default\"))) int rocmtpl_test_add(int a, int b) { return a + b; }\n"
-                                       "extern \"C\" __attribute__((visibility(\"default\"))) int rocmtpl_test_counter = 41;\n"
-                                       "extern \"C\" int hidden_helper() { return 7; }\n");
+    rocmtpl::test::write_file(
+        src, "extern \"C\" __attribute__((visibility(\"default\"))) int rocmtpl_test_value() { return " +
+                 std::to_string(value) +
+                 "; }\n"
+                 "extern \"C\" __attribute__((visibility(\"default\"))) int rocmtpl_test_add(int a, int b) { return a "
+                 "+ b; }\n"
+                 "extern \"C\" __attribute__((visibility(\"default\"))) int rocmtpl_test_counter = 41;\n"
+                 "extern \"C\" int hidden_helper() { return 7; }\n");
     try {
       const auto r = run_process({"c++", "-shared", "-fPIC", "-fvisibility=hidden", src.string(), "-o", out.string()});
       if (!r.ok()) return {};

@@ -108,6 +108,41 @@ inline constexpr std::array<dtype_info, 11> dtype_table{{
 
 inline std::ostream& operator<<(std::ostream& os, dtype d) { return os << name(d); }
 
+/// @brief The number that stands for a dtype wherever it crosses into compiled or generated code:
+/// arguments of the runtime's fill/compare kernels, the benchmark worker's protocol, and generated
+/// sources (through dtype_code_defines()). It is the enumerator's value: one numbering, no table
+/// to keep in step. f16 0, bf16 1, f32 2, f64 3, i8 4, u8 5, i32 6, i64 7, bool 8, fp8 9 and 10.
+[[nodiscard]] constexpr int dtype_code(dtype d) noexcept { return static_cast<int>(d); }
+
+/// @brief The macro generated sources use for a dtype's code: `ROCMTPL_DTYPE_` and the upper-case
+/// name ("ROCMTPL_DTYPE_FLOAT16", "ROCMTPL_DTYPE_BFLOAT16", "ROCMTPL_DTYPE_FLOAT32", ...).
+/// @throws invalid_argument_error for a value outside the enumeration.
+[[nodiscard]] inline std::string dtype_code_macro(dtype d) {
+  std::string macro = "ROCMTPL_DTYPE_";
+  for (char c : name(d)) macro += c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+  return macro;
+}
+
+/// @brief `#define ROCMTPL_DTYPE_<NAME> <dtype_code>` for every dtype, one per line: the text a
+/// generated source includes to speak the same numbering as the host.
+[[nodiscard]] inline std::string dtype_code_defines() {
+  std::string text;
+  for (const auto& entry : detail::dtype_table) {
+    text += "#define " + dtype_code_macro(entry.value) + " " + std::to_string(dtype_code(entry.value)) + "\n";
+  }
+  return text;
+}
+
+/// @brief Inverse of dtype_code().
+/// @throws invalid_argument_error for a number that is no dtype's code.
+[[nodiscard]] inline dtype dtype_from_code(std::int64_t code) {
+  if (code < 0 || code >= static_cast<std::int64_t>(detail::dtype_table.size())) {
+    throw invalid_argument_error("rocmtpl: dtype: " + std::to_string(code) + " is not a dtype code; expected 0.." +
+                                 std::to_string(detail::dtype_table.size() - 1));
+  }
+  return detail::dtype_table[static_cast<std::size_t>(code)].value;
+}
+
 /// @brief Compile-time dtype: a tag type carrying the runtime value.
 template <dtype D>
 struct dtype_tag {

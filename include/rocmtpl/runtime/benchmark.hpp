@@ -8,9 +8,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,21 +24,27 @@
 
 namespace rocmtpl::runtime {
 
+/// @brief A bench was used out of order (verify() before run_reference()).
+class bench_usage_error : public error {
+ public:
+  using error::error;
+};
+
 /// @brief How a benchmark measures.
 struct benchmark_options {
-  double budget_ms = 25.0;        ///< target GPU time of the timed repetitions (the reference's 25 ms)
-  int estimate_runs = 5;          ///< runs that estimate one call's time
-  int min_repetitions = 5;        ///< lower bound on timed repetitions
-  int max_repetitions = 100;      ///< upper bound on timed repetitions
-  bool flush_l2 = true;           ///< overwrite a buffer of twice the L2 size before each run
-  std::uint64_t seed = 0x5eed;    ///< input data seed
+  double budget_ms = 25.0;      ///< target GPU time of the timed repetitions (the reference's 25 ms)
+  int estimate_runs = 5;        ///< runs that estimate one call's time
+  int min_repetitions = 5;      ///< lower bound on timed repetitions
+  int max_repetitions = 100;    ///< upper bound on timed repetitions
+  bool flush_l2 = true;         ///< overwrite a buffer of twice the L2 size before each run
+  std::uint64_t seed = 0x5eed;  ///< input data seed
 };
 
 /// @brief Statistics of the timed repetitions, in milliseconds.
 struct timing {
   double min_ms = 0;
   double median_ms = 0;
-  double spread = 0;              ///< (p90 - p10) / median; 0 with fewer than 2 samples
+  double spread = 0;  ///< (p90 - p10) / median; 0 with fewer than 2 samples
   int repetitions = 0;
   std::vector<double> samples_ms;
 };
@@ -73,20 +81,70 @@ struct timing {
   }
 }
 
+/// @brief A benchmark allocation's byte count does not fit: the tensor's extent times its element
+/// size overflows, or the extent is negative. Thrown before anything is allocated.
+class allocation_size_error : public invalid_argument_error {
+ public:
+  /// @param tensor the tensor's name
+  /// @param message the full message
+  allocation_size_error(std::string tensor, const std::string& message)
+      : invalid_argument_error(message), tensor_(std::move(tensor)) {}
+  /// @brief The tensor whose allocation does not fit.
+  [[nodiscard]] const std::string& tensor() const noexcept { return tensor_; }
+
+ private:
+  std::string tensor_;
+};
+
+/// @brief Bytes a benchmark allocates for each tensor of a request (at least 1 each).
+struct allocation_sizes {
+  std::vector<std::size_t> inputs{};  ///< in the request's input order
+  std::size_t output = 0;             ///< the output (and the reference output)
+};
+
+namespace detail {
+// Bytes of one tensor's allocation: its storage extent (tensor_meta checks the extent itself)
+// times the element size, overflow-checked in size_t; at least 1 so every tensor has an address.
+[[nodiscard]] inline std::size_t allocation_bytes(const tensor_meta& meta, std::string_view role) {
+  const std::int64_t elements = meta.storage_elements();
+  const std::string where = "rocmtpl: bench: " + std::string(role) + " '" + meta.name + "'";
+  if (elements < 0) {
+    throw allocation_size_error(meta.name, where + " has a negative extent (" + std::to_string(elements) +
+                                               " elements); check its sizes, strides and offset");
+  }
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(elements), element_size(meta.type), &bytes)) {
+    throw allocation_size_error(meta.name, where + " needs " + std::to_string(elements) + " elements of " +
+                                               std::to_string(element_size(meta.type)) +
+                                               " bytes, more than size_t counts; use smaller sizes");
+  }
+  return std::max<std::size_t>(bytes, 1);
+}
+}  // namespace detail
+
+/// @brief The allocation sizes of a request, checked before anything is allocated.
+/// @throws allocation_size_error naming the tensor whose byte count overflows
+[[nodiscard]] inline allocation_sizes allocation_sizes_for(const rocm_benchmark_request& request) {
+  allocation_sizes a;
+  for (const auto& meta : request.input_tensor_meta) a.inputs.push_back(detail::allocation_bytes(meta, "input"));
+  a.output = detail::allocation_bytes(request.output_tensor_meta, "output");
+  return a;
+}
+
 /// @brief Inputs, output, reference output and scratch for one benchmark request, on the current
 /// device. Candidates of one problem share a bench (inputs are generated once).
 class bench {
  public:
-  /// @throws no_gpu_error without a GPU; gpu_error on allocation failures.
+  /// @throws allocation_size_error (before touching the GPU) when a tensor's byte count overflows;
+  /// no_gpu_error without a GPU; gpu_error on allocation failures.
   bench(const rocm_benchmark_request& request, const utility_kernels& util, benchmark_options options = {})
-      : request_(request), util_(&util), options_(options) {
+      : request_(request), util_(&util), options_(options), sizes_(allocation_sizes_for(request_)) {
     const auto& rt = gpu_runtime::instance();
     for (std::size_t i = 0; i < request_.input_tensor_meta.size(); ++i) {
-      const auto& meta = request_.input_tensor_meta[i];
-      inputs_.emplace_back(std::max<std::size_t>(meta.storage_bytes(), 1));
-      util.fill(inputs_.back().get(), meta, options_.seed + i, stream_.get());
+      inputs_.emplace_back(sizes_.inputs[i]);
+      util.fill(inputs_.back().get(), request_.input_tensor_meta[i], options_.seed + i, stream_.get());
     }
-    output_ = device_buffer(std::max<std::size_t>(request_.output_tensor_meta.storage_bytes(), 1));
+    output_ = device_buffer(sizes_.output);
     if (options_.flush_l2) {
       const auto l2 = rt.properties(rt.current_device()).l2_cache_bytes;
       flush_ = device_buffer(std::max<std::size_t>(2 * l2, 1 << 20));
@@ -123,9 +181,9 @@ class bench {
 
   /// @brief Runs the reference kernel and keeps its output for verify().
   void run_reference(const kernel_entry& reference) {
-    run_once(reference, std::vector<std::int64_t>(request_.extra_args.begin(),
-                                                  request_.extra_args.begin() +
-                                                      static_cast<std::ptrdiff_t>(request_.size_arg_count)));
+    run_once(reference, std::vector<std::int64_t>(
+                            request_.extra_args.begin(),
+                            request_.extra_args.begin() + static_cast<std::ptrdiff_t>(request_.size_arg_count)));
     reference_ = device_buffer(output_.size());
     gpu_runtime::instance().memcpy_device(reference_.get(), output_.get(), output_.size(), stream_.get());
     stream_.synchronize();
@@ -136,7 +194,8 @@ class bench {
 
   /// @brief Runs `k` once on poisoned output and compares with the reference output.
   [[nodiscard]] comparison verify(const kernel_entry& k, const std::vector<std::int64_t>& extra) {
-    if (!has_reference_) throw error("rocmtpl: bench: verify() needs run_reference() first");
+    if (!has_reference_)
+      throw bench_usage_error("rocmtpl: bench: verify() needs run_reference() first; call it once per bench");
     run_once(k, extra);
     const auto& meta = request_.output_tensor_meta;
     return util_->compare(output_.get(), meta, reference_.get(), meta, stream_.get());
@@ -175,7 +234,8 @@ class bench {
     stream_.synchronize();
     std::vector<double> samples;
     for (int i = 0; i < reps; ++i) {
-      const auto ms = static_cast<double>(stops[static_cast<std::size_t>(i)].elapsed_ms_since(starts[static_cast<std::size_t>(i)]));
+      const auto ms =
+          static_cast<double>(stops[static_cast<std::size_t>(i)].elapsed_ms_since(starts[static_cast<std::size_t>(i)]));
       samples.push_back(ms);
     }
     return summarize(std::move(samples));
@@ -185,6 +245,7 @@ class bench {
   rocm_benchmark_request request_;
   const utility_kernels* util_;
   benchmark_options options_;
+  allocation_sizes sizes_;  // before stream_: checked before the GPU is touched
   runtime::stream stream_;
   std::vector<device_buffer> inputs_;
   device_buffer output_;

@@ -25,7 +25,9 @@
 /// - failures are cached (error.json): a candidate that does not compile costs one compile per
 ///   compiler version, not one per process (Inductor recompiles failing instances in every process).
 ///   A recorded failure is dropped when a header it read changed; a failure that stopped before the
-///   compiler listed its headers (a missing header) and a timeout are not recorded.
+///   compiler listed its headers (a missing header), a timeout, and a failure of the environment
+///   (compiler killed, files it could not read or write, no diagnostic; see compile_failure) are
+///   not recorded.
 ///   code_cache_options::negative_cache turns it off and clear_errors() forgets them;
 /// - two processes that want one key compile it once: the second waits on the lock and then reads
 ///   the entry.
@@ -33,6 +35,7 @@
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/runtime/cache_root.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
+#include <rocmtpl/runtime/detail/atomic_file.hpp>
 #include <rocmtpl/runtime/resource_usage.hpp>
 
 #include <atomic>
@@ -116,35 +119,6 @@ inline std::optional<file_stat> stat_file(const fs::path& p) {
   if (::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   return file_stat{static_cast<std::uintmax_t>(st.st_size),
                    static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
-}
-
-inline std::atomic<std::uint64_t>& unique_counter() {
-  static std::atomic<std::uint64_t> counter{0};
-  return counter;
-}
-
-inline std::string unique_suffix() { return fmt::format("{}-{}", ::getpid(), unique_counter().fetch_add(1)); }
-
-// Writes `text` to `file` through a private temporary name and rename(), so readers see the old
-// file or the new one, never half of it.
-inline void write_atomically(const fs::path& file, std::string_view text) {
-  const fs::path tmp = file.parent_path() / (file.filename().string() + ".tmp-" + unique_suffix());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw code_cache_error("rocmtpl: code_cache: cannot write " + tmp.string());
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, file, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw code_cache_error("rocmtpl: code_cache: cannot rename into " + file.string() + ": " + ec.message());
-  }
 }
 
 inline std::optional<json> read_json(const fs::path& p) {
@@ -280,7 +254,8 @@ class file_lock {
       if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd_);
-      throw code_cache_error("rocmtpl: code_cache: cannot lock " + path.string() + ": " + std::generic_category().message(err));
+      throw code_cache_error("rocmtpl: code_cache: cannot lock " + path.string() + ": " +
+                             std::generic_category().message(err));
     }
   }
   file_lock(const file_lock&) = delete;
@@ -366,8 +341,11 @@ class code_cache {
   /// @throws compile_error when the compile fails, or failed before (then `cached()` is true and
   ///         nothing is spawned)
   /// @throws compile_timeout_error when the compile runs past options.timeout (not cached)
-  /// @throws invalid_argument_error, compiler_not_found_error, code_cache_error
-  [[nodiscard]] compile_result get_or_compile(const compiler& cc, std::string_view source, const compile_options& options) {
+  /// @throws unsupported_path_error when the cache folder is a path the compiler cannot be given
+  /// @throws invalid_argument_error, compiler_not_found_error, code_cache_error, file_write_error
+  [[nodiscard]] compile_result get_or_compile(const compiler& cc, std::string_view source,
+                                              const compile_options& options) {
+    cc.check_path(root_, "cache folder");  // up front: a path hipcc mangles fails every compile, and is no source error
     const auto k = key(cc, source, options);
     const auto dir = entry_dir(k);
     if (auto hit = load_entry(dir, k)) {
@@ -416,7 +394,8 @@ class code_cache {
   void clear() {
     std::error_code ec;
     std::filesystem::remove_all(root_ / "so", ec);
-    if (ec) throw code_cache_error("rocmtpl: code_cache: cannot clear " + (root_ / "so").string() + ": " + ec.message());
+    if (ec)
+      throw code_cache_error("rocmtpl: code_cache: cannot clear " + (root_ / "so").string() + ": " + ec.message());
   }
 
   /// @brief Forgets every recorded failure, so the next get_or_compile of those keys compiles again.
@@ -470,7 +449,8 @@ class code_cache {
       const std::filesystem::path p = d.value("path", "");
       const auto st = impl::stat_file(p);
       if (!st) return false;
-      if (st->size == d.value("size", std::uintmax_t{0}) && st->mtime_ns == d.value("mtime_ns", std::int64_t{0})) continue;
+      if (st->size == d.value("size", std::uintmax_t{0}) && st->mtime_ns == d.value("mtime_ns", std::int64_t{0}))
+        continue;
       // Touched but maybe not changed: compare the bytes.
       const auto sum = impl::file_xxh64(p);
       if (!sum || impl::hex64(*sum) != d.value("xxh64", "")) return false;
@@ -480,9 +460,11 @@ class code_cache {
 
   void replay_failure(const std::filesystem::path& dir, const std::string& k, std::string_view source) {
     const auto err = detail::code_cache_impl::read_json(dir / "error.json");
-    if (!err || err->value("format", 0) != detail::code_cache_impl::format_version || err->value("key", "") != k) return;
+    if (!err || err->value("format", 0) != detail::code_cache_impl::format_version || err->value("key", "") != k)
+      return;
     // A failure caused by a header (a template's, the device header) is stale once that header changed.
-    if (options_.track_dependencies && !dependencies_unchanged(err->value("dependencies", nlohmann::json::array()))) return;
+    if (options_.track_dependencies && !dependencies_unchanged(err->value("dependencies", nlohmann::json::array())))
+      return;
     negative_hits_.fetch_add(1);
     compile_error e(err->value("argv", std::vector<std::string>{}), err->value("log", ""), std::string(source),
                     err->value("exit_code", 1), std::filesystem::path(err->value("source_path", "")));
@@ -490,8 +472,8 @@ class code_cache {
     throw e;
   }
 
-  compile_result build(const compiler& cc, std::string_view source, const compile_options& options, const std::string& k,
-                       const std::filesystem::path& dir) {
+  compile_result build(const compiler& cc, std::string_view source, const compile_options& options,
+                       const std::string& k, const std::filesystem::path& dir) {
     namespace fs = std::filesystem;
     namespace impl = detail::code_cache_impl;
     using nlohmann::json;
@@ -500,9 +482,9 @@ class code_cache {
     if (ec) throw code_cache_error("rocmtpl: code_cache: cannot create " + dir.string() + ": " + ec.message());
     remove_stale_staging(dir);
     const auto source_file = dir / "source.hip";
-    impl::write_atomically(source_file, source);
+    detail::write_file_atomic(source_file, source);
 
-    const auto staging = dir / (".build-" + impl::unique_suffix());
+    const auto staging = dir / (".build-" + detail::unique_file_suffix());
     fs::create_directories(staging, ec);
     if (ec) throw code_cache_error("rocmtpl: code_cache: cannot create " + staging.string() + ": " + ec.message());
     struct remove_on_exit {
@@ -527,11 +509,18 @@ class code_cache {
     } catch (const compile_timeout_error&) {
       throw;  // the machine may be busy: never remembered as a failure
     } catch (const compile_error& e) {
-      compile_error stable(impl::replace_args(e.argv(), subst), e.log(), std::string(source), e.exit_code(), e.source_path());
+      compile_error stable(impl::replace_args(e.argv(), subst), e.log(), std::string(source), e.exit_code(),
+                           e.source_path());
+      if (e.failure() != compile_failure::source) {
+        // The compiler was killed, could not read or write its files, or said nothing: the machine,
+        // not the source, failed. Never remembered, and an older record is kept as it was.
+        throw stable;
+      }
       // Remembered only when it can be invalidated: with tracking on, the headers read must be known
       // (a failure before the compiler wrote its dependency list, such as a missing header, is not).
-      std::optional<json> deps = options_.track_dependencies ? read_dependencies(opts.dependency_file, source_file, staging)
-                                                             : std::optional<json>(json::array());
+      std::optional<json> deps = options_.track_dependencies
+                                     ? read_dependencies(opts.dependency_file, source_file, staging)
+                                     : std::optional<json>(json::array());
       if (options_.negative_cache && deps) {
         json err = {{"format", impl::format_version},
                     {"key", k},
@@ -545,7 +534,7 @@ class code_cache {
                                     std::chrono::system_clock::now().time_since_epoch())
                                     .count()}};
         fs::remove(dir / "meta.json", ec);
-        impl::write_atomically(dir / "error.json", impl::dump(err));
+        detail::write_file_atomic(dir / "error.json", impl::dump(err));
       } else if (options_.negative_cache) {
         fs::remove(dir / "error.json", ec);  // an older record may no longer be checkable
       }
@@ -573,7 +562,9 @@ class code_cache {
     json meta = {{"format", impl::format_version},
                  {"key", k},
                  {"compiler",
-                  {{"path", cc.path().string()}, {"version", cc.version()}, {"platform", std::string(to_string(cc.platform()))}}},
+                  {{"path", cc.path().string()},
+                   {"version", cc.version()},
+                   {"platform", std::string(to_string(cc.platform()))}}},
                  {"archs", compiler::resolved_archs(options)},
                  {"argv", r.argv},
                  {"log", r.log},
@@ -582,10 +573,10 @@ class code_cache {
                  {"size", st->size},
                  {"xxh64", impl::hex64(*sum)},
                  {"dependencies", std::move(deps)},
-                 {"created", std::chrono::duration_cast<std::chrono::seconds>(
-                                 std::chrono::system_clock::now().time_since_epoch())
-                                 .count()}};
-    impl::write_atomically(dir / "meta.json", impl::dump(meta));
+                 {"created",
+                  std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+                      .count()}};
+    detail::write_file_atomic(dir / "meta.json", impl::dump(meta));
     return r;
   }
 
@@ -605,21 +596,33 @@ class code_cache {
       const auto st = impl::stat_file(abs);
       const auto sum = impl::file_xxh64(abs);
       if (!st || !sum) continue;
-      deps.push_back({{"path", abs.string()}, {"size", st->size}, {"mtime_ns", st->mtime_ns}, {"xxh64", impl::hex64(*sum)}});
+      deps.push_back(
+          {{"path", abs.string()}, {"size", st->size}, {"mtime_ns", st->mtime_ns}, {"xxh64", impl::hex64(*sum)}});
     }
     return deps;
   }
 
-  // Staging folders left by a process that died mid-compile. Only old ones are removed: a young
-  // one may belong to a live compile (clear() while another process compiles re-creates lock files).
+  // Staging folders left by a process that died mid-compile (killed, crashed). Each is named
+  // `.build-<pid>-<random>`: one whose owner process is gone (kill(pid, 0) fails with ESRCH) is
+  // removed at once. One whose pid is alive may be a live compile (clear() while another process
+  // compiles re-creates lock files) or a reused pid: removed only after a day.
   static void remove_stale_staging(const std::filesystem::path& dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const auto now = fs::file_time_type::clock::now();
     for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
       const auto name = it->path().filename().string();
-      if (!name.starts_with(".build-")) continue;
       std::error_code e2;
+      // Temporaries of write_file_atomic (".<file>.tmp-<pid>-...") left by a killed writer, too.
+      if (name.starts_with(".") && detail::owner_gone(detail::owner_pid(name, ".tmp-"))) {
+        fs::remove(it->path(), e2);
+        continue;
+      }
+      if (!name.starts_with(".build-")) continue;
+      if (detail::owner_gone(detail::owner_pid(name, ".build-"))) {
+        fs::remove_all(it->path(), e2);
+        continue;
+      }
       const auto t = fs::last_write_time(it->path(), e2);
       if (!e2 && now - t > std::chrono::hours(24)) fs::remove_all(it->path(), e2);
     }

@@ -13,8 +13,10 @@
 /// IR growth and compile-time blow-up), fast math is opt-in, and a hung compile is killed.
 
 #include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/runtime/cache_root.hpp>
+#include <rocmtpl/runtime/detail/atomic_file.hpp>
 #include <rocmtpl/runtime/platform.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/resource_usage.hpp>
@@ -105,23 +107,125 @@ inline std::string first_lines(std::string_view text, std::size_t max_lines) {
     pos = nl + 1;
   }
   if (pos >= text.size()) return std::string(text);
-  return std::string(text.substr(0, pos)) + "[... " + std::to_string(std::count(text.begin() + static_cast<std::ptrdiff_t>(pos), text.end(), '\n')) +
+  return std::string(text.substr(0, pos)) + "[... " +
+         std::to_string(std::count(text.begin() + static_cast<std::ptrdiff_t>(pos), text.end(), '\n')) +
          " more lines in compile_error::log()]\n";
+}
+
+inline bool contains_ci(std::string_view text, std::string_view word) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  if (word.size() > text.size()) return false;
+  for (std::size_t i = 0; i + word.size() <= text.size(); ++i) {
+    std::size_t j = 0;
+    while (j < word.size() && lower(text[i + j]) == word[j]) ++j;
+    if (j == word.size()) return true;
+  }
+  return false;
+}
+
+// True when `line` holds "error" followed by optional blanks and ':' ("error:", "ptxas error   :").
+inline bool has_error_label(std::string_view line) {
+  for (std::size_t i = 0; i + 5 <= line.size(); ++i) {
+    if (!contains_ci(line.substr(i, 5), "error")) continue;
+    std::size_t j = i + 5;
+    while (j < line.size() && (line[j] == ' ' || line[j] == '\t')) ++j;
+    if (j < line.size() && line[j] == ':') return true;
+  }
+  return false;
+}
+
+// The compiler's own first error: the first log line labelled "error:" (clang, nvcc, ptxas,
+// ld), else the first line that mentions "error" at all; trimmed. Empty when there is none.
+inline std::string first_error_line(std::string_view log) {
+  std::string labelled;
+  std::string mentioned;
+  for_each_line(log, [&](std::string_view line) {
+    if (labelled.empty() && has_error_label(line)) labelled = std::string(trim(line));
+    if (mentioned.empty() && contains_ci(line, "error")) mentioned = std::string(trim(line));
+  });
+  return labelled.empty() ? mentioned : labelled;
+}
+
+// True for a diagnostic located in a file: "<file>:<line>:" (clang, gcc) or "<file>(<line>)"
+// (nvcc), before any "error"/"warning" label: the compiler read the file and says what is in it.
+inline bool located_diagnostic(std::string_view line) {
+  const auto label = std::min(line.find("error"), line.find("warning"));
+  const auto head = line.substr(0, label);
+  for (std::size_t i = 0; i + 1 < head.size(); ++i) {
+    if ((head[i] == ':' || head[i] == '(') && head[i + 1] >= '0' && head[i + 1] <= '9') return true;
+  }
+  return false;
+}
+
+// Failures that say nothing about the source: the compiler could not run properly, could not
+// read or write its files, or ran out of a machine resource. Another process (or the same one,
+// once the machine is fixed) may well succeed, so these must never be remembered.
+inline bool environment_failure(int exit_code, std::string_view log) {
+  if (exit_code < 0 || exit_code == 126 || exit_code == 127 || exit_code >= 128) return true;  // signal, exec failure
+  static constexpr std::string_view markers[] = {"no such file or directory",
+                                                 "permission denied",
+                                                 "no space left on device",
+                                                 "read-only file system",
+                                                 "cannot allocate memory",
+                                                 "out of memory",
+                                                 "can't exec",
+                                                 "cannot exec",
+                                                 "command not found",
+                                                 "killed",
+                                                 "unable to open output file",
+                                                 "error opening",
+                                                 "cannot open output file",
+                                                 "too many open files",
+                                                 "input/output error",
+                                                 "resource temporarily unavailable"};
+  // Only in lines the compiler did not locate in a source: "use of undeclared identifier 'killed'"
+  // is the source's problem, "ld: cannot open output file: Permission denied" the machine's.
+  bool marked = false;
+  for_each_line(log, [&](std::string_view line) {
+    if (marked || located_diagnostic(line)) return;
+    for (auto m : markers) marked = marked || contains_ci(line, m);
+  });
+  if (marked) return true;
+  return first_error_line(log).empty();  // failed without a diagnostic: the driver, not the source
 }
 
 inline std::string compile_error_message(const std::vector<std::string>& argv, std::string_view log, int exit_code,
                                          const std::filesystem::path& source_path, std::string_view headline) {
+  const std::string program = argv.empty() ? "compiler" : std::filesystem::path(argv.front()).filename().string();
+  const std::string status =
+      exit_code < 0 ? program + " was killed" : program + " failed with exit code " + std::to_string(exit_code);
+  // The first line is what a one-line report shows: the compiler's own first error when there is one.
+  const std::string first = first_error_line(log);
   std::string m = "rocmtpl: ";
-  m += headline.empty() ? std::string(argv.empty() ? "compiler" : std::filesystem::path(argv.front()).filename().string()) +
-                              " failed with exit code " + std::to_string(exit_code)
-                        : std::string(headline);
+  if (!headline.empty()) {
+    m += std::string(headline);
+  } else if (!first.empty()) {
+    m += first + "\n  " + status;
+  } else {
+    m += status;
+  }
   if (!source_path.empty()) m += " compiling " + source_path.string();
   m += "\n  command: " + quote_command(argv) + "\n";
   m += first_lines(log, 40);
   return m;
 }
 
+// "12 s", "1.5 s": a timeout as people write it.
+inline std::string seconds_text(std::chrono::milliseconds t) {
+  if (t.count() % 1000 == 0) return std::to_string(t.count() / 1000) + " s";
+  std::string s = std::to_string(static_cast<double>(t.count()) / 1000.0);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  return s + " s";
+}
+
 }  // namespace detail::compiler_impl
+
+/// @brief Why a compile failed.
+enum class compile_failure {
+  source,       ///< the compiler rejected the source (or its headers, flags): repeatable, may be cached
+  environment,  ///< the compiler could not do its job (killed, files unreadable or unwritable, no diagnostic)
+  timeout,      ///< it ran past compile_options::timeout and was killed
+};
 
 /// @brief A compile failed. Carries the command, the compiler's log and the source text.
 ///
@@ -138,8 +242,9 @@ class compile_error : public error {
   /// @param source_path where the source was on disk (may be empty)
   compile_error(std::vector<std::string> argv, std::string log, std::string source, int exit_code = 1,
                 std::filesystem::path source_path = {})
-      : compile_error(std::string_view{}, std::move(argv), std::move(log), std::move(source), exit_code,
-                      std::move(source_path)) {}
+      : compile_error(std::string_view{}, argv, log, std::move(source), exit_code, std::move(source_path),
+                      detail::compiler_impl::environment_failure(exit_code, log) ? compile_failure::environment
+                                                                                 : compile_failure::source) {}
 
   /// @brief The command that was run, argv[0] first.
   [[nodiscard]] const std::vector<std::string>& argv() const noexcept { return argv_; }
@@ -151,6 +256,16 @@ class compile_error : public error {
   [[nodiscard]] const std::filesystem::path& source_path() const noexcept { return source_path_; }
   /// @brief The compiler's exit status, -1 when it was killed.
   [[nodiscard]] int exit_code() const noexcept { return exit_code_; }
+  /// @brief Why it failed: only compile_failure::source says something about the source itself.
+  [[nodiscard]] compile_failure failure() const noexcept { return failure_; }
+  /// @brief The compiler's own first error line (the first log line that mentions "error"), or
+  /// the first line of what() when the log has none.
+  [[nodiscard]] std::string first_error_line() const {
+    auto line = detail::compiler_impl::first_error_line(log_);
+    if (!line.empty()) return line;
+    const std::string_view w = what();
+    return std::string(w.substr(0, w.find('\n')));
+  }
   /// @brief True when code_cache answered from its record of an earlier failure, without running the compiler.
   [[nodiscard]] bool cached() const noexcept { return cached_; }
   /// @brief Marks the error as replayed from code_cache's negative cache.
@@ -180,13 +295,14 @@ class compile_error : public error {
  protected:
   /// @brief For derived errors: `headline` replaces the "<compiler> failed with exit code N" part of what().
   compile_error(std::string_view headline, std::vector<std::string> argv, std::string log, std::string source,
-                int exit_code, std::filesystem::path source_path)
+                int exit_code, std::filesystem::path source_path, compile_failure failure)
       : error(detail::compiler_impl::compile_error_message(argv, log, exit_code, source_path, headline)),
         argv_(std::move(argv)),
         log_(std::move(log)),
         source_(std::move(source)),
         source_path_(std::move(source_path)),
-        exit_code_(exit_code) {}
+        exit_code_(exit_code),
+        failure_(failure) {}
 
  private:
   std::vector<std::string> argv_{};
@@ -194,6 +310,7 @@ class compile_error : public error {
   std::string source_{};
   std::filesystem::path source_path_{};
   int exit_code_ = 1;
+  compile_failure failure_ = compile_failure::source;
   bool cached_ = false;
 };
 
@@ -208,8 +325,10 @@ class compile_timeout_error : public compile_error {
   /// @param source_path where the source was on disk
   compile_timeout_error(std::vector<std::string> argv, std::string log, std::string source,
                         std::chrono::milliseconds timeout, std::filesystem::path source_path = {})
-      : compile_error("compile timed out after " + std::to_string(timeout.count()) + " ms and was killed",
-                      std::move(argv), std::move(log), std::move(source), -1, std::move(source_path)),
+      : compile_error("compile timed out after " + detail::compiler_impl::seconds_text(timeout) +
+                          " and was killed (compile_options::timeout)",
+                      std::move(argv), std::move(log), std::move(source), -1, std::move(source_path),
+                      compile_failure::timeout),
         timeout_(timeout) {}
   /// @brief The limit that was exceeded.
   [[nodiscard]] std::chrono::milliseconds timeout() const noexcept { return timeout_; }
@@ -224,7 +343,8 @@ class compiler_not_found_error : public error {
   /// @param platform the platform whose compiler is missing
   /// @param searched the places looked at, in order
   /// @param reason why the search failed (empty: generic)
-  compiler_not_found_error(runtime::platform platform, std::vector<std::string> searched, const std::string& reason = {})
+  compiler_not_found_error(runtime::platform platform, std::vector<std::string> searched,
+                           const std::string& reason = {})
       : error(message(platform, searched, reason)), platform_(platform), searched_(std::move(searched)) {}
   /// @brief The platform whose compiler is missing.
   [[nodiscard]] runtime::platform platform() const noexcept { return platform_; }
@@ -254,14 +374,54 @@ class compiler_not_found_error : public error {
   std::vector<std::string> searched_{};
 };
 
+/// @brief A path the compiler cannot be given: refused before anything runs, never cached as a
+/// compile failure. The message names the path, the character and ROCMTPL_CACHE_DIR.
+class unsupported_path_error : public invalid_argument_error {
+ public:
+  /// @param path the path refused
+  /// @param character the character the compiler cannot handle
+  /// @param message the full message
+  unsupported_path_error(std::filesystem::path path, char character, const std::string& message)
+      : invalid_argument_error(message), path_(std::move(path)), character_(character) {}
+  /// @brief The path refused.
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+  /// @brief The character the compiler cannot handle.
+  [[nodiscard]] char character() const noexcept { return character_; }
+
+ private:
+  std::filesystem::path path_;
+  char character_;
+};
+
 namespace detail::compiler_impl {
+
+// Debian's hipcc (a Perl script) runs clang through a shell with every argument inside double
+// quotes, where $ ` " and \ keep their meaning. Measured with hipcc 5.2 (clang 15) on a source,
+// output, -I and -MF path each holding one character: $ (expanded away, "cannot open output
+// file"), ` and " (shell syntax errors) break; space ' ; & ( ) * ? # ! { } ~ % = , + @ : | < > [ ]
+// ^ and tab work. A backslash works alone but not before $ ` " or another backslash: refused too.
+// Control characters (a newline ends the shell's command) are refused as well.
+inline std::optional<char> hipcc_unsafe_char(std::string_view path) {
+  for (char c : path) {
+    if (c == '$' || c == '`' || c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return c;
+  }
+  return std::nullopt;
+}
+
+inline std::string char_name(char c) {
+  if (c == '\n') return "a newline";
+  if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+    return "control character " + std::to_string(static_cast<int>(c));
+  return std::string("'") + c + "'";
+}
 
 inline bool valid_amd_arch(std::string_view a) {
   // gfx<hex digits> plus optional target-id features (gfx90a:xnack+:sramecc-).
   if (!a.starts_with("gfx")) return false;
   const auto colon = a.find(':');
   const auto proc = a.substr(3, colon == std::string_view::npos ? std::string_view::npos : colon - 3);
-  if (proc.empty() || !std::all_of(proc.begin(), proc.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }))
+  if (proc.empty() ||
+      !std::all_of(proc.begin(), proc.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }))
     return false;
   auto features = colon == std::string_view::npos ? std::string_view{} : a.substr(colon + 1);
   while (!features.empty()) {
@@ -277,19 +437,33 @@ inline bool valid_nvidia_arch(std::string_view a) {
   if (!a.starts_with("sm_")) return false;
   auto digits = a.substr(3);
   if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) digits.remove_suffix(1);
-  return !digits.empty() && digits.size() <= 4 && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !digits.empty() && digits.size() <= 4 &&
+         std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // Environment variables the drivers read besides argv: they change the output, so they are part
 // of the cache key (upstream hashes only the command string).
 inline const std::vector<std::string>& compiler_env_names(runtime::platform p) {
-  static const std::vector<std::string> amd = {
-      "CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "DEVICE_LIB_PATH", "HIP_CLANG_HCC_COMPAT_MODE",
-      "HIP_CLANG_PATH", "HIP_COMPILE_CXX_AS_HIP", "HIP_COMPILER", "HIP_DEVICE_LIB_PATH", "HIP_PATH",
-      "HIP_ROCCLR_HOME", "HIP_RUNTIME", "HIPCC_COMPILE_FLAGS_APPEND", "HIPCC_LINK_FLAGS_APPEND", "HSA_PATH",
-      "LIBRARY_PATH", "ROCM_PATH"};
-  static const std::vector<std::string> nvidia = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "LIBRARY_PATH",
-                                                  "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "NVCC_PREPEND_FLAGS"};
+  static const std::vector<std::string> amd = {"CPATH",
+                                               "CPLUS_INCLUDE_PATH",
+                                               "C_INCLUDE_PATH",
+                                               "DEVICE_LIB_PATH",
+                                               "HIP_CLANG_HCC_COMPAT_MODE",
+                                               "HIP_CLANG_PATH",
+                                               "HIP_COMPILE_CXX_AS_HIP",
+                                               "HIP_COMPILER",
+                                               "HIP_DEVICE_LIB_PATH",
+                                               "HIP_PATH",
+                                               "HIP_ROCCLR_HOME",
+                                               "HIP_RUNTIME",
+                                               "HIPCC_COMPILE_FLAGS_APPEND",
+                                               "HIPCC_LINK_FLAGS_APPEND",
+                                               "HSA_PATH",
+                                               "LIBRARY_PATH",
+                                               "ROCM_PATH"};
+  static const std::vector<std::string> nvidia = {
+      "CPATH",      "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "LIBRARY_PATH", "NVCC_APPEND_FLAGS",
+      "NVCC_CCBIN", "NVCC_PREPEND_FLAGS"};
   return p == platform::amd ? amd : nvidia;
 }
 
@@ -355,9 +529,11 @@ inline std::string cached_version(const std::filesystem::path& exe, runtime::pla
   if (!disk.empty() && !version.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(disk.parent_path(), ec);
-    const auto tmp = disk.string() + "." + std::to_string(::getpid()) + ".tmp";
-    if (std::ofstream(tmp, std::ios::binary) << version) std::filesystem::rename(tmp, disk, ec);
-    if (ec) std::filesystem::remove(tmp, ec);
+    try {
+      write_file_atomic(disk, version);
+    } catch (const file_write_error&) {
+      // Only a shortcut for the next process: it asks the compiler again.
+    }
   }
   std::lock_guard lock(mutex);
   versions.emplace(key, version);
@@ -370,6 +546,25 @@ struct compiler_state {
 };
 
 }  // namespace detail::compiler_impl
+
+/// @brief Refuses a path the platform's compiler cannot be given: for AMD (hipcc) one holding
+/// $ ` " \\ or a control character (see unsupported_path_error); nvcc takes any path. Callers check
+/// the cache folder with it up front, before any compile.
+/// @param platform whose compiler will see the path
+/// @param path the path to check
+/// @param role what it is, for the message ("cache folder", "source", "output", "include folder")
+/// @throws unsupported_path_error naming the path, the character, and ROCMTPL_CACHE_DIR
+inline void check_compiler_path(runtime::platform platform, const std::filesystem::path& path, std::string_view role) {
+  if (platform != platform::amd) return;
+  const auto bad = detail::compiler_impl::hipcc_unsafe_char(path.string());
+  if (!bad) return;
+  throw unsupported_path_error(
+      path, *bad,
+      "rocmtpl: compile: the " + std::string(role) + " path '" + path.string() + "' contains " +
+          detail::compiler_impl::char_name(*bad) +
+          ", which hipcc cannot pass to clang (it runs clang through a shell); use a path without $ ` \" \\ or "
+          "control characters (for the kernel cache: set ROCMTPL_CACHE_DIR to such a folder)");
+}
 
 /// @brief Drives hipcc (AMD) or nvcc (NVIDIA). Cheap to copy; thread-safe.
 ///
@@ -385,7 +580,9 @@ class compiler {
   /// @brief Uses the compiler at `executable` for `platform`.
   /// @throws compiler_not_found_error when `executable` is not an executable file
   compiler(runtime::platform platform, std::filesystem::path executable)
-      : platform_(platform), path_(std::move(executable)), state_(std::make_shared<detail::compiler_impl::compiler_state>()) {
+      : platform_(platform),
+        path_(std::move(executable)),
+        state_(std::make_shared<detail::compiler_impl::compiler_state>()) {
     if (!detail::proc::is_executable_file(path_)) {
       throw compiler_not_found_error(platform_, {path_.string()}, path_.string() + " is not an executable file");
     }
@@ -409,17 +606,19 @@ class compiler {
       throw compiler_not_found_error(platform, {std::string(override_var) + "=" + v},
                                      std::string(override_var) + " names " + v + ", which is not an executable file");
     }
-    std::vector<std::filesystem::path> candidates;
-    if (const char* root = detail::proc::getenv_or_null(amd ? "ROCM_PATH" : "CUDA_PATH"); root != nullptr && *root != '\0') {
-      candidates.push_back(std::filesystem::path(root) / "bin" / name);
+    // One search (find_executable, execvp's rules) over the toolkit folders, then PATH.
+    std::vector<std::string> folders;
+    if (const char* root = detail::proc::getenv_or_null(amd ? "ROCM_PATH" : "CUDA_PATH");
+        root != nullptr && *root != '\0') {
+      folders.push_back((std::filesystem::path(root) / "bin").string());
     }
-    if (!amd) candidates.emplace_back("/usr/local/cuda/bin/nvcc");
-    for (const auto& c : candidates) {
-      searched.push_back(c.string());
-      if (detail::proc::is_executable_file(c)) return compiler(platform, c);
-    }
-    searched.push_back(std::string("PATH (") + (detail::proc::getenv_or_null("PATH") ? detail::proc::getenv_or_null("PATH") : "") + ")");
-    if (auto p = find_executable(name)) return compiler(platform, *p);
+    if (!amd) folders.emplace_back("/usr/local/cuda/bin");
+    for (const auto& f : folders) searched.push_back((std::filesystem::path(f) / name).string());
+    const char* path_env = detail::proc::getenv_or_null("PATH");
+    const std::string path_list = path_env != nullptr ? path_env : std::string(detail::proc::default_path);
+    searched.push_back("PATH (" + path_list + ")");
+    folders.push_back(path_list);
+    if (auto p = find_executable(name, ::rocmtpl::detail::join(folders, ":"))) return compiler(platform, *p);
     throw compiler_not_found_error(platform, std::move(searched));
   }
 
@@ -430,7 +629,8 @@ class compiler {
   /// @brief The output of `<compiler> --version`, trimmed (queried once per executable and process).
   /// @throws compiler_not_found_error when the compiler does not run
   [[nodiscard]] const std::string& version() const {
-    std::call_once(state_->version_once, [&] { state_->version = detail::compiler_impl::cached_version(path_, platform_, env_); });
+    std::call_once(state_->version_once,
+                   [&] { state_->version = detail::compiler_impl::cached_version(path_, platform_, env_); });
     return state_->version;
   }
   /// @brief Variables set in the compiler's environment on every run (hipcc: HIP_PLATFORM=amd, so
@@ -454,24 +654,28 @@ class compiler {
   void validate(const compile_options& options) const {
     if (options.platform != platform_) {
       throw invalid_argument_error("rocmtpl: compile_options.platform is " + std::string(to_string(options.platform)) +
-                                   " but this compiler (" + path_.string() + ") targets " + std::string(to_string(platform_)));
+                                   " but this compiler (" + path_.string() + ") targets " +
+                                   std::string(to_string(platform_)));
     }
     if (options.archs.empty()) {
-      throw invalid_argument_error(std::string("rocmtpl: compile_options.archs is empty; name at least one concrete arch (") +
-                                   (platform_ == platform::amd ? "gfx90a, gfx940" : "sm_80, sm_90") + ")");
+      throw invalid_argument_error(
+          std::string("rocmtpl: compile_options.archs is empty; name at least one concrete arch (") +
+          (platform_ == platform::amd ? "gfx90a, gfx940" : "sm_80, sm_90") + ")");
     }
     for (const auto& a : options.archs) {
       if (a == "native" || a == "all" || a == "all-major") {
-        throw invalid_argument_error("rocmtpl: compile_options.archs: '" + a +
-                                     "' is not allowed; name the concrete arch (query the device, e.g. gfx90a or sm_90) so "
-                                     "that the cache key names the real hardware");
+        throw invalid_argument_error(
+            "rocmtpl: compile_options.archs: '" + a +
+            "' is not allowed; name the concrete arch (query the device, e.g. gfx90a or sm_90) so "
+            "that the cache key names the real hardware");
       }
-      const bool ok = platform_ == platform::amd ? detail::compiler_impl::valid_amd_arch(a) : detail::compiler_impl::valid_nvidia_arch(a);
+      const bool ok = platform_ == platform::amd ? detail::compiler_impl::valid_amd_arch(a)
+                                                 : detail::compiler_impl::valid_nvidia_arch(a);
       if (!ok) {
-        throw invalid_argument_error("rocmtpl: compile_options.archs: '" + a + "' is not a valid " +
-                                     std::string(to_string(platform_)) + " arch; expected " +
-                                     (platform_ == platform::amd ? "gfx<id>[:xnack+|-][:sramecc+|-], e.g. gfx90a"
-                                                                        : "sm_<nn>[a|f], e.g. sm_90"));
+        throw invalid_argument_error(
+            "rocmtpl: compile_options.archs: '" + a + "' is not a valid " + std::string(to_string(platform_)) +
+            " arch; expected " +
+            (platform_ == platform::amd ? "gfx<id>[:xnack+|-][:sramecc+|-], e.g. gfx90a" : "sm_<nn>[a|f], e.g. sm_90"));
       }
     }
     if (options.opt_level < 0 || options.opt_level > 3) {
@@ -497,6 +701,12 @@ class compiler {
     return archs;
   }
 
+  /// @brief Refuses a path this compiler cannot be given (see check_compiler_path()).
+  /// @throws unsupported_path_error naming the path, the character, and ROCMTPL_CACHE_DIR
+  void check_path(const std::filesystem::path& path, std::string_view role) const {
+    check_compiler_path(platform_, path, role);
+  }
+
   /// @brief The full command for one compile; every flag the library passes comes from here.
   ///
   /// AMD:
@@ -516,7 +726,9 @@ class compiler {
   [[nodiscard]] std::vector<std::string> command(const compile_options& options, const std::filesystem::path& source,
                                                  const std::filesystem::path& output) const {
     validate(options);
-    const auto abs = [](const std::filesystem::path& p) { return p.empty() ? p : std::filesystem::absolute(p).lexically_normal(); };
+    const auto abs = [](const std::filesystem::path& p) {
+      return p.empty() ? p : std::filesystem::absolute(p).lexically_normal();
+    };
     std::vector<std::string> argv{path_.string(), "-O" + std::to_string(options.opt_level)};
     const auto archs = resolved_archs(options);
     if (platform_ == platform::amd) {
@@ -526,7 +738,8 @@ class compiler {
       if (options.resource_usage) argv.emplace_back("-Rpass-analysis=kernel-resource-usage");
       if (options.fast_math) argv.insert(argv.end(), {"-ffast-math", "-fgpu-flush-denormals-to-zero"});
     } else {
-      argv.insert(argv.end(), {"-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-cudart", "shared"});
+      argv.insert(argv.end(),
+                  {"-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-cudart", "shared"});
       for (const auto& a : archs) {
         const auto sm = a.substr(3);
         argv.emplace_back("-gencode");
@@ -537,7 +750,8 @@ class compiler {
     }
     for (const auto& d : options.defines) argv.push_back("-D" + d);
     for (const auto& i : options.include_dirs) argv.push_back("-I" + abs(i).string());
-    if (!options.dependency_file.empty()) argv.insert(argv.end(), {"-MD", "-MF", abs(options.dependency_file).string()});
+    if (!options.dependency_file.empty())
+      argv.insert(argv.end(), {"-MD", "-MF", abs(options.dependency_file).string()});
     argv.insert(argv.end(), options.extra_flags.begin(), options.extra_flags.end());
     argv.insert(argv.end(), {"-o", abs(output).string()});
     if (platform_ == platform::nvidia) argv.insert(argv.end(), {"-x", "cu"});
@@ -554,6 +768,7 @@ class compiler {
   /// @param output the shared library to write; removed again when the compile fails
   /// @return the library, the command, the log, resources and wall time
   /// @throws invalid_argument_error for invalid options or a missing source file
+  /// @throws unsupported_path_error for a path the compiler cannot be given (see check_path())
   /// @throws compile_error when the compiler fails (carries argv, log, source)
   /// @throws compile_timeout_error when the compile runs past options.timeout
   /// @throws compiler_not_found_error when the compiler vanished
@@ -565,6 +780,11 @@ class compiler {
     if (!std::filesystem::is_regular_file(src, ec)) {
       throw invalid_argument_error("rocmtpl: compile: source file " + src.string() + " does not exist");
     }
+    check_path(src, "source");
+    check_path(out, "output");
+    for (const auto& i : options.include_dirs) check_path(std::filesystem::absolute(i), "include folder");
+    if (!options.dependency_file.empty())
+      check_path(std::filesystem::absolute(options.dependency_file), "dependency file");
     auto argv = command(options, src, out);
     std::filesystem::create_directories(out.parent_path());
     process_options po;
@@ -584,10 +804,12 @@ class compiler {
     }
     if (!r.ok()) {
       std::filesystem::remove(out, ec);
-      throw compile_error(std::move(argv), std::move(r.output), detail::compiler_impl::read_text_file(src), r.exit_code, src);
+      throw compile_error(std::move(argv), std::move(r.output), detail::compiler_impl::read_text_file(src), r.exit_code,
+                          src);
     }
     if (!std::filesystem::is_regular_file(out, ec)) {
-      throw compile_error(std::move(argv), r.output + "\n[rocmtpl: the compiler exited with 0 but wrote no " + out.string() + "]\n",
+      throw compile_error(std::move(argv),
+                          r.output + "\n[rocmtpl: the compiler exited with 0 but wrote no " + out.string() + "]\n",
                           detail::compiler_impl::read_text_file(src), 0, src);
     }
     compile_result result;
@@ -598,7 +820,7 @@ class compiler {
     if (options.resource_usage) {
       const auto archs = resolved_archs(options);
       result.resources = platform_ == platform::amd ? parse_amd_resource_usage(result.log, archs)
-                                                           : parse_nvidia_resource_usage(result.log);
+                                                    : parse_nvidia_resource_usage(result.log);
     }
     return result;
   }

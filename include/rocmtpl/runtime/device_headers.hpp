@@ -8,9 +8,6 @@
 /// works wherever it is copied: the first call writes the text into the cache, in a folder named
 /// by the hash of the text, and every compile adds that folder with `-I`.
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -24,14 +21,15 @@
 
 #include <rocmtpl/device/hip_portable.hpp>
 #include <rocmtpl/runtime/cache_root.hpp>
+#include <rocmtpl/runtime/detail/atomic_file.hpp>
 
 namespace rocmtpl::runtime {
 
 /// @brief XXH3-64 of the embedded rocmtpl_hip_portable.h. Part of every compile's cache key,
 /// since a kernel built against another header text is another kernel.
 [[nodiscard]] inline std::uint64_t device_header_hash() noexcept {
-  static const std::uint64_t hash = XXH3_64bits(rocmtpl::device::portable_header_source.data(),
-                                                rocmtpl::device::portable_header_source.size());
+  static const std::uint64_t hash =
+      XXH3_64bits(rocmtpl::device::portable_header_source.data(), rocmtpl::device::portable_header_source.size());
   return hash;
 }
 
@@ -51,33 +49,6 @@ namespace detail {
   return content == expected;
 }
 
-// Writes `text` to `file` atomically: a private temporary name in the same folder, then rename().
-// Readers in other threads or processes see either no file or the complete file, never a part.
-inline void write_file_atomically(const std::filesystem::path& file, std::string_view text) {
-  namespace fs = std::filesystem;
-  static std::atomic<std::uint64_t> counter{0};
-  const fs::path temporary =
-      file.parent_path() /
-      fmt::format(".{}.tmp.{}.{}", file.filename().string(), static_cast<long>(::getpid()), counter.fetch_add(1));
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw cache_directory_error(temporary, "cannot write", "write failed (disk full or no permission?)");
-    }
-  }
-  std::error_code ec;
-  fs::rename(temporary, file, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw cache_directory_error(file, "cannot rename a temporary file onto", ec.message());
-  }
-}
-
 }  // namespace detail
 
 /// @brief The folder to pass with `-I` so that `#include "rocmtpl_hip_portable.h"` resolves.
@@ -88,7 +59,7 @@ inline void write_file_atomically(const std::filesystem::path& file, std::string
 /// several threads and processes at once: the file is written under a private name and renamed.
 /// @return an absolute folder that contains rocmtpl::device::portable_header_name.
 /// @throws cache_directory_error when the override folder lacks the header, or the cache folder
-///         cannot be created or written.
+///         cannot be created; file_write_error when the header cannot be written.
 [[nodiscard]] inline std::filesystem::path device_include_dir() {
   namespace fs = std::filesystem;
   const std::string_view name = rocmtpl::device::portable_header_name;
@@ -108,7 +79,7 @@ inline void write_file_atomically(const std::filesystem::path& file, std::string
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw cache_directory_error(dir, "cannot create", ec.message());
-  detail::write_file_atomically(file, text);
+  detail::write_file_atomic(file, text);
   return dir;
 }
 

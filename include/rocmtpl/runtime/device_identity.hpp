@@ -18,13 +18,13 @@
 #include <sstream>
 #include <string>
 #include <system_error>
-#include <unistd.h>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include <rocmtpl/detail/hash.hpp>
 #include <rocmtpl/runtime/cache_root.hpp>
+#include <rocmtpl/runtime/detail/atomic_file.hpp>
 #include <rocmtpl/runtime/gpu_runtime.hpp>
 
 namespace rocmtpl::runtime {
@@ -118,10 +118,12 @@ inline std::optional<std::filesystem::path> identity_file() {
   if (const auto file = detail::identity_file()) {
     std::error_code ec;
     std::filesystem::create_directories(file->parent_path(), ec);
-    const auto tmp = file->string() + "." + std::to_string(::getpid()) + ".tmp";
     const nlohmann::json j{{"platform", std::string(to_string(id.kind))}, {"name", id.name}, {"arch", id.arch}};
-    if (std::ofstream(tmp) << j.dump()) std::filesystem::rename(tmp, *file, ec);
-    if (ec) std::filesystem::remove(tmp, ec);
+    try {
+      detail::write_file_atomic(*file, j.dump());
+    } catch (const file_write_error&) {
+      // Only a shortcut: without the record the next process asks the runtime again.
+    }
   }
   return id;
 }

@@ -34,18 +34,28 @@ namespace rocmtpl::runtime {
 /// launch failure). Nothing is thrown across the C ABI; the host turns the code into this.
 class kernel_status_error : public error {
  public:
-  kernel_status_error(std::string kernel, int code)
-      : error("rocmtpl: kernel " + kernel + " returned status " + std::to_string(code) + " (" +
-              std::string(describe(code)) + ")"),
+  /// @param kernel the entry point's name
+  /// @param status what it returned (never kernel_status::ok)
+  kernel_status_error(std::string kernel, kernel_status status)
+      : error("rocmtpl: kernel " + kernel + " returned status " + std::to_string(status_code(status)) + " (" +
+              std::string(describe(status)) + ")"),
         kernel_(std::move(kernel)),
-        code_(code) {}
-  [[nodiscard]] int code() const noexcept { return code_; }
+        status_(status) {}
+  /// @brief What the entry point returned.
+  [[nodiscard]] kernel_status code() const noexcept { return status_; }
+  /// @brief The entry point's name.
   [[nodiscard]] const std::string& kernel() const noexcept { return kernel_; }
 
  private:
   std::string kernel_;
-  int code_;
+  kernel_status status_;
 };
+
+/// @brief Throws kernel_status_error for any status but kernel_status::ok.
+/// @throws kernel_status_error naming `kernel` and the status
+inline void check_status(const std::string& kernel, kernel_status status) {
+  if (status != kernel_status::ok) throw kernel_status_error(kernel, status);
+}
 
 namespace detail {
 inline constexpr std::size_t max_call_slots = 48;
@@ -93,10 +103,10 @@ class kernel_entry {
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   [[nodiscard]] const std::shared_ptr<shared_library>& library() const noexcept { return library_; }
 
-  /// @brief Calls the entry point and returns its status (no exception for non-zero codes).
+  /// @brief Calls the entry point and returns its status (no exception for a status other than ok).
   /// @throws invalid_argument_error when the argument counts do not match.
-  [[nodiscard]] int call(const std::vector<const void*>& tensors, const std::vector<std::int64_t>& extra,
-                         std::size_t* workspace_size, void* workspace, void* stream) const {
+  [[nodiscard]] kernel_status call(const std::vector<const void*>& tensors, const std::vector<std::int64_t>& extra,
+                                   std::size_t* workspace_size, void* workspace, void* stream) const {
     if (tensors.size() != tensors_ || extra.size() != extras_) {
       throw invalid_argument_error("rocmtpl: kernel_entry: " + name_ + " takes " + std::to_string(tensors_) +
                                    " tensors and " + std::to_string(extras_) + " integer arguments, got " +
@@ -109,7 +119,7 @@ class kernel_entry {
     slots[n++] = detail::slot(static_cast<const void*>(workspace_size));
     slots[n++] = detail::slot(workspace);
     slots[n++] = detail::slot(stream);
-    return detail::call_table[n](fn_, slots.data());
+    return to_kernel_status(detail::call_table[n](fn_, slots.data()));
   }
 
   /// @brief The workspace query: null tensors, real sizes; works without a GPU.
@@ -117,7 +127,7 @@ class kernel_entry {
   [[nodiscard]] std::size_t workspace_size(const std::vector<std::int64_t>& extra) const {
     std::size_t bytes = 0;
     const std::vector<const void*> nulls(tensors_, nullptr);
-    if (int rc = call(nulls, extra, &bytes, nullptr, nullptr); rc != 0) throw kernel_status_error(name_, rc);
+    check_status(name_, call(nulls, extra, &bytes, nullptr, nullptr));
     return bytes;
   }
 
@@ -125,7 +135,7 @@ class kernel_entry {
   /// @throws kernel_status_error on a non-zero status.
   void launch(const std::vector<const void*>& tensors, const std::vector<std::int64_t>& extra, void* workspace,
               void* stream) const {
-    if (int rc = call(tensors, extra, nullptr, workspace, stream); rc != 0) throw kernel_status_error(name_, rc);
+    check_status(name_, call(tensors, extra, nullptr, workspace, stream));
   }
 
  private:

@@ -5,11 +5,7 @@
 /// @brief One candidate's measurement (verify, then time), in this process or in an isolated
 /// worker process that survives candidates which crash, hang or fault the GPU.
 
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <string.h>
 
 #include <cerrno>
 #include <chrono>
@@ -19,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,16 +24,21 @@
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/rocm_benchmark_request.hpp>
 #include <rocmtpl/runtime/benchmark.hpp>
+#include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/tuning_db.hpp>
-
-extern char** environ;  // NOLINT: POSIX
 
 namespace rocmtpl::runtime {
 
+/// @brief The benchmark worker got a command it cannot carry out (malformed, unknown, out of order).
+class worker_protocol_error : public error {
+ public:
+  using error::error;
+};
+
 /// @brief Measures a loaded candidate on a bench: verify against the reference (when the bench
 /// has one), then time. Errors become a failed measurement, never an exception.
-[[nodiscard]] inline measurement measure_candidate(bench& b, const kernel_entry& k, const std::vector<std::int64_t>& extra,
-                                                   double tolerance) {
+[[nodiscard]] inline measurement measure_candidate(bench& b, const kernel_entry& k,
+                                                   const std::vector<std::int64_t>& extra, double tolerance) {
   measurement m;
   try {
     if (b.has_reference()) {
@@ -71,13 +73,16 @@ namespace rocmtpl::runtime {
 
 namespace detail {
 inline nlohmann::json meta_to_json(const tensor_meta& m) {
-  return {{"name", m.name}, {"dtype", static_cast<int>(m.type)}, {"sizes", m.sizes}, {"strides", m.strides},
+  return {{"name", m.name},
+          {"dtype", dtype_code(m.type)},
+          {"sizes", m.sizes},
+          {"strides", m.strides},
           {"offset", m.offset}};
 }
 inline tensor_meta meta_from_json(const nlohmann::json& j) {
   tensor_meta m;
   m.name = j.at("name").get<std::string>();
-  m.type = static_cast<dtype>(j.at("dtype").get<int>());
+  m.type = dtype_from_code(j.at("dtype").get<std::int64_t>());
   m.sizes = j.at("sizes").get<std::vector<std::int64_t>>();
   m.strides = j.at("strides").get<std::vector<std::int64_t>>();
   m.offset = j.at("offset").get<std::int64_t>();
@@ -108,8 +113,12 @@ inline tensor_meta meta_from_json(const nlohmann::json& j) {
 }
 
 [[nodiscard]] inline nlohmann::json options_to_json(const benchmark_options& o) {
-  return {{"budget_ms", o.budget_ms},          {"estimate_runs", o.estimate_runs}, {"min_repetitions", o.min_repetitions},
-          {"max_repetitions", o.max_repetitions}, {"flush_l2", o.flush_l2},         {"seed", o.seed}};
+  return {{"budget_ms", o.budget_ms},
+          {"estimate_runs", o.estimate_runs},
+          {"min_repetitions", o.min_repetitions},
+          {"max_repetitions", o.max_repetitions},
+          {"flush_l2", o.flush_l2},
+          {"seed", o.seed}};
 }
 
 [[nodiscard]] inline benchmark_options options_from_json(const nlohmann::json& j) {
@@ -151,14 +160,14 @@ inline int run_worker(std::FILE* in, std::FILE* out) {
         }
         reply = {{"ok", true}};
       } else if (op == "measure") {
-        if (!b) throw error("rocmtpl: worker: measure before setup");
+        if (!b) throw worker_protocol_error("rocmtpl: worker: measure before setup; send a setup command first");
         const auto extra = cmd.at("extra_args").get<std::vector<std::int64_t>>();
         auto lib = std::make_shared<shared_library>(cmd.at("library").get<std::string>());
         kernel_entry k(lib, b->request().kernel_name, b->request().input_tensor_meta.size() + 1, extra.size());
         const auto m = measure_candidate(*b, k, extra, cmd.at("tolerance").get<double>());
         reply = {{"ok", true}, {"measurement", m}};
       } else {
-        throw error("rocmtpl: worker: unknown op '" + op + "'");
+        throw worker_protocol_error("rocmtpl: worker: unknown op '" + op + "'; expected setup or measure");
       }
     } catch (const std::exception& e) {
       reply = {{"ok", false}, {"error", e.what()}};
@@ -173,140 +182,75 @@ inline int run_worker(std::FILE* in, std::FILE* out) {
 /// this program, else in the folders this library was configured with, else on PATH.
 [[nodiscard]] inline std::optional<std::filesystem::path> find_worker() {
   namespace fs = std::filesystem;
+  constexpr std::string_view name = "rocmtpl-bench-worker";
   if (const char* env = std::getenv("ROCMTPL_BENCH_WORKER"); env && *env) return fs::path(env);
+  std::vector<fs::path> folders;
   std::error_code ec;
-  const auto self = fs::read_symlink("/proc/self/exe", ec);
-  std::vector<fs::path> candidates;
-  if (!ec) {
-    candidates.push_back(self.parent_path() / "rocmtpl-bench-worker");
-    candidates.push_back(self.parent_path().parent_path() / "tools" / "rocmtpl-bench-worker");
+  if (const auto self = fs::read_symlink("/proc/self/exe", ec); !ec) {
+    folders.push_back(self.parent_path());
+    folders.push_back(self.parent_path().parent_path() / "tools");
   }
 #ifdef ROCMTPL_WORKER_DIRS
-  for (const char* d : {ROCMTPL_WORKER_DIRS}) candidates.push_back(fs::path(d) / "rocmtpl-bench-worker");
+  for (const char* d : {ROCMTPL_WORKER_DIRS}) folders.emplace_back(d);
 #endif
-  if (const char* path = std::getenv("PATH")) {
-    std::string p(path);
-    for (std::size_t start = 0; start <= p.size();) {
-      const auto colon = std::min(p.find(':', start), p.size());
-      if (colon > start) candidates.push_back(fs::path(p.substr(start, colon - start)) / "rocmtpl-bench-worker");
-      start = colon + 1;
-    }
+  for (const auto& folder : folders) {
+    if (auto found = find_executable((folder / name).string())) return found;
   }
-  for (const auto& c : candidates) {
-    if (::access(c.c_str(), X_OK) == 0) return c;
-  }
-  return std::nullopt;
+  return find_executable(name);  // PATH
 }
 
-/// @brief A worker child process driven over pipes; restarted by the caller after a crash.
+/// @brief A worker child process driven over a socket (see child_process); restarted by the
+/// caller after a crash.
 class worker_process {
  public:
-  /// @throws error when the worker cannot be started.
-  explicit worker_process(const std::filesystem::path& executable) {
-    int to_child[2];
-    int from_child[2];
-    if (::pipe(to_child) != 0 || ::pipe(from_child) != 0) throw error("rocmtpl: worker: pipe failed");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
-    posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
-    posix_spawn_file_actions_addclose(&actions, to_child[1]);
-    posix_spawn_file_actions_addclose(&actions, from_child[0]);
-    const std::string exe = executable.string();
-    char* argv[] = {const_cast<char*>(exe.c_str()), nullptr};
-    const int rc = ::posix_spawn(&pid_, exe.c_str(), &actions, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(to_child[0]);
-    ::close(from_child[1]);
-    to_ = to_child[1];
-    from_ = from_child[0];
-    if (rc != 0) {
-      close_fds();
-      throw error("rocmtpl: worker: cannot start " + exe + ": " + std::strerror(rc));
-    }
-  }
-  worker_process(const worker_process&) = delete;
-  worker_process& operator=(const worker_process&) = delete;
-  ~worker_process() { kill(); }
+  /// @throws executable_not_found_error or process_error (both rocmtpl::error) when the worker cannot be started.
+  explicit worker_process(const std::filesystem::path& executable) : child_({executable.string()}) {}
 
   /// @brief Why a request got no reply.
   enum class failure { none, crashed, timed_out };
 
   /// @brief Sends one command; waits up to `timeout` for the reply line.
   /// @return the reply, or nullopt with `why` set (the worker is then dead and must be replaced).
-  std::optional<nlohmann::json> request(const nlohmann::json& command, std::chrono::milliseconds timeout,
-                                        failure& why, std::string& detail) {
+  std::optional<nlohmann::json> request(const nlohmann::json& command, std::chrono::milliseconds timeout, failure& why,
+                                        std::string& detail) {
     why = failure::none;
-    const auto text = command.dump() + "\n";
-    ::signal(SIGPIPE, SIG_IGN);
-    if (::write(to_, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    if (!child_.write(command.dump() + "\n")) {
       why = failure::crashed;
       detail = reap();
       return std::nullopt;
     }
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    std::string line;
     for (;;) {
-      const auto nl = buffer_.find('\n');
-      if (nl != std::string::npos) {
-        line = buffer_.substr(0, nl);
+      if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
+        const std::string line = buffer_.substr(0, nl);
         buffer_.erase(0, nl + 1);
         return nlohmann::json::parse(line);
       }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto got = left.count() > 0 ? child_.read_some(buffer_, left) : child_process::read_status::timed_out;
+      if (got == child_process::read_status::timed_out) {
         why = failure::timed_out;
-        kill();
+        child_.kill();
         detail = "no reply within " + std::to_string(timeout.count()) + " ms";
         return std::nullopt;
       }
-      pollfd p{from_, POLLIN, 0};
-      const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) continue;
-      char chunk[4096];
-      const auto n = ::read(from_, chunk, sizeof chunk);
-      if (n <= 0) {
+      if (got == child_process::read_status::end_of_file) {
         why = failure::crashed;
         detail = reap();
         return std::nullopt;
       }
-      buffer_.append(chunk, static_cast<std::size_t>(n));
     }
   }
 
  private:
   std::string reap() {
-    int status = 0;
-    if (pid_ > 0 && ::waitpid(pid_, &status, 0) == pid_) {
-      pid_ = -1;
-      close_fds();
-      if (WIFSIGNALED(status)) return "worker killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
-      if (WIFEXITED(status)) return "worker exited with code " + std::to_string(WEXITSTATUS(status));
-    }
-    close_fds();
+    const auto r = child_.wait();
+    if (r.signal != 0) return "worker killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")";
+    if (r.exit_code >= 0) return "worker exited with code " + std::to_string(r.exit_code);
     return "worker ended";
   }
 
-  void kill() noexcept {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-      pid_ = -1;
-    }
-    close_fds();
-  }
-
-  void close_fds() noexcept {
-    if (to_ >= 0) ::close(to_);
-    if (from_ >= 0) ::close(from_);
-    to_ = from_ = -1;
-  }
-
-  pid_t pid_ = -1;
-  int to_ = -1;
-  int from_ = -1;
+  child_process child_;
   std::string buffer_;
 };
 

@@ -203,23 +203,6 @@ inline buffer buffer_from_json(const nlohmann::json& j, const std::string& where
   }
 }
 
-// Writes `bytes` into `file` through a private temporary name and rename().
-inline void write_file_atomically(const std::filesystem::path& file, std::string_view bytes) {
-  const auto tmp = file.parent_path() / ("." + file.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) throw module_error("rocmtpl: module: cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw module_error("rocmtpl: module: cannot rename into " + file.string() + ": " + ec.message());
-  }
-}
-
 }  // namespace detail::module_loader_impl
 
 /// @brief What a module's manifest says: the entry point's arguments, where it was built for and
@@ -377,7 +360,8 @@ class loaded_module {
   /// @brief Writes the artifact into `dir` (created): `<name>.so` and `<name>.json`, each through a
   /// temporary name and rename(), so a reader never sees half a file.
   /// @return the manifest's path
-  /// @throws module_error when the files cannot be written
+  /// @throws module_error when the folder cannot be created or the library read; file_write_error when a file cannot be
+  /// written
   std::filesystem::path save(const std::filesystem::path& dir) const {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -388,10 +372,10 @@ class loaded_module {
       std::ifstream in(library_path_, std::ios::binary);
       if (!in) throw module_error("rocmtpl: module: cannot read " + library_path_.string());
       const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      detail::module_loader_impl::write_file_atomically(library, bytes);
+      detail::write_file_atomic(library, bytes, detail::file_sync::durable);
     }
     const auto manifest = dir / (manifest_.name + ".json");
-    detail::module_loader_impl::write_file_atomically(manifest, manifest_.to_json().dump(2) + "\n");
+    detail::write_file_atomic(manifest, manifest_.to_json().dump(2) + "\n", detail::file_sync::durable);
     return manifest;
   }
 
@@ -438,8 +422,9 @@ class loaded_module {
 
   /// @brief Calls the entry point and returns its status (no exception for a non-zero status).
   /// @throws invalid_argument_error for wrong tensor counts or a missing size
-  [[nodiscard]] int call(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
-                         const size_hints& sizes, std::size_t* workspace_size, void* workspace, void* stream) const {
+  [[nodiscard]] kernel_status call(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+                                   const size_hints& sizes, std::size_t* workspace_size, void* workspace,
+                                   void* stream) const {
     if (inputs.size() != manifest_.inputs.size() || outputs.size() != manifest_.outputs.size()) {
       throw invalid_argument_error("rocmtpl: module " + manifest_.name + " takes " +
                                    std::to_string(manifest_.inputs.size()) + " inputs and " +
@@ -455,9 +440,7 @@ class loaded_module {
   /// @throws kernel_status_error for a non-zero status; invalid_argument_error as call()
   void run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs, const size_hints& sizes,
            void* workspace, void* stream) const {
-    if (const int rc = call(inputs, outputs, sizes, nullptr, workspace, stream); rc != 0) {
-      throw kernel_status_error(manifest_.name, rc);
-    }
+    check_status(manifest_.name, call(inputs, outputs, sizes, nullptr, workspace, stream));
   }
 
  private:
@@ -506,7 +489,7 @@ inline std::filesystem::path build_standalone_runner(const module_source& m, con
   std::error_code ec;
   fs::create_directories(exe.parent_path(), ec);
   const auto source = fs::path(exe.string() + ".hip");
-  detail::module_loader_impl::write_file_atomically(source, m.source);
+  detail::write_file_atomic(source, m.source);
   options.resource_usage = false;
   options.dependency_file.clear();
   options.defines.emplace_back("ROCMTPL_STANDALONE_RUNNER");

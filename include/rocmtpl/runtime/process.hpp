@@ -31,6 +31,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -109,6 +110,9 @@ inline bool is_executable_file(const std::filesystem::path& p) {
 
 inline const char* getenv_or_null(const char* name) { return std::getenv(name); }  // NOLINT(concurrency-mt-unsafe)
 
+// The search list when PATH is unset (what execvp uses).
+inline constexpr std::string_view default_path = "/usr/local/bin:/usr/bin:/bin";
+
 // Reads whatever is available on a non-blocking fd; returns false at end of file.
 inline bool drain_fd(int fd, std::string& out, std::size_t max_output, bool& truncated) {
   char buffer[65536];
@@ -126,25 +130,6 @@ inline bool drain_fd(int fd, std::string& out, std::size_t max_output, bool& tru
     return true;  // EAGAIN: nothing more for now
   }
 }
-
-class spawn_resources {
- public:
-  spawn_resources() = default;
-  spawn_resources(const spawn_resources&) = delete;
-  spawn_resources& operator=(const spawn_resources&) = delete;
-  ~spawn_resources() {
-    if (actions_ready) ::posix_spawn_file_actions_destroy(&actions);
-    if (attr_ready) ::posix_spawnattr_destroy(&attr);
-    if (read_fd >= 0) ::close(read_fd);
-    if (write_fd >= 0) ::close(write_fd);
-  }
-  posix_spawn_file_actions_t actions{};
-  posix_spawnattr_t attr{};
-  bool actions_ready = false;
-  bool attr_ready = false;
-  int read_fd = -1;
-  int write_fd = -1;
-};
 
 [[noreturn]] inline void throw_errno(const std::string& what, int err) {
   throw process_error("rocmtpl: " + what + ": " + std::generic_category().message(err));
@@ -170,7 +155,7 @@ class spawn_resources {
   } else if (const char* env = detail::proc::getenv_or_null("PATH")) {
     paths = env;
   } else {
-    paths = "/usr/local/bin:/usr/bin:/bin";
+    paths = std::string(detail::proc::default_path);
   }
   std::size_t begin = 0;
   for (;;) {
@@ -212,6 +197,170 @@ class spawn_resources {
   return line;
 }
 
+namespace detail::proc {
+
+// What a child is started with: its environment and the resolved program.
+struct prepared_command {
+  std::vector<std::string> env{};
+  std::filesystem::path program{};
+};
+
+// The child's environment (the caller's, less unset_env, plus env) and argv[0] resolved in the
+// child's PATH. A missing program is a typed error here, never an exit code 127 later.
+[[nodiscard]] inline prepared_command prepare_command(const std::vector<std::string>& argv,
+                                                      const process_options& options) {
+  if (argv.empty() || argv.front().empty()) {
+    throw invalid_argument_error("rocmtpl: run_process: argv is empty; pass the program as argv[0]");
+  }
+  prepared_command cmd;
+  auto overridden = [&](std::string_view entry) {
+    const auto name = entry.substr(0, entry.find('='));
+    for (const auto& [k, v] : options.env)
+      if (k == name) return true;
+    for (const auto& k : options.unset_env)
+      if (k == name) return true;
+    return false;
+  };
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (!overridden(*e)) cmd.env.emplace_back(*e);
+  }
+  std::optional<std::string> child_path;
+  if (const char* p = getenv_or_null("PATH")) child_path = p;
+  for (const auto& k : options.unset_env)
+    if (k == "PATH") child_path.reset();
+  for (const auto& [k, v] : options.env) {
+    cmd.env.push_back(k + "=" + v);
+    if (k == "PATH") child_path = v;
+  }
+  const std::string& program = argv.front();
+  auto resolved = find_executable(program, child_path ? std::string_view(*child_path) : std::string_view(default_path));
+  if (!resolved) {
+    throw executable_not_found_error(
+        program, program.find('/') != std::string::npos
+                     ? "rocmtpl: cannot run '" + program + "': no executable file at that path"
+                     : "rocmtpl: cannot run '" + program + "': not found in PATH (" + child_path.value_or("") + ")");
+  }
+  cmd.program = std::move(*resolved);
+  if (!options.working_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(options.working_dir, ec)) {
+      throw process_error("rocmtpl: cannot run '" + program + "': working directory '" + options.working_dir.string() +
+                          "' does not exist");
+    }
+  }
+  return cmd;
+}
+
+// posix_spawn's two attribute objects, destroyed on every path.
+class spawn_attributes {
+ public:
+  spawn_attributes() {
+    if (int rc = ::posix_spawn_file_actions_init(&actions); rc != 0) throw_errno("posix_spawn_file_actions_init", rc);
+    if (int rc = ::posix_spawnattr_init(&attr); rc != 0) {
+      ::posix_spawn_file_actions_destroy(&actions);
+      throw_errno("posix_spawnattr_init", rc);
+    }
+  }
+  spawn_attributes(const spawn_attributes&) = delete;
+  spawn_attributes& operator=(const spawn_attributes&) = delete;
+  ~spawn_attributes() {
+    ::posix_spawn_file_actions_destroy(&actions);
+    ::posix_spawnattr_destroy(&attr);
+  }
+  posix_spawn_file_actions_t actions{};
+  posix_spawnattr_t attr{};
+};
+
+// Where the child's standard streams go: -1 for stdin is /dev/null, -1 for stdout/stderr is the caller's.
+struct child_stdio {
+  int in = -1;
+  int out = -1;
+  int err = -1;
+  bool own_process_group = true;
+};
+
+// The one place the library starts a process. The child gets an empty signal mask and default
+// handlers (a caller that ignores SIGPIPE or SIGINT does not pass that on), runs in its own
+// process group when asked (so a timeout can kill what it started), and inherits no descriptor
+// of ours beyond `io` (the library's own descriptors are all close-on-exec).
+[[nodiscard]] inline pid_t spawn(const prepared_command& cmd, const std::vector<std::string>& argv,
+                                 const process_options& options, const child_stdio& io) {
+  spawn_attributes sa;
+  if (io.in >= 0) {
+    ::posix_spawn_file_actions_adddup2(&sa.actions, io.in, STDIN_FILENO);
+  } else {
+    ::posix_spawn_file_actions_addopen(&sa.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  }
+  if (io.out >= 0) ::posix_spawn_file_actions_adddup2(&sa.actions, io.out, STDOUT_FILENO);
+  if (io.err >= 0) ::posix_spawn_file_actions_adddup2(&sa.actions, io.err, STDERR_FILENO);
+  if (!options.working_dir.empty()) {
+    if (int rc = ::posix_spawn_file_actions_addchdir_np(&sa.actions, options.working_dir.c_str()); rc != 0)
+      throw_errno("posix_spawn_file_actions_addchdir_np", rc);
+  }
+  sigset_t empty_mask;
+  sigemptyset(&empty_mask);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM}) sigaddset(&defaults, s);
+  ::posix_spawnattr_setsigmask(&sa.attr, &empty_mask);
+  ::posix_spawnattr_setsigdefault(&sa.attr, &defaults);
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  if (io.own_process_group) {
+    ::posix_spawnattr_setpgroup(&sa.attr, 0);
+    flags = static_cast<short>(flags | POSIX_SPAWN_SETPGROUP);
+  }
+  ::posix_spawnattr_setflags(&sa.attr, flags);
+
+  std::vector<char*> c_argv;
+  c_argv.reserve(argv.size() + 1);
+  for (const auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));  // NOLINT: POSIX signature
+  c_argv.push_back(nullptr);
+  std::vector<std::string> env = cmd.env;
+  std::vector<char*> c_env;
+  c_env.reserve(env.size() + 1);
+  for (auto& e : env) c_env.push_back(e.data());
+  c_env.push_back(nullptr);
+
+  pid_t pid = -1;
+  if (int rc = ::posix_spawn(&pid, cmd.program.c_str(), &sa.actions, &sa.attr, c_argv.data(), c_env.data()); rc != 0) {
+    if (rc == ENOENT) {
+      throw executable_not_found_error(argv.front(),
+                                       "rocmtpl: cannot run '" + cmd.program.string() +
+                                           "': exec failed with ENOENT (a script whose interpreter is missing?)");
+    }
+    throw_errno("cannot run '" + cmd.program.string() + "'", rc);
+  }
+  return pid;
+}
+
+// A descriptor closed on destruction.
+class unique_fd {
+ public:
+  unique_fd() = default;
+  explicit unique_fd(int fd) noexcept : fd_(fd) {}
+  unique_fd(unique_fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  unique_fd& operator=(unique_fd&& o) noexcept {
+    if (this != &o) {
+      reset();
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  unique_fd(const unique_fd&) = delete;
+  unique_fd& operator=(const unique_fd&) = delete;
+  ~unique_fd() { reset(); }
+  [[nodiscard]] int get() const noexcept { return fd_; }
+  void reset() noexcept {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace detail::proc
+
 /// @brief Runs a program and waits for it, capturing stdout and stderr merged.
 ///
 /// The child runs in its own process group with stdin on /dev/null and default signal handling.
@@ -232,101 +381,16 @@ class spawn_resources {
 [[nodiscard]] inline process_result run_process(const std::vector<std::string>& argv,
                                                 const process_options& options = {}) {
   using clock = std::chrono::steady_clock;
-  if (argv.empty() || argv.front().empty()) {
-    throw invalid_argument_error("rocmtpl: run_process: argv is empty; pass the program as argv[0]");
-  }
-
-  // The environment the child sees.
-  std::vector<std::string> env_strings;
-  auto overridden = [&](std::string_view entry) {
-    const auto eq = entry.find('=');
-    const auto name = entry.substr(0, eq);
-    for (const auto& [k, v] : options.env)
-      if (k == name) return true;
-    for (const auto& k : options.unset_env)
-      if (k == name) return true;
-    return false;
-  };
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    if (!overridden(*e)) env_strings.emplace_back(*e);
-  }
-  std::optional<std::string> child_path;
-  if (const char* p = detail::proc::getenv_or_null("PATH")) child_path = p;
-  for (const auto& k : options.unset_env)
-    if (k == "PATH") child_path.reset();
-  for (const auto& [k, v] : options.env) {
-    env_strings.push_back(k + "=" + v);
-    if (k == "PATH") child_path = v;
-  }
-
-  // Resolve the program before spawning: a missing one is a typed error, not exit code 127.
-  const std::string& program = argv.front();
-  std::optional<std::filesystem::path> resolved =
-      find_executable(program, child_path ? std::string_view(*child_path) : std::string_view("/usr/local/bin:/usr/bin:/bin"));
-  if (!resolved) {
-    throw executable_not_found_error(
-        program, program.find('/') != std::string::npos
-                     ? "rocmtpl: cannot run '" + program + "': no executable file at that path"
-                     : "rocmtpl: cannot run '" + program + "': not found in PATH (" + child_path.value_or("") + ")");
-  }
-  if (!options.working_dir.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(options.working_dir, ec)) {
-      throw process_error("rocmtpl: cannot run '" + program + "': working directory '" +
-                          options.working_dir.string() + "' does not exist");
-    }
-  }
-
-  detail::proc::spawn_resources res;
+  const auto cmd = detail::proc::prepare_command(argv, options);
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) detail::proc::throw_errno("pipe2", errno);
-  res.read_fd = fds[0];
-  res.write_fd = fds[1];
-
-  if (int rc = ::posix_spawn_file_actions_init(&res.actions); rc != 0) detail::proc::throw_errno("posix_spawn", rc);
-  res.actions_ready = true;
-  ::posix_spawn_file_actions_addopen(&res.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_adddup2(&res.actions, res.write_fd, STDOUT_FILENO);
-  ::posix_spawn_file_actions_adddup2(&res.actions, res.write_fd, STDERR_FILENO);
-  if (!options.working_dir.empty()) {
-    if (int rc = ::posix_spawn_file_actions_addchdir_np(&res.actions, options.working_dir.c_str()); rc != 0)
-      detail::proc::throw_errno("posix_spawn_file_actions_addchdir_np", rc);
-  }
-
-  if (int rc = ::posix_spawnattr_init(&res.attr); rc != 0) detail::proc::throw_errno("posix_spawnattr_init", rc);
-  res.attr_ready = true;
-  sigset_t empty_mask;
-  sigemptyset(&empty_mask);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM}) sigaddset(&defaults, s);
-  ::posix_spawnattr_setsigmask(&res.attr, &empty_mask);
-  ::posix_spawnattr_setsigdefault(&res.attr, &defaults);
-  ::posix_spawnattr_setpgroup(&res.attr, 0);  // own process group: a timeout kills clang under hipcc too
-  ::posix_spawnattr_setflags(&res.attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-  std::vector<char*> c_argv;
-  c_argv.reserve(argv.size() + 1);
-  for (const auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));  // NOLINT: POSIX signature
-  c_argv.push_back(nullptr);
-  std::vector<char*> c_env;
-  c_env.reserve(env_strings.size() + 1);
-  for (auto& e : env_strings) c_env.push_back(e.data());
-  c_env.push_back(nullptr);
+  detail::proc::unique_fd read_end(fds[0]);
+  detail::proc::unique_fd write_end(fds[1]);
 
   const auto start = clock::now();
-  pid_t pid = -1;
-  if (int rc = ::posix_spawn(&pid, resolved->c_str(), &res.actions, &res.attr, c_argv.data(), c_env.data());
-      rc != 0) {
-    if (rc == ENOENT) {
-      throw executable_not_found_error(program, "rocmtpl: cannot run '" + resolved->string() +
-                                                    "': exec failed with ENOENT (a script whose interpreter is missing?)");
-    }
-    detail::proc::throw_errno("cannot run '" + resolved->string() + "'", rc);
-  }
-  ::close(res.write_fd);
-  res.write_fd = -1;
-  ::fcntl(res.read_fd, F_SETFL, ::fcntl(res.read_fd, F_GETFL) | O_NONBLOCK);
+  const pid_t pid = detail::proc::spawn(cmd, argv, options, {-1, write_end.get(), write_end.get(), true});
+  write_end.reset();
+  ::fcntl(read_end.get(), F_SETFL, ::fcntl(read_end.get(), F_GETFL) | O_NONBLOCK);
 
   process_result result;
   const bool has_deadline = options.timeout.count() > 0;
@@ -339,7 +403,7 @@ class spawn_resources {
   int status = 0;
 
   for (;;) {
-    if (!eof) eof = !detail::proc::drain_fd(res.read_fd, result.output, options.max_output, result.output_truncated);
+    if (!eof) eof = !detail::proc::drain_fd(read_end.get(), result.output, options.max_output, result.output_truncated);
     if (!exited) {
       pid_t w = ::waitpid(pid, &status, WNOHANG);
       while (w < 0 && errno == EINTR) w = ::waitpid(pid, &status, WNOHANG);
@@ -349,7 +413,7 @@ class spawn_resources {
     if (exited) {
       // The child is gone; take what it wrote and stop (a grandchild that keeps the pipe open
       // must not keep us waiting).
-      if (!eof) detail::proc::drain_fd(res.read_fd, result.output, options.max_output, result.output_truncated);
+      if (!eof) detail::proc::drain_fd(read_end.get(), result.output, options.max_output, result.output_truncated);
       break;
     }
     const auto now = clock::now();
@@ -370,7 +434,7 @@ class spawn_resources {
     }
     wait = std::max(wait, std::chrono::milliseconds(1));
     if (!eof) {
-      pollfd pfd{res.read_fd, POLLIN, 0};
+      pollfd pfd{read_end.get(), POLLIN, 0};
       ::poll(&pfd, 1, static_cast<int>(wait.count()));
     } else {
       ::poll(nullptr, 0, static_cast<int>(std::min(wait, std::chrono::milliseconds(10)).count()));
@@ -393,5 +457,112 @@ class spawn_resources {
   }
   return result;
 }
+
+/// @brief A child process the caller talks to over its stdin and stdout (a line protocol, for
+/// example the benchmark worker's). Started by the same spawner as run_process(): the channel is
+/// close-on-exec (other children never inherit it), the child gets default signal handling, and a
+/// write to a child that has gone never raises SIGPIPE in this process (send with MSG_NOSIGNAL),
+/// so the caller's signal dispositions stay untouched. The child's stderr is the caller's, and it
+/// stays in the caller's process group (a Ctrl-C reaches it too). Destruction kills and reaps it.
+///
+/// @code{.cpp}
+/// rocmtpl::runtime::child_process child({"cat"});
+/// child.write("hello\n");
+/// std::string line;
+/// while (line.find('\n') == std::string::npos &&
+///        child.read_some(line, std::chrono::seconds(1)) == rocmtpl::runtime::child_process::read_status::data) {}
+/// @endcode
+class child_process {
+ public:
+  /// @brief What read_some() saw.
+  enum class read_status {
+    data,         ///< bytes were appended
+    end_of_file,  ///< the child closed its stdout (it exited or crashed)
+    timed_out,    ///< nothing arrived within the timeout
+  };
+
+  /// @brief Starts the child.
+  /// @param argv program and arguments (argv[0] looked up in PATH unless it contains '/')
+  /// @param options working directory and environment changes (`timeout` is not used: each read has its own)
+  /// @throws invalid_argument_error, executable_not_found_error, process_error as run_process()
+  explicit child_process(const std::vector<std::string>& argv, const process_options& options = {}) {
+    const auto cmd = detail::proc::prepare_command(argv, options);
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) detail::proc::throw_errno("socketpair", errno);
+    channel_ = detail::proc::unique_fd(fds[0]);
+    detail::proc::unique_fd child_end(fds[1]);
+    pid_ = detail::proc::spawn(cmd, argv, options, {child_end.get(), child_end.get(), -1, false});
+  }
+  child_process(const child_process&) = delete;
+  child_process& operator=(const child_process&) = delete;
+  ~child_process() { kill(); }
+
+  /// @brief The child's process id (-1 once reaped).
+  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+
+  /// @brief Writes all of `bytes` to the child's stdin.
+  /// @return false when the child no longer reads (it exited or closed stdin): never SIGPIPE
+  [[nodiscard]] bool write(std::string_view bytes) noexcept {
+    while (!bytes.empty()) {
+      const ::ssize_t n = ::send(channel_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return false;  // EPIPE, ECONNRESET, a closed channel
+      }
+      bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+
+  /// @brief Waits up to `timeout` for output and appends what is there to `out`.
+  [[nodiscard]] read_status read_some(std::string& out, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0) return read_status::timed_out;
+      pollfd p{channel_.get(), POLLIN, 0};
+      const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) continue;
+      char chunk[4096];
+      const ::ssize_t n = ::read(channel_.get(), chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return read_status::end_of_file;
+      out.append(chunk, static_cast<std::size_t>(n));
+      return read_status::data;
+    }
+  }
+
+  /// @brief Closes the channel and waits for the child to end.
+  /// @return how it ended: exit code or signal (`output` stays empty)
+  process_result wait() {
+    channel_.reset();
+    process_result r;
+    int status = 0;
+    pid_t w = -1;
+    while (pid_ > 0 && (w = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+    }
+    if (w == pid_ && pid_ > 0) {
+      if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+      if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+    }
+    pid_ = -1;
+    return r;
+  }
+
+  /// @brief Kills the child (SIGKILL) and reaps it; nothing when it is already reaped.
+  void kill() noexcept {
+    if (pid_ > 0) ::kill(pid_, SIGKILL);
+    try {
+      (void)wait();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): nothing to report from a destructor
+    }
+  }
+
+ private:
+  detail::proc::unique_fd channel_{};
+  pid_t pid_ = -1;
+};
 
 }  // namespace rocmtpl::runtime

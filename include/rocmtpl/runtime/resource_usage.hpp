@@ -78,8 +78,8 @@ struct kernel_resource_usage {
   s += ": ";
   if (r.registers > 0 || r.shared_bytes > 0 || r.stack_bytes > 0 || r.spill_store_bytes > 0 || r.spill_load_bytes > 0) {
     s += std::to_string(r.registers) + " registers, " + std::to_string(r.shared_bytes) + " B smem, " +
-         std::to_string(r.stack_bytes) + " B stack, spill stores/loads " + std::to_string(r.spill_store_bytes) +
-         "/" + std::to_string(r.spill_load_bytes) + " B";
+         std::to_string(r.stack_bytes) + " B stack, spill stores/loads " + std::to_string(r.spill_store_bytes) + "/" +
+         std::to_string(r.spill_load_bytes) + " B";
   } else {
     s += std::to_string(r.vgprs) + " VGPRs, " + std::to_string(r.sgprs) + " SGPRs, " + std::to_string(r.agprs) +
          " AGPRs, " + std::to_string(r.lds_bytes) + " B LDS, " + std::to_string(r.scratch_bytes) +
@@ -224,7 +224,8 @@ inline std::string_view target_cpu_hint(std::string_view line) {
   std::vector<std::vector<std::size_t>> groups(1);
   for (auto i : todo) {
     auto& g = groups.back();
-    const bool repeat = std::any_of(g.begin(), g.end(), [&](std::size_t j) { return out[j].mangled_name == out[i].mangled_name; });
+    const bool repeat =
+        std::any_of(g.begin(), g.end(), [&](std::size_t j) { return out[j].mangled_name == out[i].mangled_name; });
     if (repeat) groups.emplace_back();
     groups.back().push_back(i);
   }
@@ -289,7 +290,8 @@ inline std::string_view target_cpu_hint(std::string_view line) {
       const auto name = detail::rusage::quoted(line, p);
       k.mangled_name = std::string(name);
       k.kernel = demangle(name);
-      if (const auto f = line.find(" for ", p); f != std::string_view::npos) k.arch = std::string(detail::rusage::quoted(line, f));
+      if (const auto f = line.find(" for ", p); f != std::string_view::npos)
+        k.arch = std::string(detail::rusage::quoted(line, f));
       out.push_back(std::move(k));
       in_entry = true;
       properties_of.clear();
@@ -303,7 +305,8 @@ inline std::string_view target_cpu_hint(std::string_view line) {
       if (in_entry && !out.empty() && properties_of == out.back().mangled_name) apply_items(out.back(), line);
       return;
     }
-    if (const auto p = line.find("Used "); p != std::string_view::npos && line.find("registers", p) != std::string_view::npos) {
+    if (const auto p = line.find("Used ");
+        p != std::string_view::npos && line.find("registers", p) != std::string_view::npos) {
       if (in_entry && !out.empty()) apply_items(out.back(), line.substr(p));
       return;
     }

@@ -52,7 +52,8 @@ class symbol_not_found_error : public error {
   /// @param library the library searched
   /// @param reason dlerror()'s text
   symbol_not_found_error(std::string symbol, std::filesystem::path library, const std::string& reason)
-      : error("rocmtpl: symbol '" + symbol + "' not found in " + library.string() + (reason.empty() ? "" : ": " + reason)),
+      : error("rocmtpl: symbol '" + symbol + "' not found in " + library.string() +
+              (reason.empty() ? "" : ": " + reason)),
         symbol_(std::move(symbol)),
         library_(std::move(library)) {}
   /// @brief The name looked up.
@@ -232,8 +233,8 @@ class library_lru {
     struct stat st {};
     std::string key = p.string();
     if (::stat(p.c_str(), &st) == 0) {
-      key += '\0' + std::to_string(st.st_dev) + ':' + std::to_string(st.st_ino) + ':' + std::to_string(st.st_mtim.tv_sec) +
-             '.' + std::to_string(st.st_mtim.tv_nsec);
+      key += '\0' + std::to_string(st.st_dev) + ':' + std::to_string(st.st_ino) + ':' +
+             std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec);
     }
     return key;
   }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/tensor_meta.hpp>
 #include <rocmtpl/runtime/code_cache.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
@@ -45,14 +46,19 @@ namespace rocmtpl::runtime {
 namespace detail {
 // Fill and compare kernels. They follow the generated entry points' C ABI shape (tensors, int64
 // arguments, workspace_size, workspace, stream) so kernel_entry calls them the same way.
-inline constexpr std::string_view utility_source = R"rocmtpl(#include "rocmtpl_hip_portable.h"
+// The dtype numbering is the host's (dtype_code(), ir/dtype.hpp): the source starts with
+// dtype_code_defines() and names each dtype by its ROCMTPL_DTYPE_* macro.
+inline constexpr std::string_view utility_source_body = R"rocmtpl(#include "rocmtpl_hip_portable.h"
 #include <cstdint>
 #include <cstddef>
 #define ROCMTPL_UTIL_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
-// rocmtpl::dtype values (ir/dtype.hpp).
-enum : int64_t { f16 = 0, bf16 = 1, f32 = 2, f64 = 3, i8 = 4, u8 = 5, i32 = 6, i64 = 7, boolean = 8 };
+enum : int64_t {
+  f16 = ROCMTPL_DTYPE_FLOAT16, bf16 = ROCMTPL_DTYPE_BFLOAT16, f32 = ROCMTPL_DTYPE_FLOAT32, f64 = ROCMTPL_DTYPE_FLOAT64,
+  i8 = ROCMTPL_DTYPE_INT8, u8 = ROCMTPL_DTYPE_UINT8, i32 = ROCMTPL_DTYPE_INT32, i64 = ROCMTPL_DTYPE_INT64,
+  boolean = ROCMTPL_DTYPE_BOOL
+};
 
 __device__ inline uint64_t splitmix(uint64_t z) {
   z += 0x9e3779b97f4a7c15ULL;
@@ -176,13 +182,16 @@ ROCMTPL_UTIL_EXPORT int rocmtpl_compare(const void* out, const void* ref, const 
   return hipGetLastError() == hipSuccess ? 0 : 1;
 }
 )rocmtpl";
+
+// The helpers' full source: the shared dtype numbering, then the kernels.
+inline const std::string utility_source = dtype_code_defines() + std::string(utility_source_body);
 }  // namespace detail
 
 /// @brief How far an output is from a reference.
 struct comparison {
-  double relative_l2 = 0;        ///< ||out - ref|| / ||ref|| (0 when both are zero)
-  double max_abs = 0;            ///< max |out - ref| over finite pairs
-  std::uint64_t nonfinite = 0;   ///< elements not finite in out but finite in ref (unwritten, NaN, inf)
+  double relative_l2 = 0;       ///< ||out - ref|| / ||ref|| (0 when both are zero)
+  double max_abs = 0;           ///< max |out - ref| over finite pairs
+  std::uint64_t nonfinite = 0;  ///< elements not finite in out but finite in ref (unwritten, NaN, inf)
 };
 
 /// @brief The compiled helper kernels for one device.
@@ -202,8 +211,8 @@ class utility_kernels {
 
   /// @brief Fills a tensor's whole storage with uniform values in [-1, 1) from (seed, index).
   void fill(void* data, const tensor_meta& meta, std::uint64_t seed, void* stream) const {
-    fill_->launch({data}, {static_cast<std::int64_t>(meta.type), meta.storage_elements(), static_cast<std::int64_t>(seed)},
-                  nullptr, stream);
+    fill_->launch({data}, {dtype_code(meta.type), meta.storage_elements(), static_cast<std::int64_t>(seed)}, nullptr,
+                  stream);
   }
 
   /// @brief Compares `out` (layout `out_meta`) with `ref` (layout `ref_meta`, same sizes) on the GPU.
@@ -218,7 +227,7 @@ class utility_kernels {
     device_buffer counts(2 * sizeof(std::uint64_t));
     rt.memset(sums.get(), 0, sums.size(), stream);
     rt.memset(counts.get(), 0, counts.size(), stream);
-    std::vector<std::int64_t> extra{static_cast<std::int64_t>(out_meta.type), static_cast<std::int64_t>(ref_meta.type),
+    std::vector<std::int64_t> extra{dtype_code(out_meta.type), dtype_code(ref_meta.type),
                                     static_cast<std::int64_t>(out_meta.sizes.size())};
     auto pad = [&](const std::vector<std::int64_t>& v, std::int64_t fill) {
       for (std::size_t i = 0; i < 6; ++i) extra.push_back(i < v.size() ? v[i] : fill);

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #ifdef ROCMTPL_VERSION_MAJOR
@@ -63,7 +64,9 @@ TEST(WorkspacePlan, OverlappingLifetimesNeverShareASlot) {
     const int n = 1 + static_cast<int>(rng() % 12);
     for (int i = 0; i < n; ++i) {
       first += rng() % 3;
-      buffers.push_back({"b" + std::to_string(i), first, first + rng() % 5, bytes(16)});
+      std::string name = "b";  // not "b" + to_string(): g++ 12 -O3 false -Wrestrict (GCC bug 105329)
+      name += std::to_string(i);
+      buffers.push_back({std::move(name), first, first + rng() % 5, bytes(16)});
     }
     const auto plan = plan_workspace(buffers);
     std::size_t placed = 0;
