@@ -34,12 +34,12 @@ enum class gemm_math {
 /// warpgroups per block, a 64-element (128-byte) K step, and the shared-memory layout of the
 /// measured kernel (benchmark/hopper/NOTES.md).
 struct gemm_wgmma_facts {
-  static constexpr int consumers = 2;                ///< consumer warpgroups (cooperative: block_m / 2 rows each)
+  static constexpr int consumers = 2;                    ///< consumer warpgroups (cooperative: block_m / 2 rows each)
   static constexpr int threads = 128 * (consumers + 1);  ///< producer + consumers
-  static constexpr int block_k = 64;                 ///< one 128-byte swizzle row of 16-bit values
+  static constexpr int block_k = 64;                     ///< one 128-byte swizzle row of 16-bit values
   static constexpr int epilogue_bytes = consumers * 4 * 16 * 72 * 2;  ///< per-warp 16 x 64 staging tiles (padded rows)
-  static constexpr int max_shared = 232448;          ///< 227 KiB: the most one NVIDIA block may use
-  static constexpr int consumer_registers = 232;     ///< setmaxnreg of the consumer warpgroups
+  static constexpr int max_shared = 232448;                           ///< 227 KiB: the most one NVIDIA block may use
+  static constexpr int consumer_registers = 232;                      ///< setmaxnreg of the consumer warpgroups
 };
 
 /// @brief Which output dimension a rank-1 Bias (or Residual) runs along.

@@ -278,7 +278,8 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
   };
   const auto batch = value(v.batch);
   if (batch.has_value() && *batch != 1) return false;
-  return multiple_of_8(v.n) && multiple_of_8(v.x.stride_r) && multiple_of_8(v.w.stride_r) && multiple_of_8(v.y.stride_r);
+  return multiple_of_8(v.n) && multiple_of_8(v.x.stride_r) && multiple_of_8(v.w.stride_r) &&
+         multiple_of_8(v.y.stride_r);
 }
 
 // Kernel parameter list and argument list of the tensors.

@@ -499,7 +499,8 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   {
     auto body = src.indent();
     for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-    if (plan.split) src.writeline("if (split_k != 1) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K is not split here");
+    if (plan.split)
+      src.writeline("if (split_k != 1) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K is not split here");
     src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
     // Pre-indented fragment (written verbatim: rendering speed).
     src.write_verbatim(R"sm90(    int64_t rocmtpl_elements = 0;

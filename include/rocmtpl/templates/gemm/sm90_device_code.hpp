@@ -46,7 +46,8 @@ namespace rocmtpl::templates::detail {
   s += "__device__ __forceinline__ void gemm_sm90_wgmma(float (&d)[" + std::to_string(regs) +
        "], uint64_t desc_a, uint64_t desc_b, int scale_d) {\n";
   s += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n";
-  s += "                 \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + ab + "." + ab + " \"\n";
+  s +=
+      "                 \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + ab + "." + ab + " \"\n";
   s += "                 \"{" + dlist + "}, %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) +
        ", p, 1, 1, 0, 1;\\n}\\n\"\n";
   s += "                 : " + outs + "\n";
@@ -131,7 +132,8 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 )sm90";
 
 /// The tile schedule, the epilogue and the kernel body (device code, sm_90a only).
-inline constexpr std::string_view sm90_body_text = R"sm90(// Tile t of the static schedule -> (m block, n block), group-M rasterized.
+inline constexpr std::string_view sm90_body_text =
+    R"sm90(// Tile t of the static schedule -> (m block, n block), group-M rasterized.
 __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
     const int per_group = group_m * tiles_n;
     const int first_m = (t / per_group) * group_m;
@@ -421,11 +423,12 @@ inline int gemm_sm90_run(const gemm_problem& p, const gemm_pointers& t, hipStrea
     if (tiles > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     const uint64_t m = static_cast<uint64_t>(p.m_size), n = static_cast<uint64_t>(p.n_size);
     const uint64_t k = p.k_size > 0 ? static_cast<uint64_t>(p.k_size) : 1;
+    // A pitch that is never used (one row) only has to be valid.
     const uint64_t x_pitch = p.m_size > 1 ? static_cast<uint64_t>(p.x_stride_m) : (k + 7) / 8 * 8;
     const uint64_t w_pitch = p.k_size > 1 ? static_cast<uint64_t>(p.w_stride_k) : n;
-    CUtensorMap map_x{}, map_w{};
-    if (!gemm_sm90::make_map(map_x, t.X + p.x_offset, m, k, x_pitch, block_m) ||
-        !gemm_sm90::make_map(map_w, t.W + p.w_offset, k, n, w_pitch, 64)) {
+    CUtensorMap map_x{}, map_w{};  // K = 0: nothing is loaded, the maps stay empty
+    if (p.k_size > 0 && (!gemm_sm90::make_map(map_x, t.X + p.x_offset, m, k, x_pitch, block_m) ||
+                         !gemm_sm90::make_map(map_w, t.W + p.w_offset, k, n, w_pitch, 64))) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
     static bool opted_in[64] = {};

@@ -40,8 +40,18 @@ TEST(GemmCostModel, SplitKPaysOffOnlyForSmallOutputsWithLongK) {
 }
 
 gemm_config hopper(int bm, int bn, int stages) {
-  return {.block_m = bm, .block_n = bn, .block_k = 64, .thread_m = 0, .thread_n = 0, .group_m = 8,
-          .math = gemm_math::wgmma, .warp_m = bm / 2, .warp_n = bn, .stages = stages, .vector = 8, .split_k = 1};
+  return {.block_m = bm,
+          .block_n = bn,
+          .block_k = 64,
+          .thread_m = 0,
+          .thread_n = 0,
+          .group_m = 8,
+          .math = gemm_math::wgmma,
+          .warp_m = bm / 2,
+          .warp_n = bn,
+          .stages = stages,
+          .vector = 8,
+          .split_k = 1};
 }
 
 TEST(GemmCostModel, HopperBeatsMmaSyncOnLargeProblemsAndSmallTilesWinSmallOnes) {
@@ -55,7 +65,8 @@ TEST(GemmCostModel, HopperBeatsMmaSyncOnLargeProblemsAndSmallTilesWinSmallOnes) 
     EXPECT_LT(gemm_estimate_cost(big, s, s, s, 1), gemm_estimate_cost(small, s, s, s, 1)) << s;
   }
   // 128x256 and 256x128 tie; 128x128 trails them on large problems.
-  EXPECT_DOUBLE_EQ(gemm_estimate_cost(big, 4096, 4096, 4096, 1), gemm_estimate_cost(hopper(256, 128, 4), 4096, 4096, 4096, 1));
+  EXPECT_DOUBLE_EQ(gemm_estimate_cost(big, 4096, 4096, 4096, 1),
+                   gemm_estimate_cost(hopper(256, 128, 4), 4096, 4096, 4096, 1));
   EXPECT_LT(gemm_estimate_cost(big, 8192, 8192, 8192, 1), gemm_estimate_cost(hopper(128, 128, 6), 8192, 8192, 8192, 1));
   // 1024^3 and 64 x 8192 x 8192: too few 128x256 tiles for 132 SMs; 128x64 won there.
   EXPECT_LT(gemm_estimate_cost(small, 1024, 1024, 1024, 1), gemm_estimate_cost(big, 1024, 1024, 1024, 1));

@@ -105,10 +105,9 @@ TEST(GemmSearchSpace, HopperSpaceHoldsTheMeasuredConfigs) {
     EXPECT_EQ(c.math, gemm_math::wgmma);
     names.push_back(c.name());
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8",
-                                             "wgmma_bm256_bn128_bk64_wm128_wn128_g8_s4_v8",
-                                             "wgmma_bm128_bn128_bk64_wm64_wn128_g8_s6_v8",
-                                             "wgmma_bm128_bn64_bk64_wm64_wn64_g8_s8_v8"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8", "wgmma_bm256_bn128_bk64_wm128_wn128_g8_s4_v8",
+                       "wgmma_bm128_bn128_bk64_wm64_wn128_g8_s6_v8", "wgmma_bm128_bn64_bk64_wm64_wn64_g8_s8_v8"}));
 }
 
 // The README's main job: fp16 4096^3 + bias[N] + relu, static shapes.
@@ -123,7 +122,8 @@ TEST(GemmSearchSpace, HopperRanksFirstForLargeF16AndBf16Problems) {
     ASSERT_FALSE(ranked.empty());
     EXPECT_EQ(ranked.front().name(), "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8");
     // Every Hopper config comes before every mma.sync one, and both paths are there.
-    const auto first_mma = std::find_if(ranked.begin(), ranked.end(), [](const gemm_config& c) { return c.math == gemm_math::matrix_core; });
+    const auto first_mma = std::find_if(ranked.begin(), ranked.end(),
+                                        [](const gemm_config& c) { return c.math == gemm_math::matrix_core; });
     ASSERT_NE(first_mma, ranked.end());
     EXPECT_EQ(first_mma - ranked.begin(), 4);
   }
@@ -150,19 +150,25 @@ TEST(GemmSearchSpace, HopperConfigsStayOffProblemsTheyCannotServe) {
   EXPECT_TRUE(has_wgmma(square(dtype::f16, 1000, 3000, 712), {}));
   // Column-major W or X, an f32 output, a batch.
   const auto with = [](layout x, layout w, layout y) {
-    return rocmtpl::rocm_template<gemm_policy>(gemm_policy(), {buffer("x", std::move(x)), buffer("w", std::move(w))}, std::move(y));
+    return rocmtpl::rocm_template<gemm_policy>(gemm_policy(), {buffer("x", std::move(x)), buffer("w", std::move(w))},
+                                               std::move(y));
   };
   EXPECT_FALSE(has_wgmma(with(layout::row_major(dtype::f16, {M, K}), layout::col_major(dtype::f16, {K, N}),
-                              layout::row_major(dtype::f16, {M, N})), h));
+                              layout::row_major(dtype::f16, {M, N})),
+                         h));
   EXPECT_FALSE(has_wgmma(with(layout::col_major(dtype::f16, {M, K}), layout::row_major(dtype::f16, {K, N}),
-                              layout::row_major(dtype::f16, {M, N})), h));
+                              layout::row_major(dtype::f16, {M, N})),
+                         h));
   EXPECT_FALSE(has_wgmma(with(layout::row_major(dtype::f16, {M, K}), layout::row_major(dtype::f16, {K, N}),
-                              layout::row_major(dtype::f32, {M, N})), h));
+                              layout::row_major(dtype::f32, {M, N})),
+                         h));
   EXPECT_TRUE(has_wgmma(with(layout::row_major(dtype::f16, {M, K}), layout::row_major(dtype::f16, {K, N}),
-                             layout::row_major(dtype::bf16, {M, N})), h));
+                             layout::row_major(dtype::bf16, {M, N})),
+                        h));
   const auto b = sym_expr::symbol("B");
   EXPECT_FALSE(has_wgmma(with(layout::row_major(dtype::f16, {2, M, K}), layout::row_major(dtype::f16, {K, N}),
-                              layout::row_major(dtype::f16, {2, M, N})), h));
+                              layout::row_major(dtype::f16, {2, M, N})),
+                         h));
   const auto batched = with(layout::row_major(dtype::f16, {b, M, K}), layout::row_major(dtype::f16, {K, N}),
                             layout::row_major(dtype::f16, {b, M, N}));
   EXPECT_FALSE(has_wgmma(batched, {{"B", 4}, {"M", 512}, {"N", 512}, {"K", 512}}));
@@ -181,8 +187,10 @@ TEST(GemmSearchSpace, HopperConfigsStayOffProblemsTheyCannotServe) {
   EXPECT_FALSE(has_wgmma(biased(dtype::f16, {M, N}), h));
   // Runtime split-K: the Hopper configs come without split variants.
   const auto split = square(dtype::f16, M, N, K, {.runtime_split_k = true});
-  const auto ranked = gemm_problem_configs(split.policy().view(split.context()), true, {{"M", 128}, {"N", 128}, {"K", 16384}});
-  EXPECT_TRUE(std::any_of(ranked.begin(), ranked.end(), [](const gemm_config& c) { return c.math == gemm_math::wgmma; }));
+  const auto ranked =
+      gemm_problem_configs(split.policy().view(split.context()), true, {{"M", 128}, {"N", 128}, {"K", 16384}});
+  EXPECT_TRUE(
+      std::any_of(ranked.begin(), ranked.end(), [](const gemm_config& c) { return c.math == gemm_math::wgmma; }));
   for (const auto& c : ranked) {
     if (c.math == gemm_math::wgmma) {
       EXPECT_EQ(c.split_k, 1) << c.name();

@@ -21,8 +21,18 @@ using rocmtpl::templates::detail::sm90_wgmma_text;
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 gemm_config hopper(int bm, int bn, int stages) {
-  return {.block_m = bm, .block_n = bn, .block_k = 64, .thread_m = 0, .thread_n = 0, .group_m = 8,
-          .math = gemm_math::wgmma, .warp_m = bm / 2, .warp_n = bn, .stages = stages, .vector = 8, .split_k = 1};
+  return {.block_m = bm,
+          .block_n = bn,
+          .block_k = 64,
+          .thread_m = 0,
+          .thread_n = 0,
+          .group_m = 8,
+          .math = gemm_math::wgmma,
+          .warp_m = bm / 2,
+          .warp_n = bn,
+          .stages = stages,
+          .vector = 8,
+          .split_k = 1};
 }
 
 TEST(GemmSm90DeviceCode, WgmmaWrapperHasOneRegisterPerAccumulator) {
@@ -31,7 +41,7 @@ TEST(GemmSm90DeviceCode, WgmmaWrapperHasOneRegisterPerAccumulator) {
   EXPECT_TRUE(has(f16, "float (&d)[128]"));
   EXPECT_TRUE(has(f16, "\"+f\"(d[127])"));
   EXPECT_FALSE(has(f16, "d[128]"));
-  EXPECT_TRUE(has(f16, "setp.ne.b32 p, %130, 0;"));  // scale_d after the 128 accumulators and 2 descriptors
+  EXPECT_TRUE(has(f16, "setp.ne.b32 p, %130, 0;"));        // scale_d after the 128 accumulators and 2 descriptors
   EXPECT_TRUE(has(f16, "}, %128, %129, p, 1, 1, 0, 1;"));  // imm-trans-b = 1: W is N-major
   const auto bf16 = sm90_wgmma_text(64, true);
   EXPECT_TRUE(has(bf16, "m64n64k16.f32.bf16.bf16"));
@@ -60,8 +70,8 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   // The README's main job: fp16 4096^3 + bias[N] + relu.
   rocmtpl::rocm_template<gemm_policy> t(
       gemm_policy({.act = activation::relu}),
-      {buffer("x", layout::row_major(dtype::f16, {4096, 4096})), buffer("w", layout::row_major(dtype::f16, {4096, 4096})),
-       buffer("bias", layout::row_major(dtype::f16, {4096}))},
+      {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
+       buffer("w", layout::row_major(dtype::f16, {4096, 4096})), buffer("bias", layout::row_major(dtype::f16, {4096}))},
       layout::row_major(dtype::f16, {4096, 4096}));
   const auto src = t.generate(hopper(128, 256, 4)).source();
   EXPECT_TRUE(has(src, "// gemm wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8: Y = relu(X @ W + Bias)"));
@@ -70,14 +80,18 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   EXPECT_TRUE(has(src, "#define ROCMTPL_GEMM_SM90_HAS_BIAS 1"));
   EXPECT_TRUE(has(src, "#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL 0"));
   EXPECT_TRUE(has(src, "m64n256k16.f32.f16.f16"));
-  EXPECT_TRUE(has(src, "fmaxf"));  // relu
+  EXPECT_TRUE(has(src, "apply_activation(float v) { return v > 0.0f ? v : 0.0f; }"));  // relu
   EXPECT_TRUE(has(src, "return gemm_sm90_run(p, t, stream);"));
   EXPECT_FALSE(has(src, "store_output("));  // the path has its own epilogue
   EXPECT_FALSE(has(src, "mma.sync"));
 
   // bf16, alpha and beta, a Bias along M (f32), a residual, a bf16 -> f16 cast, runtime split-K.
-  gemm_options o{.act = activation::gelu, .alpha = 0.5F, .beta = 2.0F, .bias_along = rocmtpl::templates::bias_dim::m,
-                 .residual = true, .runtime_split_k = true};
+  gemm_options o{.act = activation::gelu,
+                 .alpha = 0.5F,
+                 .beta = 2.0F,
+                 .bias_along = rocmtpl::templates::bias_dim::m,
+                 .residual = true,
+                 .runtime_split_k = true};
   rocmtpl::rocm_template<gemm_policy> all(
       gemm_policy(o),
       {buffer("x", layout::row_major(dtype::bf16, {M, K})), buffer("w", layout::row_major(dtype::bf16, {K, N})),
@@ -99,7 +113,8 @@ TEST(GemmSm90DeviceCode, RenderRefusesProblemsThePathCannotServe) {
   auto f32 = square(dtype::f32, M, N, K);
   EXPECT_THROW((void)f32.generate(c), rocmtpl::invalid_argument_error);
   rocmtpl::rocm_template<gemm_policy> col_w(
-      gemm_policy(), {buffer("x", layout::row_major(dtype::f16, {M, K})), buffer("w", layout::col_major(dtype::f16, {K, N}))},
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f16, {M, K})), buffer("w", layout::col_major(dtype::f16, {K, N}))},
       layout::row_major(dtype::f16, {M, N}));
   try {
     (void)col_w.generate(c);
