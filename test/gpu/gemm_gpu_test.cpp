@@ -766,11 +766,6 @@ TEST(GemmGpu, StatusCodes) {
   EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {1}, nullptr), 0);
 }
 
-gemm_config hopper_config(int bm, int bn, int stages) {
-  return {.block_m = bm, .block_n = bn, .block_k = 64, .thread_m = 0, .thread_n = 0, .group_m = 8,
-          .math = gemm_math::wgmma, .warp_m = bm / 2, .warp_n = bn, .stages = stages, .vector = 8, .split_k = 1};
-}
-
 // The Hopper path (sm_90a TMA + wgmma): every shipped configuration, f16 and bf16, against cuBLAS,
 // with partial tiles in M, N and K, one row, K = 0, several waves; each epilogue (Bias along N
 // or M, relu/gelu/silu/sigmoid, alpha and beta, Residual, output casts), runtime split-K at 1;
