@@ -245,6 +245,13 @@ std::vector<build> hopper_builds() {
       layout::row_major(dtype::bf16, {sM, sN}));
   const auto c = gemm_policy::wgmma_configs().back();
   out.push_back({"bf16 symbolic " + c.name(), sym.generate(c, square_4096).source()});
+  // No Bias, no Residual.
+  rocm_template<gemm_policy> plain(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN}))},
+      layout::row_major(dtype::f16, {sM, sN}));
+  const auto c2 = gemm_policy::wgmma_configs()[1];
+  out.push_back({"f16 plain " + c2.name(), plain.generate(c2, square_4096).source()});
   return out;
 }
 
@@ -263,7 +270,7 @@ int hgmma_count(const std::filesystem::path& lib) {
 TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
   if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not found";
   auto builds = hopper_builds();
-  if (!compile_all()) builds.erase(builds.begin() + 1, builds.begin() + 4);  // CI: 128x256 and the symbolic bf16
+  if (!compile_all()) builds.erase(builds.begin() + 1, builds.begin() + 4);  // CI: 128x256, symbolic bf16, plain f16
   const auto libs = check_builds(builds, platform::nvidia, {"sm_90a"});
   ASSERT_EQ(libs.size(), builds.size());
   for (std::size_t i = 0; i < libs.size(); ++i) {
@@ -281,7 +288,7 @@ TEST(GemmCompile, HopperSourcesBuildForAmdAndRefuseAtRunTime) {
   rocmtpl::test::temp_dir dir;
   code_cache cache(dir.path() / "kernels");
   const auto builds = hopper_builds();
-  const auto lib = cache.get_or_compile(compiler::find(platform::amd), builds.back().source, amd_compile_options({"gfx90a", "gfx940"}));
+  const auto lib = cache.get_or_compile(compiler::find(platform::amd), builds[4].source, amd_compile_options({"gfx90a", "gfx940"}));
   kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", 5, 4);
   EXPECT_EQ(k.workspace_size({64, 64, 64, 1}), 0U);
   int dummy[4] = {};

@@ -299,6 +299,7 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
             const int col = jj * 8 + qc;
             float v0 = gemm_sm90_alpha * d[4 * j + 0], v1 = gemm_sm90_alpha * d[4 * j + 1];
             float v2 = gemm_sm90_alpha * d[4 * j + 2], v3 = gemm_sm90_alpha * d[4 * j + 3];
+#if ROCMTPL_GEMM_SM90_HAS_BIAS
             if constexpr (gemm_sm90_bias_mode == 2) {
                 v0 += gemm_sm90_beta * tb.m[i][0], v1 += gemm_sm90_beta * tb.m[i][0];
                 v2 += gemm_sm90_beta * tb.m[i][1], v3 += gemm_sm90_beta * tb.m[i][1];
@@ -307,6 +308,7 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
                 const float b1 = gemm_sm90_beta * bias_type::to_float(static_cast<uint16_t>(tb.n2[j] >> 16));
                 v0 += b0, v1 += b1, v2 += b0, v3 += b1;
             }
+#endif
             v0 = apply_activation(v0), v1 = apply_activation(v1);
             v2 = apply_activation(v2), v3 = apply_activation(v3);
             *reinterpret_cast<uint32_t*>(stage + qr * epi_row + col) = pack2(v0, v1);
