@@ -59,8 +59,9 @@ class cublas {
   [[nodiscard]] const std::string& status() const noexcept { return status_; }
 
   // C[b] (N x M column-major, ldc = N: the row-major M x N product) = op(A[b]) op(B[b]).
-  int gemm(int op_a, int op_b, int m, int n, int k, const void* a, int a_type, int lda, long long stride_a, const void* b,
-           int b_type, int ldb, long long stride_b, float* c, long long stride_c, int batch, bool pedantic) const {
+  int gemm(int op_a, int op_b, int m, int n, int k, const void* a, int a_type, int lda, long long stride_a,
+           const void* b, int b_type, int ldb, long long stride_b, float* c, long long stride_c, int batch,
+           bool pedantic) const {
     const float one = 1.0F;
     const float zero = 0.0F;
     return gemm_(handle_, op_a, op_b, m, n, k, &one, a, a_type, lda, stride_a, b, b_type, ldb, stride_b, &zero, c,
@@ -83,7 +84,8 @@ class cublas {
 
   cublas() {
     std::vector<std::string> names{"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
-    for (const char* root : std::vector<const char*>{std::getenv("CUDA_PATH"), std::getenv("CUDA_HOME"), "/usr/local/cuda"}) {
+    for (const char* root :
+         std::vector<const char*>{std::getenv("CUDA_PATH"), std::getenv("CUDA_HOME"), "/usr/local/cuda"}) {
       if (root != nullptr) names.push_back(std::string(root) + "/lib64/libcublas.so");
     }
     for (const auto& n : names) {
@@ -280,7 +282,8 @@ struct check_case {
 
 class harness {
  public:
-  harness() : dir_(fs::temp_directory_path() / ("rocmtpl-gemm-gpu-" + std::to_string(::getpid()))), cache_(dir_ / "kernels") {
+  harness()
+      : dir_(fs::temp_directory_path() / ("rocmtpl-gemm-gpu-" + std::to_string(::getpid()))), cache_(dir_ / "kernels") {
     const auto& rt = gpu_runtime::instance();
     copts_ = compile_options_for(rt.properties(rt.current_device()));
   }
@@ -401,7 +404,8 @@ class harness {
       for (std::int64_t i = 0; i < m; ++i) {
         for (std::int64_t j = 0; j < n; ++j) {
           float v = c.options.alpha * acc[static_cast<std::size_t>((b * m + i) * n + j)];
-          if (bias) v += c.options.beta * bias->values[static_cast<std::size_t>(bv.offset + b * bv.sb + i * bv.sr + j * bv.sc)];
+          if (bias)
+            v += c.options.beta * bias->values[static_cast<std::size_t>(bv.offset + b * bv.sb + i * bv.sr + j * bv.sc)];
           v = activate(c.options.act, v);
           if (res) v += res->values[static_cast<std::size_t>(rv.offset + b * rv.sb + i * rv.sr + j * rv.sc)];
           const double ref = round_to(ym.type, v);
@@ -457,11 +461,13 @@ class harness {
         return t == dtype::f32 ? cublas::cuda_r_32f : (t == dtype::f16 ? cublas::cuda_r_16f : cublas::cuda_r_16bf);
       };
       device_buffer c(acc.size() * sizeof(float));
-      const auto* wp = static_cast<const std::uint8_t*>(w.device.get()) + static_cast<std::size_t>(wv.offset) * w.esize();
-      const auto* xp = static_cast<const std::uint8_t*>(x.device.get()) + static_cast<std::size_t>(xv.offset) * x.esize();
+      const auto* wp =
+          static_cast<const std::uint8_t*>(w.device.get()) + static_cast<std::size_t>(wv.offset) * w.esize();
+      const auto* xp =
+          static_cast<const std::uint8_t*>(x.device.get()) + static_cast<std::size_t>(xv.offset) * x.esize();
       const int rc = blas.gemm(a.op, bo.op, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), wp,
-                               type(w.meta.type), a.ld, wv.sb, xp, type(x.meta.type), bo.ld, xv.sb, c.as<float>(), m * n,
-                               static_cast<int>(nb), x.meta.type == dtype::f32);
+                               type(w.meta.type), a.ld, wv.sb, xp, type(x.meta.type), bo.ld, xv.sb, c.as<float>(),
+                               m * n, static_cast<int>(nb), x.meta.type == dtype::f32);
       gpu_runtime::instance().device_synchronize();
       if (rc == 0) {
         c.copy_to_host(acc.data());
@@ -476,8 +482,9 @@ class harness {
         for (std::int64_t j = 0; j < n; ++j) {
           double s = 0;
           for (std::int64_t q = 0; q < k; ++q) {
-            s += static_cast<double>(x.values[static_cast<std::size_t>(xv.offset + b * xv.sb + i * xv.sr + q * xv.sc)]) *
-                 static_cast<double>(w.values[static_cast<std::size_t>(wv.offset + b * wv.sb + q * wv.sr + j * wv.sc)]);
+            s +=
+                static_cast<double>(x.values[static_cast<std::size_t>(xv.offset + b * xv.sb + i * xv.sr + q * xv.sc)]) *
+                static_cast<double>(w.values[static_cast<std::size_t>(wv.offset + b * wv.sb + q * wv.sr + j * wv.sc)]);
           }
           acc[static_cast<std::size_t>((b * m + i) * n + j)] = static_cast<float>(s);
         }
@@ -501,14 +508,14 @@ class harness {
   std::size_t host_checks_ = 0;
 };
 
-#define REQUIRE_GPU()                                                                                  \
-  do {                                                                                                 \
+#define REQUIRE_GPU()                                                                                         \
+  do {                                                                                                        \
     if (!gpu_runtime::instance().available()) GTEST_SKIP() << "no GPU: " << gpu_runtime::instance().status(); \
-    try {                                                                                              \
-      (void)compiler::find(compile_options_for(gpu_runtime::instance().properties(0)).platform);      \
-    } catch (const compiler_not_found_error& e) {                                                      \
-      GTEST_SKIP() << e.what();                                                                        \
-    }                                                                                                  \
+    try {                                                                                                     \
+      (void)compiler::find(compile_options_for(gpu_runtime::instance().properties(0)).platform);              \
+    } catch (const compiler_not_found_error& e) {                                                             \
+      GTEST_SKIP() << e.what();                                                                               \
+    }                                                                                                         \
   } while (0)
 
 const sym_expr sM = sym_expr::symbol("M");
@@ -517,7 +524,8 @@ const sym_expr sK = sym_expr::symbol("K");
 
 std::shared_ptr<rocm_template<gemm_policy>> problem(gemm_options o, std::vector<buffer> inputs, layout y,
                                                     std::optional<std::vector<int>> reorder = std::nullopt) {
-  return std::make_shared<rocm_template<gemm_policy>>(gemm_policy(o), std::move(inputs), std::move(y), std::move(reorder));
+  return std::make_shared<rocm_template<gemm_policy>>(gemm_policy(o), std::move(inputs), std::move(y),
+                                                      std::move(reorder));
 }
 
 std::shared_ptr<rocm_template<gemm_policy>> plain(dtype t, gemm_options o = {}) {
@@ -536,15 +544,16 @@ void run_all(harness& h, std::vector<check_case>& cases) {
   h.prepare(cases);
   int failures = 0;
   for (const auto& c : cases) failures += h.run(c);
-  std::cout << "[ gemm ] " << cases.size() << " kernels, " << failures << " failed checks; products from cuBLAS: "
-            << h.against_cublas() << ", from the host: " << h.against_host() << " (" << cublas::instance().status()
-            << ")\n";
+  std::cout << "[ gemm ] " << cases.size() << " kernels, " << failures
+            << " failed checks; products from cuBLAS: " << h.against_cublas() << ", from the host: " << h.against_host()
+            << " (" << cublas::instance().status() << ")\n";
 }
 
 // Whether the device runs the Hopper path (gemm_math::wgmma): compute capability 9.0.
 bool hopper_device() {
   const auto& rt = gpu_runtime::instance();
-  return rt.properties(rt.current_device()).kind == platform::nvidia && rt.properties(rt.current_device()).arch == "sm_90";
+  return rt.properties(rt.current_device()).kind == platform::nvidia &&
+         rt.properties(rt.current_device()).arch == "sm_90";
 }
 
 // The policy's first configuration this device runs (the Hopper ones only on an sm_90 device).
@@ -616,12 +625,15 @@ TEST(GemmGpu, Layouts) {
     add("col-major X, W, Y", {buffer("x", layout::col_major(d, {sM, sK})), buffer("w", layout::col_major(d, {sK, sN}))},
         layout::col_major(d, {sM, sN}));
     // Padded leading dimensions and offsets (aligned: the vector path).
-    add("padded", {buffer("x", layout(d, {sM, sK}, {sK + 8, 1}, 16)), buffer("w", layout(d, {sK, sN}, {sN + 16, 1}, 8))},
+    add("padded",
+        {buffer("x", layout(d, {sM, sK}, {sK + 8, 1}, 16)), buffer("w", layout(d, {sK, sN}, {sN + 16, 1}, 8))},
         layout(d, {sM, sN}, {sN + 5, 1}, 3));
     // Misaligned offsets (the fallback) and no unit stride at all (host product).
-    add("misaligned", {buffer("x", layout(d, {sM, sK}, {sK + 3, 1}, 1)), buffer("w", layout(d, {sK, sN}, {1, sK + 1}, 5))},
+    add("misaligned",
+        {buffer("x", layout(d, {sM, sK}, {sK + 3, 1}, 1)), buffer("w", layout(d, {sK, sN}, {1, sK + 1}, 5))},
         layout::row_major(d, {sM, sN}));
-    add("no unit stride", {buffer("x", layout(d, {sM, sK}, {2 * sK, 2}, 0)), buffer("w", layout(d, {sK, sN}, {1, sK}, 0))},
+    add("no unit stride",
+        {buffer("x", layout(d, {sM, sK}, {2 * sK, 2}, 0)), buffer("w", layout(d, {sK, sN}, {1, sK}, 0))},
         layout::row_major(d, {sM, sN}));
   }
   run_all(h, cases);
@@ -640,16 +652,27 @@ TEST(GemmGpu, Epilogues) {
   };
   const std::vector<variant> variants{
       {"bias[N] relu", {.act = activation::relu}, dtype::f16, dtype::f16, dtype::f32, {sN}},
-      {"bias[M] gelu", {.act = activation::gelu, .bias_along = bias_dim::m}, dtype::bf16, dtype::bf16, dtype::bf16, {sM}},
+      {"bias[M] gelu",
+       {.act = activation::gelu, .bias_along = bias_dim::m},
+       dtype::bf16,
+       dtype::bf16,
+       dtype::bf16,
+       {sM}},
       {"bias[M,N] beta silu", {.act = activation::silu, .beta = 0.5F}, dtype::f32, dtype::f32, dtype::bf16, {sM, sN}},
-      {"bias[1,N] sigmoid alpha", {.act = activation::sigmoid, .alpha = 2.0F}, dtype::f16, dtype::f32, dtype::f16, {1, sN}},
+      {"bias[1,N] sigmoid alpha",
+       {.act = activation::sigmoid, .alpha = 2.0F},
+       dtype::f16,
+       dtype::f32,
+       dtype::f16,
+       {1, sN}},
       {"residual", {.residual = true}, dtype::f16, dtype::f16, dtype::f16, {}},
       {"bias + residual gelu", {.act = activation::gelu, .residual = true}, dtype::bf16, dtype::f32, dtype::f32, {sN}},
       {"f32 -> bf16", {.act = activation::relu}, dtype::f32, dtype::bf16, dtype::f32, {sN}},
       {"bf16 -> f16", {}, dtype::bf16, dtype::f16, dtype::f32, {sN}},
   };
   for (const auto& v : variants) {
-    std::vector<buffer> in{buffer("x", layout::row_major(v.in, {sM, sK})), buffer("w", layout::row_major(v.in, {sK, sN}))};
+    std::vector<buffer> in{buffer("x", layout::row_major(v.in, {sM, sK})),
+                           buffer("w", layout::row_major(v.in, {sK, sN}))};
     if (!v.bias_sizes.empty()) in.emplace_back("bias", layout::row_major(v.bias, v.bias_sizes));
     if (v.o.residual) in.emplace_back("res", layout::row_major(v.bias, {sM, sN}));
     auto t = problem(v.o, std::move(in), layout::row_major(v.out, {sM, sN}));
@@ -666,10 +689,11 @@ TEST(GemmGpu, Epilogues) {
   // addmm order [bias, X, W].
   {
     gemm_options o{.beta = 1.0F};
-    auto t = problem(o,
-                     {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN})),
-                      buffer("bias", layout::row_major(dtype::f16, {sN}))},
-                     layout::row_major(dtype::f16, {sM, sN}), std::vector<int>{2, 0, 1});
+    auto t = problem(
+        o,
+        {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN})),
+         buffer("bias", layout::row_major(dtype::f16, {sN}))},
+        layout::row_major(dtype::f16, {sM, sN}), std::vector<int>{2, 0, 1});
     cases.push_back({"addmm order", t, o, top_config(*t, hint), {hint}});
   }
   run_all(h, cases);
@@ -684,16 +708,16 @@ TEST(GemmGpu, BatchedAndBroadcast) {
   for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
     const std::string n(name(d));
     gemm_options o{.act = activation::relu, .residual = true};
-    auto t = problem(o,
-                     {buffer("x", layout::row_major(d, {sB, sM, sK})), buffer("w", layout::row_major(d, {sB, sK, sN})),
-                      buffer("bias", layout::row_major(dtype::f32, {sB, 1, sN})),
-                      buffer("res", layout::row_major(d, {sB, sM, sN}))},
-                     layout::row_major(d, {sB, sM, sN}));
+    auto t = problem(
+        o,
+        {buffer("x", layout::row_major(d, {sB, sM, sK})), buffer("w", layout::row_major(d, {sB, sK, sN})),
+         buffer("bias", layout::row_major(dtype::f32, {sB, 1, sN})), buffer("res", layout::row_major(d, {sB, sM, sN}))},
+        layout::row_major(d, {sB, sM, sN}));
     cases.push_back({n + " bmm", t, o, top_config(*t, hint), {hint, {{"B", 2}, {"M", 1}, {"N", 9}, {"K", 1}}}});
     // A shared weight (rank 2) and a column-major batch of X.
-    auto t2 = problem({},
-                      {buffer("x", layout(d, {sB, sM, sK}, {sM * sK, 1, sM}, 0)), buffer("w", layout::col_major(d, {sK, sN}))},
-                      layout::row_major(d, {sB, sM, sN}));
+    auto t2 = problem(
+        {}, {buffer("x", layout(d, {sB, sM, sK}, {sM * sK, 1, sM}, 0)), buffer("w", layout::col_major(d, {sK, sN}))},
+        layout::row_major(d, {sB, sM, sN}));
     cases.push_back({n + " broadcast W", t2, {}, top_config(*t2, hint), {hint}});
   }
   run_all(h, cases);
@@ -715,7 +739,10 @@ TEST(GemmGpu, RuntimeSplitK) {
     for (int s : {1, 2, 3, 7, 40}) {
       auto c = base;
       c.split_k = s;
-      cases.push_back({std::string(name(d)) + " split " + std::to_string(s), t, o, c,
+      cases.push_back({std::string(name(d)) + " split " + std::to_string(s),
+                       t,
+                       o,
+                       c,
                        {hint, {{"B", 1}, {"M", 33}, {"N", 8}, {"K", 40}}}});
     }
   }
@@ -728,8 +755,8 @@ TEST(GemmGpu, StaticShapesAndEdgeSizes) {
   std::vector<check_case> cases;
   for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
     const std::string n(name(d));
-    for (auto [m, nn, k] : std::vector<std::tuple<int, int, int>>{{256, 384, 512}, {100, 200, 300}, {1, 64, 64}, {64, 1, 64},
-                                                                   {64, 64, 1}, {65, 33, 0}, {3, 5, 7}}) {
+    for (auto [m, nn, k] : std::vector<std::tuple<int, int, int>>{
+             {256, 384, 512}, {100, 200, 300}, {1, 64, 64}, {64, 1, 64}, {64, 64, 1}, {65, 33, 0}, {3, 5, 7}}) {
       gemm_options o{.act = activation::relu};
       auto t = problem(o,
                        {buffer("x", layout::row_major(d, {m, k})), buffer("w", layout::row_major(d, {k, nn})),
@@ -746,23 +773,26 @@ TEST(GemmGpu, StatusCodes) {
   harness h;
   std::vector<check_case> cases;
   // Static, aligned layout: one vector instantiation, a misaligned pointer is refused.
-  auto t = problem({},
-                   {buffer("x", layout::row_major(dtype::f16, {64, 64})), buffer("w", layout::row_major(dtype::f16, {64, 64}))},
-                   layout::row_major(dtype::f16, {64, 64}));
+  auto t = problem(
+      {}, {buffer("x", layout::row_major(dtype::f16, {64, 64})), buffer("w", layout::row_major(dtype::f16, {64, 64}))},
+      layout::row_major(dtype::f16, {64, 64}));
   cases.push_back({"static", t, {}, top_config(*t, {}), {size_hints{}}});
   gemm_options o{.runtime_split_k = true};
-  auto s = problem(o,
-                   {buffer("x", layout::row_major(dtype::f16, {64, 256})), buffer("w", layout::row_major(dtype::f16, {256, 64}))},
-                   layout::row_major(dtype::f16, {64, 64}));
+  auto s = problem(
+      o, {buffer("x", layout::row_major(dtype::f16, {64, 256})), buffer("w", layout::row_major(dtype::f16, {256, 64}))},
+      layout::row_major(dtype::f16, {64, 64}));
   cases.push_back({"split", s, o, top_portable(*s, {}), {size_hints{}}});
   h.prepare(cases);
   ASSERT_TRUE(cases[0].lib && cases[1].lib);
   device_buffer a(64 * 64 * 2 + 16), b(64 * 64 * 2), y(64 * 64 * 2);
   const auto* shifted = static_cast<const std::uint8_t*>(a.get()) + 2;
   EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, {}, nullptr), 0);
-  EXPECT_EQ(h.call(cases[0], {shifted, b.get(), y.get()}, {}, nullptr), static_cast<int>(kernel_status::unsupported_argument));
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {2}, nullptr), static_cast<int>(kernel_status::workspace_too_small));
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {0}, nullptr), static_cast<int>(kernel_status::unsupported_argument));
+  EXPECT_EQ(h.call(cases[0], {shifted, b.get(), y.get()}, {}, nullptr),
+            static_cast<int>(kernel_status::unsupported_argument));
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {2}, nullptr),
+            static_cast<int>(kernel_status::workspace_too_small));
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {0}, nullptr),
+            static_cast<int>(kernel_status::unsupported_argument));
   EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {1}, nullptr), 0);
 }
 
@@ -799,11 +829,13 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
                          buffer("bias", layout::row_major(other, {sN})), buffer("res", layout::row_major(d, {sM, sN}))},
                         layout::row_major(other, {sM, sN}));
     // alpha, beta, bias[M] (f32), gelu, an f32 residual.
-    gemm_options heavy{.act = activation::gelu, .alpha = 0.5F, .beta = 2.0F, .bias_along = bias_dim::m, .residual = true};
-    auto all = problem(heavy,
-                       {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
-                        buffer("bias", layout::row_major(dtype::f32, {sM})), buffer("res", layout::row_major(dtype::f32, {sM, sN}))},
-                       layout::row_major(d, {sM, sN}));
+    gemm_options heavy{
+        .act = activation::gelu, .alpha = 0.5F, .beta = 2.0F, .bias_along = bias_dim::m, .residual = true};
+    auto all = problem(
+        heavy,
+        {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+         buffer("bias", layout::row_major(dtype::f32, {sM})), buffer("res", layout::row_major(dtype::f32, {sM, sN}))},
+        layout::row_major(d, {sM, sN}));
     // sigmoid through the addmm order [bias, X, W], runtime split-K at 1.
     gemm_options sig{.act = activation::sigmoid, .runtime_split_k = true};
     auto addmm = problem(sig,
@@ -842,10 +874,12 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
   EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, plain_args, nullptr), 0);
   EXPECT_EQ(h.call(cases[0], {xs, b.get(), y.get()}, plain_args, nullptr), unsupported);
   EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), ys}, plain_args, nullptr), unsupported);
-  EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, args(cases[0], {{"M", 333}, {"N", 196}, {"K", 264}}), nullptr),
-            unsupported);
-  EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, args(cases[0], {{"M", 333}, {"N", 200}, {"K", 260}}), nullptr),
-            unsupported);
+  EXPECT_EQ(
+      h.call(cases[0], {a.get(), b.get(), y.get()}, args(cases[0], {{"M", 333}, {"N", 196}, {"K", 264}}), nullptr),
+      unsupported);
+  EXPECT_EQ(
+      h.call(cases[0], {a.get(), b.get(), y.get()}, args(cases[0], {{"M", 333}, {"N", 200}, {"K", 260}}), nullptr),
+      unsupported);
   // addmm: [bias, X, W] then Y; the sizes, then split_k.
   auto split_args = args(cases[3], wide);
   EXPECT_EQ(h.call(cases[3], {bias.get(), a.get(), b.get(), y.get()}, split_args, nullptr), 0);

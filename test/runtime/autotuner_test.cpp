@@ -224,10 +224,10 @@ TEST(Autotune, WithoutAGpuCompilesForAmdAndReportsResources) {
   // N = 44 (not a multiple of 8) keeps the Hopper (wgmma) configurations, which have no AMD kernel,
   // out of the ranked list: the four candidates are MFMA ones.
   const auto m = sym_expr::symbol("M");
-  const rocm_template<gemm_policy> t(gemm_policy(),
-                                     {buffer("x", layout::row_major(dtype::f16, {m, 64})),
-                                      buffer("w", layout::row_major(dtype::f16, {64, 44}))},
-                                     layout::row_major(dtype::f16, {m, 44}));
+  const rocm_template<gemm_policy> t(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f16, {m, 64})), buffer("w", layout::row_major(dtype::f16, {64, 44}))},
+      layout::row_major(dtype::f16, {m, 44}));
   const auto report = autotune(t, {{"M", 256}}, o);
   EXPECT_FALSE(report.gpu);
   EXPECT_FALSE(report.gpu_status.empty());

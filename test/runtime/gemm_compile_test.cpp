@@ -77,7 +77,8 @@ std::vector<std::filesystem::path> check_builds(const std::vector<build>& builds
   for (std::size_t first = 0; first < builds.size(); first += jobs) {
     std::vector<std::future<compile_result>> running;
     for (std::size_t i = first; i < std::min(builds.size(), first + jobs); ++i) {
-      running.push_back(std::async(std::launch::async, [&, i] { return cache.get_or_compile(cc, builds[i].source, opts); }));
+      running.push_back(
+          std::async(std::launch::async, [&, i] { return cache.get_or_compile(cc, builds[i].source, opts); }));
     }
     for (std::size_t i = first; i < std::min(builds.size(), first + jobs); ++i) {
       compile_result r;
@@ -123,7 +124,8 @@ rocm_template<gemm_policy> linear_f16() {
 
 rocm_template<gemm_policy> static_bf16() {
   return {gemm_policy({.act = activation::gelu, .residual = true}),
-          {buffer("x", layout::row_major(dtype::bf16, {1000, 700})), buffer("w", layout::row_major(dtype::bf16, {700, 3000})),
+          {buffer("x", layout::row_major(dtype::bf16, {1000, 700})),
+           buffer("w", layout::row_major(dtype::bf16, {700, 3000})),
            buffer("res", layout::row_major(dtype::bf16, {1000, 3000}))},
           layout::row_major(dtype::bf16, {1000, 3000})};
 }
@@ -138,7 +140,8 @@ rocm_template<gemm_policy> simt_f32() {
 rocm_template<gemm_policy> split_f16() {
   const auto b = sym_expr::symbol("B");
   return {gemm_policy({.runtime_split_k = true}),
-          {buffer("x", layout::row_major(dtype::f16, {b, sM, 4096})), buffer("w", layout::row_major(dtype::f16, {4096, 128}))},
+          {buffer("x", layout::row_major(dtype::f16, {b, sM, 4096})),
+           buffer("w", layout::row_major(dtype::f16, {4096, 128}))},
           layout::row_major(dtype::f16, {b, sM, 128})};
 }
 
@@ -155,7 +158,9 @@ gemm_config heaviest(const std::vector<gemm_config>& list) {
 std::vector<build> default_builds() {
   std::vector<build> out;
   const auto add = [&](const std::string& label, const rocm_template<gemm_policy>& t, const gemm_config& c,
-                       const size_hints& h) { out.push_back({label + " " + c.name(), t.generate(c, h).source()}); };
+                       const size_hints& h) {
+    out.push_back({label + " " + c.name(), t.generate(c, h).source()});
+  };
   auto lin = linear_f16();
   add("f16 linear", lin, lin.policy().configs(lin.context(), square_4096).front(), square_4096);
   auto bf = static_bf16();
@@ -171,11 +176,14 @@ std::vector<build> default_builds() {
 std::vector<build> every_build() {
   std::vector<build> out;
   auto f32 = simt_f32();
-  for (const auto& c : f32.policy().configs(f32.context(), square_4096)) out.push_back({"f32 " + c.name(), f32.generate(c, square_4096).source()});
+  for (const auto& c : f32.policy().configs(f32.context(), square_4096))
+    out.push_back({"f32 " + c.name(), f32.generate(c, square_4096).source()});
   auto lin = linear_f16();
-  for (const auto& c : lin.policy().configs(lin.context(), square_4096)) out.push_back({"f16 " + c.name(), lin.generate(c, square_4096).source()});
+  for (const auto& c : lin.policy().configs(lin.context(), square_4096))
+    out.push_back({"f16 " + c.name(), lin.generate(c, square_4096).source()});
   auto bf = static_bf16();
-  for (const auto& c : bf.policy().configs(bf.context(), {})) out.push_back({"bf16 " + c.name(), bf.generate(c, {}).source()});
+  for (const auto& c : bf.policy().configs(bf.context(), {}))
+    out.push_back({"bf16 " + c.name(), bf.generate(c, {}).source()});
   return out;
 }
 
@@ -199,7 +207,8 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
   gemm_config c = t.policy().configs(t.context(), {{"B", 2}, {"M", 128}}).front();
   c.split_k = 4;
   const auto caller = t.generate(c, {{"B", 2}, {"M", 128}});
-  const auto lib = cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
+  const auto lib =
+      cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
   kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", 3, 3);
   // Sizes B = 2, M = 100, then split_k.
   EXPECT_EQ(k.workspace_size({2, 100, 4}), 4U * 2 * 100 * 128 * sizeof(float));
@@ -230,16 +239,19 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
 // answers the workspace query and refuses every launch.
 std::vector<build> hopper_builds() {
   std::vector<build> out;
-  rocm_template<gemm_policy> job(gemm_policy({.act = activation::relu}),
-                                 {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
-                                  buffer("w", layout::row_major(dtype::f16, {4096, 4096})),
-                                  buffer("bias", layout::row_major(dtype::f16, {4096}))},
-                                 layout::row_major(dtype::f16, {4096, 4096}));
+  rocm_template<gemm_policy> job(
+      gemm_policy({.act = activation::relu}),
+      {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
+       buffer("w", layout::row_major(dtype::f16, {4096, 4096})), buffer("bias", layout::row_major(dtype::f16, {4096}))},
+      layout::row_major(dtype::f16, {4096, 4096}));
   const auto ranked = job.policy().configs(job.context(), {});
   EXPECT_EQ(ranked.front().math, gemm_math::wgmma) << ranked.front().name();
   for (const auto& c : gemm_policy::wgmma_configs()) out.push_back({"f16 job " + c.name(), job.generate(c).source()});
   rocm_template<gemm_policy> sym(
-      gemm_policy({.act = activation::sigmoid, .bias_along = templates::bias_dim::m, .residual = true, .runtime_split_k = true}),
+      gemm_policy({.act = activation::sigmoid,
+                   .bias_along = templates::bias_dim::m,
+                   .residual = true,
+                   .runtime_split_k = true}),
       {buffer("x", layout::row_major(dtype::bf16, {sM, sK})), buffer("w", layout::row_major(dtype::bf16, {sK, sN})),
        buffer("bias", layout::row_major(dtype::bf16, {sM})), buffer("res", layout::row_major(dtype::bf16, {sM, sN}))},
       layout::row_major(dtype::bf16, {sM, sN}));
@@ -288,11 +300,13 @@ TEST(GemmCompile, HopperSourcesBuildForAmdAndRefuseAtRunTime) {
   rocmtpl::test::temp_dir dir;
   code_cache cache(dir.path() / "kernels");
   const auto builds = hopper_builds();
-  const auto lib = cache.get_or_compile(compiler::find(platform::amd), builds[4].source, amd_compile_options({"gfx90a", "gfx940"}));
+  const auto lib =
+      cache.get_or_compile(compiler::find(platform::amd), builds[4].source, amd_compile_options({"gfx90a", "gfx940"}));
   kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", 5, 4);
   EXPECT_EQ(k.workspace_size({64, 64, 64, 1}), 0U);
   int dummy[4] = {};
   std::vector<const void*> tensors(5, dummy);
-  EXPECT_EQ(k.call(tensors, {64, 64, 64, 1}, nullptr, nullptr, nullptr), static_cast<int>(kernel_status::unsupported_argument));
+  EXPECT_EQ(k.call(tensors, {64, 64, 64, 1}, nullptr, nullptr, nullptr),
+            static_cast<int>(kernel_status::unsupported_argument));
 }
 }  // namespace
