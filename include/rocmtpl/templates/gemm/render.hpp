@@ -235,6 +235,7 @@ inline void write_source_head(indented_buffer& src, const template_context& ctx,
   for (const auto* op : {&plan.v.x, &plan.v.w, &plan.v.bias, &plan.v.residual, &plan.v.y}) {
     if (op->node != nullptr) src.writeline("// " + op->node->name() + " " + op->node->get_layout().to_string());
   }
+  if (plan.config.math == gemm_math::wgmma) src.write_verbatim(sm90_includes_text);
   src.writeline("namespace {");
   src.writeline("");
   write_operand_types(src, plan.v, plan.options.act);

@@ -56,11 +56,17 @@ namespace rocmtpl::templates::detail {
   return s;
 }
 
+/// The Hopper path's includes, written before the source's anonymous namespace.
+inline constexpr std::string_view sm90_includes_text = R"sm90(#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#include <cuda.h>
+#include <atomic>
+#endif
+)sm90";
+
 /// Start of the Hopper block: the platform guards and the PTX wrappers (mbarriers, TMA loads,
 /// setmaxnreg, wgmma fences and shared-memory descriptors).
 inline constexpr std::string_view sm90_head_text = R"sm90(// ---- Hopper path (sm_90a): TMA + wgmma warpgroups ----
 #if defined(ROCMTPL_PLATFORM_NVIDIA)
-#include <cuda.h>
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define ROCMTPL_GEMM_SM90_DEVICE 1
 #endif
@@ -433,14 +439,16 @@ inline int gemm_sm90_run(const gemm_problem& p, const gemm_pointers& t, hipStrea
                          !gemm_sm90::make_map(map_w, t.W + p.w_offset, k, n, w_pitch, 64))) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
-    static bool opted_in[64] = {};
+    // The shared-memory opt-in, once per device (bit `device`).
+    static std::atomic<uint64_t> opted_in{0};
     if (device < 0 || device >= 64) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    if (!opted_in[device]) {
+    const uint64_t bit = uint64_t{1} << device;
+    if ((opted_in.load(std::memory_order_acquire) & bit) == 0) {
         if (cudaFuncSetAttribute(gemm_sm90_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, gemm_dynamic_shared) !=
             cudaSuccess) {
             return ROCMTPL_STATUS_LAUNCH_FAILED;
         }
-        opted_in[device] = true;
+        opted_in.fetch_or(bit, std::memory_order_release);
     }
     int sms = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0) {

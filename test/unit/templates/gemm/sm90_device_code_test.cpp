@@ -84,6 +84,10 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   EXPECT_TRUE(has(src, "return gemm_sm90_run(p, t, stream);"));
   EXPECT_FALSE(has(src, "store_output("));  // the path has its own epilogue
   EXPECT_FALSE(has(src, "mma.sync"));
+  // Headers before the anonymous namespace (an include inside it would wrap std in it).
+  ASSERT_TRUE(has(src, "#include <atomic>"));
+  EXPECT_LT(src.find("#include <cuda.h>"), src.find("namespace {"));
+  EXPECT_LT(src.find("#include <atomic>"), src.find("namespace {"));
 
   // bf16, alpha and beta, a Bias along M (f32), a residual, a bf16 -> f16 cast, runtime split-K.
   gemm_options o{.act = activation::gelu,
