@@ -260,9 +260,10 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
   return std::nullopt;
 }
 
-// Whether the sizes and strides the hints give meet the Hopper path's run-time rules (batch 1, N
-// and the row pitches of X, W and Y multiples of 8); values the hints do not fix count as met (the
-// entry point checks them at run time).
+// Whether the sizes and strides, static or given by the hints, meet the Hopper path's run-time
+// rules (batch 1, N and the row pitches of X, W and Y multiples of 8). A value neither static nor
+// hinted counts as not met: without hints a symbolic problem keeps to the paths that serve every
+// size (the entry point still checks every value at run time).
 [[nodiscard]] inline bool wgmma_fits_hints(const gemm_view& v, const size_hints& hints) {
   const auto value = [&](const sym_expr& e) -> std::optional<std::int64_t> {
     if (auto c = e.constant()) return c;
@@ -274,10 +275,10 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
   };
   const auto multiple_of_8 = [&](const sym_expr& e) {
     const auto x = value(e);
-    return !x.has_value() || *x % 8 == 0;
+    return x.has_value() && *x % 8 == 0;
   };
   const auto batch = value(v.batch);
-  if (batch.has_value() && *batch != 1) return false;
+  if (!batch.has_value() || *batch != 1) return false;
   return multiple_of_8(v.n) && multiple_of_8(v.x.stride_r) && multiple_of_8(v.w.stride_r) &&
          multiple_of_8(v.y.stride_r);
 }

@@ -141,7 +141,10 @@ TEST(GemmSearchSpace, HopperConfigsStayOffProblemsTheyCannotServe) {
   };
   const size_hints h{{"M", 512}, {"N", 512}, {"K", 512}};
   EXPECT_TRUE(has_wgmma(square(dtype::f16, M, N, K), h));
-  EXPECT_TRUE(has_wgmma(square(dtype::bf16, M, N, K), {}));  // unknown sizes: checked at run time
+  EXPECT_TRUE(has_wgmma(square(dtype::bf16, M, N, K), h));
+  // Sizes neither static nor hinted: only the paths that serve every size.
+  EXPECT_FALSE(has_wgmma(square(dtype::bf16, M, N, K), {}));
+  EXPECT_FALSE(has_wgmma(square(dtype::f16, M, N, K), {{"M", 512}, {"N", 512}}));
   EXPECT_FALSE(has_wgmma(square(dtype::f32, M, N, K), h));
   // K or N not a multiple of 8 (statically or by the hints): TMA row pitches and 8-column stores.
   EXPECT_FALSE(has_wgmma(square(dtype::f16, 1000, 3000, 700), {}));
