@@ -232,6 +232,12 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
             static_cast<int>(kernel_status::unsupported_argument));
 }
 
+rocm_template<gemm_policy> plain_f16() {
+  return {gemm_policy(),
+          {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN}))},
+          layout::row_major(dtype::f16, {sM, sN})};
+}
+
 // The Hopper path (gemm_math::wgmma): the README's main job (fp16 4096^3 + bias + relu) on every
 // Hopper configuration, and a symbolic bf16 problem with Bias along M, a residual and runtime
 // split-K, build for sm_90a (-gencode=arch=compute_90a,code=sm_90a) without spills; the SASS holds
@@ -258,10 +264,7 @@ std::vector<build> hopper_builds() {
   const auto c = gemm_policy::wgmma_configs().back();
   out.push_back({"bf16 symbolic " + c.name(), sym.generate(c, square_4096).source()});
   // No Bias, no Residual.
-  rocm_template<gemm_policy> plain(
-      gemm_policy(),
-      {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN}))},
-      layout::row_major(dtype::f16, {sM, sN}));
+  const auto plain = plain_f16();
   const auto c2 = gemm_policy::wgmma_configs()[1];
   out.push_back({"f16 plain " + c2.name(), plain.generate(c2, square_4096).source()});
   return out;
@@ -293,6 +296,32 @@ TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
     }
     EXPECT_GT(n, 0) << builds[i].label << ": no HGMMA in the SASS";
   }
+  // The host side refuses what the path cannot serve before it looks for a device, so the plain
+  // f16 library answers without a GPU (where libcudart loads): workspace 0, a misaligned X, N or K
+  // not a multiple of 8.
+  std::shared_ptr<shared_library> so;
+  try {
+    so = std::make_shared<shared_library>(libs.back());
+  } catch (const std::exception& e) {
+    std::cout << "[ gemm ] the sm_90a library does not load here (" << e.what() << "): host checks skipped\n";
+    return;
+  }
+  const auto plain = plain_f16();
+  const auto c = gemm_policy::wgmma_configs()[1];
+  const auto args = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    return plain.generate(c, {{"M", m}, {"N", n}, {"K", k}}).bmreq().extra_args;
+  };
+  ASSERT_EQ(plain.generate(c, square_4096).source(), builds.back().source);
+  kernel_entry k(so, "rocm_gemm", 3, 3);
+  EXPECT_EQ(k.workspace_size(args(64, 64, 64)), 0U);
+  alignas(16) static std::uint8_t memory[64];
+  const void* aligned = memory;
+  const void* shifted = memory + 2;
+  const int unsupported = static_cast<int>(kernel_status::unsupported_argument);
+  EXPECT_EQ(k.call({shifted, aligned, aligned}, args(64, 64, 64), nullptr, nullptr, nullptr), unsupported);
+  EXPECT_EQ(k.call({aligned, aligned, aligned}, args(64, 60, 64), nullptr, nullptr, nullptr), unsupported);
+  EXPECT_EQ(k.call({aligned, aligned, aligned}, args(64, 64, 60), nullptr, nullptr, nullptr), unsupported);
+  EXPECT_EQ(k.call({aligned, aligned, aligned}, args(0, 64, 64), nullptr, nullptr, nullptr), 0);  // nothing to do
 }
 
 TEST(GemmCompile, HopperSourcesBuildForAmdAndRefuseAtRunTime) {

@@ -403,45 +403,80 @@ inline bool make_map(CUtensorMap& map, const void* base, uint64_t rows, uint64_t
                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 inline bool aligned16(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; }
-// What the path needs at run time: one matrix (no batch), sizes that fit int32, N and the row
-// pitches of X, W and Y multiples of 8 elements (TMA pitches of 16 bytes, 16-byte stores), unit
-// column strides, 16-byte aligned X, W and Y, and a compute capability 9.0 device.
-inline bool supported(const gemm_problem& p, const gemm_pointers& t, int device) {
+// What the path needs of a problem at run time: one matrix (no batch), sizes that fit int32, N and
+// the row pitches of X, W and Y multiples of 8 elements (TMA pitches of 16 bytes, 16-byte stores),
+// unit column strides, 16-byte aligned X, W and Y.
+inline bool supported(const gemm_problem& p, const gemm_pointers& t) {
     if (p.batch != 1 || p.m_size > 2147483647 || p.n_size > 2147483647 || p.k_size > 2147483647) return false;
     if (p.n_size % 8 != 0 || p.x_stride_k != 1 || p.w_stride_n != 1 || p.y_stride_n != 1) return false;
     if ((p.m_size > 1 && p.x_stride_m % 8 != 0) || (p.k_size > 1 && p.w_stride_k % 8 != 0) || p.y_stride_m % 8 != 0) {
         return false;
     }
-    if (!aligned16(t.X + p.x_offset) || !aligned16(t.W + p.w_offset) || !aligned16(t.Y + p.y_offset)) return false;
-    int major = 0, minor = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
-        return false;
+    return aligned16(t.X + p.x_offset) && aligned16(t.W + p.w_offset) && aligned16(t.Y + p.y_offset);
+}
+// What the path needs of the current device (compute capability 9.0) and its SM count, looked up
+// once per thread and device.
+inline bool device_facts(int device, int& sms) {
+    static thread_local int known = -1;
+    static thread_local bool hopper = false;
+    static thread_local int known_sms = 0;
+    if (known != device) {
+        int major = 0, minor = 0, count = 0;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+            return false;
+        }
+        known = device;
+        hopper = major == 9 && minor == 0 && count > 0;
+        known_sms = count;
     }
-    return major == 9 && minor == 0;
+    sms = known_sms;
+    return hopper;
+}
+// The tensor maps of X and W, reused while a thread calls again with the same operands (encoding
+// them is host work on every call otherwise).
+inline bool tensor_maps(const gemm_problem& p, const gemm_pointers& t, CUtensorMap& map_x, CUtensorMap& map_w) {
+    struct entry {
+        const void* x = nullptr;
+        const void* w = nullptr;
+        uint64_t m = 0, n = 0, k = 0, x_pitch = 0, w_pitch = 0;
+        bool valid = false;
+        CUtensorMap map_x{}, map_w{};
+    };
+    static thread_local entry last;
+    const void* x = t.X + p.x_offset;
+    const void* w = t.W + p.w_offset;
+    const uint64_t m = static_cast<uint64_t>(p.m_size), n = static_cast<uint64_t>(p.n_size);
+    const uint64_t k = static_cast<uint64_t>(p.k_size);
+    // A pitch that is never used (one row) only has to be valid.
+    const uint64_t x_pitch = p.m_size > 1 ? static_cast<uint64_t>(p.x_stride_m) : (k + 7) / 8 * 8;
+    const uint64_t w_pitch = p.k_size > 1 ? static_cast<uint64_t>(p.w_stride_k) : n;
+    if (!(last.valid && last.x == x && last.w == w && last.m == m && last.n == n && last.k == k &&
+          last.x_pitch == x_pitch && last.w_pitch == w_pitch)) {
+        last.valid = false;
+        if (!make_map(last.map_x, x, m, k, x_pitch, block_m) || !make_map(last.map_w, w, k, n, w_pitch, 64)) return false;
+        last.x = x, last.w = w, last.m = m, last.n = n, last.k = k, last.x_pitch = x_pitch, last.w_pitch = w_pitch;
+        last.valid = true;
+    }
+    map_x = last.map_x;
+    map_w = last.map_w;
+    return true;
 }
 }  // namespace gemm_sm90
 
 // Checks, tensor maps, the shared-memory opt-in (once per device), the persistent grid, the launch.
 inline int gemm_sm90_run(const gemm_problem& p, const gemm_pointers& t, hipStream_t stream) {
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
-    if (!gemm_sm90::supported(p, t, device)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    if (!gemm_sm90::supported(p, t)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     const int64_t tiles = rocmtpl_cdiv(p.m_size, block_m) * rocmtpl_cdiv(p.n_size, block_n);
     if (tiles > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    const uint64_t m = static_cast<uint64_t>(p.m_size), n = static_cast<uint64_t>(p.n_size);
-    const uint64_t k = p.k_size > 0 ? static_cast<uint64_t>(p.k_size) : 1;
-    // A pitch that is never used (one row) only has to be valid.
-    const uint64_t x_pitch = p.m_size > 1 ? static_cast<uint64_t>(p.x_stride_m) : (k + 7) / 8 * 8;
-    const uint64_t w_pitch = p.k_size > 1 ? static_cast<uint64_t>(p.w_stride_k) : n;
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+    if (device < 0 || device >= 64 || !gemm_sm90::device_facts(device, sms)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     CUtensorMap map_x{}, map_w{};  // K = 0: nothing is loaded, the maps stay empty
-    if (p.k_size > 0 && (!gemm_sm90::make_map(map_x, t.X + p.x_offset, m, k, x_pitch, block_m) ||
-                         !gemm_sm90::make_map(map_w, t.W + p.w_offset, k, n, w_pitch, 64))) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    }
+    if (p.k_size > 0 && !gemm_sm90::tensor_maps(p, t, map_x, map_w)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     // The shared-memory opt-in, once per device (bit `device`).
     static std::atomic<uint64_t> opted_in{0};
-    if (device < 0 || device >= 64) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     const uint64_t bit = uint64_t{1} << device;
     if ((opted_in.load(std::memory_order_acquire) & bit) == 0) {
         if (cudaFuncSetAttribute(gemm_sm90_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, gemm_dynamic_shared) !=
@@ -449,10 +484,6 @@ inline int gemm_sm90_run(const gemm_problem& p, const gemm_pointers& t, hipStrea
             return ROCMTPL_STATUS_LAUNCH_FAILED;
         }
         opted_in.fetch_or(bit, std::memory_order_release);
-    }
-    int sms = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0) {
-        return ROCMTPL_STATUS_LAUNCH_FAILED;
     }
     const int64_t grid = tiles < sms ? tiles : sms;
     gemm_sm90_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(gemm_sm90::threads), gemm_dynamic_shared, stream>>>(

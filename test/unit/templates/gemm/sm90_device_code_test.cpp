@@ -60,7 +60,8 @@ TEST(GemmSm90DeviceCode, DeviceCodeOnlyForNvidiaSm90a) {
   EXPECT_TRUE(has(host, "cudaGetDriverEntryPointByVersion(\"cuTensorMapEncodeTiled\""));
   EXPECT_FALSE(has(host, "cuTensorMapEncodeTiled("));  // never linked against libcuda
   EXPECT_TRUE(has(host, "cudaFuncSetAttribute(gemm_sm90_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize"));
-  EXPECT_TRUE(has(host, "return major == 9 && minor == 0;"));
+  EXPECT_TRUE(has(host, "hopper = major == 9 && minor == 0 && count > 0;"));
+  EXPECT_TRUE(has(host, "static thread_local entry last;"));  // tensor maps reused for the same operands
   // AMD builds: the run function refuses every call.
   const auto amd = host.substr(host.rfind("#else"));
   EXPECT_TRUE(has(amd, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
