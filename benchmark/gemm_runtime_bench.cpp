@@ -10,6 +10,9 @@
 // (Google Benchmark's Time column is per batch of `gemms_per_batch`; ms_per_gemm is one GEMM).
 // Counters: TFLOP/s, ratio = cuBLAS time / rocmtpl time (1.0 = as fast), the bias+relu overhead
 // over the plain GEMM, the winner's rank in the ranked list. A summary table ends the output.
+// For f16 and bf16 the ranked list starts with the Hopper (wgmma) configurations wherever the
+// shape allows them (N and K multiples of 8); on an sm_90 device they compile for sm_90a and take
+// part, elsewhere they refuse at run time and the mma.sync ones win.
 //
 // Environment: ROCMTPL_BENCH_DTYPES=f32,f16,bf16  ROCMTPL_BENCH_SHAPES=0,1,...  (indices into the
 // shape list)  ROCMTPL_BENCH_CANDIDATES=16 (0: every configuration; then "best of the top 16 is the

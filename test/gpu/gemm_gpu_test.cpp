@@ -74,8 +74,28 @@ const std::vector<size_hints> config_shapes{{{"M", 333}, {"N", 200}, {"K", 264}}
                                             {{"M", 5}, {"N", 1}, {"K", 40}},
                                             {{"M", 1}, {"N", 72}, {"K", 1}}};
 
+// Whether the device runs the Hopper path (gemm_math::wgmma): compute capability 9.0.
+bool hopper_device() {
+  const auto& rt = gpu_runtime::instance();
+  return rt.properties(rt.current_device()).kind == platform::nvidia &&
+         rt.properties(rt.current_device()).arch == "sm_90";
+}
+
+// The policy's first configuration this device runs (the Hopper ones only on an sm_90 device).
 gemm_config top_config(const rocm_template<gemm_policy>& t, const size_hints& hints) {
-  return t.policy().configs(t.context(), hints).front();
+  for (const auto& c : t.policy().configs(t.context(), hints)) {
+    if (c.math != gemm_math::wgmma || hopper_device()) return c;
+  }
+  throw std::runtime_error("no configuration");
+}
+
+// The first configuration off the Hopper path: for checks whose later shapes (N or K not a multiple
+// of 8) the Hopper path refuses by design.
+gemm_config top_portable(const rocm_template<gemm_policy>& t, const size_hints& hints) {
+  for (const auto& c : t.policy().configs(t.context(), hints)) {
+    if (c.math != gemm_math::wgmma) return c;
+  }
+  throw std::runtime_error("no configuration");
 }
 
 TEST(GemmGpu, EverySimtConfigF32) {
@@ -101,7 +121,10 @@ TEST(GemmGpu, EveryMatrixCoreConfigF16AndBf16) {
   for (dtype d : {dtype::f16, dtype::bf16}) {
     auto t = plain(d);
     const size_hints big{{"M", 1000}, {"N", 1536}, {"K", 1032}};
-    auto ranked = t->policy().configs(t->context(), big);
+    std::vector<gemm_config> ranked;
+    for (const auto& c : t->policy().configs(t->context(), big)) {
+      if (c.math == gemm_math::matrix_core) ranked.push_back(c);  // the Hopper ones: EveryHopperConfig
+    }
     for (std::size_t i = 0; i < 4 && i < ranked.size(); ++i) {
       cases.push_back({std::string(name(d)) + "-big", t, {}, ranked[i], {big, {{"M", 2048}, {"N", 512}, {"K", 4096}}}});
     }
@@ -178,8 +201,7 @@ TEST(GemmGpu, Epilogues) {
     if (!v.bias_sizes.empty()) in.emplace_back("bias", layout::row_major(v.bias, v.bias_sizes));
     if (v.o.residual) in.emplace_back("res", layout::row_major(v.bias, {sM, sN}));
     auto t = problem(v.o, std::move(in), layout::row_major(v.out, {sM, sN}));
-    const auto ranked = t->policy().configs(t->context(), hint);
-    check_case c{v.label, t, v.o, ranked.front(), {hint, {{"M", 3}, {"N", 5}, {"K", 7}}}};
+    check_case c{v.label, t, v.o, top_portable(*t, hint), {hint, {{"M", 3}, {"N", 5}, {"K", 7}}}};
     c.bias_along_m = v.o.bias_along == bias_dim::m;
     cases.push_back(c);
     // The same epilogue on SIMT for 16-bit operands (mixed paths share the epilogue).
@@ -284,15 +306,109 @@ TEST(GemmGpu, StatusCodes) {
   auto s = problem(
       o, {buffer("x", layout::row_major(dtype::f16, {64, 256})), buffer("w", layout::row_major(dtype::f16, {256, 64}))},
       layout::row_major(dtype::f16, {64, 64}));
-  cases.push_back({"split", s, o, top_config(*s, {}), {size_hints{}}});
+  cases.push_back({"split", s, o, top_portable(*s, {}), {size_hints{}}});
   h.prepare(cases);
   ASSERT_TRUE(cases[0].lib && cases[1].lib);
   device_buffer a(64 * 64 * 2 + 16), b(64 * 64 * 2), y(64 * 64 * 2);
   const auto* shifted = static_cast<const std::uint8_t*>(a.get()) + 2;
   EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, {}, nullptr), kernel_status::ok);
-  EXPECT_EQ(h.call(cases[0], {shifted, b.get(), y.get()}, {}, nullptr), kernel_status::unsupported_argument);
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {2}, nullptr), kernel_status::workspace_too_small);
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {0}, nullptr), kernel_status::unsupported_argument);
+  EXPECT_EQ(h.call(cases[0], {shifted, b.get(), y.get()}, {}, nullptr),
+            kernel_status::unsupported_argument);
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {2}, nullptr),
+            kernel_status::workspace_too_small);
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {0}, nullptr),
+            kernel_status::unsupported_argument);
   EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {1}, nullptr), kernel_status::ok);
+}
+
+// The Hopper path (sm_90a TMA + wgmma): every shipped configuration, f16 and bf16, against cuBLAS,
+// with partial tiles in M, N and K, one row, K = 0, several waves; each epilogue (Bias along N
+// or M, relu/gelu/silu/sigmoid, alpha and beta, Residual, output casts), runtime split-K at 1;
+// then the run-time refusals (split_k above 1, misaligned pointers, N not a multiple of 8).
+TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  if (!hopper_device()) GTEST_SKIP() << "the Hopper path needs an sm_90 device";
+  harness h;
+  std::vector<check_case> cases;
+  const auto hopper = gemm_policy::wgmma_configs();
+  ASSERT_EQ(hopper.size(), 4U);
+  const std::vector<size_hints> shapes{{{"M", 333}, {"N", 200}, {"K", 264}},
+                                       {{"M", 1000}, {"N", 1536}, {"K", 1032}},
+                                       {{"M", 1}, {"N", 72}, {"K", 64}},
+                                       {{"M", 70}, {"N", 8}, {"K", 0}}};
+  const size_hints wide{{"M", 129}, {"N", 264}, {"K", 96}};
+  for (dtype d : {dtype::f16, dtype::bf16}) {
+    const std::string n(name(d));
+    const dtype other = d == dtype::f16 ? dtype::bf16 : dtype::f16;
+    auto t = plain(d);
+    // bias[N] (16-bit) + relu, the README's job.
+    gemm_options relu{.act = activation::relu};
+    auto biased = problem(relu,
+                          {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+                           buffer("bias", layout::row_major(d, {sN}))},
+                          layout::row_major(d, {sM, sN}));
+    // silu + bias[N] of the other 16-bit dtype + residual, output cast to the other dtype.
+    gemm_options silu{.act = activation::silu, .residual = true};
+    auto cast = problem(silu,
+                        {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+                         buffer("bias", layout::row_major(other, {sN})), buffer("res", layout::row_major(d, {sM, sN}))},
+                        layout::row_major(other, {sM, sN}));
+    // alpha, beta, bias[M] (f32), gelu, an f32 residual.
+    gemm_options heavy{
+        .act = activation::gelu, .alpha = 0.5F, .beta = 2.0F, .bias_along = bias_dim::m, .residual = true};
+    auto all = problem(
+        heavy,
+        {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+         buffer("bias", layout::row_major(dtype::f32, {sM})), buffer("res", layout::row_major(dtype::f32, {sM, sN}))},
+        layout::row_major(d, {sM, sN}));
+    // sigmoid through the addmm order [bias, X, W], runtime split-K at 1.
+    gemm_options sig{.act = activation::sigmoid, .runtime_split_k = true};
+    auto addmm = problem(sig,
+                         {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+                          buffer("bias", layout::row_major(d, {sN}))},
+                         layout::row_major(d, {sM, sN}), std::vector<int>{2, 0, 1});
+    for (const auto& c : hopper) {
+      cases.push_back({n + " hopper", t, {}, c, shapes});
+      cases.push_back({n + " hopper bias[N] relu", biased, relu, c, {wide, shapes[0]}});
+      cases.push_back({n + " hopper silu residual cast", cast, silu, c, {wide}});
+      cases.push_back({n + " hopper addmm sigmoid", addmm, sig, c, {wide}});
+      // The gelu + bias[M] + residual epilogue spills 20-28 bytes on the 128 x 256 and 256 x 128
+      // tiles (as in benchmark/hopper/NOTES.md): checked on the other two.
+      if (c.block_m * c.block_n <= 128 * 128) {
+        check_case a{n + " hopper bias[M] gelu alpha beta residual", all, heavy, c, {wide, shapes[0]}};
+        a.bias_along_m = true;
+        cases.push_back(a);
+      }
+    }
+  }
+  // The README's main job ranks a Hopper config first.
+  EXPECT_EQ(top_config(*cases[1].tpl, {{"M", 4096}, {"N", 4096}, {"K", 4096}}).math, gemm_math::wgmma);
+  run_all(h, cases);
+
+  // Refusals, never a wrong result: split_k above 1, misaligned X or Y, N or K pitches not multiples of 8.
+  ASSERT_TRUE(cases[0].lib && cases[3].lib);
+  device_buffer a(333 * 264 * 2 + 16), b(264 * 200 * 2 + 16), y(333 * 200 * 2 + 16), bias(264 * 2 + 16);
+  const auto* xs = static_cast<const std::uint8_t*>(a.get()) + 2;
+  auto* ys = static_cast<std::uint8_t*>(y.get()) + 2;
+  const auto unsupported = kernel_status::unsupported_argument;
+  // The entry point's size arguments (and split_k) for a shape, in the caller's order.
+  const auto args = [](const check_case& c, const size_hints& hints) {
+    return c.tpl->generate(c.config, hints).bmreq().extra_args;
+  };
+  const auto plain_args = args(cases[0], shapes[0]);
+  EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, plain_args, nullptr), kernel_status::ok);
+  EXPECT_EQ(h.call(cases[0], {xs, b.get(), y.get()}, plain_args, nullptr), unsupported);
+  EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), ys}, plain_args, nullptr), unsupported);
+  EXPECT_EQ(
+      h.call(cases[0], {a.get(), b.get(), y.get()}, args(cases[0], {{"M", 333}, {"N", 196}, {"K", 264}}), nullptr),
+      unsupported);
+  EXPECT_EQ(
+      h.call(cases[0], {a.get(), b.get(), y.get()}, args(cases[0], {{"M", 333}, {"N", 200}, {"K", 260}}), nullptr),
+      unsupported);
+  // addmm: [bias, X, W] then Y; the sizes, then split_k.
+  auto split_args = args(cases[3], wide);
+  EXPECT_EQ(h.call(cases[3], {bias.get(), a.get(), b.get(), y.get()}, split_args, nullptr), kernel_status::ok);
+  split_args.back() = 2;
+  EXPECT_EQ(h.call(cases[3], {bias.get(), a.get(), b.get(), y.get()}, split_args, nullptr), unsupported);
 }
 }  // namespace

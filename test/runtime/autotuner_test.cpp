@@ -221,7 +221,13 @@ TEST(Autotune, WithoutAGpuCompilesForAmdAndReportsResources) {
   o.cache_dir = dir.path / "kernels";
   o.database = dir.path / "tuning.sqlite3";
   o.progress = false;
-  const auto t = symbolic_gemm(dtype::f16);
+  // N = 44 (not a multiple of 8) keeps the Hopper (wgmma) configurations, which have no AMD kernel,
+  // out of the ranked list: the four candidates are MFMA ones.
+  const auto m = sym_expr::symbol("M");
+  const rocm_template<gemm_policy> t(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f16, {m, 64})), buffer("w", layout::row_major(dtype::f16, {64, 44}))},
+      layout::row_major(dtype::f16, {m, 44}));
   const auto report = autotune(t, {{"M", 256}}, o);
   EXPECT_FALSE(report.gpu);
   EXPECT_FALSE(report.gpu_status.empty());
@@ -304,6 +310,12 @@ TEST(AutotuneSteps, KeyNamesTheTargetAndFollowsTheProblem) {
   const device_identity h100{platform::nvidia, "NVIDIA H100 80GB HBM3", "sm_90"};
   const auto on_device = rtd::make_key(t.name(), callers, {{"M", 256}}, h100, o, cc);
   EXPECT_EQ(on_device.arch, "sm_90");
+  // An sm_90 device compiles for sm_90a (wgmma, setmaxnreg); other archs are compiled as they are.
+  EXPECT_EQ(rtd::target_compile_options(true, h100, o).archs, std::vector<std::string>{"sm_90a"});
+  const device_identity a100{platform::nvidia, "NVIDIA A100", "sm_80"};
+  EXPECT_EQ(rtd::target_compile_options(true, a100, o).archs, std::vector<std::string>{"sm_80"});
+  EXPECT_EQ(device_compile_arch(platform::amd, "gfx90a"), "gfx90a");
+  EXPECT_EQ(device_compile_arch(platform::nvidia, "sm_90"), "sm_90a");
   EXPECT_EQ(on_device.device, h100.name);
   EXPECT_EQ(on_device.problem, key.problem);
 

@@ -11,8 +11,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <iostream>
 #include <string>
@@ -60,12 +62,16 @@ struct build {
   std::string source;
 };
 
-// Compiles every source (two at a time), then checks the resources of every kernel.
-void check_builds(const std::vector<build>& builds, runtime::platform platform) {
+// Compiles every source (two at a time), then checks the resources of every kernel; returns the
+// libraries. `nvidia_archs` replaces the default NVIDIA target (sm_90).
+std::vector<std::filesystem::path> check_builds(const std::vector<build>& builds, runtime::platform platform,
+                                                const std::vector<std::string>& nvidia_archs = {}) {
   rocmtpl::test::temp_dir dir;
   code_cache cache(dir.path() / "kernels");
   const compiler cc = compiler::find(platform);
-  const compile_options opts = platform == platform::amd ? amd_compile_options({"gfx90a", "gfx940"}) : nvidia_options();
+  compile_options opts = platform == platform::amd ? amd_compile_options({"gfx90a", "gfx940"}) : nvidia_options();
+  if (platform == platform::nvidia && !nvidia_archs.empty()) opts.archs = nvidia_archs;
+  std::vector<std::filesystem::path> libraries;
   const unsigned jobs = std::max(2U, std::thread::hardware_concurrency());
   std::size_t kernels = 0;
   for (std::size_t first = 0; first < builds.size(); first += jobs) {
@@ -82,7 +88,8 @@ void check_builds(const std::vector<build>& builds, runtime::platform platform) 
         ADD_FAILURE() << builds[i].label << ": " << e.what();
         continue;
       }
-      ASSERT_FALSE(r.resources.empty()) << builds[i].label << ": no resource usage in the log:\n" << r.log;
+      libraries.push_back(r.library);
+      EXPECT_FALSE(r.resources.empty()) << builds[i].label << ": no resource usage in the log:\n" << r.log;
       for (const auto& k : r.resources) {
         ++kernels;
         EXPECT_FALSE(k.spills()) << builds[i].label << ": " << to_string(k);
@@ -98,6 +105,14 @@ void check_builds(const std::vector<build>& builds, runtime::platform platform) 
   }
   std::cout << "[ gemm ] " << builds.size() << " sources, " << kernels << " kernel builds checked for "
             << to_string(platform) << "\n";
+  // The libraries outlive the temporary cache: copy them out.
+  static rocmtpl::test::temp_dir keep;
+  for (auto& lib : libraries) {
+    const auto copy = keep.path() / (std::to_string(std::hash<std::string>{}(lib.string())) + ".so");
+    std::filesystem::copy_file(lib, copy, std::filesystem::copy_options::overwrite_existing);
+    lib = copy;
+  }
+  return libraries;
 }
 
 rocm_template<gemm_policy> linear_f16() {
@@ -214,5 +229,112 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
   EXPECT_EQ(k.call(tensors, {big, big, 1}, nullptr, nullptr, nullptr), kernel_status::unsupported_argument);
   EXPECT_EQ(k.call(tensors, {1, std::int64_t{1} << 55, 4}, nullptr, nullptr, nullptr),
             kernel_status::unsupported_argument);
+}
+
+rocm_template<gemm_policy> plain_f16() {
+  return {gemm_policy(),
+          {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN}))},
+          layout::row_major(dtype::f16, {sM, sN})};
+}
+
+// The Hopper path (gemm_math::wgmma): the README's main job (fp16 4096^3 + bias + relu) on every
+// Hopper configuration, and a symbolic bf16 problem with Bias along M, a residual and runtime
+// split-K, build for sm_90a (-gencode=arch=compute_90a,code=sm_90a) without spills; the SASS holds
+// HGMMA when cuobjdump is installed. The same sources build for AMD, where the entry point
+// answers the workspace query and refuses every launch.
+std::vector<build> hopper_builds() {
+  std::vector<build> out;
+  rocm_template<gemm_policy> job(
+      gemm_policy({.act = activation::relu}),
+      {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
+       buffer("w", layout::row_major(dtype::f16, {4096, 4096})), buffer("bias", layout::row_major(dtype::f16, {4096}))},
+      layout::row_major(dtype::f16, {4096, 4096}));
+  const auto ranked = job.policy().configs(job.context(), {});
+  EXPECT_EQ(ranked.front().math, gemm_math::wgmma) << ranked.front().name();
+  for (const auto& c : gemm_policy::wgmma_configs()) out.push_back({"f16 job " + c.name(), job.generate(c).source()});
+  rocm_template<gemm_policy> sym(
+      gemm_policy({.act = activation::sigmoid,
+                   .bias_along = templates::bias_dim::m,
+                   .residual = true,
+                   .runtime_split_k = true}),
+      {buffer("x", layout::row_major(dtype::bf16, {sM, sK})), buffer("w", layout::row_major(dtype::bf16, {sK, sN})),
+       buffer("bias", layout::row_major(dtype::bf16, {sM})), buffer("res", layout::row_major(dtype::bf16, {sM, sN}))},
+      layout::row_major(dtype::bf16, {sM, sN}));
+  const auto c = gemm_policy::wgmma_configs().back();
+  out.push_back({"bf16 symbolic " + c.name(), sym.generate(c, square_4096).source()});
+  // No Bias, no Residual.
+  const auto plain = plain_f16();
+  const auto c2 = gemm_policy::wgmma_configs()[1];
+  out.push_back({"f16 plain " + c2.name(), plain.generate(c2, square_4096).source()});
+  return out;
+}
+
+// HGMMA instructions in a library's SASS, or -1 when cuobjdump is not installed.
+int hgmma_count(const std::filesystem::path& lib) {
+  if (std::system("command -v cuobjdump > /dev/null 2>&1") != 0) return -1;
+  const std::string cmd = "cuobjdump -sass '" + lib.string() + "' | grep -c HGMMA";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return -1;
+  int n = 0;
+  if (std::fscanf(p, "%d", &n) != 1) n = 0;
+  ::pclose(p);
+  return n;
+}
+
+TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
+  if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not found";
+  auto builds = hopper_builds();
+  if (!compile_all()) builds.erase(builds.begin() + 1, builds.begin() + 4);  // CI: 128x256, symbolic bf16, plain f16
+  const auto libs = check_builds(builds, platform::nvidia, {"sm_90a"});
+  ASSERT_EQ(libs.size(), builds.size());
+  for (std::size_t i = 0; i < libs.size(); ++i) {
+    const int n = hgmma_count(libs[i]);
+    if (n < 0) {
+      std::cout << "[ gemm ] cuobjdump not found: SASS not checked\n";
+      break;
+    }
+    EXPECT_GT(n, 0) << builds[i].label << ": no HGMMA in the SASS";
+  }
+  // The host side refuses what the path cannot serve before it looks for a device, so the plain
+  // f16 library answers without a GPU (where libcudart loads): workspace 0, a misaligned X, N or K
+  // not a multiple of 8.
+  std::shared_ptr<shared_library> so;
+  try {
+    so = std::make_shared<shared_library>(libs.back());
+  } catch (const std::exception& e) {
+    std::cout << "[ gemm ] the sm_90a library does not load here (" << e.what() << "): host checks skipped\n";
+    return;
+  }
+  const auto plain = plain_f16();
+  const auto c = gemm_policy::wgmma_configs()[1];
+  const auto args = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    return plain.generate(c, {{"M", m}, {"N", n}, {"K", k}}).bmreq().extra_args;
+  };
+  ASSERT_EQ(plain.generate(c, square_4096).source(), builds.back().source);
+  kernel_entry k(so, "rocm_gemm", 3, 3);
+  EXPECT_EQ(k.workspace_size(args(64, 64, 64)), 0U);
+  alignas(16) static std::uint8_t memory[64];
+  const void* aligned = memory;
+  const void* shifted = memory + 2;
+  const int unsupported = static_cast<int>(kernel_status::unsupported_argument);
+  EXPECT_EQ(k.call({shifted, aligned, aligned}, args(64, 64, 64), nullptr, nullptr, nullptr), unsupported);
+  EXPECT_EQ(k.call({aligned, aligned, aligned}, args(64, 60, 64), nullptr, nullptr, nullptr), unsupported);
+  EXPECT_EQ(k.call({aligned, aligned, aligned}, args(64, 64, 60), nullptr, nullptr, nullptr), unsupported);
+  EXPECT_EQ(k.call({aligned, aligned, aligned}, args(0, 64, 64), nullptr, nullptr, nullptr), 0);  // nothing to do
+}
+
+TEST(GemmCompile, HopperSourcesBuildForAmdAndRefuseAtRunTime) {
+  if (!have(platform::amd)) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
+  rocmtpl::test::temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  const auto builds = hopper_builds();
+  const auto lib =
+      cache.get_or_compile(compiler::find(platform::amd), builds[4].source, amd_compile_options({"gfx90a", "gfx940"}));
+  kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", 5, 4);
+  EXPECT_EQ(k.workspace_size({64, 64, 64, 1}), 0U);
+  int dummy[4] = {};
+  std::vector<const void*> tensors(5, dummy);
+  EXPECT_EQ(k.call(tensors, {64, 64, 64, 1}, nullptr, nullptr, nullptr),
+            static_cast<int>(kernel_status::unsupported_argument));
 }
 }  // namespace

@@ -255,7 +255,7 @@ inline compile_options target_compile_options(bool gpu, const std::optional<devi
   if (!gpu) return amd_compile_options(options.amd_archs);
   compile_options o;
   o.platform = device->kind;
-  o.archs = {device->arch};
+  o.archs = {device_compile_arch(device->kind, device->arch)};
   o.include_dirs = {device_include_dir()};
   return o;
 }

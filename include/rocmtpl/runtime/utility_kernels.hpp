@@ -25,11 +25,20 @@
 
 namespace rocmtpl::runtime {
 
-/// @brief Compile options for a device: its platform and arch, the portability header's folder.
+/// @brief The arch to compile for on a device of arch `device_arch`: `sm_90` becomes `sm_90a` (the
+/// arch-specific Hopper target: wgmma and setmaxnreg exist only there, and its code runs only on
+/// compute capability 9.0, which that device is); every other arch is itself.
+[[nodiscard]] inline std::string device_compile_arch(platform kind, const std::string& device_arch) {
+  if (kind == platform::nvidia && device_arch == "sm_90") return "sm_90a";
+  return device_arch;
+}
+
+/// @brief Compile options for a device: its platform and arch (see device_compile_arch()), the
+/// portability header's folder.
 [[nodiscard]] inline compile_options compile_options_for(const device_properties& device) {
   compile_options o;
   o.platform = device.kind;
-  o.archs = {device.arch};
+  o.archs = {device_compile_arch(device.kind, device.arch)};
   o.include_dirs = {device_include_dir()};
   return o;
 }

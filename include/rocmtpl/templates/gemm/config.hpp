@@ -21,12 +21,26 @@ namespace rocmtpl::templates {
 enum class gemm_math {
   simt,         ///< fp32 FMA on every dtype
   matrix_core,  ///< mma.sync (NVIDIA) / MFMA (AMD); f16 or bf16 X and W, fp32 accumulation
+  wgmma,        ///< Hopper (sm_90a): TMA-fed wgmma warpgroups; f16 or bf16, fp32 accumulation
 };
 
-/// @brief "simt" or "matrix_core".
+/// @brief "simt", "matrix_core" or "wgmma".
 [[nodiscard]] constexpr std::string_view to_string(gemm_math m) noexcept {
+  if (m == gemm_math::wgmma) return "wgmma";
   return m == gemm_math::simt ? std::string_view("simt") : std::string_view("matrix_core");
 }
+
+/// @brief Fixed facts of the Hopper (wgmma) path: one producer warpgroup and two consumer
+/// warpgroups per block, a 64-element (128-byte) K step, and the shared-memory layout of the
+/// measured kernel (benchmark/hopper/NOTES.md).
+struct gemm_wgmma_facts {
+  static constexpr int consumers = 2;                    ///< consumer warpgroups (cooperative: block_m / 2 rows each)
+  static constexpr int threads = 128 * (consumers + 1);  ///< producer + consumers
+  static constexpr int block_k = 64;                     ///< one 128-byte swizzle row of 16-bit values
+  static constexpr int epilogue_bytes = consumers * 4 * 16 * 72 * 2;  ///< per-warp 16 x 64 staging tiles (padded rows)
+  static constexpr int max_shared = 232448;                           ///< 227 KiB: the most one NVIDIA block may use
+  static constexpr int consumer_registers = 232;                      ///< setmaxnreg of the consumer warpgroups
+};
 
 /// @brief Which output dimension a rank-1 Bias (or Residual) runs along.
 enum class bias_dim {
@@ -38,7 +52,9 @@ enum class bias_dim {
 ///
 /// The first six fields keep the order of the original SIMT tiling, so `gemm_config{64, 64, 16, 4,
 /// 4, 8}` is the SIMT default. Matrix-core configurations set `math`, `warp_m` and `warp_n`
-/// (thread_m and thread_n are unused there and 0).
+/// (thread_m and thread_n are unused there and 0). Hopper (wgmma) configurations set `math`,
+/// `warp_m` (rows of one consumer warpgroup: block_m / 2, a multiple of 64) and `warp_n` (= block_n,
+/// the wgmma N), block_k 64.
 struct gemm_config {
   int block_m = 64;                  ///< rows of Y per block
   int block_n = 64;                  ///< columns of Y per block
@@ -47,14 +63,15 @@ struct gemm_config {
   int thread_n = 4;                  ///< SIMT: columns of Y per thread (multiple of 4)
   int group_m = 8;                   ///< blocks grouped along M for L2 reuse (1: row-major block order)
   gemm_math math = gemm_math::simt;  ///< math path
-  int warp_m = 0;                    ///< matrix cores: rows of Y per warp (multiple of 32)
-  int warp_n = 0;                    ///< matrix cores: columns of Y per warp (multiple of 32)
+  int warp_m = 0;                    ///< matrix cores: rows of Y per warp (multiple of 32); wgmma: per warpgroup
+  int warp_n = 0;                    ///< matrix cores: columns of Y per warp (multiple of 32); wgmma: per warpgroup
   int stages = 2;                    ///< shared-memory buffers in the K pipeline (SIMT: 2)
   int vector = 4;                    ///< elements per global load on the fast path (1, 2, 4 or 8; at most 16 bytes)
   int split_k = 1;                   ///< K slices (above 1 only with gemm_options::runtime_split_k)
 
   /// @brief Warps per block (SIMT: threads / 32).
   [[nodiscard]] constexpr int warps() const noexcept {
+    if (math == gemm_math::wgmma) return gemm_wgmma_facts::threads / 32;
     if (math == gemm_math::matrix_core) {
       return warp_m > 0 && warp_n > 0 ? (block_m / warp_m) * (block_n / warp_n) : 0;
     }
@@ -62,12 +79,17 @@ struct gemm_config {
   }
   /// @brief Threads per block on NVIDIA (32-thread warps); AMD matrix-core blocks have 64-thread waves.
   [[nodiscard]] constexpr int threads() const noexcept {
-    if (math == gemm_math::matrix_core) return 32 * warps();
+    if (math == gemm_math::matrix_core || math == gemm_math::wgmma) return 32 * warps();
     return thread_m > 0 && thread_n > 0 ? (block_m / thread_m) * (block_n / thread_n) : 0;
   }
   /// @brief Shared memory per block in bytes on NVIDIA (dynamic; matrix cores: `stages` buffers of
-  /// 16-bit tiles; SIMT: two buffers of fp32 tiles, each padded by 4 columns).
+  /// 16-bit tiles; SIMT: two buffers of fp32 tiles, each padded by 4 columns; wgmma: 1024 bytes
+  /// of alignment slack, `stages` swizzled X and W tiles, the epilogue staging tiles and two
+  /// mbarriers per stage plus two: 1024 + stages * (bm + bn) * 128 + 18432 + 16 * stages + 16).
   [[nodiscard]] constexpr int shared_bytes() const noexcept {
+    if (math == gemm_math::wgmma) {
+      return 1024 + stages * (block_m + block_n) * block_k * 2 + gemm_wgmma_facts::epilogue_bytes + 16 * stages + 16;
+    }
     if (math == gemm_math::matrix_core) return stages * (block_m + block_n) * block_k * 2;
     return 2 * 4 * block_k * (block_m + 4 + block_n + 4);
   }
@@ -79,6 +101,12 @@ struct gemm_config {
   /// @brief Registers per thread the configuration needs, estimated (accumulators, fragments,
   /// staging, addressing); NVIDIA allows 255.
   [[nodiscard]] constexpr int register_estimate() const noexcept {
+    if (math == gemm_math::wgmma) {
+      // Consumer threads: the accumulators of their m64 blocks, the prefetched bias pairs,
+      // addressing (128x256: 168 registers at entry, 232 after setmaxnreg; CUDA 13.0, sm_90a).
+      const int acc = warp_m / 64 * warp_n / 2;
+      return acc + warp_n / 8 + 48;
+    }
     if (math == gemm_math::matrix_core) {
       // Accumulators, one K step of fragments, addressing (64 x 64 warp tiles: 232-254 registers
       // with ptxas of CUDA 13.0, sm_90).
@@ -104,11 +132,12 @@ struct gemm_config {
            ", .vector = " + std::to_string(vector) + ", .split_k = " + std::to_string(split_k) + "}";
   }
   /// @brief Short deterministic identifier: `bm64_bn64_bk16_tm4_tn4_g8_s2_v4` (SIMT),
-  /// `mma_bm128_bn128_bk32_wm64_wn64_g8_s4_v8` (matrix cores); `_sk<n>` when K is split.
+  /// `mma_bm128_bn128_bk32_wm64_wn64_g8_s4_v8` (matrix cores),
+  /// `wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8` (Hopper); `_sk<n>` when K is split.
   [[nodiscard]] std::string name() const {
-    std::string s = math == gemm_math::matrix_core ? "mma_" : "";
+    std::string s = math == gemm_math::matrix_core ? "mma_" : (math == gemm_math::wgmma ? "wgmma_" : "");
     s += "bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_bk" + std::to_string(block_k);
-    if (math == gemm_math::matrix_core) {
+    if (math != gemm_math::simt) {
       s += "_wm" + std::to_string(warp_m) + "_wn" + std::to_string(warp_n);
     } else {
       s += "_tm" + std::to_string(thread_m) + "_tn" + std::to_string(thread_n);
@@ -128,7 +157,7 @@ struct gemm_config {
                                                      {"block_m", std::to_string(c.block_m)},
                                                      {"block_n", std::to_string(c.block_n)},
                                                      {"block_k", std::to_string(c.block_k)}};
-  if (c.math == gemm_math::matrix_core) {
+  if (c.math != gemm_math::simt) {
     d.emplace_back("warp_m", std::to_string(c.warp_m));
     d.emplace_back("warp_n", std::to_string(c.warp_n));
   } else {
@@ -142,6 +171,30 @@ struct gemm_config {
   return d;
 }
 
+namespace detail {
+// The Hopper path's rules: two consumer warpgroups of warp_m x warp_n (m64 blocks, one wgmma N),
+// block_k 64, TMA boxes of at most 256 rows, the register and shared-memory budgets, no split-K.
+[[nodiscard]] constexpr std::optional<std::string_view> invalid_wgmma_reason(const gemm_config& c) noexcept {
+  using f = gemm_wgmma_facts;
+  if (c.block_k != f::block_k) return "wgmma configs have block_k 64 (one 128-byte swizzle row)";
+  if (c.warp_m <= 0 || c.warp_m % 64 != 0) return "wgmma warp_m (rows per consumer warpgroup) must be a multiple of 64";
+  if (c.block_m != f::consumers * c.warp_m) return "wgmma block_m must be 2 x warp_m (two consumer warpgroups)";
+  if (c.block_m > 256) return "wgmma block_m above 256 (one TMA box holds at most 256 rows)";
+  if (c.warp_n != c.block_n) return "wgmma warp_n must equal block_n (one wgmma N per warpgroup)";
+  if (c.block_n != 64 && c.block_n != 128 && c.block_n != 192 && c.block_n != 256) {
+    return "wgmma block_n must be 64, 128, 192 or 256";
+  }
+  if (c.warp_m / 64 * c.warp_n / 2 + c.warp_n / 8 > 176) {
+    return "wgmma accumulators and bias pairs above the consumer register budget";
+  }
+  if (c.stages < 2 || c.stages > 16) return "wgmma stages must be 2 to 16";
+  if (c.vector != 8) return "wgmma configs have vector 8 (16-byte TMA rows and stores)";
+  if (c.split_k != 1) return "wgmma configs do not split K";
+  if (c.shared_bytes() > f::max_shared) return "shared memory above the 227 KiB an NVIDIA block may use";
+  return std::nullopt;
+}
+}  // namespace detail
+
 /// @brief Why a configuration is invalid, or nothing when it is valid; does not throw (search
 /// spaces filter with it). Value rules checked before rendering: divisibility, threads per block,
 /// NVIDIA shared memory (227 KiB; SIMT 48 KiB static), AMD LDS (64 KiB), a register estimate (255
@@ -151,7 +204,9 @@ struct gemm_config {
       c.block_m > 0 && c.block_n > 0 && c.block_k > 0 && c.group_m > 0 && c.stages > 0 && c.vector > 0 && c.split_k > 0;
   if (!positive) return "every field must be positive";
   if (c.vector != 1 && c.vector != 2 && c.vector != 4 && c.vector != 8) return "vector must be 1, 2, 4 or 8";
-  if (c.math == gemm_math::matrix_core) {
+  if (c.math == gemm_math::wgmma) {
+    if (const auto why = detail::invalid_wgmma_reason(c)) return why;
+  } else if (c.math == gemm_math::matrix_core) {
     if (c.warp_m <= 0 || c.warp_n <= 0) return "matrix-core configs need positive warp_m and warp_n";
     if (c.warp_m % 32 != 0 || c.warp_n % 32 != 0) return "warp_m and warp_n must be multiples of 32";
     if (c.block_m % c.warp_m != 0 || c.block_n % c.warp_n != 0) {

@@ -13,6 +13,22 @@
 
 namespace rocmtpl::templates {
 
+namespace detail {
+// The Hopper path (one persistent block per SM, tiles in rounds over the SMs), in the units of
+// gemm_estimate_cost(). Measured on an H100 (benchmark/hopper/NOTES.md): wgmma ran 2.0-2.3x the
+// mma.sync path's throughput on large f16/bf16 problems (760 against 330-360 TFLOP/s at 4096^3);
+// 128x256 and 256x128 tied, 128x128 trailed them by ~12%, 128x64 (twice the X traffic per
+// flop) reached half of them on large problems but won on small ones (more tiles than SMs).
+[[nodiscard]] inline double wgmma_cost(const gemm_config& c, double tiles, double k_steps, double sms) {
+  const double rounds = std::ceil(tiles / sms);
+  const double intensity = static_cast<double>(c.block_m) * c.block_n / (c.block_m + c.block_n);
+  const double eff = 2.2 * std::pow(std::min(1.0, intensity / 85.0), 0.8);
+  // Pipeline fill and the epilogue of each tile, in K steps of 64.
+  const double tile_work = static_cast<double>(c.block_m) * c.block_n * (k_steps * c.block_k + 64.0 * 3);
+  return rounds * tile_work / eff;
+}
+}  // namespace detail
+
 /// @brief Estimated time of a configuration for an M x N x K problem (batch `batch`), in
 /// arbitrary units; only the order matters.
 ///
@@ -28,6 +44,7 @@ namespace rocmtpl::templates {
                           static_cast<double>(std::max<std::int64_t>(batch, 1));
   const double tiles = tiles_mn * c.split_k;
   const double k_steps = cdiv(cdiv(static_cast<double>(std::max<std::int64_t>(k, 1)), c.block_k), c.split_k);
+  if (c.math == gemm_math::wgmma) return detail::wgmma_cost(c, tiles, k_steps, sms);
   // Residency per SM: shared memory (228 KiB), threads (2048), registers (64 Ki), 32 blocks.
   const int threads = std::max(c.threads(), 32);
   const int occ = std::max(1, std::min({228 * 1024 / std::max(c.shared_bytes(), 1), 2048 / threads,

@@ -11,7 +11,12 @@
 /// - `gemm_math::simt`: fp32 FMA register tiles, any dtypes (the fp32 path; no TF32);
 /// - `gemm_math::matrix_core`: X and W both f16 or both bf16, on mma.sync (NVIDIA sm_80+, cp.async
 ///   multi-stage pipeline, ldmatrix) or MFMA (AMD gfx90a, gfx940), chosen in the rendered source by
-///   `ROCMTPL_PLATFORM_NVIDIA` / `ROCMTPL_PLATFORM_AMD`.
+///   `ROCMTPL_PLATFORM_NVIDIA` / `ROCMTPL_PLATFORM_AMD`;
+/// - `gemm_math::wgmma`: the Hopper path for f16/bf16 (sm_90a: TMA-fed ring of shared-memory stages,
+///   producer/consumer warpgroups on wgmma; templates/gemm/sm90_device_code.hpp), for row-major
+///   single-matrix problems; its entry point refuses other devices, batches, N or row pitches that
+///   are not multiples of 8, misaligned pointers and split_k above 1 with
+///   ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses every call.
 /// The addmm order [Bias, X, W] is input_reorder {2, 0, 1}. With gemm_options::runtime_split_k the
 /// entry point takes `int32_t split_k` and asks for an fp32 workspace when it is above 1.
 ///
@@ -57,7 +62,11 @@ class gemm_policy {
   /// @brief The matrix-core search space (see gemm_matrix_core_configs()).
   [[nodiscard]] static std::vector<gemm_config> matrix_core_configs() { return gemm_matrix_core_configs(); }
 
-  /// @brief Every configuration, without problem knowledge: the SIMT space, then the matrix-core one.
+  /// @brief The Hopper (wgmma) search space (see gemm_wgmma_configs()).
+  [[nodiscard]] static std::vector<gemm_config> wgmma_configs() { return gemm_wgmma_configs(); }
+
+  /// @brief Every configuration, without problem knowledge: the SIMT space, then the matrix-core
+  /// one (the Hopper configurations come only with a problem, see configs(ctx, hints)).
   [[nodiscard]] std::vector<gemm_config> configs() const {
     auto out = simt_configs();
     auto mc = matrix_core_configs();

@@ -234,6 +234,55 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
   return kernel.def_kernel(inputs, {v.y.node}, names, ctx.input_reorder());
 }
 
+// Hopper path (gemm_math::wgmma): which way Bias runs in its epilogue. 0: no Bias; 1: along N (its
+// stride along M is statically 0: one value per column, prefetched as 16-bit pairs); 2: along M
+// (its stride along N is statically 0); -1: a Bias that varies along both (not served).
+[[nodiscard]] inline int wgmma_bias_mode(const gemm_view& v) {
+  if (v.bias.node == nullptr) return 0;
+  if (v.bias.stride_r == sym_expr(0)) return 1;
+  if (v.bias.stride_c == sym_expr(0)) return 2;
+  return -1;
+}
+
+// Why the Hopper path cannot render this problem, or nothing: f16/bf16 X and W of one dtype, a
+// 16-bit Y, unit column strides of X (along K), W (along N) and Y (TMA rows, 16-byte stores), a
+// Bias along M or N (16-bit when along N), and no static batch other than 1.
+[[nodiscard]] inline std::optional<std::string> wgmma_static_reason(const gemm_view& v) {
+  if (!v.matrix_core_eligible()) return "X and W must be float16 or both bfloat16";
+  if (element_size(v.y.node->type()) != 2) return "Y must be float16 or bfloat16";
+  if (!(v.x.stride_c == sym_expr(1)) || !(v.w.stride_c == sym_expr(1)) || !(v.y.stride_c == sym_expr(1))) {
+    return "X, W and Y must be row-major (unit stride along K, N and N)";
+  }
+  const int mode = wgmma_bias_mode(v);
+  if (mode < 0) return "Bias must run along M or along N";
+  if (mode == 1 && element_size(v.bias.node->type()) != 2) return "a Bias along N must be float16 or bfloat16";
+  if (const auto b = v.batch.constant(); b.has_value() && *b != 1) return "batched problems are not served";
+  return std::nullopt;
+}
+
+// Whether the sizes and strides, static or given by the hints, meet the Hopper path's run-time
+// rules (batch 1, N and the row pitches of X, W and Y multiples of 8). A value neither static nor
+// hinted counts as not met: without hints a symbolic problem keeps to the paths that serve every
+// size (the entry point still checks every value at run time).
+[[nodiscard]] inline bool wgmma_fits_hints(const gemm_view& v, const size_hints& hints) {
+  const auto value = [&](const sym_expr& e) -> std::optional<std::int64_t> {
+    if (auto c = e.constant()) return c;
+    try {
+      return e.evaluate(hints);
+    } catch (const evaluation_error&) {
+      return std::nullopt;
+    }
+  };
+  const auto multiple_of_8 = [&](const sym_expr& e) {
+    const auto x = value(e);
+    return x.has_value() && *x % 8 == 0;
+  };
+  const auto batch = value(v.batch);
+  if (!batch.has_value() || *batch != 1) return false;
+  return multiple_of_8(v.n) && multiple_of_8(v.x.stride_r) && multiple_of_8(v.w.stride_r) &&
+         multiple_of_8(v.y.stride_r);
+}
+
 // Kernel parameter list and argument list of the tensors.
 [[nodiscard]] inline std::pair<std::string, std::string> gemm_tensor_params(const gemm_view& v, bool restrict) {
   const std::string r = restrict ? " __restrict__ " : " ";

@@ -24,6 +24,7 @@
 #include <rocmtpl/templates/gemm/config.hpp>
 #include <rocmtpl/templates/gemm/device_code.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
+#include <rocmtpl/templates/gemm/sm90_device_code.hpp>
 
 namespace rocmtpl::templates::detail {
 
@@ -51,6 +52,12 @@ struct gemm_plan {
 
 // Refuses a (valid) configuration this problem cannot use.
 inline void check_gemm_renderable(const gemm_config& config, const gemm_view& v, const gemm_options& options) {
+  if (config.math == gemm_math::wgmma) {
+    if (const auto why = wgmma_static_reason(v)) {
+      throw invalid_argument_error("rocmtpl: gemm: wgmma config " + config.name() + ": " + *why +
+                                   "; use a matrix_core or simt config");
+    }
+  }
   if (config.math == gemm_math::matrix_core && !v.matrix_core_eligible()) {
     throw invalid_argument_error("rocmtpl: gemm: matrix-core config " + config.name() +
                                  " needs X and W of one dtype, float16 or bfloat16; got " +
@@ -184,8 +191,10 @@ inline void write_problem_struct(indented_buffer& src, const gemm_view& v, const
   src.writeline("");
 }
 
-// struct gemm_pointers and the fused epilogue store_output().
-inline void write_pointers_and_epilogue(indented_buffer& src, const gemm_view& v, const gemm_options& options) {
+// struct gemm_pointers and the fused epilogue store_output() (not with `with_store_output` false:
+// the Hopper path has its own epilogue).
+inline void write_pointers_and_epilogue(indented_buffer& src, const gemm_view& v, const gemm_options& options,
+                                        bool with_store_output = true) {
   src.writeline("struct gemm_pointers {");
   src.writeline("    const x_type::storage* X;");
   src.writeline("    const w_type::storage* W;");
@@ -194,6 +203,7 @@ inline void write_pointers_and_epilogue(indented_buffer& src, const gemm_view& v
   src.writeline("    y_type::storage* Y;");
   src.writeline("    float* Partial;  // split-K slices");
   src.writeline("};");
+  if (!with_store_output) return;
   src.writeline("");
   src.writeline("// The fused epilogue of one output element.");
   src.writeline(
@@ -225,11 +235,12 @@ inline void write_source_head(indented_buffer& src, const template_context& ctx,
   for (const auto* op : {&plan.v.x, &plan.v.w, &plan.v.bias, &plan.v.residual, &plan.v.y}) {
     if (op->node != nullptr) src.writeline("// " + op->node->name() + " " + op->node->get_layout().to_string());
   }
+  if (plan.config.math == gemm_math::wgmma) src.write_verbatim(sm90_includes_text);
   src.writeline("namespace {");
   src.writeline("");
   write_operand_types(src, plan.v, plan.options.act);
   write_problem_struct(src, plan.v, plan.symbols);
-  write_pointers_and_epilogue(src, plan.v, plan.options);
+  write_pointers_and_epilogue(src, plan.v, plan.options, plan.config.math != gemm_math::wgmma);
   src.writeline("");
 }
 
@@ -449,6 +460,70 @@ inline void write_entry(indented_buffer& src, rocm_template_kernel& kernel, cons
   src.writeline("}");
 }
 
+// Hopper path: the tile constants, the epilogue's constants and the Hopper device and host code.
+inline void write_sm90_code(indented_buffer& src, const gemm_plan& plan) {
+  const auto& c = plan.config;
+  const auto line = [&](const std::string& name, int value) {
+    src.writeline("[[maybe_unused]] constexpr int " + name + " = " + std::to_string(value) + ";");
+  };
+  line("block_m", c.block_m);
+  line("block_n", c.block_n);
+  line("block_k", c.block_k);
+  line("warp_m", c.warp_m);
+  line("warp_n", c.warp_n);
+  line("group_m", c.group_m);
+  line("stages", c.stages);
+  line("gemm_dynamic_shared", c.shared_bytes());
+  line("y_kind", dtype_kind(plan.v.y.node->type()));
+  line("gemm_sm90_bias_mode", wgmma_bias_mode(plan.v));
+  src.writeline("[[maybe_unused]] constexpr float gemm_sm90_alpha = " + float_literal(plan.options.alpha) + ";");
+  src.writeline("[[maybe_unused]] constexpr float gemm_sm90_beta = " + float_literal(plan.options.beta) + ";");
+  src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_BIAS ") + (plan.v.bias.node != nullptr ? "1" : "0"));
+  src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL ") + (plan.v.residual.node != nullptr ? "1" : "0"));
+  src.writeline("");
+  src.write_verbatim(checked_size_helpers_text);
+  src.writeline("");
+  src.write_verbatim(sm90_head_text);
+  src.write_verbatim(sm90_wgmma_text(c.block_n, plan.v.x.node->type() == dtype::bf16));
+  src.write_verbatim(sm90_body_text);
+  src.writeline("");
+  src.write_verbatim(sm90_host_text);
+  src.writeline("");
+  src.writeline("}  // namespace");
+  src.writeline("");
+}
+
+// The Hopper entry point: the size checks, the workspace query (none), the null checks, then
+// gemm_sm90_run(), which refuses what the path cannot serve (see sm90_device_code.hpp).
+inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan) {
+  src.writeline(plan.signature + " {");
+  {
+    auto body = src.indent();
+    for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+    if (plan.split)
+      src.writeline("if (split_k != 1) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K is not split here");
+    src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
+    // Pre-indented fragment (written verbatim: rendering speed).
+    src.write_verbatim(R"sm90(    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
+        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
+    if (workspace_size) {
+        *workspace_size = 0;
+        return ROCMTPL_STATUS_OK;
+    }
+)sm90");
+    const auto& v = plan.v;
+    for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
+    src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
+    src.writeline("(void)workspace;");
+    src.writeline("const gemm_pointers t" + gemm_pointer_init(v, "nullptr") + ";");
+    src.writeline("return gemm_sm90_run(p, t, stream);");
+  }
+  src.writeline("}");
+}
+
 // The complete translation unit of one configuration (see gemm_policy::render()).
 [[nodiscard]] inline std::string render_gemm(rocm_template_kernel& kernel, const template_context& ctx,
                                              const gemm_config& config, const gemm_options& options) {
@@ -459,6 +534,11 @@ inline void write_entry(indented_buffer& src, rocm_template_kernel& kernel, cons
   indented_buffer src;
   src.reserve(48 * 1024);
   write_source_head(src, ctx, plan);
+  if (config.math == gemm_math::wgmma) {
+    write_sm90_code(src, plan);
+    write_sm90_entry(src, kernel, plan);
+    return std::move(src).str();
+  }
   write_tile_constants(src, plan);
   write_device_code(src, plan);
   write_kernels(src, plan);

@@ -74,6 +74,35 @@ namespace rocmtpl::templates {
   return space | ranges::to<std::vector>();
 }
 
+/// @brief The Hopper (wgmma) search space: the configurations measured in benchmark/hopper/NOTES.md
+/// (cooperative, no cluster), each with the most stages its shared memory allows.
+[[nodiscard]] inline std::vector<gemm_config> gemm_wgmma_configs() {
+  static constexpr std::pair<int, int> blocks[] = {{128, 256}, {256, 128}, {128, 128}, {128, 64}};
+  std::vector<gemm_config> out;
+  for (const auto& [bm, bn] : blocks) {
+    gemm_config c;
+    c.math = gemm_math::wgmma;
+    c.block_m = bm;
+    c.block_n = bn;
+    c.block_k = gemm_wgmma_facts::block_k;
+    c.thread_m = 0;
+    c.thread_n = 0;
+    c.warp_m = bm / gemm_wgmma_facts::consumers;
+    c.warp_n = bn;
+    c.group_m = 8;
+    c.vector = 8;
+    c.stages = 2;
+    while (c.stages < 8) {
+      auto more = c;
+      ++more.stages;
+      if (!is_valid(more)) break;
+      c = more;
+    }
+    if (is_valid(c)) out.push_back(c);
+  }
+  return out;
+}
+
 namespace detail {
 
 // Widest vector (at most `limit` elements, 16 bytes) an operand's layout and the hints allow;
@@ -93,7 +122,9 @@ namespace detail {
 
 /// @brief The search space for one problem, best first.
 ///
-/// Keeps the path the dtypes call for (matrix cores for f16/bf16 X and W, else SIMT), sets each
+/// Keeps the path the dtypes call for (matrix cores for f16/bf16 X and W, else SIMT; for f16/bf16
+/// also the Hopper configurations when the problem meets their rules, see wgmma_static_reason() and
+/// wgmma_fits_hints(): they need an sm_90 device and refuse other targets at run time), sets each
 /// configuration's vector width to the widest the layouts (and for symbolic values the hints)
 /// allow, adds split-K variants when `runtime_split_k` is on, and orders everything by
 /// gemm_estimate_cost().
@@ -103,6 +134,10 @@ namespace detail {
 [[nodiscard]] inline std::vector<gemm_config> gemm_problem_configs(const detail::gemm_view& v, bool runtime_split_k,
                                                                    const size_hints& hints) {
   auto base = v.matrix_core_eligible() ? gemm_matrix_core_configs() : gemm_simt_configs();
+  if (!detail::wgmma_static_reason(v) && detail::wgmma_fits_hints(v, hints)) {
+    const auto hopper = gemm_wgmma_configs();
+    base.insert(base.begin(), hopper.begin(), hopper.end());
+  }
   const auto fx = detail::copy_facts(v.x, false);
   const auto fw = detail::copy_facts(v.w, true);
   const std::int64_t m = detail::size_value(v.m, hints, 1024);
@@ -111,6 +146,10 @@ namespace detail {
   const std::int64_t b = detail::size_value(v.batch, hints, 1);
   std::vector<std::pair<double, gemm_config>> ranked;
   for (auto c : base) {
+    if (c.math == gemm_math::wgmma) {  // TMA rows and 16-byte stores: no vector width to fit, no split-K
+      ranked.emplace_back(gemm_estimate_cost(c, m, n, k, b), c);
+      continue;
+    }
     const int vx = detail::widest_vector(c.vector, fx, element_size(v.x.node->type()), hints);
     const int vw = detail::widest_vector(c.vector, fw, element_size(v.w.node->type()), hints);
     c.vector = std::min(vx, vw);

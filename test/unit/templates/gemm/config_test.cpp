@@ -30,6 +30,21 @@ gemm_config mma(int bm, int bn, int bk, int wm, int wn, int stages) {
           .split_k = 1};
 }
 
+gemm_config hopper(int bm, int bn, int stages) {
+  return {.block_m = bm,
+          .block_n = bn,
+          .block_k = 64,
+          .thread_m = 0,
+          .thread_n = 0,
+          .group_m = 8,
+          .math = gemm_math::wgmma,
+          .warp_m = bm / 2,
+          .warp_n = bn,
+          .stages = stages,
+          .vector = 8,
+          .split_k = 1};
+}
+
 std::string reason(const gemm_config& c) { return std::string(invalid_reason(c).value_or("")); }
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
@@ -73,6 +88,44 @@ TEST(GemmConfig, InvalidConfigsAreExplained) {
   EXPECT_TRUE(has(reason(mma(128, 128, 32, 64, 64, 1)), "stages"));
   EXPECT_FALSE(invalid_reason(gemm_config{}).has_value());
   EXPECT_FALSE(invalid_reason(mma(128, 128, 32, 64, 64, 4)).has_value());
+}
+
+TEST(GemmConfig, HopperConfigsFollowNotesAndWarpgroupRules) {
+  // The configurations measured in benchmark/hopper/NOTES.md, with its shared-memory formula
+  // 1024 + stages * (bm + bn) * 128 + 18432 + 16 * stages + 16 and 384 threads.
+  for (const auto& c : {hopper(128, 256, 4), hopper(256, 128, 4), hopper(128, 128, 6), hopper(128, 64, 8)}) {
+    EXPECT_FALSE(invalid_reason(c).has_value()) << c.name() << ": " << reason(c);
+    EXPECT_EQ(c.shared_bytes(), 1024 + c.stages * (c.block_m + c.block_n) * 128 + 18432 + 16 * c.stages + 16);
+    EXPECT_LE(c.shared_bytes(), 232448);
+    EXPECT_EQ(c.threads(), 384);
+    EXPECT_EQ(c.warps(), 12);
+    EXPECT_LE(c.register_estimate(), 232) << c.name();
+  }
+  EXPECT_EQ(hopper(128, 256, 4).shared_bytes(), 216144);
+  EXPECT_EQ(hopper(128, 256, 4).name(), "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8");
+  EXPECT_EQ(std::string(rocmtpl::templates::to_string(gemm_math::wgmma)), "wgmma");
+  EXPECT_TRUE(has(hopper(128, 256, 4).to_string(), ".math = gemm_math::wgmma"));
+  EXPECT_TRUE(has(reason(hopper(128, 256, 5)), "227 KiB"));
+  EXPECT_TRUE(has(reason(hopper(256, 256, 2)), "register"));
+  EXPECT_TRUE(has(reason(hopper(128, 96, 4)), "64, 128, 192 or 256"));
+  auto c = hopper(128, 128, 4);
+  c.warp_m = 128;  // one consumer warpgroup would take the whole tile
+  EXPECT_TRUE(has(reason(c), "2 x warp_m"));
+  c = hopper(192, 128, 4);
+  c.warp_m = 96;
+  EXPECT_TRUE(has(reason(c), "multiple of 64"));
+  c = hopper(128, 128, 4);
+  c.block_k = 32;
+  EXPECT_TRUE(has(reason(c), "block_k 64"));
+  c = hopper(128, 128, 4);
+  c.warp_n = 64;
+  EXPECT_TRUE(has(reason(c), "warp_n must equal block_n"));
+  c = hopper(128, 128, 4);
+  c.split_k = 2;
+  EXPECT_TRUE(has(reason(c), "split K"));
+  c = hopper(128, 128, 4);
+  c.vector = 4;
+  EXPECT_TRUE(has(reason(c), "vector 8"));
 }
 
 // The non-throwing check is a constant expression: search spaces and tests can use it at compile time.

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 namespace {
 using rocmtpl::templates::gemm_config;
 using rocmtpl::templates::gemm_estimate_cost;
@@ -37,9 +39,46 @@ TEST(GemmCostModel, SplitKPaysOffOnlyForSmallOutputsWithLongK) {
   EXPECT_GT(gemm_estimate_cost(split, 8192, 8192, 1024, 1), gemm_estimate_cost(mma128, 8192, 8192, 1024, 1));
 }
 
+gemm_config hopper(int bm, int bn, int stages) {
+  return {.block_m = bm,
+          .block_n = bn,
+          .block_k = 64,
+          .thread_m = 0,
+          .thread_n = 0,
+          .group_m = 8,
+          .math = gemm_math::wgmma,
+          .warp_m = bm / 2,
+          .warp_n = bn,
+          .stages = stages,
+          .vector = 8,
+          .split_k = 1};
+}
+
+TEST(GemmCostModel, HopperBeatsMmaSyncOnLargeProblemsAndSmallTilesWinSmallOnes) {
+  const auto big = hopper(128, 256, 4);
+  const auto small = hopper(128, 64, 8);
+  // NOTES.md: wgmma ran 2.0-2.3x the throughput of mma.sync at 4096^3 and 8192^3.
+  for (const std::int64_t s : {2048, 4096, 8192}) {
+    const double ratio = gemm_estimate_cost(mma128, s, s, s, 1) / gemm_estimate_cost(big, s, s, s, 1);
+    EXPECT_GT(ratio, 1.8) << s;
+    EXPECT_LT(ratio, 4.0) << s;
+    EXPECT_LT(gemm_estimate_cost(big, s, s, s, 1), gemm_estimate_cost(small, s, s, s, 1)) << s;
+  }
+  // 128x256 and 256x128 tie; 128x128 trails them on large problems.
+  EXPECT_DOUBLE_EQ(gemm_estimate_cost(big, 4096, 4096, 4096, 1),
+                   gemm_estimate_cost(hopper(256, 128, 4), 4096, 4096, 4096, 1));
+  EXPECT_LT(gemm_estimate_cost(big, 8192, 8192, 8192, 1), gemm_estimate_cost(hopper(128, 128, 6), 8192, 8192, 8192, 1));
+  // 1024^3 and 64 x 8192 x 8192: too few 128x256 tiles for 132 SMs; 128x64 won there.
+  EXPECT_LT(gemm_estimate_cost(small, 1024, 1024, 1024, 1), gemm_estimate_cost(big, 1024, 1024, 1024, 1));
+  EXPECT_LT(gemm_estimate_cost(small, 64, 8192, 8192, 1), gemm_estimate_cost(big, 64, 8192, 8192, 1));
+}
+
 TEST(GemmCostModel, DegenerateSizesStayFinite) {
   const double c = gemm_estimate_cost(gemm_config{}, 0, 0, 0, 0);
   EXPECT_GT(c, 0.0);
   EXPECT_LT(c, 1e12);
+  const double h = gemm_estimate_cost(hopper(128, 256, 4), 0, 0, 0, 0);
+  EXPECT_GT(h, 0.0);
+  EXPECT_LT(h, 1e12);
 }
 }  // namespace

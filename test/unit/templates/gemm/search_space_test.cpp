@@ -7,13 +7,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace {
 using namespace gemm_test;
 using rocmtpl::templates::gemm_matrix_core_configs;
 using rocmtpl::templates::gemm_problem_configs;
 using rocmtpl::templates::gemm_simt_configs;
+using rocmtpl::templates::gemm_wgmma_configs;
 using rocmtpl::templates::is_valid;
 
 TEST(GemmSearchSpace, BothSpacesAreValidAndUnique) {
@@ -43,7 +47,7 @@ TEST(GemmSearchSpace, PathFollowsTheDtypes) {
   const size_hints h{{"M", 512}, {"N", 512}, {"K", 512}};
   auto f16 = square(dtype::f16, M, N, K);
   for (const auto& c : gemm_problem_configs(f16.policy().view(f16.context()), false, h)) {
-    EXPECT_EQ(c.math, gemm_math::matrix_core);
+    EXPECT_TRUE(c.math == gemm_math::matrix_core || c.math == gemm_math::wgmma) << c.name();
     EXPECT_EQ(c.vector, 8);
     EXPECT_EQ(c.split_k, 1);
   }
@@ -92,5 +96,108 @@ TEST(GemmSearchSpace, RankingFollowsTheShape) {
   for (const auto& c : small) EXPECT_EQ(c.split_k, 1);
   const std::set<gemm_config> unique(ranked.begin(), ranked.end());
   EXPECT_EQ(unique.size(), ranked.size());
+}
+TEST(GemmSearchSpace, HopperSpaceHoldsTheMeasuredConfigs) {
+  const auto hopper = gemm_wgmma_configs();
+  std::vector<std::string> names;
+  for (const auto& c : hopper) {
+    EXPECT_TRUE(is_valid(c)) << c.to_string();
+    EXPECT_EQ(c.math, gemm_math::wgmma);
+    names.push_back(c.name());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8", "wgmma_bm256_bn128_bk64_wm128_wn128_g8_s4_v8",
+                       "wgmma_bm128_bn128_bk64_wm64_wn128_g8_s6_v8", "wgmma_bm128_bn64_bk64_wm64_wn64_g8_s8_v8"}));
+}
+
+// The README's main job: fp16 4096^3 + bias[N] + relu, static shapes.
+TEST(GemmSearchSpace, HopperRanksFirstForLargeF16AndBf16Problems) {
+  for (dtype d : {dtype::f16, dtype::bf16}) {
+    rocmtpl::rocm_template<gemm_policy> t(
+        gemm_policy({.act = activation::relu}),
+        {buffer("x", layout::row_major(d, {4096, 4096})), buffer("w", layout::row_major(d, {4096, 4096})),
+         buffer("bias", layout::row_major(d, {4096}))},
+        layout::row_major(d, {4096, 4096}));
+    const auto ranked = gemm_problem_configs(t.policy().view(t.context()), false, {});
+    ASSERT_FALSE(ranked.empty());
+    EXPECT_EQ(ranked.front().name(), "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8");
+    // Every Hopper config comes before every mma.sync one, and both paths are there.
+    const auto first_mma = std::find_if(ranked.begin(), ranked.end(),
+                                        [](const gemm_config& c) { return c.math == gemm_math::matrix_core; });
+    ASSERT_NE(first_mma, ranked.end());
+    EXPECT_EQ(first_mma - ranked.begin(), 4);
+  }
+  // Small problems: the 128x64 tile first.
+  auto small = square(dtype::f16, 1024, 1024, 1024);
+  EXPECT_EQ(gemm_problem_configs(small.policy().view(small.context()), false, {}).front().name(),
+            "wgmma_bm128_bn64_bk64_wm64_wn64_g8_s8_v8");
+}
+
+// Problems the Hopper path cannot serve never get its configurations.
+TEST(GemmSearchSpace, HopperConfigsStayOffProblemsTheyCannotServe) {
+  const auto has_wgmma = [](const rocmtpl::rocm_template<gemm_policy>& t, const size_hints& h, bool split = false) {
+    const auto ranked = gemm_problem_configs(t.policy().view(t.context()), split, h);
+    return std::any_of(ranked.begin(), ranked.end(), [](const gemm_config& c) { return c.math == gemm_math::wgmma; });
+  };
+  const size_hints h{{"M", 512}, {"N", 512}, {"K", 512}};
+  EXPECT_TRUE(has_wgmma(square(dtype::f16, M, N, K), h));
+  EXPECT_TRUE(has_wgmma(square(dtype::bf16, M, N, K), h));
+  // Sizes neither static nor hinted: only the paths that serve every size.
+  EXPECT_FALSE(has_wgmma(square(dtype::bf16, M, N, K), {}));
+  EXPECT_FALSE(has_wgmma(square(dtype::f16, M, N, K), {{"M", 512}, {"N", 512}}));
+  EXPECT_FALSE(has_wgmma(square(dtype::f32, M, N, K), h));
+  // K or N not a multiple of 8 (statically or by the hints): TMA row pitches and 8-column stores.
+  EXPECT_FALSE(has_wgmma(square(dtype::f16, 1000, 3000, 700), {}));
+  EXPECT_FALSE(has_wgmma(square(dtype::f16, 64, 36, 64), {}));
+  EXPECT_FALSE(has_wgmma(square(dtype::f16, M, N, K), {{"M", 512}, {"N", 512}, {"K", 700}}));
+  EXPECT_TRUE(has_wgmma(square(dtype::f16, 1000, 3000, 712), {}));
+  // Column-major W or X, an f32 output, a batch.
+  const auto with = [](layout x, layout w, layout y) {
+    return rocmtpl::rocm_template<gemm_policy>(gemm_policy(), {buffer("x", std::move(x)), buffer("w", std::move(w))},
+                                               std::move(y));
+  };
+  EXPECT_FALSE(has_wgmma(with(layout::row_major(dtype::f16, {M, K}), layout::col_major(dtype::f16, {K, N}),
+                              layout::row_major(dtype::f16, {M, N})),
+                         h));
+  EXPECT_FALSE(has_wgmma(with(layout::col_major(dtype::f16, {M, K}), layout::row_major(dtype::f16, {K, N}),
+                              layout::row_major(dtype::f16, {M, N})),
+                         h));
+  EXPECT_FALSE(has_wgmma(with(layout::row_major(dtype::f16, {M, K}), layout::row_major(dtype::f16, {K, N}),
+                              layout::row_major(dtype::f32, {M, N})),
+                         h));
+  EXPECT_TRUE(has_wgmma(with(layout::row_major(dtype::f16, {M, K}), layout::row_major(dtype::f16, {K, N}),
+                             layout::row_major(dtype::bf16, {M, N})),
+                        h));
+  const auto b = sym_expr::symbol("B");
+  EXPECT_FALSE(has_wgmma(with(layout::row_major(dtype::f16, {2, M, K}), layout::row_major(dtype::f16, {K, N}),
+                              layout::row_major(dtype::f16, {2, M, N})),
+                         h));
+  const auto batched = with(layout::row_major(dtype::f16, {b, M, K}), layout::row_major(dtype::f16, {K, N}),
+                            layout::row_major(dtype::f16, {b, M, N}));
+  EXPECT_FALSE(has_wgmma(batched, {{"B", 4}, {"M", 512}, {"N", 512}, {"K", 512}}));
+  EXPECT_TRUE(has_wgmma(batched, {{"B", 1}, {"M", 512}, {"N", 512}, {"K", 512}}));
+  // Bias: along N it must be 16-bit; along M any dtype; a full [M, N] bias is not served.
+  const auto biased = [](dtype bias, std::vector<sym_expr> sizes, gemm_options o = {}) {
+    return rocmtpl::rocm_template<gemm_policy>(
+        gemm_policy(o),
+        {buffer("x", layout::row_major(dtype::f16, {M, K})), buffer("w", layout::row_major(dtype::f16, {K, N})),
+         buffer("bias", layout::row_major(bias, std::move(sizes)))},
+        layout::row_major(dtype::f16, {M, N}));
+  };
+  EXPECT_TRUE(has_wgmma(biased(dtype::f16, {N}), h));
+  EXPECT_FALSE(has_wgmma(biased(dtype::f32, {N}), h));
+  EXPECT_TRUE(has_wgmma(biased(dtype::f32, {M}, {.bias_along = rocmtpl::templates::bias_dim::m}), h));
+  EXPECT_FALSE(has_wgmma(biased(dtype::f16, {M, N}), h));
+  // Runtime split-K: the Hopper configs come without split variants.
+  const auto split = square(dtype::f16, M, N, K, {.runtime_split_k = true});
+  const auto ranked =
+      gemm_problem_configs(split.policy().view(split.context()), true, {{"M", 128}, {"N", 128}, {"K", 16384}});
+  EXPECT_TRUE(
+      std::any_of(ranked.begin(), ranked.end(), [](const gemm_config& c) { return c.math == gemm_math::wgmma; }));
+  for (const auto& c : ranked) {
+    if (c.math == gemm_math::wgmma) {
+      EXPECT_EQ(c.split_k, 1) << c.name();
+    }
+  }
 }
 }  // namespace

@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief Device and host code of the GEMM's Hopper path (`gemm_math::wgmma`), embedded as text.
+///
+/// The main loop of benchmark/hopper/hopper_gemm.cuh (measured there at 0.99x cuBLAS, fp16
+/// 4096^3), cooperative and without clusters: a producer warpgroup (one thread) brings X and W
+/// tiles into a ring of `stages` shared-memory stages with the bulk tensor copy engine (TMA,
+/// 128-byte swizzle), completing on "full" mbarriers; two consumer warpgroups run
+/// `wgmma.mma_async` m64nNk16 (A = X tile, K-major; B = W tile, N-major) with fp32 accumulators
+/// and hand each stage back on its "empty" mbarrier. Persistent grid, group-M tile order. The
+/// epilogue (alpha, Bias along M or N prefetched when a tile starts, the activation, the cast to
+/// Y's 16-bit type, then Residual) goes through a padded per-warp staging tile so that every store
+/// to Y is 16 bytes wide.
+///
+/// Everything is inside `#if defined(ROCMTPL_PLATFORM_NVIDIA)`; the device code only where
+/// `__CUDA_ARCH_FEAT_SM90_ALL` is defined (built with `-gencode=arch=compute_90a,code=sm_90a`):
+/// another NVIDIA target gets a kernel that traps (the host entry refuses such devices before
+/// launching), and an AMD build gets `gemm_sm90_run()` returning ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT.
+/// The text uses the names of the GEMM prelude (templates/gemm/render.hpp): `block_m`, `block_n`,
+/// `block_k`, `warp_m`, `warp_n`, `stages`, `group_m`, `gemm_dynamic_shared`, `x_kind`, `y_kind`,
+/// `gemm_sm90_bias_mode`, `gemm_sm90_alpha`, `gemm_sm90_beta`, `gemm_problem`, `gemm_pointers`,
+/// `apply_activation()` and the operand types.
+
+#include <string>
+#include <string_view>
+
+namespace rocmtpl::templates::detail {
+
+/// The `gemm_sm90_wgmma()` wrapper of one wgmma shape: D[64 x n] (+)= A[64 x 16] B[16 x n], A
+/// K-major and B N-major (imm-trans-b 1), both 128-byte swizzled, fp32 accumulators.
+/// @param n the wgmma N (64, 128, 192 or 256)
+/// @param bf16 bf16 operands (else f16)
+[[nodiscard]] inline std::string sm90_wgmma_text(int n, bool bf16) {
+  const int regs = n / 2;
+  const std::string ab = bf16 ? "bf16" : "f16";
+  std::string dlist;
+  std::string outs;
+  for (int i = 0; i < regs; ++i) {
+    dlist += (i ? ", %" : "%") + std::to_string(i);
+    outs += std::string(i ? ", " : "") + "\"+f\"(d[" + std::to_string(i) + "])";
+  }
+  std::string s = "// D[64 x " + std::to_string(n) + "] (+)= A[64 x 16] * B[16 x " + std::to_string(n) + "], " + ab +
+                  ", A K-major, B N-major (both 128-byte swizzled).\n";
+  s += "__device__ __forceinline__ void gemm_sm90_wgmma(float (&d)[" + std::to_string(regs) +
+       "], uint64_t desc_a, uint64_t desc_b, int scale_d) {\n";
+  s += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n";
+  s +=
+      "                 \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + ab + "." + ab + " \"\n";
+  s += "                 \"{" + dlist + "}, %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) +
+       ", p, 1, 1, 0, 1;\\n}\\n\"\n";
+  s += "                 : " + outs + "\n";
+  s += "                 : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));\n";
+  s += "}\n";
+  return s;
+}
+
+/// The Hopper path's includes, written before the source's anonymous namespace.
+inline constexpr std::string_view sm90_includes_text = R"sm90(#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#include <cuda.h>
+#include <atomic>
+#endif
+)sm90";
+
+/// Start of the Hopper block: the platform guards and the PTX wrappers (mbarriers, TMA loads,
+/// setmaxnreg, wgmma fences and shared-memory descriptors).
+inline constexpr std::string_view sm90_head_text = R"sm90(// ---- Hopper path (sm_90a): TMA + wgmma warpgroups ----
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define ROCMTPL_GEMM_SM90_DEVICE 1
+#endif
+namespace gemm_sm90 {
+[[maybe_unused]] constexpr int consumers = 2;
+[[maybe_unused]] constexpr int threads = 128 * (consumers + 1);
+[[maybe_unused]] constexpr int mi = warp_m / 64;  // m64 blocks per consumer warpgroup
+[[maybe_unused]] constexpr int a_bytes = block_m * block_k * 2;
+[[maybe_unused]] constexpr int b_chunk_bytes = 64 * block_k * 2;  // one 64-column slab of W: 8 KB
+[[maybe_unused]] constexpr int b_chunks = block_n / 64;
+[[maybe_unused]] constexpr int stage_bytes = a_bytes + block_n * block_k * 2;
+[[maybe_unused]] constexpr int epi_row = 72;  // staged row: 64 values + 8 of padding (144 B: no bank conflicts)
+[[maybe_unused]] constexpr int epi_bytes = consumers * 4 * 16 * epi_row * 2;
+[[maybe_unused]] constexpr int smem_bytes = 1024 + stages * stage_bytes + epi_bytes + 2 * stages * 8 + 16;
+static_assert(block_k == 64 && warp_n == block_n && block_m == consumers * warp_m && mi >= 1, "wgmma tiling");
+static_assert(smem_bytes == gemm_dynamic_shared && smem_bytes <= 232448, "wgmma shared memory");
+}  // namespace gemm_sm90
+#if defined(ROCMTPL_GEMM_SM90_DEVICE)
+namespace gemm_sm90 {
+__device__ __forceinline__ uint32_t smem_addr(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// Waits for a phase; a lost arrival traps after 4 s instead of hanging.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    uint32_t done = 0;
+    uint32_t spins = 0;
+    uint64_t start = 0;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+        if (!done && (++spins & 0x3FFu) == 0) {
+            uint64_t now;
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+            if (start == 0) {
+                start = now;
+            } else if (now - start > 4000000000ull) {
+                __trap();
+            }
+        }
+    } while (!done);
+}
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
+                 ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1)
+                 : "memory");
+}
+template <uint32_t Regs>
+__device__ __forceinline__ void regs_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs)); }
+template <uint32_t Regs>
+__device__ __forceinline__ void regs_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs)); }
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory"); }
+// Shared-memory matrix descriptor, 128-byte swizzle (layout type 1 in bits 62-63).
+__device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+    return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) |
+           (static_cast<uint64_t>(sbo >> 4) << 32) | (1ull << 62);
+}
+)sm90";
+
+/// The tile schedule, the epilogue and the kernel body (device code, sm_90a only).
+inline constexpr std::string_view sm90_body_text =
+    R"sm90(// Tile t of the static schedule -> (m block, n block), group-M rasterized.
+__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
+    const int per_group = group_m * tiles_n;
+    const int first_m = (t / per_group) * group_m;
+    const int rows = min(tiles_m - first_m, group_m);
+    const int r = t % per_group;
+    tm = first_m + r % rows;
+    tn = r / rows;
+}
+__device__ __forceinline__ uint32_t pack2(float a, float b) {
+    if constexpr (y_kind == 2) {
+        __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+        return *reinterpret_cast<uint32_t*>(&h);
+    } else {
+        __half2 h = __floats2half2_rn(a, b);
+        return *reinterpret_cast<uint32_t*>(&h);
+    }
+}
+// Bias values of one consumer thread for a tile, loaded when the tile starts (their latency hides
+// behind the main loop): columns n0 + 8j + 2(lane%4) (+1) along N, or rows lane/4 (+8) of each m64 block along M.
+struct tile_bias {
+    uint32_t n2[gemm_sm90_bias_mode == 1 ? block_n / 8 : 1];
+    float m[gemm_sm90_bias_mode == 2 ? mi : 1][2];
+    __device__ __forceinline__ void load(const gemm_problem& p, const gemm_pointers& t, int M, int N, int row0, int n0, int lane) {
+        (void)p, (void)t, (void)M, (void)N, (void)row0, (void)n0, (void)lane;
+#if ROCMTPL_GEMM_SM90_HAS_BIAS
+        if constexpr (gemm_sm90_bias_mode == 1) {
+#pragma unroll
+            for (int j = 0; j < block_n / 8; ++j) {
+                const int64_t c = n0 + 8 * j + (lane % 4) * 2;
+                const auto* b = t.Bias + p.bias_offset + c * p.bias_stride_n;
+                const uint32_t lo = c < N ? static_cast<uint32_t>(__ldg(b)) : 0u;
+                const uint32_t hi = c + 1 < N ? static_cast<uint32_t>(__ldg(b + p.bias_stride_n)) : 0u;
+                n2[j] = lo | (hi << 16);
+            }
+        }
+        if constexpr (gemm_sm90_bias_mode == 2) {
+#pragma unroll
+            for (int i = 0; i < mi; ++i) {
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int64_t r = row0 + i * 64 + lane / 4 + 8 * h;
+                    m[i][h] = r < M ? bias_type::to_float(__ldg(t.Bias + p.bias_offset + r * p.bias_stride_m)) : 0.f;
+                }
+            }
+        }
+#endif
+    }
+};
+// One consumer warp's 16 rows x block_n columns (m64 block i): alpha, bias, activation and the cast
+// in registers, then through a 16 x 64 staging tile so that stores to Y are 16 bytes wide.
+__device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], const tile_bias& tb, int i, uint16_t* stage,
+                                             const gemm_problem& p, const gemm_pointers& t, int M, int N, int row0,
+                                             int col0, int lane) {
+    (void)tb, (void)i;
+    const int qr = lane / 4;
+    const int qc = (lane % 4) * 2;
+#pragma unroll
+    for (int c = 0; c < block_n / 64; ++c) {
+#pragma unroll
+        for (int jj = 0; jj < 8; ++jj) {
+            const int j = c * 8 + jj;
+            const int col = jj * 8 + qc;
+            float v0 = gemm_sm90_alpha * d[4 * j + 0], v1 = gemm_sm90_alpha * d[4 * j + 1];
+            float v2 = gemm_sm90_alpha * d[4 * j + 2], v3 = gemm_sm90_alpha * d[4 * j + 3];
+#if ROCMTPL_GEMM_SM90_HAS_BIAS
+            if constexpr (gemm_sm90_bias_mode == 2) {
+                v0 += gemm_sm90_beta * tb.m[i][0], v1 += gemm_sm90_beta * tb.m[i][0];
+                v2 += gemm_sm90_beta * tb.m[i][1], v3 += gemm_sm90_beta * tb.m[i][1];
+            } else if constexpr (gemm_sm90_bias_mode == 1) {
+                const float b0 = gemm_sm90_beta * bias_type::to_float(static_cast<uint16_t>(tb.n2[j] & 0xFFFFu));
+                const float b1 = gemm_sm90_beta * bias_type::to_float(static_cast<uint16_t>(tb.n2[j] >> 16));
+                v0 += b0, v1 += b1, v2 += b0, v3 += b1;
+            }
+#endif
+            v0 = apply_activation(v0), v1 = apply_activation(v1);
+            v2 = apply_activation(v2), v3 = apply_activation(v3);
+            *reinterpret_cast<uint32_t*>(stage + qr * epi_row + col) = pack2(v0, v1);
+            *reinterpret_cast<uint32_t*>(stage + (qr + 8) * epi_row + col) = pack2(v2, v3);
+        }
+        __syncwarp();
+#pragma unroll
+        for (int it = 0; it < 4; ++it) {
+            const int idx = it * 32 + lane;
+            const int r = idx / 8, ch = idx % 8;
+            uint4 v = *reinterpret_cast<const uint4*>(stage + r * epi_row + ch * 8);
+            const int64_t grow = row0 + r;
+            const int64_t gcol = col0 + c * 64 + ch * 8;
+            if (grow < M && gcol < N) {
+#if ROCMTPL_GEMM_SM90_HAS_RESIDUAL
+                // Residual after the activation (Y's type rounds once before, once after the add).
+                const uint16_t* a = reinterpret_cast<const uint16_t*>(&v);
+                uint32_t* o = reinterpret_cast<uint32_t*>(&v);
+                const auto* res = t.Residual + p.residual_offset + grow * p.residual_stride_m + gcol * p.residual_stride_n;
+                float rv[8];
+#pragma unroll
+                for (int e = 0; e < 8; ++e) rv[e] = residual_type::to_float(__ldg(res + e * p.residual_stride_n));
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    o[e] = pack2(y_type::to_float(a[2 * e]) + rv[2 * e], y_type::to_float(a[2 * e + 1]) + rv[2 * e + 1]);
+                }
+#endif
+                *reinterpret_cast<uint4*>(t.Y + p.y_offset + grow * p.y_stride_m + gcol) = v;
+            }
+        }
+        __syncwarp();
+    }
+}
+// The persistent kernel body: warpgroup 0 produces, warpgroups 1 and 2 consume (cooperative).
+__device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtensorMap* map_w, const gemm_problem& p,
+                                         const gemm_pointers& t) {
+    extern __shared__ __align__(1024) uint8_t smem_raw[];
+    // 128-byte swizzled tiles want 1024-byte aligned bases.
+    uint8_t* ring = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+    uint16_t* epi = reinterpret_cast<uint16_t*>(ring + stages * stage_bytes);
+    uint64_t* full = reinterpret_cast<uint64_t*>(ring + stages * stage_bytes + epi_bytes);
+    uint64_t* empty = full + stages;
+    const int wg = threadIdx.x / 128;
+    const int tid_wg = threadIdx.x % 128;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < stages; ++s) {
+            mbar_init(smem_addr(&full[s]), 1);
+            mbar_init(smem_addr(&empty[s]), consumers * 4);  // one arrival per consumer warp
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    const int M = static_cast<int>(p.m_size);
+    const int N = static_cast<int>(p.n_size);
+    const int tiles_m = (M + block_m - 1) / block_m;
+    const int tiles_n = (N + block_n - 1) / block_n;
+    const int tiles = tiles_m * tiles_n;
+    const int kblocks = static_cast<int>((p.k_size + block_k - 1) / block_k);
+    if (wg == 0) {
+        regs_dec<40>();
+        if (tid_wg == 0) {
+            int stage = 0;
+            uint32_t phase = 0;
+            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                int tm, tn;
+                tile_coords(tile, tiles_m, tiles_n, tm, tn);
+                for (int kb = 0; kb < kblocks; ++kb) {
+                    mbar_wait(smem_addr(&empty[stage]), phase ^ 1);
+                    const uint32_t bar = smem_addr(&full[stage]);
+                    mbar_expect_tx(bar, stage_bytes);
+                    const uint32_t a_dst = smem_addr(ring + stage * stage_bytes);
+                    tma_load_2d(a_dst, map_x, bar, kb * block_k, tm * block_m);
+#pragma unroll
+                    for (int j = 0; j < b_chunks; ++j) {
+                        tma_load_2d(a_dst + a_bytes + j * b_chunk_bytes, map_w, bar, tn * block_n + 64 * j, kb * block_k);
+                    }
+                    if (++stage == stages) stage = 0, phase ^= 1;
+                }
+            }
+        }
+    } else {
+        regs_inc<232>();
+        const int c = wg - 1;
+        const int warp = tid_wg / 32, lane = tid_wg % 32;
+        uint16_t* stage_buf = epi + (c * 4 + warp) * 16 * epi_row;
+        float acc[mi][block_n / 2];
+        int local = -1;  // index of the tile in this block's sequence
+        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            ++local;
+            // The producer fills the ring with every tile's k-blocks in order.
+            const uint64_t first = static_cast<uint64_t>(local) * static_cast<uint64_t>(kblocks);
+            int stage = static_cast<int>(first % stages);
+            uint32_t phase = static_cast<uint32_t>((first / stages) & 1u);
+            int tm, tn;
+            tile_coords(tile, tiles_m, tiles_n, tm, tn);
+            const int row0 = tm * block_m + c * warp_m;
+            const int n0 = tn * block_n;
+            tile_bias tb;
+            tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
+            if (kblocks == 0) {
+#pragma unroll
+                for (int i = 0; i < mi; ++i) {
+#pragma unroll
+                    for (int e = 0; e < block_n / 2; ++e) acc[i][e] = 0.f;
+                }
+            }
+            int prev = -1;
+            for (int kb = 0; kb < kblocks; ++kb) {
+                mbar_wait(smem_addr(&full[stage]), phase);
+                const uint32_t a_base = smem_addr(ring + stage * stage_bytes) + c * warp_m * 128;
+                const uint32_t b_base = smem_addr(ring + stage * stage_bytes) + a_bytes;
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < block_k / 16; ++kk) {
+                    // B: N-major; 8 K-rows of 128 B apart by 1024 B (SBO), 64-column slabs by 8 KB (LBO).
+                    const uint64_t db = make_desc(b_base + kk * 16 * 128, b_chunk_bytes, 1024);
+#pragma unroll
+                    for (int i = 0; i < mi; ++i) {
+                        // A: K-major; k16 step = 32 B inside the swizzled 128-B row; 8-row groups 1024 B.
+                        const uint64_t da = make_desc(a_base + i * 64 * 128 + kk * 32, 16, 1024);
+                        gemm_sm90_wgmma(acc[i], da, db, (kb > 0 || kk > 0) ? 1 : 0);
+                    }
+                }
+                wgmma_commit();
+                if (prev >= 0) {
+                    wgmma_wait<1>();
+                    if (lane == 0) mbar_arrive(smem_addr(&empty[prev]));
+                }
+                prev = stage;
+                if (++stage == stages) stage = 0, phase ^= 1;
+            }
+            wgmma_wait<0>();
+            if (prev >= 0 && lane == 0) mbar_arrive(smem_addr(&empty[prev]));
+#pragma unroll
+            for (int i = 0; i < mi; ++i) {
+                epilogue_m64(acc[i], tb, i, stage_buf, p, t, M, N, row0 + i * 64 + warp * 16, n0, lane);
+            }
+        }
+    }
+}
+}  // namespace gemm_sm90
+#endif  // ROCMTPL_GEMM_SM90_DEVICE
+)sm90";
+
+/// The kernel (a trap on NVIDIA targets other than sm_90a) and the host side: tensor maps through
+/// the driver entry point (no libcuda link), the run-time checks, the shared-memory opt-in, the
+/// persistent grid and the launch. `gemm_sm90_run()` returns a ROCMTPL_STATUS_* code.
+inline constexpr std::string_view sm90_host_text = R"sm90(__global__ void __launch_bounds__(gemm_sm90::threads, 1)
+    gemm_sm90_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
+                     const gemm_problem p, const gemm_pointers t) {
+#if defined(ROCMTPL_GEMM_SM90_DEVICE)
+    gemm_sm90::mainloop(&map_x, &map_w, p, t);
+#elif defined(__CUDA_ARCH__)
+    (void)map_x, (void)map_w, (void)p, (void)t;
+    __trap();  // built without sm_90a features: the host entry refuses other devices
+#endif
+}
+namespace gemm_sm90 {
+using tensor_map_encoder = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                        const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                        CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+// The driver's cuTensorMapEncodeTiled through the runtime; nullptr when absent.
+inline tensor_map_encoder encoder() {
+    static const tensor_map_encoder fn = [] {
+        void* f = nullptr;
+        cudaDriverEntryPointQueryResult q{};
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess) {
+            f = nullptr;
+        }
+        return reinterpret_cast<tensor_map_encoder>(f);
+    }();
+    return fn;
+}
+// 2-D map of a [rows, cols] 16-bit matrix with unit column stride and row pitch `pitch` elements;
+// box = box_rows x 64 columns (128 bytes), 128-byte swizzle, out-of-bounds elements read as zero.
+inline bool make_map(CUtensorMap& map, const void* base, uint64_t rows, uint64_t cols, uint64_t pitch, uint32_t box_rows) {
+    const tensor_map_encoder encode = encoder();
+    if (encode == nullptr) return false;
+    const cuuint64_t dims[2] = {cols, rows};
+    const cuuint64_t strides[1] = {pitch * 2};
+    const cuuint32_t box[2] = {64, box_rows};
+    const cuuint32_t elem_strides[2] = {1, 1};
+    return encode(&map, x_kind == 2 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                  const_cast<void*>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+inline bool aligned16(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; }
+// What the path needs of a problem at run time: one matrix (no batch), sizes that fit int32, N and
+// the row pitches of X, W and Y multiples of 8 elements (TMA pitches of 16 bytes, 16-byte stores),
+// unit column strides, 16-byte aligned X, W and Y.
+inline bool supported(const gemm_problem& p, const gemm_pointers& t) {
+    if (p.batch != 1 || p.m_size > 2147483647 || p.n_size > 2147483647 || p.k_size > 2147483647) return false;
+    if (p.n_size % 8 != 0 || p.x_stride_k != 1 || p.w_stride_n != 1 || p.y_stride_n != 1) return false;
+    if ((p.m_size > 1 && p.x_stride_m % 8 != 0) || (p.k_size > 1 && p.w_stride_k % 8 != 0) || p.y_stride_m % 8 != 0) {
+        return false;
+    }
+    return aligned16(t.X + p.x_offset) && aligned16(t.W + p.w_offset) && aligned16(t.Y + p.y_offset);
+}
+// What the path needs of the current device (compute capability 9.0) and its SM count, looked up
+// once per thread and device.
+inline bool device_facts(int device, int& sms) {
+    static thread_local int known = -1;
+    static thread_local bool hopper = false;
+    static thread_local int known_sms = 0;
+    if (known != device) {
+        int major = 0, minor = 0, count = 0;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+            return false;
+        }
+        known = device;
+        hopper = major == 9 && minor == 0 && count > 0;
+        known_sms = count;
+    }
+    sms = known_sms;
+    return hopper;
+}
+// The tensor maps of X and W, reused while a thread calls again with the same operands (encoding
+// them is host work on every call otherwise).
+inline bool tensor_maps(const gemm_problem& p, const gemm_pointers& t, CUtensorMap& map_x, CUtensorMap& map_w) {
+    struct entry {
+        const void* x = nullptr;
+        const void* w = nullptr;
+        uint64_t m = 0, n = 0, k = 0, x_pitch = 0, w_pitch = 0;
+        bool valid = false;
+        CUtensorMap map_x{}, map_w{};
+    };
+    static thread_local entry last;
+    const void* x = t.X + p.x_offset;
+    const void* w = t.W + p.w_offset;
+    const uint64_t m = static_cast<uint64_t>(p.m_size), n = static_cast<uint64_t>(p.n_size);
+    const uint64_t k = static_cast<uint64_t>(p.k_size);
+    // A pitch that is never used (one row) only has to be valid.
+    const uint64_t x_pitch = p.m_size > 1 ? static_cast<uint64_t>(p.x_stride_m) : (k + 7) / 8 * 8;
+    const uint64_t w_pitch = p.k_size > 1 ? static_cast<uint64_t>(p.w_stride_k) : n;
+    if (!(last.valid && last.x == x && last.w == w && last.m == m && last.n == n && last.k == k &&
+          last.x_pitch == x_pitch && last.w_pitch == w_pitch)) {
+        last.valid = false;
+        if (!make_map(last.map_x, x, m, k, x_pitch, block_m) || !make_map(last.map_w, w, k, n, w_pitch, 64)) return false;
+        last.x = x, last.w = w, last.m = m, last.n = n, last.k = k, last.x_pitch = x_pitch, last.w_pitch = w_pitch;
+        last.valid = true;
+    }
+    map_x = last.map_x;
+    map_w = last.map_w;
+    return true;
+}
+}  // namespace gemm_sm90
+
+// Checks, tensor maps, the shared-memory opt-in (once per device), the persistent grid, the launch.
+inline int gemm_sm90_run(const gemm_problem& p, const gemm_pointers& t, hipStream_t stream) {
+    if (!gemm_sm90::supported(p, t)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    const int64_t tiles = rocmtpl_cdiv(p.m_size, block_m) * rocmtpl_cdiv(p.n_size, block_n);
+    if (tiles > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+    if (device < 0 || device >= 64 || !gemm_sm90::device_facts(device, sms)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    CUtensorMap map_x{}, map_w{};  // K = 0: nothing is loaded, the maps stay empty
+    if (p.k_size > 0 && !gemm_sm90::tensor_maps(p, t, map_x, map_w)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    // The shared-memory opt-in, once per device (bit `device`).
+    static std::atomic<uint64_t> opted_in{0};
+    const uint64_t bit = uint64_t{1} << device;
+    if ((opted_in.load(std::memory_order_acquire) & bit) == 0) {
+        if (cudaFuncSetAttribute(gemm_sm90_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, gemm_dynamic_shared) !=
+            cudaSuccess) {
+            return ROCMTPL_STATUS_LAUNCH_FAILED;
+        }
+        opted_in.fetch_or(bit, std::memory_order_release);
+    }
+    const int64_t grid = tiles < sms ? tiles : sms;
+    gemm_sm90_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(gemm_sm90::threads), gemm_dynamic_shared, stream>>>(
+        map_x, map_w, p, t);
+    return cudaGetLastError() == cudaSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
+}
+#else
+// Not an NVIDIA build: the Hopper path does not exist here.
+inline int gemm_sm90_run(const gemm_problem&, const gemm_pointers&, hipStream_t) { return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT; }
+#endif  // ROCMTPL_PLATFORM_NVIDIA
+)sm90";
+
+}  // namespace rocmtpl::templates::detail
