@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "runtime/runtime_test_support.hpp"
@@ -31,7 +32,11 @@ const std::string elementwise_module_prefix = "hygiene_elementwise_";
 
 std::vector<std::string> sequential_names(std::size_t count) {
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < count; ++i) out.push_back("n" + std::to_string(i));
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string name = "n";  // not "n" + to_string(): g++ 12 -O3 false -Wrestrict (GCC bug 105329)
+    name += std::to_string(i);
+    out.push_back(std::move(name));
+  }
   return out;
 }
 
