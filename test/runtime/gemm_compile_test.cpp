@@ -316,11 +316,11 @@ TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
   alignas(16) static std::uint8_t memory[64];
   const void* aligned = memory;
   const void* shifted = memory + 2;
-  const int unsupported = static_cast<int>(kernel_status::unsupported_argument);
+  const auto unsupported = kernel_status::unsupported_argument;
   EXPECT_EQ(k.call({shifted, aligned, aligned}, args(64, 64, 64), nullptr, nullptr, nullptr), unsupported);
   EXPECT_EQ(k.call({aligned, aligned, aligned}, args(64, 60, 64), nullptr, nullptr, nullptr), unsupported);
   EXPECT_EQ(k.call({aligned, aligned, aligned}, args(64, 64, 60), nullptr, nullptr, nullptr), unsupported);
-  EXPECT_EQ(k.call({aligned, aligned, aligned}, args(0, 64, 64), nullptr, nullptr, nullptr), 0);  // nothing to do
+  EXPECT_EQ(k.call({aligned, aligned, aligned}, args(0, 64, 64), nullptr, nullptr, nullptr), kernel_status::ok);  // nothing to do
 }
 
 TEST(GemmCompile, HopperSourcesBuildForAmdAndRefuseAtRunTime) {
@@ -335,6 +335,6 @@ TEST(GemmCompile, HopperSourcesBuildForAmdAndRefuseAtRunTime) {
   int dummy[4] = {};
   std::vector<const void*> tensors(5, dummy);
   EXPECT_EQ(k.call(tensors, {64, 64, 64, 1}, nullptr, nullptr, nullptr),
-            static_cast<int>(kernel_status::unsupported_argument));
+            kernel_status::unsupported_argument);
 }
 }  // namespace
