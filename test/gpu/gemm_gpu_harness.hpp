@@ -198,7 +198,8 @@ struct check_case {
   gemm_config config;
   std::vector<size_hints> shapes;
   bool bias_along_m = false;
-  std::string source{};  // filled by prepare
+  int max_spill_bytes = 0;  // a measured NVIDIA spill the case tolerates (ptxas stores/loads); 0: none
+  std::string source{};     // filled by prepare
   std::optional<compile_result> lib{};
   std::string compile_error{};
 };
@@ -237,7 +238,9 @@ class harness {
       return 1;
     }
     for (const auto& r : c.lib->resources) {
-      EXPECT_FALSE(r.spills()) << c.label << " " << c.config.name() << ": " << to_string(r);
+      const bool tolerated = r.sgpr_spills == 0 && r.vgpr_spills == 0 && r.spill_store_bytes <= c.max_spill_bytes &&
+                             r.spill_load_bytes <= c.max_spill_bytes;
+      EXPECT_TRUE(!r.spills() || tolerated) << c.label << " " << c.config.name() << ": " << to_string(r);
     }
     int failures = 0;
     auto lib = std::make_shared<shared_library>(c.lib->library);

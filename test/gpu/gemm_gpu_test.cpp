@@ -312,12 +312,9 @@ TEST(GemmGpu, StatusCodes) {
   device_buffer a(64 * 64 * 2 + 16), b(64 * 64 * 2), y(64 * 64 * 2);
   const auto* shifted = static_cast<const std::uint8_t*>(a.get()) + 2;
   EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, {}, nullptr), kernel_status::ok);
-  EXPECT_EQ(h.call(cases[0], {shifted, b.get(), y.get()}, {}, nullptr),
-            kernel_status::unsupported_argument);
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {2}, nullptr),
-            kernel_status::workspace_too_small);
-  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {0}, nullptr),
-            kernel_status::unsupported_argument);
+  EXPECT_EQ(h.call(cases[0], {shifted, b.get(), y.get()}, {}, nullptr), kernel_status::unsupported_argument);
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {2}, nullptr), kernel_status::workspace_too_small);
+  EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {0}, nullptr), kernel_status::unsupported_argument);
   EXPECT_EQ(h.call(cases[1], {a.get(), b.get(), y.get()}, {1}, nullptr), kernel_status::ok);
 }
 
@@ -371,7 +368,11 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
       cases.push_back({n + " hopper", t, {}, c, shapes});
       cases.push_back({n + " hopper bias[N] relu", biased, relu, c, {wide, shapes[0]}});
       cases.push_back({n + " hopper silu residual cast", cast, silu, c, {wide}});
-      cases.push_back({n + " hopper addmm sigmoid", addmm, sig, c, {wide}});
+      check_case sigmoid{n + " hopper addmm sigmoid", addmm, sig, c, {wide}};
+      // Measured on the H100 (ptxas, CUDA 13.0): 4 bytes of spill stores/loads on the 128 x 256 tile
+      // for this epilogue; any more is a regression.
+      if (c.block_m * c.block_n > 128 * 128) sigmoid.max_spill_bytes = 4;
+      cases.push_back(sigmoid);
       // The gelu + bias[M] + residual epilogue spills 20-28 bytes on the 128 x 256 and 256 x 128
       // tiles (as in benchmark/hopper/NOTES.md): checked on the other two.
       if (c.block_m * c.block_n <= 128 * 128) {

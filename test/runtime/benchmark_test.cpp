@@ -27,7 +27,8 @@ tensor_meta meta(std::string name, dtype t, std::vector<std::int64_t> sizes, std
 
 rocm_benchmark_request request_of(std::vector<tensor_meta> inputs, tensor_meta output) {
   rocm_benchmark_request r;
-  r.kernel_name = std::string("k");  g++ 12 -O3: no "literal" + to_string() or string = "literal" here (false -Wrestrict, GCC bug 105329)
+  // Not `= "k"`: g++ 12 -O3 reports a false -Wrestrict there (GCC bug 105329).
+  r.kernel_name = std::string("k");
   r.input_tensor_meta = std::move(inputs);
   r.output_tensor_meta = std::move(output);
   return r;
