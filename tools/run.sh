@@ -57,7 +57,7 @@ case "${1:-}" in
     # Every C++ file git tracks. Generated code lives in raw strings: their delimiters must not be
     # one that Google style formats as C++ or proto (cc, cpp, c++, pb, proto, ...), or the format
     # would rewrite generated text.
-    git ls-files -z '*.hpp' '*.cpp' '*.h' '*.cu' | xargs -0 clang-format-14 --dry-run --Werror
+    git ls-files -z '*.hpp' '*.cpp' '*.h' '*.cu' '*.cuh' | xargs -0 clang-format-14 --dry-run --Werror
     echo "rocmtpl: clang-format clean"
     ;;
   *)
