@@ -194,8 +194,8 @@ TEST(Module, SameSourceNodesShareAKernelAndDeadBuffersShareASlot) {
   ASSERT_EQ(m.calls.size(), 4U);
   EXPECT_EQ(m.intermediates, (std::vector<std::string>{"h1", "h2", "h3"}));
   EXPECT_TRUE(contains(m.source,
-                       "const size_t rocmtpl_slot0_bytes = rocmtpl_module_max(rocmtpl_module_align(rocmtpl_bytes_h1), "
-                       "rocmtpl_module_align(rocmtpl_bytes_h3));  // h1, h3"))
+                       "const size_t rocmtpl_slot0_bytes = rocmtpl_module_max(rocmtpl_module_align(rocmtpl_bytes_h1, "
+                       "&rocmtpl_sizes_ok), rocmtpl_module_align(rocmtpl_bytes_h3, &rocmtpl_sizes_ok));  // h1, h3"))
       << m.source;
   EXPECT_TRUE(contains(m.source, "uint16_t* u_h3 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot0_offset);"));
   EXPECT_TRUE(contains(m.source, "uint16_t* u_h2 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot1_offset);"));
