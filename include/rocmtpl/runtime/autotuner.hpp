@@ -230,7 +230,11 @@ std::vector<rocm_template_caller> collect_candidates(const rocm_template<Policy>
     if (options.max_candidates != 0 && callers.size() >= options.max_candidates) break;
     callers.push_back(tpl.generate(config, hints));
   }
-  if (callers.empty()) throw error("rocmtpl: autotune: template '" + std::string(tpl.name()) + "' has no candidates");
+  if (callers.empty()) {
+    throw template_error("rocmtpl: autotune: template '" + std::string(tpl.name()) +
+                             "' has no candidates for these sizes; check the policy's configs() and constraints",
+                         std::string(tpl.name()));
+  }
   return callers;
 }
 
@@ -648,7 +652,7 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 /// @throws invalid_argument_error when `ROCMTPL_PLATFORM` names no platform.
 /// @throws compiler_not_found_error when no compiler exists for the platform.
 template <class Policy>
-  requires kernel_template<Policy>
+requires kernel_template<Policy>
 [[nodiscard]] autotune_report autotune(const rocm_template<Policy>& tpl, const size_hints& hints,
                                        const autotune_options& options = {}) {
   const auto started = std::chrono::steady_clock::now();
