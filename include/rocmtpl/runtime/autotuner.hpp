@@ -134,21 +134,9 @@ struct autotune_report {
   [[nodiscard]] nlohmann::json to_json() const {
     nlohmann::json cs = nlohmann::json::array();
     for (const auto& c : candidates) {
-      nlohmann::json res = nlohmann::json::array();
-      for (const auto& r : c.resources) {
-        res.push_back({{"kernel", r.kernel},
-                       {"arch", r.arch},
-                       {"vgprs", r.vgprs},
-                       {"sgprs", r.sgprs},
-                       {"agprs", r.agprs},
-                       {"lds_bytes", r.lds_bytes},
-                       {"scratch_bytes", r.scratch_bytes},
-                       {"occupancy", r.occupancy},
-                       {"registers", r.registers},
-                       {"shared_bytes", r.shared_bytes},
-                       {"stack_bytes", r.stack_bytes},
-                       {"spills", r.spills()}});
-      }
+      // The code cache's record of each kernel's resources (one JSON shape), plus the spill total.
+      nlohmann::json res = detail::code_cache_impl::resources_to_json(c.resources);
+      for (std::size_t r = 0; r < c.resources.size(); ++r) res[r]["spills"] = c.resources[r].spills();
       cs.push_back({{"name", c.name},
                     {"id", c.id},
                     {"config", c.config},
