@@ -67,7 +67,7 @@ class evaluation_error : public error {
 /// template_name() names the template (or the scheduled node whose template failed).
 class template_error : public error {
  public:
-  /// @param message the full message (`rocmtpl: <where>: template '<name>' ...; <fix>`)
+  /// @param message the full message (`rocmtpl: WHERE: template 'NAME' ...; FIX`)
   /// @param template_name the template's name, or the node's when the template is not known
   template_error(const std::string& message, std::string template_name)
       : error(message), template_name_(std::move(template_name)) {}

@@ -392,7 +392,9 @@ inline void write_entry_point(indented_buffer& out, const module_source& m, cons
 /// module_options::fuse_epilogues, an elementwise node right after a template node that only it
 /// reads is offered to that template as an epilogue first. Workspace: the intermediate buffers
 /// that the calls use, each in a slot (slots are reused once the buffer in them is dead), then the
-/// scratch region that each call's own workspace is allocated from (the largest of them).
+/// scratch region that each call's own workspace is allocated from (the largest of them). The
+/// entry point computes these sizes with checked arithmetic: sizes whose bytes, offsets or total do
+/// not fit make both the workspace query and the launch return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT.
 /// @param graph the nodes, inputs and outputs
 /// @param options fusion, runner and alignment settings
 /// @return the source and the entry point's description
