@@ -406,8 +406,10 @@ class rocm_cpp_scheduling {
     try {
       auto [kernel, render_fn] = template_node.node.make_kernel_render(epilogue_buffers);
       if (!kernel || !render_fn) {
-        throw error("rocmtpl: rocm_cpp_scheduling: make_kernel_render of node '" + template_node.name +
-                    "' returned no kernel or no render function");
+        throw template_error("rocmtpl: rocm_cpp_scheduling: make_kernel_render of node '" + template_node.name +
+                                 "' returned no kernel or no render function; return both from the template's "
+                                 "make_kernel_render",
+                             template_node.name);
       }
       auto source = render_fn();
       return {std::move(kernel), std::move(source)};

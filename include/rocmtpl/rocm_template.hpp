@@ -55,7 +55,7 @@ inline std::atomic<std::uint64_t>& choice_counter() noexcept {
 /// caller.source();  // a complete HIP translation unit
 /// @endcode
 template <class Policy>
-  requires kernel_template<Policy>
+requires kernel_template<Policy>
 class rocm_template {
  public:
   using policy_type = Policy;
@@ -154,7 +154,7 @@ class rocm_template {
     std::string code = render(kernel, config);
     check_expected_args(kernel);
     auto bmreq = make_request(kernel, std::move(code), hints);
-    return {choice_name,          std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
+    return {choice_name,      std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
             std::move(bmreq), describe(config)};
   }
 
@@ -163,7 +163,8 @@ class rocm_template {
 
   /// @brief Renders the policy's reference kernel (choice `rocm_<name>_reference`), with the same
   /// entry point, inputs and size arguments as every candidate and no runtime arguments.
-  /// @throws invalid_argument_error when the policy has no render_reference().
+  /// @throws invalid_argument_error when the policy does not declare the reference capability
+  /// (`static constexpr kernel_capabilities capabilities{.reference = true}`, codegen/concepts.hpp).
   [[nodiscard]] rocm_template_caller generate_reference(const size_hints& hints = {}) const {
     if constexpr (detail::has_reference<Policy>) {
       const std::string kernel_name = "rocm_" + std::string(name());
@@ -171,12 +172,13 @@ class rocm_template {
       std::string code = policy_.render_reference(kernel, *context_);
       check_expected_args(kernel);
       auto bmreq = make_request(kernel, std::move(code), hints);
-      return {kernel_name + "_reference", std::string(name()), input_nodes_, output_node_, make_kernel_render_fn{},
-              std::move(bmreq), {{"reference", "true"}}};
+      return {kernel_name + "_reference", std::string(name()), input_nodes_,           output_node_,
+              make_kernel_render_fn{},    std::move(bmreq),    {{"reference", "true"}}};
     } else {
       (void)hints;
       throw invalid_argument_error("rocmtpl: rocm_template: template '" + std::string(name()) +
-                                   "' has no render_reference(); verification needs one");
+                                   "' does not declare the reference capability (kernel_capabilities::reference); "
+                                   "verification needs one");
     }
   }
 
@@ -184,7 +186,8 @@ class rocm_template {
   /// (`configs(context, hints)` when the policy ranks per problem, else `configs()`).
   [[nodiscard]] std::vector<rocm_template_caller> generate_all(const size_hints& hints = {}) const {
     std::vector<rocm_template_caller> out;
-    for (const auto& config : detail::problem_configs(policy_, *context_, hints)) out.push_back(generate(config, hints));
+    for (const auto& config : detail::problem_configs(policy_, *context_, hints))
+      out.push_back(generate(config, hints));
     return out;
   }
 
@@ -193,7 +196,8 @@ class rocm_template {
                                                     const size_hints& hints) const {
     rocm_benchmark_request bmreq;
     bmreq.kernel_name = kernel.kernel_name();
-    for (const auto& t : kernel.args().inputs()) bmreq.input_tensor_meta.push_back(tensor_meta::from_buffer(t.node, hints));
+    for (const auto& t : kernel.args().inputs())
+      bmreq.input_tensor_meta.push_back(tensor_meta::from_buffer(t.node, hints));
     bmreq.output_tensor_meta = tensor_meta::from_buffer(output_node_, hints);
     for (const auto& s : kernel.args().size_symbols()) bmreq.extra_args.push_back(sym_expr::symbol(s).evaluate(hints));
     bmreq.size_arg_count = bmreq.extra_args.size();
@@ -230,12 +234,14 @@ class rocm_template {
     }
     expected.push_back(output_node_.name());
     const auto call_args = kernel.args().call_args();
-    const bool ok = call_args.size() >= expected.size() && std::equal(expected.begin(), expected.end(), call_args.begin());
+    const bool ok =
+        call_args.size() >= expected.size() && std::equal(expected.begin(), expected.end(), call_args.begin());
     if (!ok) {
       using detail::join;
-      throw error("rocmtpl: rocm_template: template '" + std::string(name()) + "' rendered arguments [" +
-                  join(call_args) + "] that do not start with the expected [" + join(expected) +
-                  "]; bind every input (input_reorder order) and the output with def_kernel");
+      throw template_error("rocmtpl: rocm_template: template '" + std::string(name()) + "' rendered arguments [" +
+                               join(call_args) + "] that do not start with the expected [" + join(expected) +
+                               "]; bind every input (input_reorder order) and the output with def_kernel",
+                           std::string(name()));
     }
   }
 

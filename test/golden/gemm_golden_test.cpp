@@ -3,12 +3,9 @@
 // Regenerate after an intended change with ROCMTPL_UPDATE_GOLDEN=1 and review the diff.
 #include <rocmtpl/rocm_template.hpp>
 
-#include <gtest/gtest.h>
+#include "support/golden.hpp"
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <gtest/gtest.h>
 
 namespace {
 using rocmtpl::buffer;
@@ -21,19 +18,7 @@ using rocmtpl::templates::gemm_math;
 using rocmtpl::templates::gemm_options;
 using rocmtpl::templates::gemm_policy;
 
-void check_golden(const std::string& name, const std::string& actual) {
-  const std::filesystem::path file = std::filesystem::path(ROCMTPL_TEST_SOURCE_DIR) / "golden" / "expected" / name;
-  if (const char* update = std::getenv("ROCMTPL_UPDATE_GOLDEN"); update && std::string(update) == "1") {
-    std::ofstream(file, std::ios::binary) << actual;
-    GTEST_SKIP() << "regenerated " << file;
-  }
-  std::ifstream in(file, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << file << "; run with ROCMTPL_UPDATE_GOLDEN=1";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "rendered source differs from " << file
-                                    << "; if intended, regenerate with ROCMTPL_UPDATE_GOLDEN=1";
-}
+using rocmtpl::test::check_golden;
 
 TEST(GemmGolden, StaticF32) {
   rocmtpl::rocm_template<gemm_policy> t(gemm_policy(),
@@ -46,11 +31,11 @@ TEST(GemmGolden, StaticF32) {
 TEST(GemmGolden, SymbolicF16BiasGeluColMajorW) {
   const auto m = sym_expr::symbol("M");
   const auto k = sym_expr::symbol("K");
-  rocmtpl::rocm_template<gemm_policy> t(gemm_policy({activation::gelu, 0.5F}),
-                                        {buffer("x", layout::row_major(dtype::f16, {m, k})),
-                                         buffer("w", layout::col_major(dtype::f16, {k, 256})),
-                                         buffer("bias", layout::row_major(dtype::f16, {256}))},
-                                        layout::row_major(dtype::f16, {m, 256}), std::vector<int>{2, 0, 1});
+  rocmtpl::rocm_template<gemm_policy> t(
+      gemm_policy({activation::gelu, 0.5F}),
+      {buffer("x", layout::row_major(dtype::f16, {m, k})), buffer("w", layout::col_major(dtype::f16, {k, 256})),
+       buffer("bias", layout::row_major(dtype::f16, {256}))},
+      layout::row_major(dtype::f16, {m, 256}), std::vector<int>{2, 0, 1});
   check_golden("gemm_symbolic_f16_bias_gelu.hip", t.generate(gemm_config{}, {{"M", 64}, {"K", 128}}).source());
 }
 
@@ -59,8 +44,18 @@ TEST(GemmGolden, MatrixCoreStaticF16) {
                                         {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
                                          buffer("w", layout::row_major(dtype::f16, {4096, 4096}))},
                                         layout::row_major(dtype::f16, {4096, 4096}));
-  gemm_config c{.block_m = 128, .block_n = 128, .block_k = 32, .thread_m = 0, .thread_n = 0, .group_m = 8,
-                .math = gemm_math::matrix_core, .warp_m = 64, .warp_n = 64, .stages = 4, .vector = 8, .split_k = 1};
+  gemm_config c{.block_m = 128,
+                .block_n = 128,
+                .block_k = 32,
+                .thread_m = 0,
+                .thread_n = 0,
+                .group_m = 8,
+                .math = gemm_math::matrix_core,
+                .warp_m = 64,
+                .warp_n = 64,
+                .stages = 4,
+                .vector = 8,
+                .split_k = 1};
   check_golden("gemm_mma_static_f16.hip", t.generate(c).source());
 }
 
@@ -68,14 +63,23 @@ TEST(GemmGolden, MatrixCoreBatchedBf16SplitKResidual) {
   const auto b = sym_expr::symbol("B");
   const auto m = sym_expr::symbol("M");
   gemm_options o{.act = activation::sigmoid, .alpha = 2.0F, .beta = 0.5F, .residual = true, .runtime_split_k = true};
-  rocmtpl::rocm_template<gemm_policy> t(gemm_policy(o),
-                                        {buffer("x", layout::row_major(dtype::bf16, {b, m, 512})),
-                                         buffer("w", layout::col_major(dtype::bf16, {512, 96})),
-                                         buffer("bias", layout::row_major(dtype::f32, {96})),
-                                         buffer("res", layout::row_major(dtype::bf16, {b, m, 96}))},
-                                        layout::row_major(dtype::f32, {b, m, 96}));
-  gemm_config c{.block_m = 64, .block_n = 64, .block_k = 32, .thread_m = 0, .thread_n = 0, .group_m = 8,
-                .math = gemm_math::matrix_core, .warp_m = 32, .warp_n = 32, .stages = 3, .vector = 8, .split_k = 2};
+  rocmtpl::rocm_template<gemm_policy> t(
+      gemm_policy(o),
+      {buffer("x", layout::row_major(dtype::bf16, {b, m, 512})), buffer("w", layout::col_major(dtype::bf16, {512, 96})),
+       buffer("bias", layout::row_major(dtype::f32, {96})), buffer("res", layout::row_major(dtype::bf16, {b, m, 96}))},
+      layout::row_major(dtype::f32, {b, m, 96}));
+  gemm_config c{.block_m = 64,
+                .block_n = 64,
+                .block_k = 32,
+                .thread_m = 0,
+                .thread_n = 0,
+                .group_m = 8,
+                .math = gemm_math::matrix_core,
+                .warp_m = 32,
+                .warp_n = 32,
+                .stages = 3,
+                .vector = 8,
+                .split_k = 2};
   check_golden("gemm_mma_batched_bf16_split_k.hip", t.generate(c, {{"B", 2}, {"M", 100}}).source());
 }
 
@@ -92,10 +96,10 @@ TEST(GemmGolden, HopperWgmmaF16BiasRelu) {
 }
 
 TEST(GemmGolden, KernelNamePlaceholder) {
-  rocmtpl::rocm_template<gemm_policy> t(gemm_policy({activation::relu}),
-                                        {buffer("x", layout::row_major(dtype::bf16, {64, 64})),
-                                         buffer("w", layout::row_major(dtype::bf16, {64, 64}))},
-                                        layout::row_major(dtype::bf16, {64, 64}));
+  rocmtpl::rocm_template<gemm_policy> t(
+      gemm_policy({activation::relu}),
+      {buffer("x", layout::row_major(dtype::bf16, {64, 64})), buffer("w", layout::row_major(dtype::bf16, {64, 64}))},
+      layout::row_major(dtype::bf16, {64, 64}));
   auto caller = t.generate(gemm_config{});
   check_golden("gemm_placeholder_bf16_relu.hip", caller.output_node().make_kernel_render().render());
 }

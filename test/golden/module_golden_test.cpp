@@ -4,16 +4,14 @@
 // of emitted modules: one exported entry point, static kernels, deduplication, workspace slots,
 // fusion decisions, graph validation.
 #include <rocmtpl/module.hpp>
-#include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
+
+#include "support/golden.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace {
 using namespace rocmtpl;
@@ -23,19 +21,7 @@ using templates::elementwise_policy;
 using templates::gemm_config;
 using templates::gemm_policy;
 
-void check_golden(const std::string& name, const std::string& actual) {
-  const std::filesystem::path file = std::filesystem::path(ROCMTPL_TEST_SOURCE_DIR) / "golden" / "expected" / name;
-  if (const char* update = std::getenv("ROCMTPL_UPDATE_GOLDEN"); update && std::string(update) == "1") {
-    std::ofstream(file, std::ios::binary) << actual;
-    GTEST_SKIP() << "regenerated " << file;
-  }
-  std::ifstream in(file, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << file << "; run with ROCMTPL_UPDATE_GOLDEN=1";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "emitted module differs from " << file
-                                    << "; if intended, regenerate with ROCMTPL_UPDATE_GOLDEN=1";
-}
+using rocmtpl::test::check_golden;
 
 std::size_t count(const std::string& text, const std::string& part) {
   std::size_t n = 0;
@@ -148,10 +134,9 @@ TEST(Module, OneExportedEntryPointAndStaticKernels) {
   EXPECT_EQ(count(m.source, "\nextern \"C\" PT_EXPORT int mlp("), 1U);
   EXPECT_EQ(count(m.source, "PT_EXPORT int "), 2U);
   EXPECT_TRUE(contains(m.source, m.signature + " {"));
-  EXPECT_EQ(
-      m.signature,
-      "extern \"C\" PT_EXPORT int mlp(const float* u_x, const float* u_w1, const float* u_b1, const float* u_w2, "
-      "float* u_y, int64_t u_M, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)");
+  EXPECT_EQ(m.signature,
+            "extern \"C\" PT_EXPORT int mlp(const float* u_x, const float* u_w1, const float* u_b1, const float* u_w2, "
+            "float* u_y, int64_t u_M, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)");
   ASSERT_EQ(m.kernels.size(), 3U);
   for (const auto& k : m.kernels) {
     EXPECT_TRUE(contains(m.source, "namespace " + k.name + "_ns {")) << k.name;
@@ -169,7 +154,7 @@ TEST(Module, OneExportedEntryPointAndStaticKernels) {
   EXPECT_TRUE(contains(m.source, "#ifdef ROCMTPL_STANDALONE_RUNNER\n"));
   EXPECT_TRUE(contains(m.source, "int main(int argc, char** argv) {"));
   EXPECT_TRUE(contains(m.source, "    int64_t u_M = -1;\n"));  // no default size: the runner asks for one
-  EXPECT_EQ(emit_module(mlp_graph()).source, m.source);      // deterministic
+  EXPECT_EQ(emit_module(mlp_graph()).source, m.source);        // deterministic
 }
 
 TEST(Module, GemmRefusesTheBiasGeluEpilogueAndTheModuleSaysWhy) {
@@ -194,8 +179,8 @@ TEST(Module, SameSourceNodesShareAKernelAndDeadBuffersShareASlot) {
   ASSERT_EQ(m.calls.size(), 4U);
   EXPECT_EQ(m.intermediates, (std::vector<std::string>{"h1", "h2", "h3"}));
   EXPECT_TRUE(contains(m.source,
-                       "const size_t rocmtpl_slot0_bytes = rocmtpl_module_max(rocmtpl_module_align(rocmtpl_bytes_h1), "
-                       "rocmtpl_module_align(rocmtpl_bytes_h3));  // h1, h3"))
+                       "const size_t rocmtpl_slot0_bytes = rocmtpl_module_max(rocmtpl_module_align(rocmtpl_bytes_h1, "
+                       "&rocmtpl_sizes_ok), rocmtpl_module_align(rocmtpl_bytes_h3, &rocmtpl_sizes_ok));  // h1, h3"))
       << m.source;
   EXPECT_TRUE(contains(m.source, "uint16_t* u_h3 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot0_offset);"));
   EXPECT_TRUE(contains(m.source, "uint16_t* u_h2 = reinterpret_cast<uint16_t*>(workspace + rocmtpl_slot1_offset);"));
@@ -235,7 +220,8 @@ TEST(Module, FusedEpilogueRemovesTheIntermediate) {
   EXPECT_EQ(m.notes[0], "y (elementwise) fused into t (copy)");
   EXPECT_TRUE(m.intermediates.empty());
   EXPECT_FALSE(contains(m.source, "rocmtpl_bytes_t"));
-  EXPECT_TRUE(contains(m.source, "rocm_fused_copy_elementwise_0_ns::rocm_fused_copy_elementwise_0(u_x, u_y, u_M, nullptr,"));
+  EXPECT_TRUE(
+      contains(m.source, "rocm_fused_copy_elementwise_0_ns::rocm_fused_copy_elementwise_0(u_x, u_y, u_M, nullptr,"));
 }
 
 TEST(Module, SymbolsOfIntermediatesBecomeArguments) {
@@ -252,8 +238,8 @@ TEST(Module, SymbolsOfIntermediatesBecomeArguments) {
   g.add_output("y");
   const auto m = emit_module(g);
   EXPECT_EQ(m.size_args, (std::vector<std::string>{"rows", "cols"}));
-  EXPECT_TRUE(
-      contains(m.signature, "(const uint16_t* u_x, uint16_t* u_y, int64_t u_rows, int64_t u_cols, size_t* workspace_size"))
+  EXPECT_TRUE(contains(m.signature,
+                       "(const uint16_t* u_x, uint16_t* u_y, int64_t u_rows, int64_t u_cols, size_t* workspace_size"))
       << m.signature;
   EXPECT_TRUE(contains(m.source, "if (u_cols < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
 }

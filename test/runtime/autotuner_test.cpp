@@ -5,6 +5,8 @@
 // (include/rocmtpl/runtime/autotuner.hpp) are tested one by one.
 #include <rocmtpl/runtime.hpp>
 
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -23,22 +25,8 @@ using namespace rocmtpl::runtime;
 using templates::gemm_config;
 using templates::gemm_policy;
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    path = fs::temp_directory_path() /
-           ("rocmtpl-autotuner-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
-};
+using rocmtpl::test::temp_dir;
+using rocmtpl::test::write_script;
 
 bool have_hipcc() {
   try {
@@ -59,7 +47,7 @@ rocm_template<gemm_policy> symbolic_gemm(dtype t = dtype::f32) {
 TEST(KernelCall, HipccBuiltGemmAnswersTheWorkspaceQueryWithoutAGpu) {
   if (!have_hipcc()) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
   temp_dir dir;
-  code_cache cache(dir.path / "kernels");
+  code_cache cache(dir.path() / "kernels");
   const auto caller = symbolic_gemm().generate(gemm_config{}, {{"M", 100}});
   const auto lib = cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options());
   auto so = std::make_shared<shared_library>(lib.library);
@@ -88,7 +76,7 @@ TEST(KernelCall, HipccBuiltGemmAnswersTheWorkspaceQueryWithoutAGpu) {
 TEST(KernelCall, ManyArgumentsPassThroughTheSlots) {
   if (!have_hipcc()) GTEST_SKIP() << "hipcc not found";
   temp_dir dir;
-  code_cache cache(dir.path / "kernels");
+  code_cache cache(dir.path() / "kernels");
   // An entry point with 3 tensors and 20 integer arguments that reports a checksum of them through
   // the workspace query: proves every slot (registers and stack) arrives in order.
   std::string params;
@@ -136,7 +124,7 @@ TEST(Benchmark, HelperKernelsBuildForAmdAndTheBenchNeedsAGpu) {
   if (gpu_runtime::instance().available()) GTEST_SKIP() << "a GPU is present";
   if (!have_hipcc()) GTEST_SKIP() << "hipcc not found";
   temp_dir dir;
-  code_cache cache(dir.path / "kernels");
+  code_cache cache(dir.path() / "kernels");
   // The fill/compare kernels build for AMD and load without a GPU...
   const utility_kernels util(utility_kernels::build(cache, compiler::find(platform::amd), amd_compile_options()));
   // ...but a bench allocates device memory: a typed no-GPU error, never a crash.
@@ -176,40 +164,33 @@ TEST(WorkerProtocol, WorkerAnswersBadCommandsWithErrors) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
 }
 
-fs::path script(const fs::path& dir, const std::string& name, const std::string& body) {
-  const auto p = dir / name;
-  std::ofstream(p) << "#!/bin/sh\n" << body << "\n";
-  fs::permissions(p, fs::perms::owner_all);
-  return p;
-}
-
 TEST(WorkerProcess, RepliesCrashesAndTimeouts) {
   temp_dir dir;
   worker_process::failure why{};
   std::string detail;
   {
-    worker_process echo(script(dir.path, "echo.sh", "while read line; do echo '{\"ok\":true,\"n\":1}'; done"));
+    worker_process echo(write_script(dir / "echo.sh", "while read line; do echo '{\"ok\":true,\"n\":1}'; done"));
     auto reply = echo.request({{"op", "x"}}, std::chrono::seconds(10), why, detail);
     ASSERT_TRUE(reply.has_value()) << detail;
     EXPECT_EQ(reply->at("n").get<int>(), 1);
     EXPECT_EQ(why, worker_process::failure::none);
   }
   {
-    worker_process crash(script(dir.path, "crash.sh", "read line; kill -SEGV $$"));
+    worker_process crash(write_script(dir / "crash.sh", "read line; kill -SEGV $$"));
     auto reply = crash.request({{"op", "x"}}, std::chrono::seconds(10), why, detail);
     EXPECT_FALSE(reply.has_value());
     EXPECT_EQ(why, worker_process::failure::crashed);
     EXPECT_NE(detail.find("signal 11"), std::string::npos) << detail;
   }
   {
-    worker_process hang(script(dir.path, "hang.sh", "read line; sleep 30"));
+    worker_process hang(write_script(dir / "hang.sh", "read line; sleep 30"));
     const auto t0 = std::chrono::steady_clock::now();
     auto reply = hang.request({{"op", "x"}}, std::chrono::milliseconds(300), why, detail);
     EXPECT_FALSE(reply.has_value());
     EXPECT_EQ(why, worker_process::failure::timed_out);
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
   }
-  EXPECT_THROW(worker_process(dir.path / "missing"), error);
+  EXPECT_THROW(worker_process(dir.path() / "missing"), error);
 }
 
 TEST(Autotune, WithoutAGpuCompilesForAmdAndReportsResources) {
@@ -218,8 +199,8 @@ TEST(Autotune, WithoutAGpuCompilesForAmdAndReportsResources) {
   temp_dir dir;
   autotune_options o;
   o.max_candidates = 4;
-  o.cache_dir = dir.path / "kernels";
-  o.database = dir.path / "tuning.sqlite3";
+  o.cache_dir = dir.path() / "kernels";
+  o.database = dir.path() / "tuning.sqlite3";
   o.progress = false;
   // N = 44 (not a multiple of 8) keeps the Hopper (wgmma) configurations, which have no AMD kernel,
   // out of the ranked list: the four candidates are MFMA ones.
@@ -249,7 +230,14 @@ TEST(Autotune, WithoutAGpuCompilesForAmdAndReportsResources) {
   report.print_table(table);
   EXPECT_NE(table.str().find("skipped"), std::string::npos);
   EXPECT_EQ(report.summary(), "4 candidates: 4 skipped");
-  EXPECT_EQ(report.to_json().at("candidates").size(), 4U);
+  const auto j = report.to_json();
+  ASSERT_EQ(j.at("candidates").size(), 4U);
+  // Each kernel's resources in the code cache's JSON shape, plus the spill total.
+  const auto& res = j.at("candidates")[0].at("resources");
+  ASSERT_EQ(res.size(), 2U);
+  EXPECT_EQ(res[0].at("vgprs"), report.candidates[0].resources[0].vgprs);
+  EXPECT_EQ(res[0].at("mangled_name"), report.candidates[0].resources[0].mangled_name);
+  EXPECT_EQ(res[0].at("spills"), report.candidates[0].resources[0].spills());
 }
 namespace rtd = rocmtpl::runtime::detail;
 
@@ -325,7 +313,7 @@ TEST(AutotuneSteps, KeyNamesTheTargetAndFollowsTheProblem) {
 
 TEST(AutotuneSteps, DatabaseAnswersOnlyWhenEveryCandidateAndAWinnerAreKnown) {
   temp_dir dir;
-  tuning_db db(dir.path / "tuning.sqlite3");
+  tuning_db db(dir.path() / "tuning.sqlite3");
   autotune_report report;
   report.key = tuning_key{"gemm", "p", "", "sm_90", "H100", "nvcc 13", "0.1.0"};
   report.candidates = {row("a", 0), row("b", 0)};
@@ -359,7 +347,7 @@ TEST(AutotuneSteps, WinnerIsTheFastestOkCandidateVerifiedWhereRequired) {
   EXPECT_EQ(report.winner, std::optional<std::size_t>(1));
 
   temp_dir dir;
-  tuning_db db(dir.path / "tuning.sqlite3");
+  tuning_db db(dir.path() / "tuning.sqlite3");
   for (const auto& c : report.candidates) db.add_measurement(report.key, c.result);
   report.winner.reset();
   rtd::pick_and_store(report, &db, true);
@@ -426,10 +414,10 @@ TEST(AutotuneDeathTest, InvalidPlatformStopsTheTuneBeforeAnyCompile) {
   EXPECT_EXIT(
       {
         ::setenv("ROCMTPL_PLATFORM", "cdua", 1);
-        ::setenv("ROCMTPL_CACHE_DIR", dir.path.c_str(), 1);
+        ::setenv("ROCMTPL_CACHE_DIR", dir.path().c_str(), 1);
         autotune_options o;
-        o.cache_dir = dir.path / "kernels";
-        o.database = dir.path / "tuning.sqlite3";
+        o.cache_dir = dir.path() / "kernels";
+        o.database = dir.path() / "tuning.sqlite3";
         o.progress = false;
         try {
           (void)autotune(symbolic_gemm(), {{"M", 256}}, o);

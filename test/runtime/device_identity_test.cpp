@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <rocmtpl/runtime/device_identity.hpp>
 
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,15 +11,10 @@
 namespace {
 using namespace rocmtpl::runtime;
 
+// The identity cache in a private folder for the test's scope.
 struct cache_env {
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("rocmtpl-identity-test-" + std::to_string(::getpid()));
-  cache_env() { ::setenv("ROCMTPL_CACHE_DIR", dir.c_str(), 1); }
-  ~cache_env() {
-    ::unsetenv("ROCMTPL_CACHE_DIR");
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
+  rocmtpl::test::temp_dir dir{"rocmtpl-identity-test"};
+  rocmtpl::test::scoped_env env{"ROCMTPL_CACHE_DIR", dir.path().string()};
 };
 
 TEST(DeviceIdentity, FingerprintFollowsTheVisibleDevices) {

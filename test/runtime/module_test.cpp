@@ -117,6 +117,29 @@ TEST(ModuleRuntime, WorkspaceHoldsBothIntermediates) {
   EXPECT_THROW((void)b.module->workspace_size({{"N", 3}}), invalid_argument_error);
 }
 
+TEST(ModuleRuntime, WorkspaceSizesThatOverflowAreRefused) {
+  REQUIRE_MODULE(b);
+  const auto& mod = *b.module;
+  const std::vector<const void*> no_inputs(4, nullptr);
+  const std::vector<void*> no_outputs(1, nullptr);
+  // The tensors' element counts fit in int64 (64*M, 96*M, 32*M), but the workspace does not fit in
+  // size_t: with M = 2^56 one intermediate's bytes (96*4*M) overflow, with M = 2^55 each fits and
+  // the sum of the two slots overflows. Both the query and the launch refuse them.
+  for (const std::int64_t m : {std::int64_t{1} << 56, std::int64_t{1} << 55}) {
+    std::size_t bytes = 7;
+    EXPECT_EQ(mod.call(no_inputs, no_outputs, {{"M", m}}, &bytes, nullptr, nullptr),
+              kernel_status::unsupported_argument)
+        << "M=" << m;
+    EXPECT_EQ(bytes, 7U) << "M=" << m;
+    EXPECT_EQ(mod.call(no_inputs, no_outputs, {{"M", m}}, nullptr, nullptr, nullptr),
+              kernel_status::unsupported_argument)
+        << "M=" << m;
+  }
+  // A large M whose workspace still fits is answered.
+  const std::int64_t fits = std::int64_t{1} << 50;
+  EXPECT_EQ(mod.workspace_size({{"M", fits}}), 2 * aligned(static_cast<std::size_t>(fits) * 96 * 4));
+}
+
 TEST(ModuleRuntime, EntryPointChecksItsArgumentsWithoutAGpu) {
   REQUIRE_MODULE(b);
   const auto& mod = *b.module;

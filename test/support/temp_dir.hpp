@@ -19,7 +19,8 @@ namespace rocmtpl::test {
 
 namespace fs = std::filesystem;
 
-// A fresh private folder under the system temp dir (mkdtemp), removed with its contents at scope exit.
+// A fresh private folder under the system temp dir (mkdtemp), removed with its contents at scope exit
+// (kept when ROCMTPL_KEEP_TEST_FILES is set, to look at what a failed test built).
 class temp_dir {
  public:
   explicit temp_dir(std::string_view prefix = "rocmtpl-test") {
@@ -31,7 +32,7 @@ class temp_dir {
   temp_dir& operator=(const temp_dir&) = delete;
   ~temp_dir() {
     std::error_code ec;
-    fs::remove_all(path_, ec);
+    if (std::getenv("ROCMTPL_KEEP_TEST_FILES") == nullptr) fs::remove_all(path_, ec);
   }
   [[nodiscard]] const fs::path& path() const noexcept { return path_; }
   [[nodiscard]] fs::path operator/(const std::string& name) const { return path_ / name; }

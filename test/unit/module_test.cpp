@@ -42,7 +42,8 @@ TEST(Module, TheGatheringHeaderGivesEveryPart) {
   EXPECT_FALSE(m.workspace.share_slot("a", "b"));
   const workspace_sizes sizes = m.workspace.evaluate({{"n", 1000}}, m.workspace_alignment);
   EXPECT_EQ(sizes.offsets, (std::vector<std::size_t>{0, 4096}));  // 4000 bytes, aligned to 256
-  EXPECT_NE(m.source.find("const size_t rocmtpl_slot1_offset = rocmtpl_slot0_offset + rocmtpl_slot0_bytes;"),
+  EXPECT_NE(m.source.find("const size_t rocmtpl_slot1_offset = rocmtpl_module_add(rocmtpl_slot0_offset, "
+                          "rocmtpl_slot0_bytes, &rocmtpl_sizes_ok);"),
             std::string::npos);
   EXPECT_NE(m.source.find("    int64_t u_n = 1000;\n"), std::string::npos);  // the runner, with its default
   // The runner alone, from the same description.

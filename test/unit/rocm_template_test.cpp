@@ -29,7 +29,8 @@ struct add_policy {
   std::vector<add_config> configs() const { return {{128}, {256}}; }
   std::vector<rocmtpl::arg_info> runtime_arg_info() const { return {{"repeat", "int32_t"}}; }
   std::vector<rocmtpl::runtime_arg_value> runtime_arg_values(const add_config& c) const { return {c.block / 128}; }
-  std::string render(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx, const add_config& c) const {
+  std::string render(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
+                     const add_config& c) const {
     const buffer* a = ctx.input(0);
     const buffer* b = ctx.input(1);
     auto sig = swap ? k.def_kernel({b, a}, {&ctx.output_node()}, "Z, X, Y")
@@ -88,17 +89,29 @@ TEST(RocmTemplate, ExpectedArgumentsAreChecked) {
   try {
     (void)t.generate({256}, {{"n", 4}});
     FAIL();
-  } catch (const rocmtpl::error& e) {
+  } catch (const rocmtpl::template_error& e) {
     EXPECT_NE(std::string(e.what()).find("do not start with the expected [x, z, buf_out]"), std::string::npos)
         << e.what();
+    EXPECT_EQ(e.template_name(), std::string(t.name()));
+  }
+}
+
+TEST(RocmTemplate, GenerateReferenceNeedsTheDeclaredCapability) {
+  auto t = make();
+  static_assert(!decltype(t)::has_reference());
+  try {
+    (void)t.generate_reference({{"n", 4}});
+    FAIL();
+  } catch (const rocmtpl::invalid_argument_error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not declare the reference capability"), std::string::npos) << e.what();
   }
 }
 
 TEST(RocmTemplate, InputReorderMustBeAPermutation) {
   auto l = layout::row_major(dtype::f32, {4});
-  EXPECT_THROW(rocmtpl::rocm_template<add_policy>(add_policy{}, {buffer("x", l), buffer("z", l)}, l,
-                                                  std::vector<int>{1, 1}),
-               rocmtpl::invalid_argument_error);
+  EXPECT_THROW(
+      rocmtpl::rocm_template<add_policy>(add_policy{}, {buffer("x", l), buffer("z", l)}, l, std::vector<int>{1, 1}),
+      rocmtpl::invalid_argument_error);
   rocmtpl::rocm_template<add_policy> t(add_policy{}, {buffer("x", l), buffer("z", l)}, l, std::vector<int>{1, 0});
   auto caller = t.generate({256});
   EXPECT_NE(caller.source().find("(const float* Z, const float* X, float* Y"), std::string::npos) << caller.source();
@@ -138,7 +151,5 @@ TEST(RocmTemplate, InfoDictAndToString) {
   EXPECT_NE(caller.to_string().find("block: 128"), std::string::npos);
 }
 
-TEST(RocmTemplate, GenerateAllCoversTheSearchSpace) {
-  EXPECT_EQ(make().generate_all({{"n", 8}}).size(), 2U);
-}
+TEST(RocmTemplate, GenerateAllCoversTheSearchSpace) { EXPECT_EQ(make().generate_all({{"n", 8}}).size(), 2U); }
 }  // namespace

@@ -61,4 +61,21 @@ class evaluation_error : public error {
   using error::error;
 };
 
+/// @brief A kernel template did not keep its side of the contract: it yielded no candidate
+/// configuration, rendered entry-point arguments that do not start with its inputs and output, or
+/// returned no kernel to render. what() says what went wrong and how to fix it;
+/// template_name() names the template (or the scheduled node whose template failed).
+class template_error : public error {
+ public:
+  /// @param message the full message (`rocmtpl: WHERE: template 'NAME' ...; FIX`)
+  /// @param template_name the template's name, or the node's when the template is not known
+  template_error(const std::string& message, std::string template_name)
+      : error(message), template_name_(std::move(template_name)) {}
+  /// @brief The template (or node) the error is about.
+  [[nodiscard]] const std::string& template_name() const noexcept { return template_name_; }
+
+ private:
+  std::string template_name_;
+};
+
 }  // namespace rocmtpl

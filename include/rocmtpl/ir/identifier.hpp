@@ -82,7 +82,7 @@ inline constexpr std::string_view user_identifier_prefix = "u_";
 
 /// @brief Throws unless is_valid_name(name).
 /// @param entity what the name names, for the message (`sym_expr: symbol name`, `buffer: name`)
-/// @throws invalid_argument_error `rocmtpl: <entity> '<name>' is ...; <fix>`
+/// @throws invalid_argument_error `rocmtpl: ENTITY 'NAME' is ...; FIX`
 inline void check_name(std::string_view entity, std::string_view name) {
   if (const auto problem = identifier_problem(name); !problem.empty()) {
     throw invalid_argument_error("rocmtpl: " + std::string(entity) + " '" + std::string(name) + "' " +

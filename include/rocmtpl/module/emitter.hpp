@@ -273,48 +273,71 @@ inline void write_kernels(indented_buffer& out, const module_source& m, std::siz
   }
 }
 
-// The module's file-local helpers: alignment, max and a tensor's bytes.
+// The module's file-local helpers: alignment, max, a checked sum and a tensor's bytes. The checked
+// ones set *ok to false instead of wrapping, so the entry point refuses sizes that overflow.
 inline void write_module_helpers(indented_buffer& out, const module_source& m) {
-  const auto align = m.workspace_alignment;
+  const auto align = std::to_string(m.workspace_alignment);
+  const auto align_less_one = std::to_string(m.workspace_alignment - 1);
   out.writeline("");
   out.writeline("// ------------------------------------------------------------------------------------------");
   out.writeline("// module " + m.name);
   out.writeline("namespace {");
-  out.writeline("inline size_t rocmtpl_module_align(size_t bytes) { return (bytes + " + std::to_string(align - 1) +
-                ") / " + std::to_string(align) + " * " + std::to_string(align) + "; }");
+  out.writeline("inline size_t rocmtpl_module_align(size_t bytes, bool* ok) {");
+  out.writeline("    if (bytes > SIZE_MAX - " + align_less_one + ") {");
+  out.writeline("        *ok = false;");
+  out.writeline("        return 0;");
+  out.writeline("    }");
+  out.writeline("    return (bytes + " + align_less_one + ") / " + align + " * " + align + ";");
+  out.writeline("}");
   out.writeline("inline size_t rocmtpl_module_max(size_t a, size_t b) { return a > b ? a : b; }");
+  out.writeline("inline size_t rocmtpl_module_add(size_t a, size_t b, bool* ok) {");
+  out.writeline("    if (a > SIZE_MAX - b) {");
+  out.writeline("        *ok = false;");
+  out.writeline("        return 0;");
+  out.writeline("    }");
+  out.writeline("    return a + b;");
+  out.writeline("}");
   out.writeline("// Bytes of a tensor's storage; 0 when it has no element.");
-  out.writeline("inline size_t rocmtpl_module_bytes(int64_t numel, int64_t storage_elements, size_t element_bytes) {");
   out.writeline(
-      "    return numel > 0 && storage_elements > 0 ? static_cast<size_t>(storage_elements) * element_bytes : 0;");
+      "inline size_t rocmtpl_module_bytes(int64_t numel, int64_t storage_elements, size_t element_bytes, bool* ok) {");
+  out.writeline("    if (numel <= 0 || storage_elements <= 0) return 0;");
+  out.writeline("    if (static_cast<uint64_t>(storage_elements) > SIZE_MAX / element_bytes) {");
+  out.writeline("        *ok = false;");
+  out.writeline("        return 0;");
+  out.writeline("    }");
+  out.writeline("    return static_cast<size_t>(storage_elements) * element_bytes;");
   out.writeline("}");
   out.writeline("}  // namespace");
   out.writeline("");
 }
 
 // The workspace layout in generated code: each intermediate's bytes, each slot's offset and bytes
-// (its largest buffer, aligned), then the scratch region the calls' own workspaces come from.
+// (its largest buffer, aligned), then the scratch region the calls' own workspaces come from. Every
+// product and sum is checked into rocmtpl_sizes_ok; sizes that overflow are refused.
 inline void write_workspace_layout(indented_buffer& out, const module_source& m,
                                    const std::vector<buffer>& intermediates) {
   out.writeline("// Workspace: the intermediate buffers in slots (a slot is reused once its buffer is dead), then");
   out.writeline("// the scratch region each call's own workspace is allocated from.");
+  out.writeline("bool " + std::string(sizes_ok_flag) + " = true;");
   for (const auto& b : intermediates) {
-    out.writeline("const size_t rocmtpl_bytes_" + b.name() + " = " + bytes_expr(b) + ";");
+    out.writeline("const size_t rocmtpl_bytes_" + b.name() + " = " + bytes_expr(b, sizes_ok_flag) + ";");
   }
+  const std::string ok_arg = ", &" + std::string(sizes_ok_flag) + ")";
   std::string previous = "0";
   const auto& slots = m.workspace.slots();
   for (std::size_t s = 0; s < slots.size(); ++s) {
     const std::string id = "rocmtpl_slot" + std::to_string(s);
     std::string size;
     for (const auto& b : slots[s].buffers) {
-      const std::string aligned = "rocmtpl_module_align(rocmtpl_bytes_" + b + ")";
+      const std::string aligned = "rocmtpl_module_align(rocmtpl_bytes_" + b + ok_arg;
       size = size.empty() ? aligned : "rocmtpl_module_max(" + size + ", " + aligned + ")";
     }
     out.writeline("const size_t " + id + "_offset = " + previous + ";");
     out.writeline("const size_t " + id + "_bytes = " + size + ";  // " + detail::join(slots[s].buffers));
-    previous = id + "_offset + " + id + "_bytes";
+    previous = "rocmtpl_module_add(" + id + "_offset, " + id + "_bytes" + ok_arg;
   }
   out.writeline("const size_t rocmtpl_scratch_offset = " + previous + ";");
+  out.writeline("if (!" + std::string(sizes_ok_flag) + ") return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   out.writeline("size_t rocmtpl_scratch_bytes = 0;");
 }
 
@@ -332,8 +355,12 @@ inline void write_entry_point(indented_buffer& out, const module_source& m, cons
     for (const auto& b : m.outputs) out.write_lines(entry.check_sizes(&b));
     write_workspace_layout(out, m, intermediates);
     out.splice(sched.query_code());
+    const std::string ok_arg = ", &" + std::string(sizes_ok_flag) + ")";
     out.writeline(
-        "const size_t rocmtpl_total_bytes = rocmtpl_scratch_offset + rocmtpl_module_align(rocmtpl_scratch_bytes);");
+        "const size_t rocmtpl_total_bytes = rocmtpl_module_add(rocmtpl_scratch_offset, "
+        "rocmtpl_module_align(rocmtpl_scratch_bytes" +
+        ok_arg + ok_arg + ";");
+    out.writeline("if (!" + std::string(sizes_ok_flag) + ") return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
     out.writeline("if (workspace_size) {");
     {
       auto q = out.indent();
@@ -365,7 +392,9 @@ inline void write_entry_point(indented_buffer& out, const module_source& m, cons
 /// module_options::fuse_epilogues, an elementwise node right after a template node that only it
 /// reads is offered to that template as an epilogue first. Workspace: the intermediate buffers
 /// that the calls use, each in a slot (slots are reused once the buffer in them is dead), then the
-/// scratch region that each call's own workspace is allocated from (the largest of them).
+/// scratch region that each call's own workspace is allocated from (the largest of them). The
+/// entry point computes these sizes with checked arithmetic: sizes whose bytes, offsets or total do
+/// not fit make both the workspace query and the launch return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT.
 /// @param graph the nodes, inputs and outputs
 /// @param options fusion, runner and alignment settings
 /// @return the source and the entry point's description

@@ -184,12 +184,16 @@ struct module_source {
 
 namespace detail::module_impl {
 
-// rocmtpl_module_bytes(numel, storage elements, element bytes) for a buffer's layout: the bytes of
-// its storage in generated code (the emitter defines rocmtpl_module_bytes; the runner uses it too).
-inline std::string bytes_expr(const buffer& b) {
+// The flag the generated size arithmetic of a module (entry point and runner) clears on overflow.
+inline constexpr std::string_view sizes_ok_flag = "rocmtpl_sizes_ok";
+
+// rocmtpl_module_bytes(numel, storage elements, element bytes, &ok) for a buffer's layout: the bytes
+// of its storage in generated code, every product checked into the bool `ok_flag` (the emitter
+// defines rocmtpl_module_bytes; the runner uses it too).
+inline std::string bytes_expr(const buffer& b, std::string_view ok_flag) {
   const auto& l = b.get_layout();
-  return "rocmtpl_module_bytes(" + l.numel().to_cpp() + ", " + l.storage_size().to_cpp() + ", " +
-         std::to_string(element_size(l.type())) + ")";
+  return "rocmtpl_module_bytes(" + l.numel().to_cpp_checked(ok_flag) + ", " + l.storage_size().to_cpp_checked(ok_flag) +
+         ", " + std::to_string(element_size(l.type())) + ", &" + std::string(ok_flag) + ")";
 }
 
 }  // namespace detail::module_impl

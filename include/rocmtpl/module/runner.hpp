@@ -41,7 +41,10 @@ inline constexpr std::string_view runner_helpers_source = R"(
       #include <cstring>
       #include <random>
       #include <vector>
+  )";
 
+// The second part of the runner's helpers, after dtype_code_defines().
+inline constexpr std::string_view runner_helpers_body = R"(
       namespace rocmtpl_runner {
       #if defined(ROCMTPL_PLATFORM_NVIDIA)
       inline hipError_t event_create(hipEvent_t* e) { return cudaEventCreate(e); }
@@ -57,8 +60,12 @@ inline constexpr std::string_view runner_helpers_source = R"(
       inline hipError_t event_destroy(hipEvent_t e) { return hipEventDestroy(e); }
       #endif
 
-      // rocmtpl::dtype values.
-      enum : int { f16 = 0, bf16 = 1, f32 = 2, f64 = 3, i8 = 4, u8 = 5, i32 = 6, i64 = 7, boolean = 8 };
+      // rocmtpl::dtype values (dtype_code(), through the ROCMTPL_DTYPE_* macros).
+      enum : int {
+          f16 = ROCMTPL_DTYPE_FLOAT16, bf16 = ROCMTPL_DTYPE_BFLOAT16, f32 = ROCMTPL_DTYPE_FLOAT32, f64 = ROCMTPL_DTYPE_FLOAT64,
+          i8 = ROCMTPL_DTYPE_INT8, u8 = ROCMTPL_DTYPE_UINT8, i32 = ROCMTPL_DTYPE_INT32, i64 = ROCMTPL_DTYPE_INT64,
+          boolean = ROCMTPL_DTYPE_BOOL
+      };
 
       inline bool ok(hipError_t e, const char* what) {
           if (e == hipSuccess) return true;
@@ -180,8 +187,11 @@ struct runner_call_args {
 };
 
 // Allocates the tensors (rocmtpl_t<i>, inputs random, outputs zeroed); returns the call arguments.
+// Sizes whose bytes overflow are refused.
 inline runner_call_args write_runner_tensors(indented_buffer& out, const module_source& m) {
   runner_call_args args;
+  const std::string ok_flag(sizes_ok_flag);
+  out.writeline("bool " + ok_flag + " = true;");
   std::size_t index = 0;
   for (const auto* list : {&m.inputs, &m.outputs}) {
     const bool is_input = list == &m.inputs;
@@ -189,11 +199,16 @@ inline runner_call_args write_runner_tensors(indented_buffer& out, const module_
       const auto i = std::to_string(index++);
       const std::string dev = "rocmtpl_t" + i;
       const std::string bytes = "rocmtpl_t" + i + "_bytes";
-      out.writeline("const size_t " + bytes + " = " + bytes_expr(b) + ";  // " + b.name());
+      out.writeline("const size_t " + bytes + " = " + bytes_expr(b, sizes_ok_flag) + ";  // " + b.name());
+      if (!b.get_layout().storage_size().is_constant()) {
+        write_block(
+            out, "if (!" + ok_flag + ")",
+            {"std::fprintf(stderr, \"rocmtpl runner: the bytes of " + b.name() + " overflow\\n\");", "return 2;"});
+      }
       out.writeline("void* " + dev + " = nullptr;");
       if (is_input) {
-        out.writeline("if (!rocmtpl_runner::make_input(&" + dev + ", " + bytes + ", " +
-                      std::to_string(static_cast<int>(b.type())) + ", rocmtpl_rng)) return 1;");
+        out.writeline("if (!rocmtpl_runner::make_input(&" + dev + ", " + bytes + ", " + dtype_code_macro(b.type()) +
+                      ", rocmtpl_rng)) return 1;");
       } else {
         out.writeline("if (!rocmtpl_runner::make_output(&" + dev + ", " + bytes + ")) return 1;");
       }
@@ -265,7 +280,7 @@ inline void write_runner_report(indented_buffer& out, const module_source& m) {
   for (const auto& b : m.outputs) {
     const auto i = std::to_string(index++);
     out.writeline("std::printf(\"checksum(" + b.name() + ") = %.6e\\n\", rocmtpl_runner::checksum(rocmtpl_t" + i +
-                  ", rocmtpl_t" + i + "_bytes, " + std::to_string(static_cast<int>(b.type())) + "));");
+                  ", rocmtpl_t" + i + "_bytes, " + dtype_code_macro(b.type()) + "));");
   }
   for (std::size_t i = 0; i < m.inputs.size() + m.outputs.size(); ++i) {
     out.writeline("(void)hipFree(rocmtpl_t" + std::to_string(i) + ");");
@@ -279,6 +294,9 @@ inline void write_runner_report(indented_buffer& out, const module_source& m) {
 // The standalone runner: its helpers and main() under #ifdef ROCMTPL_STANDALONE_RUNNER.
 inline void write_runner(indented_buffer& out, const module_source& m, const module_options& options) {
   out.splice(runner_helpers_source, true);
+  out.write_verbatim(dtype_code_defines());
+  out.writeline("");
+  out.splice(runner_helpers_body, true);
   out.writeline("");
   out.writeline("int main(int argc, char** argv) {");
   {

@@ -134,21 +134,9 @@ struct autotune_report {
   [[nodiscard]] nlohmann::json to_json() const {
     nlohmann::json cs = nlohmann::json::array();
     for (const auto& c : candidates) {
-      nlohmann::json res = nlohmann::json::array();
-      for (const auto& r : c.resources) {
-        res.push_back({{"kernel", r.kernel},
-                       {"arch", r.arch},
-                       {"vgprs", r.vgprs},
-                       {"sgprs", r.sgprs},
-                       {"agprs", r.agprs},
-                       {"lds_bytes", r.lds_bytes},
-                       {"scratch_bytes", r.scratch_bytes},
-                       {"occupancy", r.occupancy},
-                       {"registers", r.registers},
-                       {"shared_bytes", r.shared_bytes},
-                       {"stack_bytes", r.stack_bytes},
-                       {"spills", r.spills()}});
-      }
+      // The code cache's record of each kernel's resources (one JSON shape), plus the spill total.
+      nlohmann::json res = detail::code_cache_impl::resources_to_json(c.resources);
+      for (std::size_t r = 0; r < c.resources.size(); ++r) res[r]["spills"] = c.resources[r].spills();
       cs.push_back({{"name", c.name},
                     {"id", c.id},
                     {"config", c.config},
@@ -230,7 +218,11 @@ std::vector<rocm_template_caller> collect_candidates(const rocm_template<Policy>
     if (options.max_candidates != 0 && callers.size() >= options.max_candidates) break;
     callers.push_back(tpl.generate(config, hints));
   }
-  if (callers.empty()) throw error("rocmtpl: autotune: template '" + std::string(tpl.name()) + "' has no candidates");
+  if (callers.empty()) {
+    throw template_error("rocmtpl: autotune: template '" + std::string(tpl.name()) +
+                             "' has no candidates for these sizes; check the policy's configs() and constraints",
+                         std::string(tpl.name()));
+  }
   return callers;
 }
 
@@ -648,7 +640,7 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 /// @throws invalid_argument_error when `ROCMTPL_PLATFORM` names no platform.
 /// @throws compiler_not_found_error when no compiler exists for the platform.
 template <class Policy>
-  requires kernel_template<Policy>
+requires kernel_template<Policy>
 [[nodiscard]] autotune_report autotune(const rocm_template<Policy>& tpl, const size_hints& hints,
                                        const autotune_options& options = {}) {
   const auto started = std::chrono::steady_clock::now();

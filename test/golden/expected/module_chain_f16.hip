@@ -116,11 +116,29 @@ static int rocm_fused_twice_0(const uint16_t* X, uint16_t* Y, int64_t u_rows, si
 // ------------------------------------------------------------------------------------------
 // module chain
 namespace {
-inline size_t rocmtpl_module_align(size_t bytes) { return (bytes + 255) / 256 * 256; }
+inline size_t rocmtpl_module_align(size_t bytes, bool* ok) {
+    if (bytes > SIZE_MAX - 255) {
+        *ok = false;
+        return 0;
+    }
+    return (bytes + 255) / 256 * 256;
+}
 inline size_t rocmtpl_module_max(size_t a, size_t b) { return a > b ? a : b; }
+inline size_t rocmtpl_module_add(size_t a, size_t b, bool* ok) {
+    if (a > SIZE_MAX - b) {
+        *ok = false;
+        return 0;
+    }
+    return a + b;
+}
 // Bytes of a tensor's storage; 0 when it has no element.
-inline size_t rocmtpl_module_bytes(int64_t numel, int64_t storage_elements, size_t element_bytes) {
-    return numel > 0 && storage_elements > 0 ? static_cast<size_t>(storage_elements) * element_bytes : 0;
+inline size_t rocmtpl_module_bytes(int64_t numel, int64_t storage_elements, size_t element_bytes, bool* ok) {
+    if (numel <= 0 || storage_elements <= 0) return 0;
+    if (static_cast<uint64_t>(storage_elements) > SIZE_MAX / element_bytes) {
+        *ok = false;
+        return 0;
+    }
+    return static_cast<size_t>(storage_elements) * element_bytes;
 }
 }  // namespace
 
@@ -138,14 +156,16 @@ extern "C" PT_EXPORT int chain(const uint16_t* u_x, uint16_t* u_y, int64_t u_row
     }
     // Workspace: the intermediate buffers in slots (a slot is reused once its buffer is dead), then
     // the scratch region each call's own workspace is allocated from.
-    const size_t rocmtpl_bytes_h1 = rocmtpl_module_bytes(8*u_rows, 8*u_rows, 2);
-    const size_t rocmtpl_bytes_h2 = rocmtpl_module_bytes(8*u_rows, 8*u_rows, 2);
-    const size_t rocmtpl_bytes_h3 = rocmtpl_module_bytes(8*u_rows, 8*u_rows, 2);
+    bool rocmtpl_sizes_ok = true;
+    const size_t rocmtpl_bytes_h1 = rocmtpl_module_bytes(rocmtpl_size_mul(8, u_rows, &rocmtpl_sizes_ok), rocmtpl_size_mul(8, u_rows, &rocmtpl_sizes_ok), 2, &rocmtpl_sizes_ok);
+    const size_t rocmtpl_bytes_h2 = rocmtpl_module_bytes(rocmtpl_size_mul(8, u_rows, &rocmtpl_sizes_ok), rocmtpl_size_mul(8, u_rows, &rocmtpl_sizes_ok), 2, &rocmtpl_sizes_ok);
+    const size_t rocmtpl_bytes_h3 = rocmtpl_module_bytes(rocmtpl_size_mul(8, u_rows, &rocmtpl_sizes_ok), rocmtpl_size_mul(8, u_rows, &rocmtpl_sizes_ok), 2, &rocmtpl_sizes_ok);
     const size_t rocmtpl_slot0_offset = 0;
-    const size_t rocmtpl_slot0_bytes = rocmtpl_module_max(rocmtpl_module_align(rocmtpl_bytes_h1), rocmtpl_module_align(rocmtpl_bytes_h3));  // h1, h3
-    const size_t rocmtpl_slot1_offset = rocmtpl_slot0_offset + rocmtpl_slot0_bytes;
-    const size_t rocmtpl_slot1_bytes = rocmtpl_module_align(rocmtpl_bytes_h2);  // h2
-    const size_t rocmtpl_scratch_offset = rocmtpl_slot1_offset + rocmtpl_slot1_bytes;
+    const size_t rocmtpl_slot0_bytes = rocmtpl_module_max(rocmtpl_module_align(rocmtpl_bytes_h1, &rocmtpl_sizes_ok), rocmtpl_module_align(rocmtpl_bytes_h3, &rocmtpl_sizes_ok));  // h1, h3
+    const size_t rocmtpl_slot1_offset = rocmtpl_module_add(rocmtpl_slot0_offset, rocmtpl_slot0_bytes, &rocmtpl_sizes_ok);
+    const size_t rocmtpl_slot1_bytes = rocmtpl_module_align(rocmtpl_bytes_h2, &rocmtpl_sizes_ok);  // h2
+    const size_t rocmtpl_scratch_offset = rocmtpl_module_add(rocmtpl_slot1_offset, rocmtpl_slot1_bytes, &rocmtpl_sizes_ok);
+    if (!rocmtpl_sizes_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     size_t rocmtpl_scratch_bytes = 0;
     // rocm_fused_twice_0 (h1 = twice): workspace query
     size_t rocmtpl_call0_workspace = 0;
@@ -163,7 +183,8 @@ extern "C" PT_EXPORT int chain(const uint16_t* u_x, uint16_t* u_y, int64_t u_row
     size_t rocmtpl_call3_workspace = 0;
     if (const int rocmtpl_status = rocm_fused_twice_0_ns::rocm_fused_twice_0(nullptr, nullptr, u_rows, &rocmtpl_call3_workspace, nullptr, stream); rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;
     rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, rocmtpl_call3_workspace);
-    const size_t rocmtpl_total_bytes = rocmtpl_scratch_offset + rocmtpl_module_align(rocmtpl_scratch_bytes);
+    const size_t rocmtpl_total_bytes = rocmtpl_module_add(rocmtpl_scratch_offset, rocmtpl_module_align(rocmtpl_scratch_bytes, &rocmtpl_sizes_ok), &rocmtpl_sizes_ok);
+    if (!rocmtpl_sizes_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     if (workspace_size) {
         *workspace_size = rocmtpl_total_bytes;
         return ROCMTPL_STATUS_OK;

@@ -1047,11 +1047,29 @@ static int rocm_fused_gemm_2(const float* X, const float* W, float* Y, int64_t u
 // ------------------------------------------------------------------------------------------
 // module mlp
 namespace {
-inline size_t rocmtpl_module_align(size_t bytes) { return (bytes + 255) / 256 * 256; }
+inline size_t rocmtpl_module_align(size_t bytes, bool* ok) {
+    if (bytes > SIZE_MAX - 255) {
+        *ok = false;
+        return 0;
+    }
+    return (bytes + 255) / 256 * 256;
+}
 inline size_t rocmtpl_module_max(size_t a, size_t b) { return a > b ? a : b; }
+inline size_t rocmtpl_module_add(size_t a, size_t b, bool* ok) {
+    if (a > SIZE_MAX - b) {
+        *ok = false;
+        return 0;
+    }
+    return a + b;
+}
 // Bytes of a tensor's storage; 0 when it has no element.
-inline size_t rocmtpl_module_bytes(int64_t numel, int64_t storage_elements, size_t element_bytes) {
-    return numel > 0 && storage_elements > 0 ? static_cast<size_t>(storage_elements) * element_bytes : 0;
+inline size_t rocmtpl_module_bytes(int64_t numel, int64_t storage_elements, size_t element_bytes, bool* ok) {
+    if (numel <= 0 || storage_elements <= 0) return 0;
+    if (static_cast<uint64_t>(storage_elements) > SIZE_MAX / element_bytes) {
+        *ok = false;
+        return 0;
+    }
+    return static_cast<size_t>(storage_elements) * element_bytes;
 }
 }  // namespace
 
@@ -1069,13 +1087,15 @@ extern "C" PT_EXPORT int mlp(const float* u_x, const float* u_w1, const float* u
     }
     // Workspace: the intermediate buffers in slots (a slot is reused once its buffer is dead), then
     // the scratch region each call's own workspace is allocated from.
-    const size_t rocmtpl_bytes_h = rocmtpl_module_bytes(96*u_M, 96*u_M, 4);
-    const size_t rocmtpl_bytes_a = rocmtpl_module_bytes(96*u_M, 96*u_M, 4);
+    bool rocmtpl_sizes_ok = true;
+    const size_t rocmtpl_bytes_h = rocmtpl_module_bytes(rocmtpl_size_mul(96, u_M, &rocmtpl_sizes_ok), rocmtpl_size_mul(96, u_M, &rocmtpl_sizes_ok), 4, &rocmtpl_sizes_ok);
+    const size_t rocmtpl_bytes_a = rocmtpl_module_bytes(rocmtpl_size_mul(96, u_M, &rocmtpl_sizes_ok), rocmtpl_size_mul(96, u_M, &rocmtpl_sizes_ok), 4, &rocmtpl_sizes_ok);
     const size_t rocmtpl_slot0_offset = 0;
-    const size_t rocmtpl_slot0_bytes = rocmtpl_module_align(rocmtpl_bytes_h);  // h
-    const size_t rocmtpl_slot1_offset = rocmtpl_slot0_offset + rocmtpl_slot0_bytes;
-    const size_t rocmtpl_slot1_bytes = rocmtpl_module_align(rocmtpl_bytes_a);  // a
-    const size_t rocmtpl_scratch_offset = rocmtpl_slot1_offset + rocmtpl_slot1_bytes;
+    const size_t rocmtpl_slot0_bytes = rocmtpl_module_align(rocmtpl_bytes_h, &rocmtpl_sizes_ok);  // h
+    const size_t rocmtpl_slot1_offset = rocmtpl_module_add(rocmtpl_slot0_offset, rocmtpl_slot0_bytes, &rocmtpl_sizes_ok);
+    const size_t rocmtpl_slot1_bytes = rocmtpl_module_align(rocmtpl_bytes_a, &rocmtpl_sizes_ok);  // a
+    const size_t rocmtpl_scratch_offset = rocmtpl_module_add(rocmtpl_slot1_offset, rocmtpl_slot1_bytes, &rocmtpl_sizes_ok);
+    if (!rocmtpl_sizes_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     size_t rocmtpl_scratch_bytes = 0;
     // rocm_fused_gemm_0 (h = gemm): workspace query
     size_t rocmtpl_call0_workspace = 0;
@@ -1089,7 +1109,8 @@ extern "C" PT_EXPORT int mlp(const float* u_x, const float* u_w1, const float* u
     size_t rocmtpl_call2_workspace = 0;
     if (const int rocmtpl_status = rocm_fused_gemm_2_ns::rocm_fused_gemm_2(nullptr, nullptr, nullptr, u_M, &rocmtpl_call2_workspace, nullptr, stream); rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;
     rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, rocmtpl_call2_workspace);
-    const size_t rocmtpl_total_bytes = rocmtpl_scratch_offset + rocmtpl_module_align(rocmtpl_scratch_bytes);
+    const size_t rocmtpl_total_bytes = rocmtpl_module_add(rocmtpl_scratch_offset, rocmtpl_module_align(rocmtpl_scratch_bytes, &rocmtpl_sizes_ok), &rocmtpl_sizes_ok);
+    if (!rocmtpl_sizes_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     if (workspace_size) {
         *workspace_size = rocmtpl_total_bytes;
         return ROCMTPL_STATUS_OK;
@@ -1148,6 +1169,17 @@ extern "C" PT_EXPORT int mlp(const float* u_x, const float* u_w1, const float* u
 #include <cstring>
 #include <random>
 #include <vector>
+#define ROCMTPL_DTYPE_FLOAT16 0
+#define ROCMTPL_DTYPE_BFLOAT16 1
+#define ROCMTPL_DTYPE_FLOAT32 2
+#define ROCMTPL_DTYPE_FLOAT64 3
+#define ROCMTPL_DTYPE_INT8 4
+#define ROCMTPL_DTYPE_UINT8 5
+#define ROCMTPL_DTYPE_INT32 6
+#define ROCMTPL_DTYPE_INT64 7
+#define ROCMTPL_DTYPE_BOOL 8
+#define ROCMTPL_DTYPE_FLOAT8_E4M3FNUZ 9
+#define ROCMTPL_DTYPE_FLOAT8_E5M2FNUZ 10
 
 namespace rocmtpl_runner {
 #if defined(ROCMTPL_PLATFORM_NVIDIA)
@@ -1164,8 +1196,12 @@ inline hipError_t event_elapsed_ms(float* ms, hipEvent_t a, hipEvent_t b) { retu
 inline hipError_t event_destroy(hipEvent_t e) { return hipEventDestroy(e); }
 #endif
 
-// rocmtpl::dtype values.
-enum : int { f16 = 0, bf16 = 1, f32 = 2, f64 = 3, i8 = 4, u8 = 5, i32 = 6, i64 = 7, boolean = 8 };
+// rocmtpl::dtype values (dtype_code(), through the ROCMTPL_DTYPE_* macros).
+enum : int {
+    f16 = ROCMTPL_DTYPE_FLOAT16, bf16 = ROCMTPL_DTYPE_BFLOAT16, f32 = ROCMTPL_DTYPE_FLOAT32, f64 = ROCMTPL_DTYPE_FLOAT64,
+    i8 = ROCMTPL_DTYPE_INT8, u8 = ROCMTPL_DTYPE_UINT8, i32 = ROCMTPL_DTYPE_INT32, i64 = ROCMTPL_DTYPE_INT64,
+    boolean = ROCMTPL_DTYPE_BOOL
+};
 
 inline bool ok(hipError_t e, const char* what) {
     if (e == hipSuccess) return true;
@@ -1254,19 +1290,28 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::mt19937 rocmtpl_rng(2024u);
-    const size_t rocmtpl_t0_bytes = rocmtpl_module_bytes(64*u_M, 64*u_M, 4);  // x
+    bool rocmtpl_sizes_ok = true;
+    const size_t rocmtpl_t0_bytes = rocmtpl_module_bytes(rocmtpl_size_mul(64, u_M, &rocmtpl_sizes_ok), rocmtpl_size_mul(64, u_M, &rocmtpl_sizes_ok), 4, &rocmtpl_sizes_ok);  // x
+    if (!rocmtpl_sizes_ok) {
+        std::fprintf(stderr, "rocmtpl runner: the bytes of x overflow\n");
+        return 2;
+    }
     void* rocmtpl_t0 = nullptr;
-    if (!rocmtpl_runner::make_input(&rocmtpl_t0, rocmtpl_t0_bytes, 2, rocmtpl_rng)) return 1;
-    const size_t rocmtpl_t1_bytes = rocmtpl_module_bytes(6144, 6144, 4);  // w1
+    if (!rocmtpl_runner::make_input(&rocmtpl_t0, rocmtpl_t0_bytes, ROCMTPL_DTYPE_FLOAT32, rocmtpl_rng)) return 1;
+    const size_t rocmtpl_t1_bytes = rocmtpl_module_bytes(6144, 6144, 4, &rocmtpl_sizes_ok);  // w1
     void* rocmtpl_t1 = nullptr;
-    if (!rocmtpl_runner::make_input(&rocmtpl_t1, rocmtpl_t1_bytes, 2, rocmtpl_rng)) return 1;
-    const size_t rocmtpl_t2_bytes = rocmtpl_module_bytes(96, 96, 4);  // b1
+    if (!rocmtpl_runner::make_input(&rocmtpl_t1, rocmtpl_t1_bytes, ROCMTPL_DTYPE_FLOAT32, rocmtpl_rng)) return 1;
+    const size_t rocmtpl_t2_bytes = rocmtpl_module_bytes(96, 96, 4, &rocmtpl_sizes_ok);  // b1
     void* rocmtpl_t2 = nullptr;
-    if (!rocmtpl_runner::make_input(&rocmtpl_t2, rocmtpl_t2_bytes, 2, rocmtpl_rng)) return 1;
-    const size_t rocmtpl_t3_bytes = rocmtpl_module_bytes(3072, 3072, 4);  // w2
+    if (!rocmtpl_runner::make_input(&rocmtpl_t2, rocmtpl_t2_bytes, ROCMTPL_DTYPE_FLOAT32, rocmtpl_rng)) return 1;
+    const size_t rocmtpl_t3_bytes = rocmtpl_module_bytes(3072, 3072, 4, &rocmtpl_sizes_ok);  // w2
     void* rocmtpl_t3 = nullptr;
-    if (!rocmtpl_runner::make_input(&rocmtpl_t3, rocmtpl_t3_bytes, 2, rocmtpl_rng)) return 1;
-    const size_t rocmtpl_t4_bytes = rocmtpl_module_bytes(32*u_M, 32*u_M, 4);  // y
+    if (!rocmtpl_runner::make_input(&rocmtpl_t3, rocmtpl_t3_bytes, ROCMTPL_DTYPE_FLOAT32, rocmtpl_rng)) return 1;
+    const size_t rocmtpl_t4_bytes = rocmtpl_module_bytes(rocmtpl_size_mul(32, u_M, &rocmtpl_sizes_ok), rocmtpl_size_mul(32, u_M, &rocmtpl_sizes_ok), 4, &rocmtpl_sizes_ok);  // y
+    if (!rocmtpl_sizes_ok) {
+        std::fprintf(stderr, "rocmtpl runner: the bytes of y overflow\n");
+        return 2;
+    }
     void* rocmtpl_t4 = nullptr;
     if (!rocmtpl_runner::make_output(&rocmtpl_t4, rocmtpl_t4_bytes)) return 1;
     size_t rocmtpl_ws_bytes = 0;
@@ -1294,7 +1339,7 @@ int main(int argc, char** argv) {
     float rocmtpl_ms = 0.0f;
     if (!rocmtpl_runner::ok(rocmtpl_runner::event_elapsed_ms(&rocmtpl_ms, rocmtpl_start, rocmtpl_stop), "hipEventElapsedTime")) return 1;
     std::printf("mlp: M=%lld %.4f ms per run (%d runs), workspace %zu bytes\n", static_cast<long long>(u_M), static_cast<double>(rocmtpl_ms) / rocmtpl_iters, rocmtpl_iters, rocmtpl_ws_bytes);
-    std::printf("checksum(y) = %.6e\n", rocmtpl_runner::checksum(rocmtpl_t4, rocmtpl_t4_bytes, 2));
+    std::printf("checksum(y) = %.6e\n", rocmtpl_runner::checksum(rocmtpl_t4, rocmtpl_t4_bytes, ROCMTPL_DTYPE_FLOAT32));
     (void)hipFree(rocmtpl_t0);
     (void)hipFree(rocmtpl_t1);
     (void)hipFree(rocmtpl_t2);

@@ -4,19 +4,16 @@
 // checked against the vendors' headers by compiling small programs.
 #include <rocmtpl/runtime/gpu_runtime/vendor_api.hpp>
 
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -27,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using rocmtpl::runtime::platform;
+using rocmtpl::test::run_logged;
 
 TEST(GpuRuntimeDetail, ArchFeatureSuffixesAreStripped) {
   using rocmtpl::runtime::detail::strip_arch_features;
@@ -93,58 +91,26 @@ TEST(GpuRuntimeDetail, BindSymbolResolvesAnExportedFunction) {
 
 // --- the hard-coded values against the vendors' headers -------------------------------------------
 
-struct process_result {
-  int exit_code = -1;
-  std::string output;
-};
-
-process_result run_process(const std::vector<std::string>& argv, const fs::path& log_file) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  process_result result;
-  if (rc != 0) {
-    result.output = std::string("posix_spawnp failed: ") + std::strerror(rc);
-    return result;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(log_file);
-  result.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return result;
-}
-
 // Builds `source` with g++ and runs it; returns "name value" lines as a map.
 std::map<std::string, long> build_and_run(const std::string& source, const std::vector<std::string>& flags) {
-  const fs::path dir = fs::temp_directory_path() / ("rocmtpl-gpu-runtime-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / "probe.cpp") << source;
+  const rocmtpl::test::temp_dir tmp("rocmtpl-gpu-runtime-test");
+  const fs::path& dir = tmp.path();
+  rocmtpl::test::write_file(dir / "probe.cpp", source);
   std::vector<std::string> argv = {"g++", "-std=c++17", "-w"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {(dir / "probe.cpp").string(), "-o", (dir / "probe").string()});
-  const auto built = run_process(argv, dir / "build.log");
+  const auto built = run_logged(argv, dir / "build.log");
   std::map<std::string, long> values;
   if (built.exit_code != 0) {
     ADD_FAILURE() << "cannot build the probe:\n" << built.output;
   } else {
-    const auto ran = run_process({(dir / "probe").string()}, dir / "run.log");
+    const auto ran = run_logged({(dir / "probe").string()}, dir / "run.log");
     EXPECT_EQ(ran.exit_code, 0) << ran.output;
     std::istringstream in(ran.output);
     std::string name;
     long value = 0;
     while (in >> name >> value) values[name] = value;
   }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
   return values;
 }
 

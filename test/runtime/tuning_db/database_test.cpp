@@ -43,13 +43,11 @@ using rocmtpl::test::scoped_env;
 class TuningDb : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("rocmtpl_tuning_db_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
+    dir_ = tmp_.path();
     file_ = dir_ / "sub dir" / "tuning.sqlite3";  // a missing directory with a space in its name
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
+  rocmtpl::test::temp_dir tmp_{"rocmtpl-tuning-db-test"};
   fs::path dir_;
   fs::path file_;
 };

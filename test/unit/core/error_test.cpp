@@ -21,6 +21,8 @@ static_assert(std::is_base_of_v<error, invalid_argument_error>);
 static_assert(std::is_base_of_v<error, out_of_range_error>);
 static_assert(std::is_base_of_v<error, evaluation_error>);
 static_assert(!std::is_base_of_v<invalid_argument_error, evaluation_error>);
+static_assert(std::is_base_of_v<error, template_error>);
+static_assert(!std::is_base_of_v<invalid_argument_error, template_error>);
 
 template <class E>
 std::string caught_as_error(const std::string& message) {
@@ -48,6 +50,17 @@ TEST(Error, KindsAreDistinguishable) {
     FAIL() << "out_of_range_error is no invalid_argument_error";
   } catch (const out_of_range_error& e) {
     EXPECT_STREQ(e.what(), "rocmtpl: index 4");
+  }
+}
+
+TEST(Error, TemplateErrorNamesTheTemplate) {
+  try {
+    throw template_error("rocmtpl: autotune: template 'gemm' has no candidates; check its configs", "gemm");
+  } catch (const error& e) {
+    EXPECT_STREQ(e.what(), "rocmtpl: autotune: template 'gemm' has no candidates; check its configs");
+    const auto* typed = dynamic_cast<const template_error*>(&e);
+    ASSERT_NE(typed, nullptr);
+    EXPECT_EQ(typed->template_name(), "gemm");
   }
 }
 

@@ -11,17 +11,17 @@
 #error "rocmtpl/device/hip_portable.hpp must include only <string_view>"
 #endif
 
+#include <rocmtpl/detail/strings.hpp>
+
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <regex>
@@ -30,51 +30,14 @@
 #include <string_view>
 #include <vector>
 
-extern char** environ;
-
 namespace {
 
 namespace fs = std::filesystem;
+using rocmtpl::test::run_logged;
+using rocmtpl::test::temp_dir;
+using rocmtpl::test::write_file;
 
-// The real compiler driver lives in the runtime layer; this is the smallest argv-vector runner
-// the test needs: no shell, output captured in a file.
-struct process_result {
-  int exit_code = -1;
-  std::string output;
-};
-
-process_result run_process(const std::vector<std::string>& argv, const fs::path& log_file) {
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  process_result result;
-  if (rc != 0) {
-    result.output = "posix_spawn failed: " + std::string(std::strerror(rc));
-    return result;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(log_file);
-  result.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return result;
-}
-
-std::string join(const std::vector<std::string>& argv) {
-  std::string text;
-  for (const auto& a : argv) text += (text.empty() ? "" : " ") + a;
-  return text;
-}
+std::string join(const std::vector<std::string>& argv) { return rocmtpl::detail::join(argv, " "); }
 
 bool is_executable(const fs::path& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); }
 
@@ -105,31 +68,6 @@ std::optional<fs::path> find_nvcc() {
   if (const char* cuda = std::getenv("CUDA_PATH")) candidates.push_back(fs::path(cuda) / "bin" / "nvcc");
   candidates.emplace_back("/usr/local/cuda/bin/nvcc");
   return find_program("nvcc", candidates);
-}
-
-class temp_dir {
- public:
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "rocmtpl-hip-portable-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  ~temp_dir() {
-    std::error_code ec;
-    if (std::getenv("ROCMTPL_KEEP_TEST_FILES") == nullptr) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-void write_file(const fs::path& p, std::string_view text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-  ASSERT_TRUE(out.good()) << "cannot write " << p;
 }
 
 void write_header(const fs::path& dir) {
@@ -444,16 +382,17 @@ TEST(HipPortable, EmbeddedTextIsAGuardedHeader) {
 TEST(HipPortable, HostConversionsMatchIeeeOracle) {
   const auto cxx = find_program("g++", {});
   if (!cxx) GTEST_SKIP() << "g++ not found on PATH; cannot build the host conversion check";
-  temp_dir dir;
+  temp_dir dir("rocmtpl-hip-portable");
   write_header(dir.path());
   write_file(dir.path() / "host_check.cpp", host_check_source);
   const fs::path exe = dir.path() / "host_check";
-  const std::vector<std::string> build = {cxx->string(), "-std=c++14", "-O2", "-Wall", "-Wextra", "-Wpedantic",
-                                          "-Wconversion", "-Wshadow", "-Werror", "-I", dir.path().string(),
-                                          (dir.path() / "host_check.cpp").string(), "-o", exe.string()};
-  const auto built = run_process(build, dir.path() / "build.log");
+  const std::vector<std::string> build = {
+      cxx->string(),  "-std=c++14", "-O2",     "-Wall", "-Wextra",           "-Wpedantic",
+      "-Wconversion", "-Wshadow",   "-Werror", "-I",    dir.path().string(), (dir.path() / "host_check.cpp").string(),
+      "-o",           exe.string()};
+  const auto built = run_logged(build, dir.path() / "build.log");
   ASSERT_EQ(built.exit_code, 0) << join(build) << "\n" << built.output;
-  const auto ran = run_process({exe.string()}, dir.path() / "run.log");
+  const auto ran = run_logged({exe.string()}, dir.path() / "run.log");
   ASSERT_EQ(ran.exit_code, 0) << ran.output;
   const auto values = parse_lines(ran.output);
   ASSERT_TRUE(values.contains("checked")) << ran.output;
@@ -506,20 +445,20 @@ TEST(HipPortable, HostConversionsMatchIeeeOracle) {
 
 void expect_kernel_builds(const std::vector<std::string>& argv_without_io, const std::string& extension,
                           const char* what) {
-  temp_dir dir;
+  temp_dir dir("rocmtpl-hip-portable");
   write_header(dir.path());
   const fs::path source = dir.path() / ("sample" + extension);
   write_file(source, sample_kernel_source);
   const fs::path library = dir.path() / "libsample.so";
   std::vector<std::string> argv = argv_without_io;
   argv.insert(argv.end(), {"-I", dir.path().string(), source.string(), "-o", library.string()});
-  const auto built = run_process(argv, dir.path() / "build.log");
+  const auto built = run_logged(argv, dir.path() / "build.log");
   ASSERT_EQ(built.exit_code, 0) << what << ": " << join(argv) << "\n" << built.output;
   EXPECT_EQ(built.output.find("warning"), std::string::npos) << built.output;
   ASSERT_TRUE(fs::is_regular_file(library));
   EXPECT_GT(fs::file_size(library), 0u);
   if (const auto nm = find_program("nm", {})) {
-    const auto symbols = run_process({nm->string(), "-D", "--defined-only", library.string()}, dir.path() / "nm.log");
+    const auto symbols = run_logged({nm->string(), "-D", "--defined-only", library.string()}, dir.path() / "nm.log");
     ASSERT_EQ(symbols.exit_code, 0) << symbols.output;
     EXPECT_NE(symbols.output.find(" T rocmtpl_sample_entry"), std::string::npos) << symbols.output;
     EXPECT_NE(symbols.output.find(" T rocmtpl_sample_convert"), std::string::npos) << symbols.output;

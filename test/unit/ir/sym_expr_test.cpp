@@ -26,6 +26,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 namespace {
@@ -801,19 +804,10 @@ bool have_command(const std::string& name) {
   return std::system(("command -v " + name + " > /dev/null 2>&1").c_str()) == 0;
 }
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::path(ROCMTPL_TEST_BINARY_DIR) / "sym_expr_test" / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+using rocmtpl::test::read_file;
+using rocmtpl::test::run_logged;
+using rocmtpl::test::temp_dir;
+using rocmtpl::test::write_file;
 
 std::vector<sym_expr> printed_cases() {
   std::vector<sym_expr> out{M * N + K,           M - 1,
@@ -835,7 +829,8 @@ std::vector<sym_expr> printed_cases() {
 // flags exactly the points where evaluate() throws (overflow, division by zero) instead of wrapping.
 TEST(SymExprCppOutput, PrintedExpressionsCompileAndMatchEvaluate) {
   if (!have_command("c++")) GTEST_SKIP() << "no host C++ compiler 'c++' on PATH";
-  const auto dir = fresh_dir("host");
+  const temp_dir tmp("rocmtpl-sym-expr-host");
+  const auto& dir = tmp.path();
   const std::vector<sym_expr> exprs = printed_cases();
   std::vector<point> points = grid();
   points.push_back({1, 2, 3});
@@ -877,12 +872,12 @@ TEST(SymExprCppOutput, PrintedExpressionsCompileAndMatchEvaluate) {
     }
   }
   src << "  return 0;\n}\n";
-  std::ofstream(dir / "printed.cpp") << src.str();
-  const std::string compile = "c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -O0 '" + (dir / "printed.cpp").string() +
-                              "' -o '" + (dir / "printed").string() + "' > '" + (dir / "compile.log").string() +
-                              "' 2>&1";
-  ASSERT_EQ(std::system(compile.c_str()), 0) << read_file(dir / "compile.log");
-  ASSERT_EQ(std::system(("'" + (dir / "printed").string() + "' > '" + (dir / "out.txt").string() + "'").c_str()), 0);
+  write_file(dir / "printed.cpp", src.str());
+  const auto built = run_logged({"c++", "-std=c++11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O0",
+                                 (dir / "printed.cpp").string(), "-o", (dir / "printed").string()},
+                                dir / "compile.log");
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  ASSERT_EQ(run_logged({(dir / "printed").string()}, dir / "out.txt").exit_code, 0);
   std::istringstream out(read_file(dir / "out.txt"));
   std::vector<std::int64_t> got;
   for (long long v = 0; out >> v;) got.push_back(v);
@@ -892,28 +887,32 @@ TEST(SymExprCppOutput, PrintedExpressionsCompileAndMatchEvaluate) {
 }
 
 // The helpers must compile as device code; this builds them (no GPU needed) where a toolchain exists.
-void compile_device(const std::string& compiler, const std::string& extension, const std::string& flags,
+void compile_device(const std::string& compiler, const std::string& extension, const std::vector<std::string>& flags,
                     const std::string& prelude) {
   if (!have_command(compiler)) GTEST_SKIP() << "no " << compiler << " on PATH";
-  const auto dir = fresh_dir(compiler);
+  const temp_dir tmp("rocmtpl-sym-expr-" + compiler);
+  const auto& dir = tmp.path();
   const sym_expr e = floor_div(M * N + 3, 8) - mod(M, N) + ceil_div(M, 64) + int64_min;
-  std::ofstream(dir / ("kernel" + extension))
-      << prelude << rocmtpl::sym_expr_cpp_helpers
+  std::ostringstream src;
+  src << prelude << rocmtpl::sym_expr_cpp_helpers
       << "__global__ void k(int64_t* out, int64_t u_M, int64_t u_N) { out[0] = " << e.to_cpp() << "; }\n"
       << "__global__ void c(int64_t* out, int64_t u_M, int64_t u_N) { bool rocmtpl_ok = true; out[0] = "
       << e.to_cpp_checked("rocmtpl_ok") << "; out[1] = rocmtpl_ok; }\n"
       << "static_assert(rocmtpl_floordiv(-7, 2) == -4 && rocmtpl_mod(-7, 2) == 1, \"constexpr helpers\");\n";
-  const std::string cmd = compiler + " " + flags + " -c '" + (dir / ("kernel" + extension)).string() + "' -o '" +
-                          (dir / "kernel.o").string() + "' > '" + (dir / "compile.log").string() + "' 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd << "\n" << read_file(dir / "compile.log");
+  write_file(dir / ("kernel" + extension), src.str());
+  std::vector<std::string> argv{compiler};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-c", (dir / ("kernel" + extension)).string(), "-o", (dir / "kernel.o").string()});
+  const auto built = run_logged(argv, dir / "compile.log");
+  ASSERT_EQ(built.exit_code, 0) << compiler << "\n" << built.output;
 }
 
 TEST(SymExprCppOutput, HelpersCompileWithHipcc) {
-  compile_device("hipcc", ".hip", "--offload-arch=gfx90a -Wall -Werror", "#include <hip/hip_runtime.h>\n");
+  compile_device("hipcc", ".hip", {"--offload-arch=gfx90a", "-Wall", "-Werror"}, "#include <hip/hip_runtime.h>\n");
 }
 
 TEST(SymExprCppOutput, HelpersCompileWithNvcc) {
-  compile_device("nvcc", ".cu", "-arch=sm_80 -Werror all-warnings", "");
+  compile_device("nvcc", ".cu", {"-arch=sm_80", "-Werror", "all-warnings"}, "");
 }
 
 }  // namespace

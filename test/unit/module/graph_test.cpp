@@ -108,9 +108,10 @@ TEST(ModuleOptions, Defaults) {
 }
 
 TEST(ModuleBytes, IsTheStorageOfTheLayoutInGeneratedCode) {
-  EXPECT_EQ(detail::module_impl::bytes_expr(buffer("x", rows8)), "rocmtpl_module_bytes(8*u_rows, 8*u_rows, 2)");
+  EXPECT_EQ(detail::module_impl::bytes_expr(buffer("x", rows8), "ok"),
+            "rocmtpl_module_bytes(rocmtpl_size_mul(8, u_rows, &ok), rocmtpl_size_mul(8, u_rows, &ok), 2, &ok)");
   const buffer fixed("w", layout::row_major(dtype::f32, {4, 3}));
-  EXPECT_EQ(detail::module_impl::bytes_expr(fixed), "rocmtpl_module_bytes(12, 12, 4)");
+  EXPECT_EQ(detail::module_impl::bytes_expr(fixed, "ok"), "rocmtpl_module_bytes(12, 12, 4, &ok)");
 }
 
 }  // namespace

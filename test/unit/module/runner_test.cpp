@@ -70,16 +70,29 @@ TEST(ModuleRunner, ParsesEachSizeAndTheIterationCount) {
 
 TEST(ModuleRunner, CallsTheEntryPointWithItsTensorsInOrder) {
   const auto src = runner_of(two_tensor_module());
-  EXPECT_TRUE(contains(src, "const size_t rocmtpl_t0_bytes = rocmtpl_module_bytes(u_n, u_n, 2);  // x"));
   EXPECT_TRUE(
-      contains(src, "if (!rocmtpl_runner::make_input(&rocmtpl_t0, rocmtpl_t0_bytes, 0, rocmtpl_rng)) return 1;"));
+      contains(src,
+               "    bool rocmtpl_sizes_ok = true;\n"
+               "    const size_t rocmtpl_t0_bytes = rocmtpl_module_bytes(u_n, u_n, 2, &rocmtpl_sizes_ok);  // x\n"
+               "    if (!rocmtpl_sizes_ok) {\n"
+               "        std::fprintf(stderr, \"rocmtpl runner: the bytes of x overflow\\n\");\n"
+               "        return 2;\n"
+               "    }\n"));
+  EXPECT_TRUE(contains(
+      src,
+      "if (!rocmtpl_runner::make_input(&rocmtpl_t0, rocmtpl_t0_bytes, ROCMTPL_DTYPE_FLOAT16, rocmtpl_rng)) return 1;"));
+  // The runner's dtype numbering is the host's (dtype_code()).
+  EXPECT_TRUE(contains(src, "#define ROCMTPL_DTYPE_FLOAT16 " + std::to_string(dtype_code(dtype::f16)) + "\n"));
+  EXPECT_TRUE(contains(src, "f16 = ROCMTPL_DTYPE_FLOAT16, bf16 = ROCMTPL_DTYPE_BFLOAT16,"));
   EXPECT_TRUE(contains(src, "if (!rocmtpl_runner::make_output(&rocmtpl_t1, rocmtpl_t1_bytes)) return 1;"));
   EXPECT_TRUE(contains(src, "int rocmtpl_status = scale(nullptr, nullptr, u_n, u_k, &rocmtpl_ws_bytes, nullptr, 0);"));
   EXPECT_TRUE(contains(src,
                        "rocmtpl_status = scale(static_cast<const uint16_t*>(rocmtpl_t0), "
                        "static_cast<float*>(rocmtpl_t1), u_n, u_k, nullptr, static_cast<uint8_t*>(rocmtpl_ws), 0);"));
   EXPECT_TRUE(contains(src, "std::printf(\"scale: n=%lld k=%lld %.4f ms per run"));
-  EXPECT_TRUE(contains(src, "checksum(y) = %.6e\\n\", rocmtpl_runner::checksum(rocmtpl_t1, rocmtpl_t1_bytes, 2));"));
+  EXPECT_TRUE(contains(src,
+                       "checksum(y) = %.6e\\n\", rocmtpl_runner::checksum(rocmtpl_t1, rocmtpl_t1_bytes, "
+                       "ROCMTPL_DTYPE_FLOAT32));"));
   EXPECT_FALSE(contains(src, "checksum(x)"));
   EXPECT_TRUE(contains(src, "(void)hipFree(rocmtpl_t1);"));
   EXPECT_FALSE(contains(src, "rocmtpl_t2"));

@@ -15,28 +15,11 @@
 
 namespace rocmtpl::runtime {
 
-/// @brief JSON form of a key (all fields, by name). Found by ADL: `nlohmann::json j = key;`.
-inline void to_json(nlohmann::json& j, const tuning_key& key) {
-  j = nlohmann::json{{"template_name", key.template_name},
-                     {"problem", key.problem},
-                     {"runtime_args", key.runtime_args},
-                     {"arch", key.arch},
-                     {"device", key.device},
-                     {"compiler_version", key.compiler_version},
-                     {"library_version", key.library_version}};
-}
-
-/// @brief Read a key written by `to_json(nlohmann::json&, const tuning_key&)`.
-/// @throws nlohmann::json::exception if a field is missing or not a string.
-inline void from_json(const nlohmann::json& j, tuning_key& key) {
-  j.at("template_name").get_to(key.template_name);
-  j.at("problem").get_to(key.problem);
-  j.at("runtime_args").get_to(key.runtime_args);
-  j.at("arch").get_to(key.arch);
-  j.at("device").get_to(key.device);
-  j.at("compiler_version").get_to(key.compiler_version);
-  j.at("library_version").get_to(key.library_version);
-}
+// JSON form of a key: every field, by name (`to_json`, found by ADL: `nlohmann::json j = key;`),
+// and its reader `from_json`, which throws nlohmann::json::exception if a field is missing or not a
+// string (nlohmann/json writes both).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(tuning_key, template_name, problem, runtime_args, arch, device, compiler_version,
+                                   library_version)
 
 /// @brief JSON form of a measurement; `status` is written by name.
 inline void to_json(nlohmann::json& j, const measurement& m) {
