@@ -27,9 +27,10 @@ fs::path scratch() {
 
 rocm_template<templates::gemm_policy> problem() {
   const auto m = sym_expr::symbol("M");
-  return {templates::gemm_policy(),
-          {buffer("x", layout::row_major(dtype::f32, {m, 2048})), buffer("w", layout::row_major(dtype::f32, {2048, 2048}))},
-          layout::row_major(dtype::f32, {m, 2048})};
+  return {
+      templates::gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f32, {m, 2048})), buffer("w", layout::row_major(dtype::f32, {2048, 2048}))},
+      layout::row_major(dtype::f32, {m, 2048})};
 }
 
 autotune_options tune_options(const fs::path& dir) {
@@ -130,7 +131,8 @@ struct launch_fixture {
     code_cache cache(scratch() / "launch");
     const auto& rt = gpu_runtime::instance();
     const auto opts = compile_options_for(rt.properties(rt.current_device()));
-    lib = std::make_shared<shared_library>(cache.get_or_compile(compiler::find(opts.platform), launch_source, opts).library);
+    lib = std::make_shared<shared_library>(
+        cache.get_or_compile(compiler::find(opts.platform), launch_source, opts).library);
   }
 };
 

@@ -40,7 +40,8 @@ void generate(benchmark::State& state, const rocmtpl::rocm_template<gemm_policy>
     bytes += caller.source().size();
     benchmark::DoNotOptimize(caller);
   }
-  state.counters["renders_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["renders_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["source_bytes"] = static_cast<double>(bytes) / static_cast<double>(state.iterations());
 }
 
@@ -56,7 +57,8 @@ void BM_RenderPlaceholder(benchmark::State& state) {
     auto r = node.make_kernel_render();
     benchmark::DoNotOptimize(r.render());
   }
-  state.counters["renders_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["renders_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 // Enumerating the search space (range-v3 cartesian product + validity filter).

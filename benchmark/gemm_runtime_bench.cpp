@@ -48,7 +48,7 @@ using templates::gemm_policy;
 struct shape {
   std::int64_t m, n, k;
 };
-const std::vector<shape> shapes{{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
+const std::vector<shape> shapes{{1024, 1024, 1024}, {2048, 2048, 2048},  {4096, 4096, 4096}, {8192, 8192, 8192},
                                 {1000, 3000, 700},  {4096, 11008, 4096}, {8192, 1024, 8192}};
 
 // cuBLAS through dlopen (no headers): handle, stream, math mode, cublasGemmEx.
@@ -374,9 +374,11 @@ void register_all() {
   for (dtype t : dtypes) {
     for (std::size_t si : picks) {
       const auto& s = shapes.at(si);
-      const std::string tag = std::string(name(t)) + "/" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
-                              std::to_string(s.k);
-      benchmark::RegisterBenchmark(("cublas/" + tag).c_str(), bm_cublas, t, si)->UseManualTime()->Unit(benchmark::kMillisecond);
+      const std::string tag =
+          std::string(name(t)) + "/" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+      benchmark::RegisterBenchmark(("cublas/" + tag).c_str(), bm_cublas, t, si)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("rocmtpl/" + tag).c_str(), bm_rocmtpl, t, si, false)
           ->UseManualTime()
           ->Unit(benchmark::kMillisecond);

@@ -10,10 +10,10 @@
 // Without a GPU it compiles for gfx90a with hipcc, saves, loads and queries; running needs a GPU and
 // says so. The same source also builds as a standalone timing program (printed at the end).
 #include <rocmtpl/module.hpp>
-#include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime.hpp>
 #include <rocmtpl/runtime/module_loader.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
 
 #include <cmath>
 #include <cstdint>

@@ -18,13 +18,13 @@ namespace rocmtpl {
 
 /// @brief A rendered choice ready for benchmarking: source, entry point, concrete tensors, extra args.
 struct rocm_benchmark_request {
-  std::string kernel_name;                      ///< exported symbol in the compiled library
-  std::vector<tensor_meta> input_tensor_meta;   ///< in C ABI order (input_reorder applied, unique)
+  std::string kernel_name;                     ///< exported symbol in the compiled library
+  std::vector<tensor_meta> input_tensor_meta;  ///< in C ABI order (input_reorder applied, unique)
   tensor_meta output_tensor_meta;
-  std::vector<std::int64_t> extra_args;         ///< size-symbol hints, then runtime argument values
-  std::size_t size_arg_count = 0;               ///< how many of extra_args are size arguments
+  std::vector<std::int64_t> extra_args;  ///< size-symbol hints, then runtime argument values
+  std::size_t size_arg_count = 0;        ///< how many of extra_args are size arguments
   std::string source_code;
-  std::optional<std::size_t> workspace_size;    ///< filled by the runtime's workspace query
+  std::optional<std::size_t> workspace_size;  ///< filled by the runtime's workspace query
 
   /// @brief Hash of the source alone: equal sources share one compiled library.
   [[nodiscard]] std::string source_hash() const { return detail::hash_hex(source_code); }

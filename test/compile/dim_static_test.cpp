@@ -16,13 +16,21 @@ using rocmtpl::sym;
 
 // Wrappers, so that an invalid use is a false constraint rather than a hard error.
 template <class D>
-concept has_static_product = requires { rocmtpl::static_product_v<D>; };
+concept has_static_product = requires {
+  rocmtpl::static_product_v<D>;
+};
 template <class D>
-concept has_static_extents = requires { rocmtpl::static_extents_v<D>; };
+concept has_static_extents = requires {
+  rocmtpl::static_extents_v<D>;
+};
 template <class D, std::size_t I>
-concept has_at = requires { typename D::template at<I>; };
+concept has_at = requires {
+  typename D::template at<I>;
+};
 template <class... Ds>
-concept valid_dims = requires { typename dims<Ds...>; };
+concept valid_dims = requires {
+  typename dims<Ds...>;
+};
 
 // ext: value, any non-negative extent, the largest int64.
 static_assert(ext<0>::value == 0);

@@ -85,13 +85,23 @@ TEST(GemmGolden, MatrixCoreBatchedBf16SplitKResidual) {
 
 // The Hopper path (sm_90a wgmma + TMA) on the README's main job: fp16 4096^3 + bias + relu.
 TEST(GemmGolden, HopperWgmmaF16BiasRelu) {
-  rocmtpl::rocm_template<gemm_policy> t(gemm_policy({activation::relu}),
-                                        {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
-                                         buffer("w", layout::row_major(dtype::f16, {4096, 4096})),
-                                         buffer("bias", layout::row_major(dtype::f16, {4096}))},
-                                        layout::row_major(dtype::f16, {4096, 4096}));
-  gemm_config c{.block_m = 128, .block_n = 256, .block_k = 64, .thread_m = 0, .thread_n = 0, .group_m = 8,
-                .math = gemm_math::wgmma, .warp_m = 64, .warp_n = 256, .stages = 4, .vector = 8, .split_k = 1};
+  rocmtpl::rocm_template<gemm_policy> t(
+      gemm_policy({activation::relu}),
+      {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
+       buffer("w", layout::row_major(dtype::f16, {4096, 4096})), buffer("bias", layout::row_major(dtype::f16, {4096}))},
+      layout::row_major(dtype::f16, {4096, 4096}));
+  gemm_config c{.block_m = 128,
+                .block_n = 256,
+                .block_k = 64,
+                .thread_m = 0,
+                .thread_n = 0,
+                .group_m = 8,
+                .math = gemm_math::wgmma,
+                .warp_m = 64,
+                .warp_n = 256,
+                .stages = 4,
+                .vector = 8,
+                .split_k = 1};
   check_golden("gemm_wgmma_f16_bias_relu.hip", t.generate(c).source());
 }
 

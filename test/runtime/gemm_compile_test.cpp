@@ -320,7 +320,8 @@ TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
   EXPECT_EQ(k.call({shifted, aligned, aligned}, args(64, 64, 64), nullptr, nullptr, nullptr), unsupported);
   EXPECT_EQ(k.call({aligned, aligned, aligned}, args(64, 60, 64), nullptr, nullptr, nullptr), unsupported);
   EXPECT_EQ(k.call({aligned, aligned, aligned}, args(64, 64, 60), nullptr, nullptr, nullptr), unsupported);
-  EXPECT_EQ(k.call({aligned, aligned, aligned}, args(0, 64, 64), nullptr, nullptr, nullptr), kernel_status::ok);  // nothing to do
+  EXPECT_EQ(k.call({aligned, aligned, aligned}, args(0, 64, 64), nullptr, nullptr, nullptr),
+            kernel_status::ok);  // nothing to do
 }
 
 TEST(GemmCompile, HopperSourcesBuildForAmdAndRefuseAtRunTime) {
@@ -334,7 +335,6 @@ TEST(GemmCompile, HopperSourcesBuildForAmdAndRefuseAtRunTime) {
   EXPECT_EQ(k.workspace_size({64, 64, 64, 1}), 0U);
   int dummy[4] = {};
   std::vector<const void*> tensors(5, dummy);
-  EXPECT_EQ(k.call(tensors, {64, 64, 64, 1}, nullptr, nullptr, nullptr),
-            kernel_status::unsupported_argument);
+  EXPECT_EQ(k.call(tensors, {64, 64, 64, 1}, nullptr, nullptr, nullptr), kernel_status::unsupported_argument);
 }
 }  // namespace

@@ -2,8 +2,8 @@
 // rocm_cpp_scheduling: kernel naming and deduplication, codegen_template with and without epilogue
 // fusion, the emitted calls; elementwise_policy, the kernel an unfused epilogue becomes.
 #include <rocmtpl/rocm_cpp_scheduling.hpp>
-#include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
 
 #include <gtest/gtest.h>
 
@@ -174,7 +174,8 @@ TEST(RocmCppScheduling, CodegenTemplateDefinesAndCallsTheKernel) {
       wrapper,
       "uint8_t* rocmtpl_call_workspace = rocmtpl_call0_workspace > 0 ? workspace + rocmtpl_scratch_offset : nullptr;"))
       << wrapper;
-  EXPECT_TRUE(contains(wrapper, "rocm_fused_gemm_0(u_x, u_w1, u_h, u_M, nullptr, rocmtpl_call_workspace, stream);")) << wrapper;
+  EXPECT_TRUE(contains(wrapper, "rocm_fused_gemm_0(u_x, u_w1, u_h, u_M, nullptr, rocmtpl_call_workspace, stream);"))
+      << wrapper;
   EXPECT_TRUE(contains(wrapper, "if (rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;"));
 }
 
@@ -191,7 +192,8 @@ TEST(RocmCppScheduling, SameTemplateTwiceSharesOneKernelWithItsOwnArguments) {
   EXPECT_EQ(sched.calls()[1].input_buffers, (std::vector<std::string>{"h2", "w2"}));
   EXPECT_EQ(sched.calls()[1].output_buffers, (std::vector<std::string>{"y"}));
   EXPECT_EQ(sched.calls()[1].callee, "rocm_fused_gemm_0_ns::rocm_fused_gemm_0");
-  EXPECT_TRUE(contains(sched.wrapper_code().str(), "rocm_fused_gemm_0_ns::rocm_fused_gemm_0(u_h2, u_w2, u_y, u_M, nullptr"));
+  EXPECT_TRUE(
+      contains(sched.wrapper_code().str(), "rocm_fused_gemm_0_ns::rocm_fused_gemm_0(u_h2, u_w2, u_y, u_M, nullptr"));
   EXPECT_TRUE(contains(sched.query_code().str(), "&rocmtpl_call1_workspace"));
 }
 
@@ -206,7 +208,8 @@ TEST(RocmCppScheduling, CallFollowsTheInputReorder) {
   ASSERT_EQ(sched.calls().size(), 1U);
   EXPECT_EQ(sched.calls()[0].input_buffers, (std::vector<std::string>{"bias", "x", "w"}));
   EXPECT_TRUE(sched.calls()[0].size_args.empty());
-  EXPECT_TRUE(contains(sched.wrapper_code().str(), "(u_bias, u_x, u_w, u_y, nullptr, rocmtpl_call_workspace, stream);"));
+  EXPECT_TRUE(
+      contains(sched.wrapper_code().str(), "(u_bias, u_x, u_w, u_y, nullptr, rocmtpl_call_workspace, stream);"));
 }
 
 TEST(RocmCppScheduling, GemmRefusesEpiloguesAndSaysWhy) {

@@ -49,8 +49,8 @@ inline constexpr std::array<dtype_info, 11> dtype_table{{
   const auto index = static_cast<std::size_t>(d);
   if (index >= dtype_table.size()) {
     throw invalid_argument_error("rocmtpl: dtype: unknown dtype value " + std::to_string(index) +
-                                 " has no HIP spelling (valid values are 0.." +
-                                 std::to_string(dtype_table.size() - 1) + ")");
+                                 " has no HIP spelling (valid values are 0.." + std::to_string(dtype_table.size() - 1) +
+                                 ")");
   }
   return dtype_table[index];
 }
@@ -102,8 +102,7 @@ inline constexpr std::array<dtype_info, 11> dtype_table{{
     if (!known.empty()) known += ", ";
     known += entry.name;
   }
-  throw invalid_argument_error("rocmtpl: dtype: unknown dtype '" + std::string(text) + "'; expected one of " +
-                               known);
+  throw invalid_argument_error("rocmtpl: dtype: unknown dtype '" + std::string(text) + "'; expected one of " + known);
 }
 
 inline std::ostream& operator<<(std::ostream& os, dtype d) { return os << name(d); }

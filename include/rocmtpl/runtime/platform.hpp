@@ -20,7 +20,9 @@ enum class platform {
 };
 
 /// @brief "amd" or "nvidia".
-[[nodiscard]] constexpr std::string_view to_string(platform p) noexcept { return p == platform::amd ? "amd" : "nvidia"; }
+[[nodiscard]] constexpr std::string_view to_string(platform p) noexcept {
+  return p == platform::amd ? "amd" : "nvidia";
+}
 
 /// @brief Parses a platform choice as `ROCMTPL_PLATFORM` spells it.
 /// @return the platform, or std::nullopt for "auto" and the empty string (detect what is present).
