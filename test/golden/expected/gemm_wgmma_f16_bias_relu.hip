@@ -38,6 +38,46 @@ ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_floordiv(int64_t a, int
 ROCMTPL_SYM_HOST_DEVICE inline constexpr int64_t rocmtpl_mod(int64_t a, int64_t b) {
   return b == -1 ? 0 : (a % b != 0 && ((a % b < 0) != (b < 0))) ? a % b + b : a % b;
 }
+// Checked size arithmetic (sym_expr::to_cpp_checked()): on int64 overflow or a zero divisor the
+// result is 0 and *ok becomes false, so an entry point refuses the sizes instead of wrapping.
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_add(int64_t a, int64_t b, bool* ok) {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) {
+    *ok = false;
+    return 0;
+  }
+  return a + b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_sub(int64_t a, int64_t b, bool* ok) {
+  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) {
+    *ok = false;
+    return 0;
+  }
+  return a - b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mul(int64_t a, int64_t b, bool* ok) {
+  if (a == 0 || b == 0) return 0;
+  const bool fits = a > 0 ? (b > 0 ? a <= INT64_MAX / b : b >= INT64_MIN / a)
+                          : (b > 0 ? a >= INT64_MIN / b : a >= INT64_MAX / b);
+  if (!fits) {
+    *ok = false;
+    return 0;
+  }
+  return a * b;
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_floordiv(int64_t a, int64_t b, bool* ok) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) {
+    *ok = false;
+    return 0;
+  }
+  return rocmtpl_floordiv(a, b);
+}
+ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bool* ok) {
+  if (b == 0) {
+    *ok = false;
+    return 0;
+  }
+  return rocmtpl_mod(a, b);
+}
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // gemm wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8: Y = relu(X @ W + Bias)
@@ -602,30 +642,10 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const u
         *workspace_size = 0;
         return ROCMTPL_STATUS_OK;
     }
-    if (!X) {
-        int64_t X_size = 16777216;
-        if (X_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
-    }
-    if (!W) {
-        int64_t W_size = 16777216;
-        if (W_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
-    }
-    if (!Bias) {
-        int64_t Bias_size = 4096;
-        if (Bias_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
-    }
-    if (!Y) {
-        int64_t Y_size = 16777216;
-        if (Y_size > 0) {
-            return ROCMTPL_STATUS_NULL_ARGUMENT;
-        }
-    }
+    if (!X) return ROCMTPL_STATUS_NULL_ARGUMENT;
+    if (!W) return ROCMTPL_STATUS_NULL_ARGUMENT;
+    if (!Bias) return ROCMTPL_STATUS_NULL_ARGUMENT;
+    if (!Y) return ROCMTPL_STATUS_NULL_ARGUMENT;
     if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
     (void)workspace;
     const gemm_pointers t{X, W, Bias, Y, nullptr};
