@@ -23,7 +23,7 @@ int main() {
   }
   const auto caller = gemm.generate(configs.front(), {{"M", 512}});
   const std::string& source = caller.source();
-  for (const char* needle : {"extern \"C\"", "PT_EXPORT int rocm_gemm(", "int64_t M"}) {
+  for (const char* needle : {"extern \"C\"", "PT_EXPORT int rocm_gemm(", "int64_t u_M"}) {
     if (source.find(needle) == std::string::npos) {
       std::fprintf(stderr, "pure_consumer: rendered source lacks '%s':\n%s\n", needle, source.c_str());
       return 1;
