@@ -2,7 +2,7 @@
 // Tests include/rocmtpl/runtime.hpp, the umbrella of the runtime layer: it gives the whole layer
 // (and the pure layer's rocm_template) in one include, and it misses no header: every header of
 // include/rocmtpl/runtime/ is included by the umbrella, and every folder runtime/X/ by the
-// runtime/X.hpp that gathers it.
+// runtime/X.hpp that gathers it; and every runtime header has a test of the same name.
 #include <rocmtpl/runtime.hpp>
 
 #include <gtest/gtest.h>
@@ -23,6 +23,7 @@ namespace rt = rocmtpl::runtime;
 // One name from each runtime header (a missing include fails to compile here).
 static_assert(std::is_class_v<rt::autotune_report>);                                      // autotuner.hpp
 static_assert(std::is_class_v<rt::bench>);                                                // benchmark.hpp
+static_assert(std::is_class_v<rt::cache_directory_error>);                                // cache_root.hpp
 static_assert(std::is_class_v<rt::code_cache>);                                           // code_cache.hpp
 static_assert(std::is_class_v<rt::compiler>);                                             // compiler.hpp
 static_assert(std::is_class_v<rt::device_identity>);                                      // device_identity.hpp
@@ -36,7 +37,8 @@ static_assert(std::is_class_v<rt::tuning_db_error>);                            
 static_assert(std::is_enum_v<rt::platform>);                                              // platform.hpp
 static_assert(std::is_class_v<rocmtpl::rocm_template<rocmtpl::templates::gemm_policy>>);  // the pure layer
 
-const fs::path include_dir = fs::path(ROCMTPL_TEST_SOURCE_DIR).parent_path() / "include";
+const fs::path test_dir = ROCMTPL_TEST_SOURCE_DIR;
+const fs::path include_dir = test_dir.parent_path() / "include";
 
 std::string read_text(const fs::path& file) {
   std::ifstream in(file);
@@ -80,6 +82,24 @@ TEST(RuntimeUmbrella, EachRuntimeFolderHasAHeaderThatGathersIt) {
     expect_gathers(gatherer, headers_in(entry.path()));
   }
   EXPECT_GE(folders, 2U) << "tuning_db/ and gpu_runtime/ at least";
+}
+
+// include/rocmtpl/runtime/<path>.hpp is tested by test/runtime/<path>_test.cpp (detail/ headers
+// included), and the umbrella include/rocmtpl/runtime.hpp by this file.
+TEST(RuntimeUmbrella, EveryRuntimeHeaderHasATestOfTheSameName) {
+  EXPECT_TRUE(fs::exists(test_dir / "runtime" / "runtime_test.cpp"));
+  const fs::path runtime_dir = include_dir / "rocmtpl" / "runtime";
+  std::size_t headers = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(runtime_dir)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".hpp") continue;
+    ++headers;
+    fs::path test = test_dir / "runtime" / entry.path().lexically_relative(runtime_dir);
+    test.replace_extension();
+    test += "_test.cpp";
+    EXPECT_TRUE(fs::exists(test)) << entry.path().lexically_relative(include_dir).generic_string() << " has no test "
+                                  << test.lexically_relative(test_dir.parent_path()).generic_string();
+  }
+  EXPECT_GT(headers, 20U) << "wrong folder: " << runtime_dir;
 }
 
 }  // namespace

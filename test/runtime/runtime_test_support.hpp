@@ -2,10 +2,12 @@
 #pragma once
 
 // Helpers of the runtime tests that compile: the HIP source the compile tests build, the workspace
-// query, the installed compiler or a skip. Temporary folders, environment overrides, scripts and
-// process watching come from the shared test support (test/support/), included here.
+// query, the installed compiler or a skip, a gemm template with a symbolic row count. Temporary folders, environment
+// overrides, scripts and process watching come from the shared test support (test/support/), included here.
 
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
+#include <rocmtpl/templates/gemm.hpp>
 
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -72,6 +74,17 @@ inline std::optional<runtime::compiler> find_compiler(runtime::platform p) {
   } catch (const runtime::compiler_not_found_error&) {
     return std::nullopt;
   }
+}
+
+// Whether the compiler for `p` is installed.
+inline bool have_compiler(runtime::platform p) { return find_compiler(p).has_value(); }
+
+// A gemm [M,64] x [64,48] -> [M,48] of dtype `t` with M symbolic.
+inline rocm_template<templates::gemm_policy> symbolic_gemm(dtype t = dtype::f32) {
+  const auto m = sym_expr::symbol("M");
+  return {templates::gemm_policy(),
+          {buffer("x", layout::row_major(t, {m, 64})), buffer("w", layout::row_major(t, {64, 48}))},
+          layout::row_major(t, {m, 48})};
 }
 
 #define ROCMTPL_REQUIRE_COMPILER(var, platform)                                                     \

@@ -72,7 +72,7 @@ struct built_module {
       return;
     }
     // Shared by the test processes (ctest runs each test in its own): one compile for all of them.
-    cache.emplace(std::filesystem::path(ROCMTPL_TEST_BINARY_DIR) / "module_test_cache");
+    cache.emplace(std::filesystem::path(ROCMTPL_TEST_BINARY_DIR) / "module_loader_test_cache");
     module.emplace(loaded_module::compile(source, *cc, amd_compile_options({"gfx90a"}), *cache));
   }
 };
