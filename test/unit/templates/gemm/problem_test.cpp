@@ -35,15 +35,13 @@ TEST(GemmProblem, SizesAndStridesOfEachOperand) {
   EXPECT_EQ(v.residual.node, nullptr);
   EXPECT_TRUE(v.matrix_core_eligible());
 
-  // Bias along M.
-  const auto vm =
-      td::make_gemm_view(rocmtpl::rocm_template<gemm_policy>(gemm_policy(),
-                                                             {buffer("x", layout::row_major(dtype::f32, {M, 8})),
-                                                              buffer("w", layout::row_major(dtype::f32, {8, 4})),
-                                                              buffer("bias", layout::row_major(dtype::f32, {M}))},
-                                                             layout::row_major(dtype::f32, {M, 4}))
-                             .context(),
-                         gemm_options{.bias_along = bias_dim::m});
+  // Bias along M. The view points into the template's context: keep the template alive.
+  const rocmtpl::rocm_template<gemm_policy> along_m(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f32, {M, 8})), buffer("w", layout::row_major(dtype::f32, {8, 4})),
+       buffer("bias", layout::row_major(dtype::f32, {M}))},
+      layout::row_major(dtype::f32, {M, 4}));
+  const auto vm = td::make_gemm_view(along_m.context(), gemm_options{.bias_along = bias_dim::m});
   EXPECT_EQ(vm.bias.stride_r, sym_expr(1));
   EXPECT_EQ(vm.bias.stride_c, sym_expr(0));
   EXPECT_FALSE(vm.matrix_core_eligible());
