@@ -3,89 +3,41 @@
 // invalid_reason() (non-throwing, constexpr), is_valid() and validate() (a typed config_error).
 #include <rocmtpl/templates/gemm/config.hpp>
 
+#include "unit/templates/gemm/support.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 
 namespace {
+using gemm_test::contains;
+using gemm_test::hopper;
+using gemm_test::mma;
 using rocmtpl::templates::gemm_config;
 using rocmtpl::templates::gemm_math;
 using rocmtpl::templates::invalid_reason;
 using rocmtpl::templates::is_valid;
 using rocmtpl::templates::validate;
 
-gemm_config mma(int bm, int bn, int bk, int wm, int wn, int stages) {
-  return {.block_m = bm,
-          .block_n = bn,
-          .block_k = bk,
-          .thread_m = 0,
-          .thread_n = 0,
-          .group_m = 8,
-          .math = gemm_math::matrix_core,
-          .warp_m = wm,
-          .warp_n = wn,
-          .stages = stages,
-          .vector = 8,
-          .split_k = 1};
-}
-
-gemm_config hopper(int bm, int bn, int stages) {
-  return {.block_m = bm,
-          .block_n = bn,
-          .block_k = 64,
-          .thread_m = 0,
-          .thread_n = 0,
-          .group_m = 8,
-          .math = gemm_math::wgmma,
-          .warp_m = bm / 2,
-          .warp_n = bn,
-          .stages = stages,
-          .vector = 8,
-          .split_k = 1};
-}
-
 std::string reason(const gemm_config& c) { return std::string(invalid_reason(c).value_or("")); }
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-TEST(GemmConfig, TextForms) {
-  gemm_config c{128, 64, 8, 8, 4, 1};
-  EXPECT_EQ(c.to_string(),
-            "{.block_m = 128, .block_n = 64, .block_k = 8, .thread_m = 8, .thread_n = 4, .group_m = 1, .math = "
-            "gemm_math::simt, .warp_m = 0, .warp_n = 0, .stages = 2, .vector = 4, .split_k = 1}");
-  EXPECT_EQ(c.name(), "bm128_bn64_bk8_tm8_tn4_g1_s2_v4");
-  EXPECT_EQ(c.threads(), 256);
-  auto m = mma(128, 256, 32, 64, 64, 4);
-  m.split_k = 4;
-  EXPECT_EQ(m.name(), "mma_bm128_bn256_bk32_wm64_wn64_g8_s4_v8_sk4");
-  EXPECT_EQ(m.warps(), 8);
-  EXPECT_EQ(m.threads(), 256);
-  EXPECT_EQ(m.shared_bytes(), 4 * (128 + 256) * 32 * 2);
-  EXPECT_EQ(m.amd_lds_bytes(), (128 + 256) * (32 + 8) * 2);
-  const auto d = describe(m);
-  EXPECT_EQ(d.front(), (std::pair<std::string, std::string>{"math", "matrix_core"}));
-  EXPECT_TRUE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"warp_n", "64"}) != d.end());
-  EXPECT_TRUE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"split_k", "4"}) != d.end());
-  EXPECT_EQ(to_string(gemm_math::matrix_core), "matrix_core");
-}
-
 TEST(GemmConfig, InvalidConfigsAreExplained) {
-  EXPECT_TRUE(has(reason({64, 64, 16, 12, 4, 1}), "multiple of thread_m"));
-  EXPECT_TRUE(has(reason({64, 64, 16, 6, 4, 1}), "multiples of 4"));
-  EXPECT_TRUE(has(reason({32, 32, 8, 8, 8, 1}), "multiple of 64"));
-  EXPECT_TRUE(has(reason({256, 128, 8, 4, 4, 1}), "threads per block"));
-  EXPECT_TRUE(has(reason({128, 128, 64, 8, 8, 1}), "shared memory"));
-  EXPECT_TRUE(has(reason({64, 64, 0, 4, 4, 1}), "positive"));
+  EXPECT_TRUE(contains(reason({64, 64, 16, 12, 4, 1}), "multiple of thread_m"));
+  EXPECT_TRUE(contains(reason({64, 64, 16, 6, 4, 1}), "multiples of 4"));
+  EXPECT_TRUE(contains(reason({32, 32, 8, 8, 8, 1}), "multiple of 64"));
+  EXPECT_TRUE(contains(reason({256, 128, 8, 4, 4, 1}), "threads per block"));
+  EXPECT_TRUE(contains(reason({128, 128, 64, 8, 8, 1}), "shared memory"));
+  EXPECT_TRUE(contains(reason({64, 64, 0, 4, 4, 1}), "positive"));
   auto v = gemm_config{};
   v.vector = 3;
-  EXPECT_TRUE(has(reason(v), "vector"));
-  EXPECT_TRUE(has(reason(mma(128, 128, 32, 48, 64, 3)), "multiples of 32"));
-  EXPECT_TRUE(has(reason(mma(128, 128, 32, 128, 64, 3)), "registers"));
-  EXPECT_TRUE(has(reason(mma(128, 128, 16, 64, 64, 3)), "block_k"));
-  EXPECT_TRUE(has(reason(mma(256, 128, 64, 64, 64, 5)), "227 KiB"));
-  EXPECT_TRUE(has(reason(mma(256, 128, 128, 64, 64, 2)), "LDS"));
-  EXPECT_TRUE(has(reason(mma(128, 128, 32, 64, 64, 1)), "stages"));
+  EXPECT_TRUE(contains(reason(v), "vector"));
+  EXPECT_TRUE(contains(reason(mma(128, 128, 32, 48, 64, 3)), "multiples of 32"));
+  EXPECT_TRUE(contains(reason(mma(128, 128, 32, 128, 64, 3)), "registers"));
+  EXPECT_TRUE(contains(reason(mma(128, 128, 16, 64, 64, 3)), "block_k"));
+  EXPECT_TRUE(contains(reason(mma(256, 128, 64, 64, 64, 5)), "227 KiB"));
+  EXPECT_TRUE(contains(reason(mma(256, 128, 128, 64, 64, 2)), "LDS"));
+  EXPECT_TRUE(contains(reason(mma(128, 128, 32, 64, 64, 1)), "stages"));
   EXPECT_FALSE(invalid_reason(gemm_config{}).has_value());
   EXPECT_FALSE(invalid_reason(mma(128, 128, 32, 64, 64, 4)).has_value());
 }
@@ -104,28 +56,28 @@ TEST(GemmConfig, HopperConfigsFollowNotesAndWarpgroupRules) {
   EXPECT_EQ(hopper(128, 256, 4).shared_bytes(), 216144);
   EXPECT_EQ(hopper(128, 256, 4).name(), "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8");
   EXPECT_EQ(std::string(rocmtpl::templates::to_string(gemm_math::wgmma)), "wgmma");
-  EXPECT_TRUE(has(hopper(128, 256, 4).to_string(), ".math = gemm_math::wgmma"));
-  EXPECT_TRUE(has(reason(hopper(128, 256, 5)), "227 KiB"));
-  EXPECT_TRUE(has(reason(hopper(256, 256, 2)), "register"));
-  EXPECT_TRUE(has(reason(hopper(128, 96, 4)), "64, 128, 192 or 256"));
+  EXPECT_TRUE(contains(hopper(128, 256, 4).to_string(), ".math = gemm_math::wgmma"));
+  EXPECT_TRUE(contains(reason(hopper(128, 256, 5)), "227 KiB"));
+  EXPECT_TRUE(contains(reason(hopper(256, 256, 2)), "register"));
+  EXPECT_TRUE(contains(reason(hopper(128, 96, 4)), "64, 128, 192 or 256"));
   auto c = hopper(128, 128, 4);
   c.warp_m = 128;  // one consumer warpgroup would take the whole tile
-  EXPECT_TRUE(has(reason(c), "2 x warp_m"));
+  EXPECT_TRUE(contains(reason(c), "2 x warp_m"));
   c = hopper(192, 128, 4);
   c.warp_m = 96;
-  EXPECT_TRUE(has(reason(c), "multiple of 64"));
+  EXPECT_TRUE(contains(reason(c), "multiple of 64"));
   c = hopper(128, 128, 4);
   c.block_k = 32;
-  EXPECT_TRUE(has(reason(c), "block_k 64"));
+  EXPECT_TRUE(contains(reason(c), "block_k 64"));
   c = hopper(128, 128, 4);
   c.warp_n = 64;
-  EXPECT_TRUE(has(reason(c), "warp_n must equal block_n"));
+  EXPECT_TRUE(contains(reason(c), "warp_n must equal block_n"));
   c = hopper(128, 128, 4);
   c.split_k = 2;
-  EXPECT_TRUE(has(reason(c), "split K"));
+  EXPECT_TRUE(contains(reason(c), "split K"));
   c = hopper(128, 128, 4);
   c.vector = 4;
-  EXPECT_TRUE(has(reason(c), "vector 8"));
+  EXPECT_TRUE(contains(reason(c), "vector 8"));
 }
 
 // The non-throwing check is a constant expression: search spaces and tests can use it at compile time.

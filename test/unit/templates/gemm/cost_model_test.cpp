@@ -2,27 +2,19 @@
 // templates/gemm/cost_model.hpp: the estimate counts waves, padding, K and the split-K traffic.
 #include <rocmtpl/templates/gemm/cost_model.hpp>
 
+#include "unit/templates/gemm/support.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
 namespace {
+using gemm_test::hopper;
 using rocmtpl::templates::gemm_config;
 using rocmtpl::templates::gemm_estimate_cost;
 using rocmtpl::templates::gemm_math;
 
-const gemm_config mma128{.block_m = 128,
-                         .block_n = 128,
-                         .block_k = 32,
-                         .thread_m = 0,
-                         .thread_n = 0,
-                         .group_m = 8,
-                         .math = gemm_math::matrix_core,
-                         .warp_m = 64,
-                         .warp_n = 64,
-                         .stages = 4,
-                         .vector = 8,
-                         .split_k = 1};
+const gemm_config mma128 = gemm_test::mma(128, 128, 32, 64, 64, 4);
 
 TEST(GemmCostModel, CountsWavesAndPadding) {
   // A 129-row problem pads to two block rows: more cost than 128 rows.
@@ -37,21 +29,6 @@ TEST(GemmCostModel, SplitKPaysOffOnlyForSmallOutputsWithLongK) {
   split.split_k = 8;
   EXPECT_LT(gemm_estimate_cost(split, 128, 128, 16384, 1), gemm_estimate_cost(mma128, 128, 128, 16384, 1));
   EXPECT_GT(gemm_estimate_cost(split, 8192, 8192, 1024, 1), gemm_estimate_cost(mma128, 8192, 8192, 1024, 1));
-}
-
-gemm_config hopper(int bm, int bn, int stages) {
-  return {.block_m = bm,
-          .block_n = bn,
-          .block_k = 64,
-          .thread_m = 0,
-          .thread_n = 0,
-          .group_m = 8,
-          .math = gemm_math::wgmma,
-          .warp_m = bm / 2,
-          .warp_n = bn,
-          .stages = stages,
-          .vector = 8,
-          .split_k = 1};
 }
 
 TEST(GemmCostModel, HopperBeatsMmaSyncOnLargeProblemsAndSmallTilesWinSmallOnes) {

@@ -18,53 +18,23 @@ using rocmtpl::templates::detail::sm90_head_text;
 using rocmtpl::templates::detail::sm90_host_text;
 using rocmtpl::templates::detail::sm90_wgmma_text;
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-gemm_config hopper(int bm, int bn, int stages) {
-  return {.block_m = bm,
-          .block_n = bn,
-          .block_k = 64,
-          .thread_m = 0,
-          .thread_n = 0,
-          .group_m = 8,
-          .math = gemm_math::wgmma,
-          .warp_m = bm / 2,
-          .warp_n = bn,
-          .stages = stages,
-          .vector = 8,
-          .split_k = 1};
-}
-
-TEST(GemmSm90DeviceCode, WgmmaWrapperHasOneRegisterPerAccumulator) {
-  const auto f16 = sm90_wgmma_text(256, false);
-  EXPECT_TRUE(has(f16, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "));
-  EXPECT_TRUE(has(f16, "float (&d)[128]"));
-  EXPECT_TRUE(has(f16, "\"+f\"(d[127])"));
-  EXPECT_FALSE(has(f16, "d[128]"));
-  EXPECT_TRUE(has(f16, "setp.ne.b32 p, %130, 0;"));        // scale_d after the 128 accumulators and 2 descriptors
-  EXPECT_TRUE(has(f16, "}, %128, %129, p, 1, 1, 0, 1;"));  // imm-trans-b = 1: W is N-major
-  const auto bf16 = sm90_wgmma_text(64, true);
-  EXPECT_TRUE(has(bf16, "m64n64k16.f32.bf16.bf16"));
-  EXPECT_TRUE(has(bf16, "float (&d)[32]"));
-}
-
 TEST(GemmSm90DeviceCode, DeviceCodeOnlyForNvidiaSm90a) {
   const std::string head(sm90_head_text);
   EXPECT_EQ(head.find("#if defined(ROCMTPL_PLATFORM_NVIDIA)"), head.find("#if"));
-  EXPECT_TRUE(has(head, "#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)"));
-  EXPECT_TRUE(has(head, "setmaxnreg.inc.sync.aligned.u32"));
-  EXPECT_TRUE(has(head, "cp.async.bulk.tensor.2d"));
-  EXPECT_TRUE(has(std::string(sm90_body_text), "#endif  // ROCMTPL_GEMM_SM90_DEVICE"));
+  EXPECT_TRUE(contains(head, "#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)"));
+  EXPECT_TRUE(contains(head, "setmaxnreg.inc.sync.aligned.u32"));
+  EXPECT_TRUE(contains(head, "cp.async.bulk.tensor.2d"));
+  EXPECT_TRUE(contains(std::string(sm90_body_text), "#endif  // ROCMTPL_GEMM_SM90_DEVICE"));
   const std::string host(sm90_host_text);
-  EXPECT_TRUE(has(host, "__trap();  // built without sm_90a features"));
-  EXPECT_TRUE(has(host, "cudaGetDriverEntryPointByVersion(\"cuTensorMapEncodeTiled\""));
-  EXPECT_FALSE(has(host, "cuTensorMapEncodeTiled("));  // never linked against libcuda
-  EXPECT_TRUE(has(host, "cudaFuncSetAttribute(gemm_sm90_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize"));
-  EXPECT_TRUE(has(host, "hopper = major == 9 && minor == 0 && count > 0;"));
-  EXPECT_TRUE(has(host, "static thread_local entry last;"));  // tensor maps reused for the same operands
+  EXPECT_TRUE(contains(host, "__trap();  // built without sm_90a features"));
+  EXPECT_TRUE(contains(host, "cudaGetDriverEntryPointByVersion(\"cuTensorMapEncodeTiled\""));
+  EXPECT_FALSE(contains(host, "cuTensorMapEncodeTiled("));  // never linked against libcuda
+  EXPECT_TRUE(contains(host, "cudaFuncSetAttribute(gemm_sm90_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize"));
+  EXPECT_TRUE(contains(host, "hopper = major == 9 && minor == 0 && count > 0;"));
+  EXPECT_TRUE(contains(host, "static thread_local entry last;"));  // tensor maps reused for the same operands
   // AMD builds: the run function refuses every call.
   const auto amd = host.substr(host.rfind("#else"));
-  EXPECT_TRUE(has(amd, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(amd, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
 }
 
 TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
@@ -75,18 +45,18 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
        buffer("w", layout::row_major(dtype::f16, {4096, 4096})), buffer("bias", layout::row_major(dtype::f16, {4096}))},
       layout::row_major(dtype::f16, {4096, 4096}));
   const auto src = t.generate(hopper(128, 256, 4)).source();
-  EXPECT_TRUE(has(src, "// gemm wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8: Y = relu(X @ W + Bias)"));
-  EXPECT_TRUE(has(src, "constexpr int gemm_dynamic_shared = 216144;"));
-  EXPECT_TRUE(has(src, "constexpr int gemm_sm90_bias_mode = 1;"));
-  EXPECT_TRUE(has(src, "#define ROCMTPL_GEMM_SM90_HAS_BIAS 1"));
-  EXPECT_TRUE(has(src, "#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL 0"));
-  EXPECT_TRUE(has(src, "m64n256k16.f32.f16.f16"));
-  EXPECT_TRUE(has(src, "apply_activation(float v) { return v > 0.0f ? v : 0.0f; }"));  // relu
-  EXPECT_TRUE(has(src, "return gemm_sm90_run(p, t, stream);"));
-  EXPECT_FALSE(has(src, "store_output("));  // the path has its own epilogue
-  EXPECT_FALSE(has(src, "mma.sync"));
+  EXPECT_TRUE(contains(src, "// gemm wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8: Y = relu(X @ W + Bias)"));
+  EXPECT_TRUE(contains(src, "constexpr int gemm_dynamic_shared = 216144;"));
+  EXPECT_TRUE(contains(src, "constexpr int gemm_sm90_bias_mode = 1;"));
+  EXPECT_TRUE(contains(src, "#define ROCMTPL_GEMM_SM90_HAS_BIAS 1"));
+  EXPECT_TRUE(contains(src, "#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL 0"));
+  EXPECT_TRUE(contains(src, "m64n256k16.f32.f16.f16"));
+  EXPECT_TRUE(contains(src, "apply_activation(float v) { return v > 0.0f ? v : 0.0f; }"));  // relu
+  EXPECT_TRUE(contains(src, "return gemm_sm90_run(p, t, stream);"));
+  EXPECT_FALSE(contains(src, "store_output("));  // the path has its own epilogue
+  EXPECT_FALSE(contains(src, "mma.sync"));
   // Headers before the anonymous namespace (an include inside it would wrap std in it).
-  ASSERT_TRUE(has(src, "#include <atomic>"));
+  ASSERT_TRUE(contains(src, "#include <atomic>"));
   EXPECT_LT(src.find("#include <cuda.h>"), src.find("namespace {"));
   EXPECT_LT(src.find("#include <atomic>"), src.find("namespace {"));
 
@@ -103,14 +73,14 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
        buffer("bias", layout::row_major(dtype::f32, {M})), buffer("res", layout::row_major(dtype::f32, {M, N}))},
       layout::row_major(dtype::f16, {M, N}));
   const auto s2 = all.generate(hopper(256, 128, 4), {{"M", 512}, {"N", 512}, {"K", 512}}).source();
-  EXPECT_TRUE(has(s2, "m64n128k16.f32.bf16.bf16"));
-  EXPECT_TRUE(has(s2, "constexpr int gemm_sm90_bias_mode = 2;"));
-  EXPECT_TRUE(has(s2, "constexpr int y_kind = 1;"));
-  EXPECT_TRUE(has(s2, "gemm_sm90_alpha = 0.5f;"));
-  EXPECT_TRUE(has(s2, "gemm_sm90_beta = 2.0f;"));
-  EXPECT_TRUE(has(s2, "#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL 1"));
-  EXPECT_TRUE(has(s2, "if (split_k != 1) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
-  EXPECT_TRUE(has(s2, "*workspace_size = 0;"));
+  EXPECT_TRUE(contains(s2, "m64n128k16.f32.bf16.bf16"));
+  EXPECT_TRUE(contains(s2, "constexpr int gemm_sm90_bias_mode = 2;"));
+  EXPECT_TRUE(contains(s2, "constexpr int y_kind = 1;"));
+  EXPECT_TRUE(contains(s2, "gemm_sm90_alpha = 0.5f;"));
+  EXPECT_TRUE(contains(s2, "gemm_sm90_beta = 2.0f;"));
+  EXPECT_TRUE(contains(s2, "#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL 1"));
+  EXPECT_TRUE(contains(s2, "if (split_k != 1) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(s2, "*workspace_size = 0;"));
 }
 
 TEST(GemmSm90DeviceCode, RenderRefusesProblemsThePathCannotServe) {
@@ -125,8 +95,8 @@ TEST(GemmSm90DeviceCode, RenderRefusesProblemsThePathCannotServe) {
     (void)col_w.generate(c);
     ADD_FAILURE() << "no error";
   } catch (const rocmtpl::invalid_argument_error& e) {
-    EXPECT_TRUE(has(e.what(), "row-major")) << e.what();
-    EXPECT_TRUE(has(e.what(), "wgmma config wgmma_bm128_bn128")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "row-major")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "wgmma config wgmma_bm128_bn128")) << e.what();
   }
   rocmtpl::rocm_template<gemm_policy> batched(
       gemm_policy(),

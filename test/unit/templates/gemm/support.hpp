@@ -71,6 +71,13 @@ inline gemm_config mma(int bm, int bn, int bk, int wm, int wn, int stages) {
   return c;
 }
 
+// A Hopper (wgmma) configuration: two consumer warpgroups split block_m, one warpgroup spans block_n.
+inline gemm_config hopper(int bm, int bn, int stages) {
+  gemm_config c = mma(bm, bn, 64, bm / 2, bn, stages);
+  c.math = gemm_math::wgmma;
+  return c;
+}
+
 inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 inline std::size_t count(const std::string& s, const std::string& part) {
