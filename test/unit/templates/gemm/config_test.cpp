@@ -22,6 +22,27 @@ using rocmtpl::templates::validate;
 
 std::string reason(const gemm_config& c) { return std::string(invalid_reason(c).value_or("")); }
 
+TEST(GemmConfig, TextForms) {
+  gemm_config c{128, 64, 8, 8, 4, 1};
+  EXPECT_EQ(c.to_string(),
+            "{.block_m = 128, .block_n = 64, .block_k = 8, .thread_m = 8, .thread_n = 4, .group_m = 1, .math = "
+            "gemm_math::simt, .warp_m = 0, .warp_n = 0, .stages = 2, .vector = 4, .split_k = 1}");
+  EXPECT_EQ(c.name(), "bm128_bn64_bk8_tm8_tn4_g1_s2_v4");
+  EXPECT_EQ(c.threads(), 256);
+  auto m = mma(128, 256, 32, 64, 64, 4);
+  m.split_k = 4;
+  EXPECT_EQ(m.name(), "mma_bm128_bn256_bk32_wm64_wn64_g8_s4_v8_sk4");
+  EXPECT_EQ(m.warps(), 8);
+  EXPECT_EQ(m.threads(), 256);
+  EXPECT_EQ(m.shared_bytes(), 4 * (128 + 256) * 32 * 2);
+  EXPECT_EQ(m.amd_lds_bytes(), (128 + 256) * (32 + 8) * 2);
+  const auto d = describe(m);
+  EXPECT_EQ(d.front(), (std::pair<std::string, std::string>{"math", "matrix_core"}));
+  EXPECT_TRUE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"warp_n", "64"}) != d.end());
+  EXPECT_TRUE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"split_k", "4"}) != d.end());
+  EXPECT_EQ(to_string(gemm_math::matrix_core), "matrix_core");
+}
+
 TEST(GemmConfig, InvalidConfigsAreExplained) {
   EXPECT_TRUE(contains(reason({64, 64, 16, 12, 4, 1}), "multiple of thread_m"));
   EXPECT_TRUE(contains(reason({64, 64, 16, 6, 4, 1}), "multiples of 4"));

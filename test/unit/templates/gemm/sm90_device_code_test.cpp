@@ -18,6 +18,19 @@ using rocmtpl::templates::detail::sm90_head_text;
 using rocmtpl::templates::detail::sm90_host_text;
 using rocmtpl::templates::detail::sm90_wgmma_text;
 
+TEST(GemmSm90DeviceCode, WgmmaWrapperHasOneRegisterPerAccumulator) {
+  const auto f16 = sm90_wgmma_text(256, false);
+  EXPECT_TRUE(contains(f16, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "));
+  EXPECT_TRUE(contains(f16, "float (&d)[128]"));
+  EXPECT_TRUE(contains(f16, "\"+f\"(d[127])"));
+  EXPECT_FALSE(contains(f16, "d[128]"));
+  EXPECT_TRUE(contains(f16, "setp.ne.b32 p, %130, 0;"));        // scale_d after the 128 accumulators and 2 descriptors
+  EXPECT_TRUE(contains(f16, "}, %128, %129, p, 1, 1, 0, 1;"));  // imm-trans-b = 1: W is N-major
+  const auto bf16 = sm90_wgmma_text(64, true);
+  EXPECT_TRUE(contains(bf16, "m64n64k16.f32.bf16.bf16"));
+  EXPECT_TRUE(contains(bf16, "float (&d)[32]"));
+}
+
 TEST(GemmSm90DeviceCode, DeviceCodeOnlyForNvidiaSm90a) {
   const std::string head(sm90_head_text);
   EXPECT_EQ(head.find("#if defined(ROCMTPL_PLATFORM_NVIDIA)"), head.find("#if"));
