@@ -1,4 +1,4 @@
-// expect-error: missing_argument_for_parameter<rocmtpl::fixed_string<2>."M".>
+// expect-error: missing_argument_for_parameter<(rocmtpl::fixed_string<2>)?[{]"M"[}]>
 // SPDX-License-Identifier: MIT
 // The size argument M left out: the error names the parameter M (twin: signature_missing_size_twin.cpp).
 #define ROCMTPL_FAIL_MISSING_SIZE

@@ -332,13 +332,50 @@ constexpr bool distinct_names(const std::array<param_desc, N>& params) {
   return true;
 }
 
-// Appends one parameter's declaration (`const uint16_t* X`, `int64_t u_M`, `int32_t split_k`).
-constexpr void append_argdef(std::string& out, const param_desc& p) {
+// Appends one parameter's declaration (`const uint16_t* X`, `int64_t u_M`, `int32_t split_k`) to
+// `out`: a std::string, a text_length or a text_writer (the last two build constant text without
+// std::string, which Clang cannot keep in constant evaluation with libstdc++ 12).
+template <class Out>
+constexpr void append_argdef(Out& out, const param_desc& p) {
   if (p.kind == param_kind::input) out += "const ";
   out += p.c_type;
   out += p.kind == param_kind::input || p.kind == param_kind::output ? "* " : " ";
   if (p.kind == param_kind::size) out += user_identifier_prefix;
   out += p.name;
+}
+
+// Counts the characters appended to it.
+struct text_length {
+  std::size_t size = 0;
+  constexpr text_length& operator+=(std::string_view s) noexcept {
+    size += s.size();
+    return *this;
+  }
+};
+
+// Writes appended characters into a fixed_text.
+template <std::size_t N>
+struct text_writer {
+  fixed_text<N> text{};
+  std::size_t size = 0;
+  constexpr text_writer& operator+=(std::string_view s) noexcept {
+    for (char c : s) text.data[size++] = c;
+    return *this;
+  }
+};
+
+// The declaration of an entry point with these parameters.
+template <class Out, std::size_t N>
+constexpr void write_declaration(Out& out, std::string_view kernel_name, const std::array<param_desc, N>& params) {
+  out += "extern \"C\" PT_EXPORT int ";
+  out += kernel_name;
+  out += "(";
+  for (const auto& p : params) {
+    append_argdef(out, p);
+    out += ", ";
+  }
+  out += entry_abi_tail;
+  out += ")";
 }
 
 }  // namespace detail
@@ -410,7 +447,7 @@ struct kernel_signature<inputs<In...>, outputs<Out...>, Extras...> {
   static constexpr std::size_t output_count = sizeof...(Out);
 
   /// @brief The parameter declarations, as kernel_args::cpp_argdefs() writes them.
-  [[nodiscard]] static constexpr std::vector<std::string> argdefs() {
+  [[nodiscard]] static std::vector<std::string> argdefs() {
     std::vector<std::string> out;
     for (const auto& p : parameters) {
       std::string s;
@@ -421,27 +458,23 @@ struct kernel_signature<inputs<In...>, outputs<Out...>, Extras...> {
   }
 
   /// @brief The entry point's declaration, as rocm_template_kernel::def_kernel() returns it.
-  [[nodiscard]] static constexpr std::string declaration(std::string_view kernel_name) {
-    std::string s = "extern \"C\" PT_EXPORT int ";
-    s += kernel_name;
-    s += '(';
-    for (const auto& p : parameters) {
-      detail::append_argdef(s, p);
-      s += ", ";
-    }
-    s += entry_abi_tail;
-    s += ')';
+  [[nodiscard]] static std::string declaration(std::string_view kernel_name) {
+    std::string s;
+    detail::write_declaration(s, kernel_name, parameters);
     return s;
   }
 
   /// @brief declaration() as a constant: `sig::declaration_text<"rocm_gemm">.view()`.
   template <fixed_string KernelName>
   static constexpr auto declaration_text = [] {
-    constexpr std::size_t n = declaration(KernelName.view()).size();
-    fixed_text<n> out{};
-    const std::string s = declaration(KernelName.view());
-    std::copy(s.begin(), s.end(), out.data);
-    return out;
+    constexpr std::size_t n = [] {
+      detail::text_length length;
+      detail::write_declaration(length, KernelName.view(), parameters);
+      return length.size;
+    }();
+    detail::text_writer<n> out;
+    detail::write_declaration(out, KernelName.view(), parameters);
+    return out.text;
   }();
 
   /// @brief The size symbols (`M`), in parameter order (their code names are `u_M`).
