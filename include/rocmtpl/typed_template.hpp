@@ -116,12 +116,17 @@ class typed_template {
 
 /// @brief Makes a typed_template from a policy and the problem's buffer types.
 /// @param policy the kernel_template policy
-/// @param extras optional `runtime_args<...>{}` and `input_order<...>{}`
+/// @param in `inputs<static_buffer...>{}` in the template's order (a tag: only its type is used)
+/// @param out `outputs<static_buffer>{}` (a tag)
+/// @param extras optional `runtime_args<...>{}` and `input_order<...>{}` (tags)
 /// @throws signature_error when the policy's runtime arguments differ from `runtime_args<...>`.
 template <class Policy, class... In, class... Out, class... Extras>
 requires kernel_template<Policy>
 [[nodiscard]] typed_template<Policy, kernel_signature<inputs<In...>, outputs<Out...>, Extras...>> make_template(
-    Policy policy, inputs<In...> /*unused*/, outputs<Out...> /*unused*/, Extras... /*unused*/) {
+    Policy policy, inputs<In...> in, outputs<Out...> out, Extras... extras) {
+  (void)in;
+  (void)out;
+  ((void)extras, ...);
   return typed_template<Policy, kernel_signature<inputs<In...>, outputs<Out...>, Extras...>>(std::move(policy));
 }
 
