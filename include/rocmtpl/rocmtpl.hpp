@@ -14,6 +14,7 @@
 #include <rocmtpl/codegen/signature.hpp>
 #include <rocmtpl/codegen/status.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/codegen/typed_entry.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
 #include <rocmtpl/error.hpp>

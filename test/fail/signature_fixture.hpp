@@ -3,7 +3,7 @@
 // each case defines one ROCMTPL_FAIL_* macro that spoils the call; without one it builds.
 #pragma once
 
-#include <rocmtpl/codegen/signature.hpp>
+#include <rocmtpl/codegen/typed_entry.hpp>
 
 #include <cstdint>
 

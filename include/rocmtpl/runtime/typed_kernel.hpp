@@ -26,6 +26,7 @@
 
 #include <rocmtpl/codegen/signature.hpp>
 #include <rocmtpl/codegen/status.hpp>
+#include <rocmtpl/codegen/typed_entry.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/runtime/code_cache.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
