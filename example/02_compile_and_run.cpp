@@ -2,6 +2,11 @@
 // 02_compile_and_run: render a GEMM, compile it into a shared library (cached on disk), load it,
 // call its C entry point and, where a GPU exists, run it and check the result on the host.
 //
+// The typed path comes first: the problem is given as buffer types, so the compiled kernel is
+// called with `const float* X, const float* W, float* Y, int64_t M, stream` (checked at compile
+// time), with no function-pointer type, void* or argument count written here. The runtime-value
+// path (shapes learned at run time) follows; it renders the same source.
+//
 // The program builds with a plain host compiler (link rocmtpl::runtime): the GPU runtime is loaded
 // at run time. Without a GPU it still compiles (hipcc, for gfx90a), loads the library and queries
 // the workspace; running needs a GPU and says so. The cache folder is ROCMTPL_CACHE_DIR, else
@@ -16,39 +21,52 @@
 #include <memory>
 #include <vector>
 
+namespace {
+// Y[M, N] = X[M, K] @ W[K, N] in fp32; M is symbolic (an argument of the entry point).
+constexpr std::int64_t rows = 100;
+constexpr std::int64_t k = 64;
+constexpr std::int64_t n = 48;
+using x_buffer = rocmtpl::static_buffer<
+    "X", rocmtpl::row_major_layout<rocmtpl::f32_t, rocmtpl::dims<rocmtpl::sym<"M">, rocmtpl::ext<k>>>>;
+using w_buffer =
+    rocmtpl::static_buffer<"W",
+                           rocmtpl::row_major_layout<rocmtpl::f32_t, rocmtpl::dims<rocmtpl::ext<k>, rocmtpl::ext<n>>>>;
+using y_buffer = rocmtpl::static_buffer<
+    "Y", rocmtpl::row_major_layout<rocmtpl::f32_t, rocmtpl::dims<rocmtpl::sym<"M">, rocmtpl::ext<n>>>>;
+}  // namespace
+
 int main() {
   using namespace rocmtpl;
   using namespace rocmtpl::runtime;
   try {
-    // Y[M, N] = X[M, K] @ W[K, N] in fp32; M is symbolic (an argument of the entry point).
-    constexpr std::int64_t rows = 100;
-    constexpr std::int64_t k = 64;
-    constexpr std::int64_t n = 48;
-    const auto m = sym_expr::symbol("M");
-    const rocm_template<templates::gemm_policy> gemm(
-        templates::gemm_policy{},
-        {buffer("x", layout::row_major(dtype::f32, {m, k})), buffer("w", layout::row_major(dtype::f32, {k, n}))},
-        layout::row_major(dtype::f32, {m, n}));
+    // The typed template: buffer names are the GEMM's parameter names (X, W, Y).
+    const auto gemm = make_template(templates::gemm_policy{}, inputs<x_buffer, w_buffer>{}, outputs<y_buffer>{});
     const auto caller = gemm.generate(gemm.policy().configs().front(), {{"M", rows}});
+    std::cout << caller.declaration() << '\n';
 
     // 1. Compile for this machine's GPU, or (no GPU) for an AMD target to show the steps. The cache
     //    key covers the source, the command, the compiler version and the arch: a second run loads
-    //    the library without compiling.
+    //    the library without compiling. compile() also loads the entry point with its exact type.
     const auto& gpu = gpu_runtime::instance();
     const compile_options options =
         gpu.available() ? compile_options_for(gpu.properties(gpu.current_device())) : amd_compile_options({"gfx90a"});
     const compiler cc = compiler::find(options.platform);
     code_cache cache;
-    const compile_result built = cache.get_or_compile(cc, caller.source(), options);
-    std::cout << "library " << built.library.string() << (built.cached ? " (from the cache)" : "") << '\n';
-    for (const auto& usage : built.resources) std::cout << "  " << to_string(usage) << '\n';
+    const auto kernel = compile(caller, cache, cc, options);
+    std::cout << "entry point " << kernel.name() << ", workspace " << kernel.workspace_size(rows) << " bytes\n";
 
-    // 2. Load it. The entry point takes the tensors (X, W, then Y), the size arguments (M), then
-    //    workspace_size, workspace and the stream; kernel_entry calls it with those counts.
-    auto library = std::make_shared<shared_library>(built.library);
-    const kernel_entry entry(library, caller.bmreq().kernel_name, 3, 1);
-    const std::vector<std::int64_t> sizes{rows};
-    std::cout << "entry point " << entry.name() << ", workspace " << entry.workspace_size(sizes) << " bytes\n";
+    // 2. The runtime-value route, for shapes learned at run time: runtime buffers, the same
+    //    source; the entry point is called by argument counts (3 tensors, 1 size argument).
+    const auto m = sym_expr::symbol("M");
+    const rocm_template<templates::gemm_policy> untyped(
+        templates::gemm_policy{},
+        {buffer("X", layout::row_major(dtype::f32, {m, k})), buffer("W", layout::row_major(dtype::f32, {k, n}))},
+        layout::row_major(dtype::f32, {m, n}));
+    const auto untyped_caller = untyped.generate(untyped.policy().configs().front(), {{"M", rows}});
+    const compile_result built = cache.get_or_compile(cc, untyped_caller.source(), options);
+    const kernel_entry entry(std::make_shared<shared_library>(built.library), untyped_caller.bmreq().kernel_name, 3, 1);
+    std::cout << "runtime-value route: same source " << (untyped_caller.source() == caller.source() ? "yes" : "no")
+              << ", workspace " << entry.workspace_size({rows}) << " bytes\n";
 
     if (!gpu.available()) {
       std::cout << "running needs a GPU: " << gpu.status() << '\n';
@@ -67,7 +85,8 @@ int main() {
     dx.copy_from_host(x.data());
     dw.copy_from_host(w.data());
     const stream s;
-    entry.launch({dx.get(), dw.get(), dy.get()}, sizes, nullptr, s.get());
+    kernel(static_cast<const float*>(dx.get()), static_cast<const float*>(dw.get()), static_cast<float*>(dy.get()),
+           rows, s.get());
     s.synchronize();
     dy.copy_to_host(y.data());
 

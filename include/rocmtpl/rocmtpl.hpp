@@ -11,8 +11,10 @@
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/codegen/preamble.hpp>
+#include <rocmtpl/codegen/signature.hpp>
 #include <rocmtpl/codegen/status.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/codegen/typed_entry.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
 #include <rocmtpl/error.hpp>
@@ -20,6 +22,7 @@
 #include <rocmtpl/ir/dim.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>
+#include <rocmtpl/ir/host_types.hpp>
 #include <rocmtpl/ir/layout.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/ir/tensor_meta.hpp>
@@ -31,4 +34,5 @@
 #include <rocmtpl/rocm_template_buffer.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/templates/gemm.hpp>
+#include <rocmtpl/typed_template.hpp>
 #include <rocmtpl/version.hpp>

@@ -1,0 +1,4 @@
+// expect-success
+// SPDX-License-Identifier: MIT
+// The passing twin of signature_extra_argument.cpp: the same call with the signature's arguments builds.
+#include "signature_fixture.hpp"
