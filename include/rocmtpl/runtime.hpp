@@ -23,5 +23,6 @@
 #include <rocmtpl/runtime/resource_usage.hpp>
 #include <rocmtpl/runtime/shared_library.hpp>
 #include <rocmtpl/runtime/tuning_db.hpp>
+#include <rocmtpl/runtime/typed_autotune.hpp>
 #include <rocmtpl/runtime/typed_kernel.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>

@@ -34,6 +34,7 @@ static_assert(std::is_class_v<rt::worker_process>);                             
 static_assert(std::is_class_v<rt::shared_library>);                                       // shared_library.hpp
 static_assert(std::is_class_v<rt::tuning_db>);                                            // tuning_db.hpp
 static_assert(std::is_class_v<rt::tuning_db_error>);                                      // tuning_db/sqlite.hpp
+static_assert(std::is_class_v<rt::no_winner_error>);                                      // typed_autotune.hpp
 static_assert(std::is_class_v<rt::workspace_required_error>);                             // typed_kernel.hpp
 static_assert(std::is_enum_v<rt::platform>);                                              // platform.hpp
 static_assert(std::is_class_v<rocmtpl::rocm_template<rocmtpl::templates::gemm_policy>>);  // the pure layer
