@@ -4,6 +4,7 @@
 //  - BM_WarmTuneFreshProcess: the same tune answered from the database, timed inside a new process;
 //  - BM_DirectQuery / BM_AbiQuery: the generic C-ABI call's own cost (typed call vs kernel_entry);
 //  - BM_DirectLaunch / BM_AbiLaunch: one launch each way (host time per launch, queue kept busy).
+//  - BM_TypedQuery: the workspace query through the typed wrapper (issue 9: <= 10 ns over BM_DirectQuery).
 // Run: build/release/benchmark/autotune_runtime_bench
 #include <rocmtpl/runtime.hpp>
 
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <type_traits>
 
 namespace {
 namespace fs = std::filesystem;
@@ -145,6 +147,28 @@ void BM_DirectQuery(benchmark::State& state) {
   std::size_t bytes = 0;
   for (auto _ : state) benchmark::DoNotOptimize(fn(nullptr, f.y.as<float>(), 32, &bytes, nullptr, f.s.get()));
 }
+
+// The same query through the typed wrapper over the exact function type (a kernel_signature whose
+// function type is abi_entry's): /0 typed_kernel::workspace_size() (throws on a status), /1
+// typed_entry::query_workspace() (returns it). Figure: at most 10 ns over BM_DirectQuery.
+using query_x = static_buffer<"x", row_major_layout<f32_t, dims<sym<"n">>>>;
+using query_y = static_buffer<"y", row_major_layout<f32_t, dims<sym<"n">>>>;
+using query_signature = kernel_signature<inputs<query_x>, outputs<query_y>>;
+static_assert(std::is_same_v<query_signature::function_type,
+                             int(const float*, float*, std::int64_t, std::size_t*, std::uint8_t*, void*)>);
+
+void BM_TypedQuery(benchmark::State& state) {
+  if (!need_gpu(state)) return;
+  launch_fixture f;
+  const typed_kernel<query_signature> k(f.lib, "abi_entry");
+  std::size_t bytes = 0;
+  if (state.range(0) == 0) {
+    for (auto _ : state) benchmark::DoNotOptimize(k.workspace_size(std::int64_t{32}));
+  } else {
+    for (auto _ : state) benchmark::DoNotOptimize(k.entry().query_workspace(bytes, std::int64_t{32}));
+  }
+}
+BENCHMARK(BM_TypedQuery)->Arg(0)->Arg(1);
 
 void BM_AbiQuery(benchmark::State& state) {
   if (!need_gpu(state)) return;
