@@ -98,7 +98,8 @@ inline compile_options tuned_compile_options(const autotune_report& report, cons
 /// type. A winner the tuning database remembered loads the same way.
 /// @param tpl the template that was tuned
 /// @param report what autotune(tpl.untyped(), hints, options) returned
-/// @param hints, options the tune's size hints and options (max_candidates, cache_dir, amd_archs)
+/// @param hints the tune's size hints
+/// @param options the tune's options (max_candidates, cache_dir and amd_archs matter here)
 /// @return the winner, or nullopt when the report has none
 /// @throws template_error when the winner is none of the template's candidates for these hints;
 /// signature_error, compile_error, library_load_error, symbol_not_found_error.
