@@ -175,8 +175,9 @@ struct kernel_call {
 /// @brief Partial scheduling for ROCm C++ templates (the reference's ROCmCPPScheduling).
 ///
 /// It defines kernels (deduplicated by source), renders template nodes with epilogues where the
-/// template fuses them, and writes the host code that calls the kernels: workspace queries into
-/// query_code() and the calls into wrapper_code(). That host code expects these names in scope:
+/// template fuses them, and writes the host code that calls the kernels: each call's workspace into
+/// query_code() (computed from the size symbols where the template describes it, else queried from
+/// the kernel) and the calls into wrapper_code(). That host code expects these names in scope:
 /// `stream` (the stream), `workspace` (`uint8_t*`, the caller's workspace), `rocmtpl_scratch_bytes`
 /// (`size_t`, the query code raises it to the largest per-call workspace) and
 /// `rocmtpl_scratch_offset` (`size_t`, where the per-call workspace starts in `workspace`);
@@ -423,7 +424,8 @@ class rocm_cpp_scheduling {
   [[nodiscard]] const std::vector<kernel_definition>& kernels() const noexcept { return kernels_; }
   /// @brief Calls emitted so far, in order.
   [[nodiscard]] const std::vector<kernel_call>& calls() const noexcept { return calls_; }
-  /// @brief The workspace queries of the calls (host code).
+  /// @brief The workspace of each call (host code): computed from the size symbols where known at code
+  /// generation, else queried from the kernel.
   [[nodiscard]] const indented_buffer& query_code() const noexcept { return query_; }
   /// @brief The calls (host code, the reference's wrapper code).
   [[nodiscard]] const indented_buffer& wrapper_code() const noexcept { return wrapper_; }

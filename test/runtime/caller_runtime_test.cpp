@@ -5,7 +5,9 @@
 // answers for split-K configurations at several sizes; output_node() of a template that does not
 // describe its workspace falls back to the compiled query; benchmark() without a GPU throws
 // no_gpu_error before compiling anything.
+#include <rocmtpl/module.hpp>
 #include <rocmtpl/runtime/caller_runtime.hpp>
+#include <rocmtpl/runtime/module_loader.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 
 #include "runtime/runtime_test_support.hpp"
@@ -165,6 +167,31 @@ TEST(CallerRuntime, BenchmarkWithoutAGpuThrowsNoGpuError) {
   EXPECT_THROW((void)caller.benchmark(&x, &w, &y), no_gpu_error);
   EXPECT_THROW((void)caller.benchmark(std::vector<const void*>{&x, &w}, &y), no_gpu_error);
   EXPECT_TRUE(caller.bmreq().library_path.empty());  // refused before compiling
+}
+
+// rocm_cpp_scheduling allocates the described workspace around the call: a module of one split-K
+// GEMM computes it from M (no query of the kernel) and its own workspace query answers it, aligned.
+TEST(CallerRuntime, ModuleAllocatesTheDescribedWorkspaceAroundTheCall) {
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
+  temp_dir dir;
+  const buffer x("x", layout::row_major(dtype::f32, {sM, 96}));
+  const buffer w("w", layout::row_major(dtype::f32, {96, 40}));
+  rocm_template<gemm_policy> t(gemm_policy({.runtime_split_k = true}), {x, w}, layout::row_major(dtype::f32, {sM, 40}));
+  module_graph g("split_module");
+  g.add_input(x).add_input(w);
+  g.add_node("y", t.generate(split(3), {{"M", 64}}).output_node());
+  g.add_output("y");
+  const auto m = emit_module(g);
+  EXPECT_NE(m.source.find("workspace 480*M bytes, known at code generation"), std::string::npos);
+  EXPECT_EQ(m.source.find("&rocmtpl_call0_workspace"), std::string::npos);  // no run-time query
+  code_cache cache(dir.path() / "kernels");
+  const auto module = loaded_module::compile(m, cc, amd_compile_options({"gfx90a"}), cache);
+  for (std::int64_t rows : {0, 1, 64, 1000}) {
+    const auto bytes = static_cast<std::size_t>(3 * rows * 40 * 4);
+    EXPECT_EQ(module.workspace_size({{"M", rows}}), (bytes + 255) / 256 * 256) << "M " << rows;
+  }
+  // Sizes whose workspace overflows are refused by the module before any kernel runs.
+  EXPECT_THROW((void)module.workspace_size({{"M", std::int64_t{1} << 60}}), kernel_status_error);
 }
 
 }  // namespace
