@@ -384,39 +384,9 @@ class rocm_cpp_scheduling {
     };
     std::string what;
     for (const auto& o : call.origins) what += (what.empty() ? "" : ", ") + o.node + " = " + o.op;
-    std::string inputs;
-    for (const auto& b : call.input_buffers) inputs += (inputs.empty() ? "" : ", ") + b;
 
-    const auto& known = node.node.workspace_bytes();
-    if (known) check_workspace_symbols(kernel_name, node, *known, call.size_args);
-    const bool none = known && known->constant() == std::optional<std::int64_t>(0);
-    if (known) {
-      write_known_workspace(kernel_name, what, bytes, *known);
-    } else {
-      query_.writeline("// " + kernel_name + " (" + what + "): workspace query");
-      query_.writeline("size_t " + bytes + " = 0;");
-      query_.writeline("if (const int rocmtpl_status = " + call.callee + "(" + args(true) +
-                       "); rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;");
-      query_.writeline("rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, " + bytes + ");");
-    }
-
-    wrapper_.writeline("// " + what + " (" + inputs + "): " + kernel_name);
-    wrapper_.writeline("{");
-    {
-      auto scope = wrapper_.indent();
-      if (none) {
-        wrapper_.writeline("// no workspace (known at code generation)");
-        wrapper_.writeline("uint8_t* rocmtpl_call_workspace = nullptr;");
-      } else {
-        wrapper_.writeline("// allocate the call's workspace from the scratch region");
-        wrapper_.writeline("uint8_t* rocmtpl_call_workspace = " + bytes +
-                           " > 0 ? workspace + rocmtpl_scratch_offset : nullptr;");
-      }
-      wrapper_.writeline("const int rocmtpl_status = " + call.callee + "(" + args(false) + ");");
-      wrapper_.writeline("if (rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;");
-      wrapper_.writeline("// release: the next call reuses the scratch region (same stream, so in order)");
-    }
-    wrapper_.writeline("}");
+    const bool none = write_call_workspace(call, node, what, bytes, call.callee + "(" + args(true) + ")");
+    write_call(call, what, bytes, none, call.callee + "(" + args(false) + ")");
     calls_.push_back(std::move(call));
   }
 
@@ -466,6 +436,50 @@ class rocm_cpp_scheduling {
       for (const auto& n : epilogue_nodes) names.push_back(n.name);
       throw fusion_error(template_node.node.template_name(), template_node.name, std::move(names), e.what());
     }
+  }
+
+  // Into query_code(): the call's workspace, `bytes`, computed from the size symbols where the
+  // template describes it, else asked of the kernel (`query_call`, its workspace query). True when
+  // the call needs no workspace at any size.
+  bool write_call_workspace(const kernel_call& call, const scheduler_node& node, const std::string& what,
+                            const std::string& bytes, const std::string& query_call) {
+    const auto& known = node.node.workspace_bytes();
+    if (known) {
+      check_workspace_symbols(call.kernel_name, node, *known, call.size_args);
+      write_known_workspace(call.kernel_name, what, bytes, *known);
+      return known->constant() == std::optional<std::int64_t>(0);
+    }
+    query_.writeline("// " + call.kernel_name + " (" + what + "): workspace query");
+    query_.writeline("size_t " + bytes + " = 0;");
+    query_.writeline("if (const int rocmtpl_status = " + query_call +
+                     "; rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;");
+    query_.writeline("rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, " + bytes + ");");
+    return false;
+  }
+
+  // Into wrapper_code(): the call (`launch_call`) with its workspace allocated from the scratch
+  // region around it (none when `no_workspace`), the status check and the release.
+  void write_call(const kernel_call& call, const std::string& what, const std::string& bytes, bool no_workspace,
+                  const std::string& launch_call) {
+    std::string inputs;
+    for (const auto& b : call.input_buffers) inputs += (inputs.empty() ? "" : ", ") + b;
+    wrapper_.writeline("// " + what + " (" + inputs + "): " + call.kernel_name);
+    wrapper_.writeline("{");
+    {
+      auto scope = wrapper_.indent();
+      if (no_workspace) {
+        wrapper_.writeline("// no workspace (known at code generation)");
+        wrapper_.writeline("uint8_t* rocmtpl_call_workspace = nullptr;");
+      } else {
+        wrapper_.writeline("// allocate the call's workspace from the scratch region");
+        wrapper_.writeline("uint8_t* rocmtpl_call_workspace = " + bytes +
+                           " > 0 ? workspace + rocmtpl_scratch_offset : nullptr;");
+      }
+      wrapper_.writeline("const int rocmtpl_status = " + launch_call + ";");
+      wrapper_.writeline("if (rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;");
+      wrapper_.writeline("// release: the next call reuses the scratch region (same stream, so in order)");
+    }
+    wrapper_.writeline("}");
   }
 
   // A workspace expression may only use the kernel's size arguments: they are what the generated

@@ -142,8 +142,10 @@ class rocm_template {
   }
 
   /// @brief Renders a configuration into a choice: kernel `rocm_<name>`, choice `rocm_<name>_<n>`,
-  /// a benchmark request with size-argument hints and runtime values, and a make_kernel_render
-  /// closure that re-renders with the `KERNEL_NAME` placeholder.
+  /// a benchmark request with size-argument hints (the policy's size_args() when it declares them,
+  /// else every free symbol of the bound tensors), runtime values and the workspace expression
+  /// (when the policy declares kernel_capabilities::workspace), and a make_kernel_render closure
+  /// that re-renders with the `KERNEL_NAME` placeholder.
   /// @param hints values of the size symbols, for benchmarking
   /// @throws evaluation_error when a size symbol has no hint; error when the rendered entry point's
   /// arguments do not start with the inputs (input_reorder order) and the output.
