@@ -511,7 +511,10 @@ class rocm_cpp_scheduling {
       {
         auto scope = query_.indent();
         query_.writeline("bool rocmtpl_ok = true;");
-        query_.writeline("const int64_t rocmtpl_bytes = " + expr.to_cpp_checked("rocmtpl_ok") + ";");
+        // Appended in steps: g++ 12 at -O3 reports a false -Werror=restrict on "lit" + std::string&&.
+        std::string line = "const int64_t rocmtpl_bytes = ";
+        line += expr.to_cpp_checked("rocmtpl_ok");
+        query_.writeline(line + ";");
         query_.writeline("if (!rocmtpl_ok || rocmtpl_bytes < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
         query_.writeline(bytes + " = static_cast<size_t>(rocmtpl_bytes);");
       }

@@ -76,8 +76,9 @@ class rocm_template_kernel {
     for (const auto& e : size_args) {
       auto name = e.symbol_name();
       if (!name) {
-        throw invalid_argument_error("rocmtpl: rocm_template_kernel: size argument '" + e.to_string() +
-                                     "' is not a single symbol; size arguments are int64_t symbols");
+        std::string text = "rocmtpl: rocm_template_kernel: size argument '";  // in steps: g++ 12 -O3 false -Wrestrict
+        text += e.to_string();
+        throw invalid_argument_error(text + "' is not a single symbol; size arguments are int64_t symbols");
       }
       names.push_back(std::move(*name));
     }
@@ -417,7 +418,9 @@ class rocm_template_caller {
   /// rocmtpl/runtime/caller_runtime.hpp and a compiler is installed; else it stays unknown (0, and
   /// rocm_cpp_scheduling asks the kernel at run time).
   /// @throws template_error when the described workspace is negative at the hints;
-  /// evaluation_error when a size symbol has no hint
+  /// evaluation_error when a size symbol has no hint; from the runtime layer's query:
+  /// compile_error when the source does not build, kernel_status_error when the kernel refuses the
+  /// hints (a missing compiler is no error: the size stays unknown)
   void update_workspace_size() {
     if (bmreq_.workspace_size) return;
     if (bmreq_.workspace_bytes) {

@@ -212,8 +212,9 @@ TEST(RocmCppScheduling, SplitKWorkspaceIsComputedFromTheSizes) {
   rocm_cpp_scheduling sched;
   (void)sched.codegen_template({"h", node});
   const auto query = sched.query_code().str();
-  EXPECT_TRUE(contains(query, "workspace " + expected.to_string() + " bytes, known at code generation")) << query;
-  EXPECT_TRUE(contains(query, "const int64_t rocmtpl_bytes = " + expected.to_cpp_checked("rocmtpl_ok") + ";")) << query;
+  const std::string text = expected.to_string(), checked = expected.to_cpp_checked("rocmtpl_ok");
+  EXPECT_TRUE(contains(query, "workspace " + text + " bytes, known at code generation")) << query;
+  EXPECT_TRUE(contains(query, "const int64_t rocmtpl_bytes = " + checked + ";")) << query;
   EXPECT_TRUE(contains(query, "if (!rocmtpl_ok || rocmtpl_bytes < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   EXPECT_FALSE(contains(query, "&rocmtpl_call0_workspace")) << query;  // no run-time query
   EXPECT_TRUE(contains(
