@@ -21,8 +21,10 @@
 ///   fusion_decision from can_fuse_epilogues(), instead of an assertion;
 /// - with entry_linkage::internal (modules) the kernel's entry point becomes a `static` function,
 ///   so that only the module's own entry point is exported;
-/// - the workspace of each call is queried through the kernel's own C ABI at run time (so it may
-///   depend on symbolic sizes), not fixed at code generation.
+/// - the workspace of each call is known at code generation as an expression of the size symbols
+///   (rocm_template_buffer::workspace_bytes(), from the template's description), so it holds for
+///   every size the module is called with; only a template that does not describe it is asked
+///   through its own C ABI at run time (the reference fixes one number at code generation).
 
 #include <algorithm>
 #include <cstddef>
@@ -44,6 +46,7 @@
 #include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
+#include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/rocm_kernel.hpp>
 #include <rocmtpl/rocm_template_buffer.hpp>
 
@@ -172,8 +175,9 @@ struct kernel_call {
 /// @brief Partial scheduling for ROCm C++ templates (the reference's ROCmCPPScheduling).
 ///
 /// It defines kernels (deduplicated by source), renders template nodes with epilogues where the
-/// template fuses them, and writes the host code that calls the kernels: workspace queries into
-/// query_code() and the calls into wrapper_code(). That host code expects these names in scope:
+/// template fuses them, and writes the host code that calls the kernels: each call's workspace into
+/// query_code() (computed from the size symbols where the template describes it, else queried from
+/// the kernel) and the calls into wrapper_code(). That host code expects these names in scope:
 /// `stream` (the stream), `workspace` (`uint8_t*`, the caller's workspace), `rocmtpl_scratch_bytes`
 /// (`size_t`, the query code raises it to the largest per-call workspace) and
 /// `rocmtpl_scratch_offset` (`size_t`, where the per-call workspace starts in `workspace`);
@@ -207,6 +211,22 @@ class rocm_cpp_scheduling {
 
   /// @brief The settings.
   [[nodiscard]] const options& get_options() const noexcept { return options_; }
+
+  /// @brief The group of a node of these sizes: the product of each list, simplified (the
+  /// reference's group_fn, `(numel, rnumel)` for a template node's `(sizes, reduction sizes)`).
+  [[nodiscard]] static std::vector<sym_expr> group_fn(const std::vector<std::vector<sym_expr>>& sizes) {
+    std::vector<sym_expr> out;
+    out.reserve(sizes.size());
+    for (const auto& list : sizes) out.push_back(product(list));
+    return out;
+  }
+
+  /// @brief True when the node is a ROCm C++ template this scheduler can generate code for: its
+  /// buffer can be rendered again (rocm_template_buffer::has_kernel_render(); a reference choice
+  /// cannot). The reference checks the node's class; codegen_template() refuses other nodes.
+  [[nodiscard]] static bool is_rocm_cpp_template(const scheduler_node& node) noexcept {
+    return node.node.has_kernel_render();
+  }
 
   /// @brief The next suffix of the per-scheduler counter: "0", "1", ... (the reference's
   /// wrapper.next_kernel_suffix()).
@@ -295,9 +315,16 @@ class rocm_cpp_scheduling {
   /// under their graph names)
   /// @return the kernel name, the rendered kernel and the origins
   /// @throws fusion_error when the template refuses the epilogue nodes (reason() says why)
-  /// @throws invalid_argument_error for a source without placeholder or entry point (see define_kernel)
+  /// @throws invalid_argument_error for a node that is not a ROCm C++ template (is_rocm_cpp_template()),
+  /// a source without placeholder or entry point (see define_kernel)
   template_codegen codegen_template(const scheduler_node& template_node,
                                     const std::vector<scheduler_node>& epilogue_nodes = {}) {
+    if (!is_rocm_cpp_template(template_node)) {
+      throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: codegen_template: node '" + template_node.name +
+                                   "' of template '" + template_node.node.template_name() +
+                                   "' cannot be rendered again (no make_kernel_render); schedule a choice from "
+                                   "rocm_template::generate()");
+    }
     auto [kernel, source] = render(template_node, epilogue_nodes);
     std::vector<kernel_origin> origins{{template_node.name, template_node.node.template_name()}};
     for (const auto& e : epilogue_nodes) origins.push_back({e.name, e.node.template_name()});
@@ -307,10 +334,15 @@ class rocm_cpp_scheduling {
   }
 
   /// @brief Emits the host code that calls a defined kernel (the reference's
-  /// ROCmTemplateKernel.call_kernel): into query_code(), the kernel's workspace query (null tensors,
-  /// real sizes) raising `rocmtpl_scratch_bytes`; into wrapper_code(), the allocation of its
-  /// workspace from the scratch region (when it needs any), the call with the tensors under their
-  /// graph names, the size symbols and the runtime argument values, the status check and the release.
+  /// ROCmTemplateKernel.call_kernel): into query_code(), the call's workspace raising
+  /// `rocmtpl_scratch_bytes`: the node's workspace_bytes() computed from the size symbols (checked
+  /// arithmetic; sizes that overflow are refused) when the template describes it, else the kernel's
+  /// workspace query (null tensors, real sizes); into wrapper_code(), the allocation of that
+  /// workspace from the scratch region (none when it is 0 for every size), the call with the tensors
+  /// under their graph names, the size symbols and the runtime argument values, the status check and
+  /// the release.
+  /// @throws invalid_argument_error when runtime argument values are missing, or the node's
+  /// workspace_bytes() uses a symbol that is not among the kernel's size arguments
   /// @param kernel_name a name returned by define_kernel()
   /// @param kernel the kernel the template rendered into (its arguments)
   /// @param node the template node (graph names of its buffers)
@@ -352,27 +384,9 @@ class rocm_cpp_scheduling {
     };
     std::string what;
     for (const auto& o : call.origins) what += (what.empty() ? "" : ", ") + o.node + " = " + o.op;
-    std::string inputs;
-    for (const auto& b : call.input_buffers) inputs += (inputs.empty() ? "" : ", ") + b;
 
-    query_.writeline("// " + kernel_name + " (" + what + "): workspace query");
-    query_.writeline("size_t " + bytes + " = 0;");
-    query_.writeline("if (const int rocmtpl_status = " + call.callee + "(" + args(true) +
-                     "); rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;");
-    query_.writeline("rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, " + bytes + ");");
-
-    wrapper_.writeline("// " + what + " (" + inputs + "): " + kernel_name);
-    wrapper_.writeline("{");
-    {
-      auto scope = wrapper_.indent();
-      wrapper_.writeline("// allocate the call's workspace from the scratch region");
-      wrapper_.writeline("uint8_t* rocmtpl_call_workspace = " + bytes +
-                         " > 0 ? workspace + rocmtpl_scratch_offset : nullptr;");
-      wrapper_.writeline("const int rocmtpl_status = " + call.callee + "(" + args(false) + ");");
-      wrapper_.writeline("if (rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;");
-      wrapper_.writeline("// release: the next call reuses the scratch region (same stream, so in order)");
-    }
-    wrapper_.writeline("}");
+    const bool none = write_call_workspace(call, node, what, bytes, call.callee + "(" + args(true) + ")");
+    write_call(call, what, bytes, none, call.callee + "(" + args(false) + ")");
     calls_.push_back(std::move(call));
   }
 
@@ -380,7 +394,8 @@ class rocm_cpp_scheduling {
   [[nodiscard]] const std::vector<kernel_definition>& kernels() const noexcept { return kernels_; }
   /// @brief Calls emitted so far, in order.
   [[nodiscard]] const std::vector<kernel_call>& calls() const noexcept { return calls_; }
-  /// @brief The workspace queries of the calls (host code).
+  /// @brief The workspace of each call (host code): computed from the size symbols where known at code
+  /// generation, else queried from the kernel.
   [[nodiscard]] const indented_buffer& query_code() const noexcept { return query_; }
   /// @brief The calls (host code, the reference's wrapper code).
   [[nodiscard]] const indented_buffer& wrapper_code() const noexcept { return wrapper_; }
@@ -421,6 +436,91 @@ class rocm_cpp_scheduling {
       for (const auto& n : epilogue_nodes) names.push_back(n.name);
       throw fusion_error(template_node.node.template_name(), template_node.name, std::move(names), e.what());
     }
+  }
+
+  // Into query_code(): the call's workspace, `bytes`, computed from the size symbols where the
+  // template describes it, else asked of the kernel (`query_call`, its workspace query). True when
+  // the call needs no workspace at any size.
+  bool write_call_workspace(const kernel_call& call, const scheduler_node& node, const std::string& what,
+                            const std::string& bytes, const std::string& query_call) {
+    const auto& known = node.node.workspace_bytes();
+    if (known) {
+      check_workspace_symbols(call.kernel_name, node, *known, call.size_args);
+      write_known_workspace(call.kernel_name, what, bytes, *known);
+      return known->constant() == std::optional<std::int64_t>(0);
+    }
+    query_.writeline("// " + call.kernel_name + " (" + what + "): workspace query");
+    query_.writeline("size_t " + bytes + " = 0;");
+    query_.writeline("if (const int rocmtpl_status = " + query_call +
+                     "; rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;");
+    query_.writeline("rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, " + bytes + ");");
+    return false;
+  }
+
+  // Into wrapper_code(): the call (`launch_call`) with its workspace allocated from the scratch
+  // region around it (none when `no_workspace`), the status check and the release.
+  void write_call(const kernel_call& call, const std::string& what, const std::string& bytes, bool no_workspace,
+                  const std::string& launch_call) {
+    std::string inputs;
+    for (const auto& b : call.input_buffers) inputs += (inputs.empty() ? "" : ", ") + b;
+    wrapper_.writeline("// " + what + " (" + inputs + "): " + call.kernel_name);
+    wrapper_.writeline("{");
+    {
+      auto scope = wrapper_.indent();
+      if (no_workspace) {
+        wrapper_.writeline("// no workspace (known at code generation)");
+        wrapper_.writeline("uint8_t* rocmtpl_call_workspace = nullptr;");
+      } else {
+        wrapper_.writeline("// allocate the call's workspace from the scratch region");
+        wrapper_.writeline("uint8_t* rocmtpl_call_workspace = " + bytes +
+                           " > 0 ? workspace + rocmtpl_scratch_offset : nullptr;");
+      }
+      wrapper_.writeline("const int rocmtpl_status = " + launch_call + ";");
+      wrapper_.writeline("if (rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;");
+      wrapper_.writeline("// release: the next call reuses the scratch region (same stream, so in order)");
+    }
+    wrapper_.writeline("}");
+  }
+
+  // A workspace expression may only use the kernel's size arguments: they are what the generated
+  // code has in scope (as user identifiers) where it computes the workspace.
+  static void check_workspace_symbols(const std::string& kernel_name, const scheduler_node& node, const sym_expr& bytes,
+                                      const std::vector<std::string>& size_args) {
+    for (const auto& s : bytes.free_symbols()) {
+      if (std::find(size_args.begin(), size_args.end(), s) == size_args.end()) {
+        throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: call_kernel: the workspace of kernel " +
+                                     kernel_name + " (node '" + node.name + "', template '" +
+                                     node.node.template_name() + "'), " + bytes.to_string() + " bytes, uses '" + s +
+                                     "', which is not one of its size arguments [" + detail::join(size_args) +
+                                     "]; describe the workspace in the kernel's size symbols");
+      }
+    }
+  }
+
+  // The query code of a workspace known at code generation: a constant, or the expression computed
+  // with checked arithmetic (a size that overflows or a negative result refuses the sizes).
+  void write_known_workspace(const std::string& kernel_name, const std::string& what, const std::string& bytes,
+                             const sym_expr& expr) {
+    query_.writeline("// " + kernel_name + " (" + what + "): workspace " + expr.to_string() +
+                     " bytes, known at code generation");
+    if (const auto c = expr.constant()) {
+      query_.writeline("const size_t " + bytes + " = " + std::to_string(*c) + ";");
+    } else {
+      query_.writeline("size_t " + bytes + " = 0;");
+      query_.writeline("{");
+      {
+        auto scope = query_.indent();
+        query_.writeline("bool rocmtpl_ok = true;");
+        // Appended in steps: g++ 12 at -O3 reports a false -Werror=restrict on "lit" + std::string&&.
+        std::string line = "const int64_t rocmtpl_bytes = ";
+        line += expr.to_cpp_checked("rocmtpl_ok");
+        query_.writeline(line + ";");
+        query_.writeline("if (!rocmtpl_ok || rocmtpl_bytes < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+        query_.writeline(bytes + " = static_cast<size_t>(rocmtpl_bytes);");
+      }
+      query_.writeline("}");
+    }
+    query_.writeline("rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, " + bytes + ");");
   }
 
   static bool is_ident_char(char c) noexcept {

@@ -6,6 +6,8 @@
 /// (one rendered choice), as in the reference's rocm_kernel.py.
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <numeric>
@@ -13,6 +15,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -62,6 +66,25 @@ class rocm_template_kernel {
   [[nodiscard]] const std::vector<runtime_arg_value>& runtime_arg_values() const noexcept {
     return runtime_arg_values_;
   }
+  /// @brief Names the entry point's size arguments, in order, before def_kernel binds tensors (the
+  /// reference's size_args(); rocm_template calls it for a policy that declares
+  /// kernel_capabilities::size_args). Tensors may then only use these symbols.
+  /// @throws invalid_argument_error when an argument is not a single symbol, repeats, or tensors
+  /// were bound already.
+  void name_size_args(const std::vector<sym_expr>& size_args) {
+    std::vector<std::string> names;
+    for (const auto& e : size_args) {
+      auto name = e.symbol_name();
+      if (!name) {
+        std::string text = "rocmtpl: rocm_template_kernel: size argument '";  // in steps: g++ 12 -O3 false -Wrestrict
+        text += e.to_string();
+        throw invalid_argument_error(text + "' is not a single symbol; size arguments are int64_t symbols");
+      }
+      names.push_back(std::move(*name));
+    }
+    args_.name_size_args(std::move(names));
+  }
+
   /// @brief Parameter name -> buffer, for every tensor bound by def_kernel.
   [[nodiscard]] const std::map<std::string, buffer>& named_nodes() const noexcept { return named_nodes_; }
 
@@ -266,7 +289,47 @@ class rocm_template_kernel {
   std::map<std::string, buffer> named_nodes_;
 };
 
+/// @brief Names the runtime layer's backend of rocm_template_caller (the default `Tag` of its
+/// precompile() and benchmark()).
+struct caller_runtime_tag {};
+
+/// @brief The backend that compiles, queries and times a caller's benchmark request. Declared here
+/// and defined for caller_runtime_tag by rocmtpl/runtime/caller_runtime.hpp, so that this header
+/// stays in the pure layer. A specialisation provides:
+/// `static void precompile(rocm_benchmark_request&)`,
+/// `static std::size_t query_workspace(rocm_benchmark_request&)` and
+/// `static double benchmark(rocm_benchmark_request&, const std::vector<const void*>& inputs, void* out)`.
+template <class Tag>
+struct caller_runtime;
+
+namespace detail {
+template <class T>
+concept complete_type = requires {
+  sizeof(T);
+};
+
+// The runtime layer's workspace query, for output_node() on a template that does not describe its
+// workspace (kernel_capabilities::workspace): set by rocmtpl/runtime/caller_runtime.hpp when a
+// translation unit of the program includes it; nullptr in a program of the pure layer alone.
+using workspace_query_fn = std::optional<std::size_t> (*)(rocm_benchmark_request&);
+[[nodiscard]] inline workspace_query_fn& registered_workspace_query() noexcept {
+  static workspace_query_fn fn = nullptr;
+  return fn;
+}
+}  // namespace detail
+
 /// @brief One rendered choice of a template (the reference's ROCmTemplateCaller).
+///
+/// The reference's protocol: precompile() builds the library, benchmark(inputs..., out) times the
+/// kernel on device tensors, output_node() first learns the workspace (update_workspace_size())
+/// and returns the graph node. precompile() and benchmark() need the runtime layer: include
+/// rocmtpl/runtime/caller_runtime.hpp (or rocmtpl/runtime.hpp) and link rocmtpl::runtime.
+/// @code{.cpp}
+/// auto caller = tpl.generate(config, {{"M", 1024}});
+/// caller.precompile();                          // compiles (code cache) without a GPU
+/// double ms = caller.benchmark(d_x, d_w, d_y);  // device pointers: inputs, then the output
+/// auto node = caller.output_node();             // node.workspace_bytes(): known at code generation
+/// @endcode
 class rocm_template_caller {
  public:
   rocm_template_caller(std::string name, std::string category, std::vector<buffer> input_nodes, buffer output_node,
@@ -311,13 +374,89 @@ class rocm_template_caller {
     return "rocm_template_caller(source_hash=" + bmreq_.source_hash() + ", {" + info + "})";
   }
 
-  /// @brief The graph node for this choice; its workspace size is the one the runtime's query
-  /// stored in bmreq (0 when it has not been queried).
-  [[nodiscard]] rocm_template_buffer output_node() const {
-    return {output_node_, input_nodes_, make_kernel_render_, bmreq_.workspace_size, category_};
+  /// @brief Compiles the choice's library into the code cache (the reference's precompile());
+  /// works without a GPU (for the current device, else for gfx90a and gfx940). Sets
+  /// bmreq().library_path; a second call finds it there.
+  /// @tparam Tag the backend; the default is the runtime layer's (rocmtpl/runtime/caller_runtime.hpp)
+  /// @throws compiler_not_found_error, compile_error (runtime layer) when the library cannot be built
+  template <class Tag = caller_runtime_tag>
+  void precompile() {
+    require_runtime<Tag>();
+    caller_runtime<Tag>::precompile(bmreq_);
+  }
+
+  /// @brief Times the kernel on device tensors and returns milliseconds, measured with GPU events
+  /// (the reference's benchmark(*args, out)): compiles first when precompile() has not, queries
+  /// and allocates the workspace, then warm-up, estimate, timed repetitions with an L2 flush
+  /// before each; returns the fastest repetition.
+  /// @param inputs_then_out device pointers: every input in the entry point's order (input_reorder
+  /// applied, each buffer once), then the output
+  /// @throws no_gpu_error (runtime layer) without a GPU; invalid_argument_error when the number of
+  /// pointers does not match; kernel_status_error when the kernel refuses the arguments
+  template <class Tag = caller_runtime_tag, class... Pointers>
+  requires(sizeof...(Pointers) >= 1 && (std::is_pointer_v<Pointers> && ...))
+      [[nodiscard]] double benchmark(Pointers... inputs_then_out) {
+    using out_type = std::remove_pointer_t<std::tuple_element_t<sizeof...(Pointers) - 1, std::tuple<Pointers...>>>;
+    static_assert(!std::is_const_v<out_type>,
+                  "rocmtpl: rocm_template_caller: benchmark's last pointer is the output; pass it as a pointer to "
+                  "non-const");
+    const std::array<const void*, sizeof...(Pointers)> all{static_cast<const void*>(inputs_then_out)...};
+    auto* out = static_cast<void*>(std::get<sizeof...(Pointers) - 1>(std::tuple<Pointers...>(inputs_then_out...)));
+    return benchmark<Tag>(std::vector<const void*>(all.begin(), all.end() - 1), out);
+  }
+
+  /// @brief benchmark() with the inputs as a list (for callers that learn them at run time).
+  template <class Tag = caller_runtime_tag>
+  [[nodiscard]] double benchmark(const std::vector<const void*>& inputs, void* out) {
+    require_runtime<Tag>();
+    return caller_runtime<Tag>::benchmark(bmreq_, inputs, out);
+  }
+
+  /// @brief Learns the workspace size once (the reference's update_workspace_size()): from the
+  /// template's description (kernel_capabilities::workspace) at the size hints, without compiling;
+  /// else through the runtime layer's query of the compiled library, when the program includes
+  /// rocmtpl/runtime/caller_runtime.hpp and a compiler is installed; else it stays unknown (0, and
+  /// rocm_cpp_scheduling asks the kernel at run time).
+  /// @throws template_error when the described workspace is negative at the hints;
+  /// evaluation_error when a size symbol has no hint; from the runtime layer's query:
+  /// compile_error when the source does not build, kernel_status_error when the kernel refuses the
+  /// hints (a missing compiler is no error: the size stays unknown)
+  void update_workspace_size() {
+    if (bmreq_.workspace_size) return;
+    if (bmreq_.workspace_bytes) {
+      const std::int64_t bytes = bmreq_.workspace_bytes->evaluate(bmreq_.size_arg_hints());
+      if (bytes < 0) {
+        throw template_error("rocmtpl: rocm_template_caller: template '" + category_ + "' describes a workspace of " +
+                                 std::to_string(bytes) + " bytes (" + bmreq_.workspace_bytes->to_string() +
+                                 ") at these sizes; workspace_bytes() must not be negative",
+                             category_);
+      }
+      bmreq_.workspace_size = static_cast<std::size_t>(bytes);
+      return;
+    }
+    if (auto query = detail::registered_workspace_query()) bmreq_.workspace_size = query(bmreq_);
+  }
+
+  /// @brief The graph node for this choice, after update_workspace_size(): get_workspace_size()
+  /// is the size at the hints; workspace_bytes() is the template's expression, or the queried
+  /// size when the entry point has no size argument (then it holds for every call), else nullopt.
+  [[nodiscard]] rocm_template_buffer output_node() {
+    update_workspace_size();
+    std::optional<sym_expr> bytes = bmreq_.workspace_bytes;
+    if (!bytes && bmreq_.workspace_size && bmreq_.size_arg_count == 0) {
+      bytes = sym_expr(static_cast<std::int64_t>(*bmreq_.workspace_size));
+    }
+    return {output_node_, input_nodes_, make_kernel_render_, bmreq_.workspace_size, category_, std::move(bytes)};
   }
 
  private:
+  template <class Tag>
+  static constexpr void require_runtime() {
+    static_assert(detail::complete_type<caller_runtime<Tag>>,
+                  "rocmtpl: rocm_template_caller: precompile() and benchmark() need the runtime layer; include "
+                  "<rocmtpl/runtime/caller_runtime.hpp> (or <rocmtpl/runtime.hpp>) and link rocmtpl::runtime");
+  }
+
   std::string name_;
   std::string category_;
   std::vector<buffer> input_nodes_;

@@ -142,8 +142,10 @@ class rocm_template {
   }
 
   /// @brief Renders a configuration into a choice: kernel `rocm_<name>`, choice `rocm_<name>_<n>`,
-  /// a benchmark request with size-argument hints and runtime values, and a make_kernel_render
-  /// closure that re-renders with the `KERNEL_NAME` placeholder.
+  /// a benchmark request with size-argument hints (the policy's size_args() when it declares them,
+  /// else every free symbol of the bound tensors), runtime values and the workspace expression
+  /// (when the policy declares kernel_capabilities::workspace), and a make_kernel_render closure
+  /// that re-renders with the `KERNEL_NAME` placeholder.
   /// @param hints values of the size symbols, for benchmarking
   /// @throws evaluation_error when a size symbol has no hint; error when the rendered entry point's
   /// arguments do not start with the inputs (input_reorder order) and the output.
@@ -151,9 +153,11 @@ class rocm_template {
     const std::string kernel_name = "rocm_" + std::string(name());
     const std::string choice_name = kernel_name + "_" + std::to_string(detail::choice_counter()++);
     rocm_template_kernel kernel(kernel_name, get_runtime_arg_info(), get_runtime_arg_values(config));
+    name_size_args(kernel);
     std::string code = render(kernel, config);
     check_expected_args(kernel);
     auto bmreq = make_request(kernel, std::move(code), hints);
+    bmreq.workspace_bytes = get_workspace_bytes(config);
     return {choice_name,      std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
             std::move(bmreq), describe(config)};
   }
@@ -169,6 +173,7 @@ class rocm_template {
     if constexpr (detail::has_reference<Policy>) {
       const std::string kernel_name = "rocm_" + std::string(name());
       rocm_template_kernel kernel(kernel_name);
+      name_size_args(kernel);
       std::string code = policy_.render_reference(kernel, *context_);
       check_expected_args(kernel);
       auto bmreq = make_request(kernel, std::move(code), hints);
@@ -201,9 +206,29 @@ class rocm_template {
     bmreq.output_tensor_meta = tensor_meta::from_buffer(output_node_, hints);
     for (const auto& s : kernel.args().size_symbols()) bmreq.extra_args.push_back(sym_expr::symbol(s).evaluate(hints));
     bmreq.size_arg_count = bmreq.extra_args.size();
+    bmreq.size_arg_names = kernel.args().size_symbols();
     for (auto v : kernel.runtime_arg_values()) bmreq.extra_args.push_back(v);
     bmreq.source_code = std::move(code);
     return bmreq;
+  }
+
+  // The policy's size arguments, when it names them (kernel_capabilities::size_args).
+  void name_size_args(rocm_template_kernel& kernel) const {
+    if constexpr (detail::has_size_args<Policy>) {
+      kernel.name_size_args(policy_.size_args(*context_));
+    } else {
+      (void)kernel;
+    }
+  }
+
+  // The policy's workspace expression for a configuration (kernel_capabilities::workspace).
+  [[nodiscard]] std::optional<sym_expr> get_workspace_bytes(const config_type& config) const {
+    if constexpr (detail::has_workspace<Policy>) {
+      return sym_expr(policy_.workspace_bytes(*context_, config));
+    } else {
+      (void)config;
+      return std::nullopt;
+    }
   }
 
   [[nodiscard]] make_kernel_render_fn make_kernel_render_for(const config_type& config) const {
@@ -217,6 +242,7 @@ class rocm_template {
                                      " given); use the template's own epilogue options");
       }
       auto kernel = std::make_shared<rocm_template_kernel>("KERNEL_NAME", info, values);
+      if constexpr (detail::has_size_args<Policy>) kernel->name_size_args(policy.size_args(*ctx));
       return kernel_render{kernel, [policy, ctx, config, kernel] { return policy.render(*kernel, *ctx, config); }};
     };
   }

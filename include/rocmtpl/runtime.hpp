@@ -10,6 +10,7 @@
 #include <rocmtpl/runtime/autotuner.hpp>
 #include <rocmtpl/runtime/benchmark.hpp>
 #include <rocmtpl/runtime/cache_root.hpp>
+#include <rocmtpl/runtime/caller_runtime.hpp>
 #include <rocmtpl/runtime/code_cache.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
 #include <rocmtpl/runtime/device_headers.hpp>

@@ -36,14 +36,36 @@ struct fixture_policy {
 #endif
   // Optional members, declared.
 #if defined(ROCMTPL_FAIL_UNDECLARE_REFERENCE)
-  static constexpr rocmtpl::kernel_capabilities capabilities{.runtime_args = true};
+  static constexpr rocmtpl::kernel_capabilities capabilities{
+      .runtime_args = true, .workspace = true, .size_args = true};
 #elif defined(ROCMTPL_FAIL_UNDECLARE_RUNTIME_ARGS)
-  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true};
+  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true, .workspace = true, .size_args = true};
 #elif defined(ROCMTPL_FAIL_DECLARE_PROBLEM_CONFIGS)
   static constexpr rocmtpl::kernel_capabilities capabilities{
-      .reference = true, .runtime_args = true, .problem_configs = true};
+      .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true, .size_args = true};
+#elif defined(ROCMTPL_FAIL_UNDECLARE_WORKSPACE)
+  static constexpr rocmtpl::kernel_capabilities capabilities{
+      .reference = true, .runtime_args = true, .size_args = true};
+#elif defined(ROCMTPL_FAIL_UNDECLARE_SIZE_ARGS)
+  static constexpr rocmtpl::kernel_capabilities capabilities{
+      .reference = true, .runtime_args = true, .workspace = true};
 #else
-  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true, .runtime_args = true};
+  static constexpr rocmtpl::kernel_capabilities capabilities{
+      .reference = true, .runtime_args = true, .workspace = true, .size_args = true};
+#endif
+#ifdef ROCMTPL_FAIL_MISSPELL_WORKSPACE
+  rocmtpl::sym_expr workspace_byte(const rocmtpl::template_context&, const fixture_config&) const { return 0; }
+#else
+  // The workspace in bytes, known at code generation (kernel_capabilities::workspace).
+  rocmtpl::sym_expr workspace_bytes(const rocmtpl::template_context&, const fixture_config& c) const {
+    return c.block * 4;
+  }
+#endif
+#ifdef ROCMTPL_FAIL_MISSPELL_SIZE_ARGS
+  std::vector<rocmtpl::sym_expr> size_arg(const rocmtpl::template_context&) const { return {}; }
+#else
+  // The size arguments, by name (kernel_capabilities::size_args); the fixture's sizes are static.
+  std::vector<rocmtpl::sym_expr> size_args(const rocmtpl::template_context&) const { return {}; }
 #endif
 #ifdef ROCMTPL_FAIL_MISSPELL_REFERENCE
   std::string render_referense(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx) const {

@@ -42,4 +42,16 @@ TEST(RocmBenchmarkRequest, WorkspaceSizeIsUnknownUntilQueried) {
   EXPECT_TRUE(r.input_tensor_meta.empty());
 }
 
+TEST(RocmBenchmarkRequest, SizeArgHintsPairNamesWithTheirValues) {
+  auto r = request("src", {128, 7, 4});  // two size arguments, then a runtime argument
+  r.size_arg_count = 2;
+  r.size_arg_names = {"M", "B"};
+  EXPECT_EQ(r.size_arg_hints(), (size_hints{{"M", 128}, {"B", 7}}));
+  r.size_arg_names = {"M"};  // fewer names than size arguments: only the named ones
+  EXPECT_EQ(r.size_arg_hints(), (size_hints{{"M", 128}}));
+  EXPECT_TRUE(rocm_benchmark_request{}.size_arg_hints().empty());
+  EXPECT_FALSE(r.workspace_bytes);
+  EXPECT_TRUE(r.library_path.empty());
+}
+
 }  // namespace

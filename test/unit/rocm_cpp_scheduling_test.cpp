@@ -165,15 +165,12 @@ TEST(RocmCppScheduling, CodegenTemplateDefinesAndCallsTheKernel) {
   EXPECT_EQ(call.size_args, (std::vector<std::string>{"M"}));
   const auto& query = sched.query_code().str();
   const auto& wrapper = sched.wrapper_code().str();
-  EXPECT_TRUE(
-      contains(query, "rocm_fused_gemm_0(nullptr, nullptr, nullptr, u_M, &rocmtpl_call0_workspace, nullptr, stream)"))
-      << query;
+  // The GEMM describes its workspace (none without split-K): no query call at run time.
+  EXPECT_TRUE(contains(query, "const size_t rocmtpl_call0_workspace = 0;")) << query;
+  EXPECT_FALSE(contains(query, "rocm_fused_gemm_0(")) << query;
   EXPECT_TRUE(
       contains(query, "rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, rocmtpl_call0_workspace);"));
-  EXPECT_TRUE(contains(
-      wrapper,
-      "uint8_t* rocmtpl_call_workspace = rocmtpl_call0_workspace > 0 ? workspace + rocmtpl_scratch_offset : nullptr;"))
-      << wrapper;
+  EXPECT_TRUE(contains(wrapper, "uint8_t* rocmtpl_call_workspace = nullptr;")) << wrapper;
   EXPECT_TRUE(contains(wrapper, "rocm_fused_gemm_0(u_x, u_w1, u_h, u_M, nullptr, rocmtpl_call_workspace, stream);"))
       << wrapper;
   EXPECT_TRUE(contains(wrapper, "if (rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;"));
@@ -194,7 +191,89 @@ TEST(RocmCppScheduling, SameTemplateTwiceSharesOneKernelWithItsOwnArguments) {
   EXPECT_EQ(sched.calls()[1].callee, "rocm_fused_gemm_0_ns::rocm_fused_gemm_0");
   EXPECT_TRUE(
       contains(sched.wrapper_code().str(), "rocm_fused_gemm_0_ns::rocm_fused_gemm_0(u_h2, u_w2, u_y, u_M, nullptr"));
-  EXPECT_TRUE(contains(sched.query_code().str(), "&rocmtpl_call1_workspace"));
+  EXPECT_TRUE(contains(sched.query_code().str(), "const size_t rocmtpl_call1_workspace = 0;"));
+}
+
+// Runtime split-K: the workspace depends on M; the scheduler computes it from the size symbols with
+// checked arithmetic and allocates it from the scratch region around the call.
+TEST(RocmCppScheduling, SplitKWorkspaceIsComputedFromTheSizes) {
+  rocm_template<gemm_policy> t(
+      gemm_policy({.runtime_split_k = true}),
+      {buffer("x", layout::row_major(dtype::f32, {m_sym, 64})), buffer("w", layout::row_major(dtype::f32, {64, 32}))},
+      layout::row_major(dtype::f32, {m_sym, 32}));
+  gemm_config c{};
+  c.split_k = 4;
+  auto caller = t.generate(c, {{"M", 100}});
+  const auto node = caller.output_node();
+  const sym_expr expected = sym_expr(4 * 32 * 4) * m_sym;  // split_k * N * sizeof(float) * M
+  ASSERT_TRUE(node.workspace_bytes());
+  EXPECT_EQ(*node.workspace_bytes(), expected);
+  EXPECT_EQ(node.get_workspace_size(), 4U * 100 * 32 * sizeof(float));
+  rocm_cpp_scheduling sched;
+  (void)sched.codegen_template({"h", node});
+  const auto query = sched.query_code().str();
+  const std::string text = expected.to_string(), checked = expected.to_cpp_checked("rocmtpl_ok");
+  EXPECT_TRUE(contains(query, "workspace " + text + " bytes, known at code generation")) << query;
+  EXPECT_TRUE(contains(query, "const int64_t rocmtpl_bytes = " + checked + ";")) << query;
+  EXPECT_TRUE(contains(query, "if (!rocmtpl_ok || rocmtpl_bytes < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_FALSE(contains(query, "&rocmtpl_call0_workspace")) << query;  // no run-time query
+  EXPECT_TRUE(contains(
+      sched.wrapper_code().str(),
+      "uint8_t* rocmtpl_call_workspace = rocmtpl_call0_workspace > 0 ? workspace + rocmtpl_scratch_offset : nullptr;"));
+}
+
+// A node whose workspace expression uses a symbol the kernel does not take cannot be called.
+TEST(RocmCppScheduling, WorkspaceOfOtherSymbolsIsRefused) {
+  const buffer x("x", layout::row_major(dtype::f32, {m_sym}));
+  make_kernel_render_fn make = [](const rocm_template_buffer& node, const std::vector<buffer>&) {
+    auto kernel = std::make_shared<rocm_template_kernel>("KERNEL_NAME");
+    auto render = [kernel, node] {
+      return kernel->def_kernel({&node.inputs().front()}, {&node.output()}, "X, Y") + " { return 0; }\n";
+    };
+    return kernel_render{kernel, render};
+  };
+  rocm_cpp_scheduling sched;
+  const rocm_template_buffer bad(buffer("buf_out", x.get_layout()), {x}, make, 8, "t", sym_expr::symbol("Q") * 2);
+  try {
+    (void)sched.codegen_template({"y", bad});
+    FAIL() << "expected invalid_argument_error";
+  } catch (const invalid_argument_error& e) {
+    EXPECT_TRUE(contains(e.what(), "uses 'Q', which is not one of its size arguments [M]")) << e.what();
+  }
+  const rocm_template_buffer good(buffer("buf_out", x.get_layout()), {x}, make, 8, "t", m_sym * 2);
+  (void)sched.codegen_template({"y", good});
+  EXPECT_TRUE(contains(sched.query_code().str(), "workspace 2*M bytes")) << sched.query_code().str();
+}
+
+TEST(RocmCppScheduling, GroupFnMultipliesEachList) {
+  const sym_expr n = sym_expr::symbol("N");
+  const auto g = rocm_cpp_scheduling::group_fn({{m_sym, n, 2}, {}, {n, n}});
+  ASSERT_EQ(g.size(), 3U);
+  EXPECT_EQ(g[0], sym_expr(2) * m_sym * n);
+  EXPECT_EQ(g[1], sym_expr(1));  // the empty product: a template's rnumel
+  EXPECT_EQ(g[2], n * n);
+  EXPECT_TRUE(rocm_cpp_scheduling::group_fn({}).empty());
+}
+
+// A node is a ROCm C++ template when it can be rendered again; a reference choice cannot, and
+// codegen_template() refuses it with a typed error instead of calling an empty function.
+TEST(RocmCppScheduling, OnlyRenderableNodesAreRocmCppTemplates) {
+  const scheduler_node gemm{"h", gemm_node("x", "w1"), {}};
+  EXPECT_TRUE(rocm_cpp_scheduling::is_rocm_cpp_template(gemm));
+  rocm_template<gemm_policy> t(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f32, {8, 8})), buffer("w", layout::row_major(dtype::f32, {8, 8}))},
+      layout::row_major(dtype::f32, {8, 8}));
+  const scheduler_node reference{"r", t.generate_reference().output_node(), {}};
+  EXPECT_FALSE(rocm_cpp_scheduling::is_rocm_cpp_template(reference));
+  rocm_cpp_scheduling sched;
+  try {
+    (void)sched.codegen_template(reference);
+    FAIL() << "expected invalid_argument_error";
+  } catch (const invalid_argument_error& e) {
+    EXPECT_TRUE(contains(e.what(), "node 'r' of template 'gemm' cannot be rendered again")) << e.what();
+  }
+  EXPECT_TRUE(sched.calls().empty());
 }
 
 TEST(RocmCppScheduling, CallFollowsTheInputReorder) {

@@ -176,4 +176,88 @@ TEST(RocmTemplateKernel, RefusesKeywordAndAbiParameterNamesAndUserPrefixedKernel
   EXPECT_THROW(rocm_template_kernel("float"), rocmtpl::invalid_argument_error);
   EXPECT_NO_THROW(rocm_template_kernel("gemm_u_1"));
 }
+
+TEST(RocmTemplateKernel, NamedSizeArgumentsAreSingleSymbols) {
+  Nodes n;
+  rocm_template_kernel k("rocm_gemm");
+  k.name_size_args({N, M});
+  const auto sig = k.def_kernel({&n.x, &n.w}, {&n.y}, "X, W, Y");
+  EXPECT_NE(sig.find("uint16_t* Y, int64_t u_N, int64_t u_M, size_t* workspace_size"), std::string::npos) << sig;
+  rocm_template_kernel bad("rocm_gemm");
+  EXPECT_NE(message_of([&] { bad.name_size_args({M * 2}); }).find("size argument '2*M' is not a single symbol"),
+            std::string::npos);
+  // Named after binding: too late.
+  EXPECT_THROW(k.name_size_args({M}), rocmtpl::invalid_argument_error);
+}
+
+}  // namespace
+
+// A backend standing in for the runtime layer's: records what rocm_template_caller hands it.
+struct recording_tag {};
+struct recorded {
+  int precompiles = 0;
+  std::vector<const void*> inputs;
+  void* out = nullptr;
+  std::string kernel;
+};
+inline recorded last_call;
+
+template <>
+struct rocmtpl::caller_runtime<recording_tag> {
+  static void precompile(rocm_benchmark_request& r) {
+    ++last_call.precompiles;
+    r.library_path = "/recorded/" + r.kernel_name + ".so";
+  }
+  static double benchmark(rocm_benchmark_request& r, const std::vector<const void*>& inputs, void* out) {
+    last_call.inputs = inputs;
+    last_call.out = out;
+    last_call.kernel = r.kernel_name;
+    return 1.5;
+  }
+};
+
+namespace {
+rocmtpl::rocm_template_caller recording_caller() {
+  rocmtpl::rocm_benchmark_request r;
+  r.kernel_name = std::string("rocm_k");
+  Nodes n;
+  return {"rocm_k_0", "k", {n.x, n.w}, n.y, {}, r, {}};
+}
+
+// precompile() and benchmark() dispatch to the backend of their Tag: the pointer pack becomes the
+// inputs in order and the output last.
+TEST(RocmTemplateCaller, ProtocolMembersDispatchToTheBackend) {
+  auto caller = recording_caller();
+  caller.precompile<recording_tag>();
+  EXPECT_EQ(last_call.precompiles, 1);
+  EXPECT_EQ(caller.bmreq().library_path, "/recorded/rocm_k.so");
+  const float x = 0, w = 0;
+  float y = 0;
+  EXPECT_EQ(caller.benchmark<recording_tag>(&x, &w, &y), 1.5);
+  EXPECT_EQ(last_call.inputs, (std::vector<const void*>{&x, &w}));
+  EXPECT_EQ(last_call.out, &y);
+  EXPECT_EQ(last_call.kernel, "rocm_k");
+  int z = 0;
+  EXPECT_EQ(caller.benchmark<recording_tag>(std::vector<const void*>{&w}, &z), 1.5);
+  EXPECT_EQ(last_call.inputs, (std::vector<const void*>{&w}));
+  EXPECT_EQ(last_call.out, &z);
+}
+
+// Without the runtime layer (this test does not include it), no query is registered and the
+// workspace of a template that does not describe it stays unknown.
+TEST(RocmTemplateCaller, UpdateWorkspaceSizeIsMemoizedAndPureWithoutTheRuntime) {
+  auto caller = recording_caller();
+  EXPECT_EQ(rocmtpl::detail::registered_workspace_query(), nullptr);
+  caller.update_workspace_size();
+  EXPECT_FALSE(caller.bmreq().workspace_size);
+  caller.bmreq().workspace_bytes = sym_expr(64);
+  caller.update_workspace_size();
+  EXPECT_EQ(caller.bmreq().workspace_size, std::optional<std::size_t>(64));
+  caller.bmreq().workspace_bytes = sym_expr(128);
+  caller.update_workspace_size();  // known already: kept
+  EXPECT_EQ(caller.bmreq().workspace_size, std::optional<std::size_t>(64));
+  const auto node = caller.output_node();
+  EXPECT_EQ(node.get_workspace_size(), 64U);
+  EXPECT_EQ(*node.workspace_bytes(), sym_expr(128));
+}
 }  // namespace

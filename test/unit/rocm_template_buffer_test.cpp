@@ -42,4 +42,29 @@ TEST(RocmTemplateBuffer, MakeKernelRenderPassesItselfAndTheEpilogues) {
   EXPECT_EQ(seen, "buf_out:2");
 }
 
+TEST(RocmTemplateBuffer, CarriesTheWorkspaceExpression) {
+  const sym_expr bytes = sym_expr(16) * sym_expr::symbol("M");
+  const rocm_template_buffer node(buffer("buf_out", l), {}, {}, 160, "t", bytes);
+  ASSERT_TRUE(node.workspace_bytes());
+  EXPECT_EQ(*node.workspace_bytes(), bytes);
+  EXPECT_EQ(node.get_workspace_size(), 160u);
+  const rocm_template_buffer unknown(buffer("buf_out", l), {}, {}, 160, "t");
+  EXPECT_FALSE(unknown.workspace_bytes());
+}
+
+TEST(RocmTemplateBuffer, WithoutARenderClosureItCannotBeRenderedAgain) {
+  const rocm_template_buffer node(buffer("buf_out", l), {}, {}, 0, "gemm");
+  EXPECT_FALSE(node.has_kernel_render());
+  try {
+    (void)node.make_kernel_render();
+    FAIL() << "expected invalid_argument_error";
+  } catch (const invalid_argument_error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'buf_out' of template 'gemm' cannot be rendered again"),
+              std::string::npos)
+        << e.what();
+  }
+  make_kernel_render_fn make = [](const rocm_template_buffer&, const std::vector<buffer>&) { return kernel_render{}; };
+  EXPECT_TRUE(rocm_template_buffer(buffer("buf_out", l), {}, make, 0, "t").has_kernel_render());
+}
+
 }  // namespace

@@ -152,4 +152,87 @@ TEST(RocmTemplate, InfoDictAndToString) {
 }
 
 TEST(RocmTemplate, GenerateAllCoversTheSearchSpace) { EXPECT_EQ(make().generate_all({{"n", 8}}).size(), 2U); }
+// A policy that describes its workspace (`block * n` bytes, negative for a negative block) and names
+// its size arguments: `rows` first although no tensor uses it, then `n`.
+struct described_policy : add_policy {
+  static constexpr rocmtpl::kernel_capabilities capabilities{
+      .runtime_args = true, .workspace = true, .size_args = true};
+  sym_expr workspace_bytes(const rocmtpl::template_context&, const add_config& c) const {
+    return sym_expr(c.block) * sym_expr::symbol("n");
+  }
+  std::vector<sym_expr> size_args(const rocmtpl::template_context&) const {
+    return {sym_expr::symbol("rows"), sym_expr::symbol("n")};
+  }
+};
+static_assert(rocmtpl::kernel_template<described_policy>);
+
+rocmtpl::rocm_template<described_policy> make_described() {
+  auto l = layout::row_major(dtype::f32, {sym_expr::symbol("n")});
+  return {described_policy{}, {buffer("x", l), buffer("z", l)}, l};
+}
+
+TEST(RocmTemplate, NamedSizeArgumentsGiveTheEntryPointsOrder) {
+  auto t = make_described();
+  auto caller = t.generate({128}, {{"n", 10}, {"rows", 3}});
+  EXPECT_NE(caller.source().find("int rocm_add(const float* X, const float* Z, float* Y, int64_t u_rows, int64_t u_n, "
+                                 "int32_t repeat"),
+            std::string::npos)
+      << caller.source();
+  EXPECT_EQ(caller.bmreq().extra_args, (std::vector<std::int64_t>{3, 10, 1}));
+  EXPECT_EQ(caller.bmreq().size_arg_names, (std::vector<std::string>{"rows", "n"}));
+  EXPECT_EQ(caller.bmreq().size_arg_count, 2U);
+  // The placeholder rendering for scheduling has the same parameters.
+  auto [kernel, render] = caller.output_node().make_kernel_render();
+  EXPECT_NE(render().find("int KERNEL_NAME(const float* X, const float* Z, float* Y, int64_t u_rows, int64_t u_n,"),
+            std::string::npos);
+  EXPECT_EQ(kernel->args().size_symbols(), (std::vector<std::string>{"rows", "n"}));
+  // Every named argument needs a hint.
+  EXPECT_THROW((void)t.generate({128}, {{"n", 10}}), rocmtpl::evaluation_error);
+}
+
+// output_node() learns the workspace first (the reference's update_workspace_size): from the
+// description, at the hints, without compiling; the node also carries the expression.
+TEST(RocmTemplate, OutputNodeHasTheDescribedWorkspace) {
+  auto t = make_described();
+  auto caller = t.generate({256}, {{"n", 10}, {"rows", 1}});
+  ASSERT_TRUE(caller.bmreq().workspace_bytes);
+  EXPECT_FALSE(caller.bmreq().workspace_size);
+  const auto node = caller.output_node();
+  EXPECT_EQ(node.get_workspace_size(), 2560U);
+  ASSERT_TRUE(node.workspace_bytes());
+  EXPECT_EQ(*node.workspace_bytes(), sym_expr(256) * sym_expr::symbol("n"));
+  EXPECT_EQ(caller.bmreq().workspace_size, std::optional<std::size_t>(2560));
+  EXPECT_TRUE(caller.bmreq().library_path.empty());
+  // A negative description is the template's bug, reported with its name.
+  auto negative = t.generate({-128}, {{"n", 10}, {"rows", 1}});
+  try {
+    (void)negative.output_node();
+    FAIL() << "expected template_error";
+  } catch (const rocmtpl::template_error& e) {
+    EXPECT_NE(std::string(e.what()).find("template 'add' describes a workspace of -1280 bytes"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Without a description and without the runtime layer in the program, the size stays unknown: 0,
+// and no expression (the scheduler asks the kernel at run time).
+TEST(RocmTemplate, UndescribedWorkspaceStaysUnknownInThePureLayer) {
+  auto caller = make().generate({256}, {{"n", 8}});
+  EXPECT_EQ(rocmtpl::detail::registered_workspace_query(), nullptr);
+  const auto node = caller.output_node();
+  EXPECT_EQ(node.get_workspace_size(), 0U);
+  EXPECT_FALSE(node.workspace_bytes());
+  EXPECT_FALSE(caller.bmreq().workspace_size);
+  // A size the runtime's query stored is kept; with no size argument it holds for every call.
+  auto fixed_layout = layout::row_major(dtype::f32, {16});
+  rocmtpl::rocm_template<add_policy> fixed(add_policy{}, {buffer("x", fixed_layout), buffer("z", fixed_layout)},
+                                           fixed_layout);
+  auto fixed_caller = fixed.generate({256});
+  fixed_caller.bmreq().workspace_size = 96;
+  EXPECT_EQ(*fixed_caller.output_node().workspace_bytes(), sym_expr(96));
+  caller.bmreq().workspace_size = 96;
+  EXPECT_FALSE(caller.output_node().workspace_bytes());  // size argument n: only at the hint
+  EXPECT_EQ(caller.output_node().get_workspace_size(), 96U);
+}
+
 }  // namespace

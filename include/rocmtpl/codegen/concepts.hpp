@@ -42,6 +42,14 @@ struct kernel_capabilities {
   bool reference = false;     ///< `std::string render_reference(rocm_template_kernel&, const template_context&) const`
   bool runtime_args = false;  ///< `runtime_arg_info() const` and `runtime_arg_values(const config_type&) const`
   bool problem_configs = false;  ///< `configs(const template_context&, const size_hints&) const`, best first
+  /// `sym_expr workspace_bytes(const template_context&, const config_type&) const`: the entry point's
+  /// workspace in bytes as an expression of the size symbols (what its workspace query answers), so
+  /// that it is known at code generation (the reference queries a compiled library for it)
+  bool workspace = false;
+  /// `std::vector<sym_expr> size_args(const template_context&) const`: the size arguments of the
+  /// entry point, in order, each a single symbol (the reference's size_args()); without it every
+  /// free symbol of the bound tensors becomes one, in order of first appearance
+  bool size_args = false;
 
   friend constexpr bool operator==(const kernel_capabilities&, const kernel_capabilities&) = default;
 };
@@ -101,6 +109,24 @@ concept problem_configs_member = has_config_type<P> &&
   typename P::config_type > ;
 };
 
+template <class P>
+concept workspace_member = has_config_type<P> &&
+    requires(const P& p, const template_context& ctx, const typename P::config_type& c) {
+  { p.workspace_bytes(ctx, c) } -> std::convertible_to<sym_expr>;
+};
+template <class P>
+concept names_workspace_bytes = requires {
+  &P::workspace_bytes;
+};
+template <class P>
+concept size_args_member = requires(const P& p, const template_context& ctx) {
+  { p.size_args(ctx) } -> std::convertible_to<std::vector<sym_expr>>;
+};
+template <class P>
+concept names_size_args = requires {
+  &P::size_args;
+};
+
 // The declaration: `static constexpr kernel_capabilities capabilities{...}`, or none (all false).
 template <class P>
 concept has_capabilities_member = requires {
@@ -138,10 +164,23 @@ concept member_configs_context_hints_is_declared = declared_capabilities<P>()
 .problem_configs || !problem_configs_member<P>;
 
 template <class P>
+concept declared_workspace_has_member_workspace_bytes = !declared_capabilities<P>().workspace || workspace_member<P>;
+template <class P>
+concept member_workspace_bytes_is_declared = declared_capabilities<P>()
+.workspace || !(names_workspace_bytes<P> || workspace_member<P>);
+template <class P>
+concept declared_size_args_has_member_size_args = !declared_capabilities<P>().size_args || size_args_member<P>;
+template <class P>
+concept member_size_args_is_declared = declared_capabilities<P>()
+.size_args || !(names_size_args<P> || size_args_member<P>);
+
+template <class P>
 concept capabilities_match = capabilities_well_typed<P> && declared_reference_has_member_render_reference<P> &&
     member_render_reference_is_declared<P> && declared_runtime_args_have_members_runtime_arg_info_and_values<P> &&
     members_runtime_arg_info_and_values_are_declared<P> &&
-    declared_problem_configs_has_member_configs_context_hints<P> && member_configs_context_hints_is_declared<P>;
+    declared_problem_configs_has_member_configs_context_hints<P> && member_configs_context_hints_is_declared<P> &&
+    declared_workspace_has_member_workspace_bytes<P> && member_workspace_bytes_is_declared<P> &&
+    declared_size_args_has_member_size_args<P> && member_size_args_is_declared<P>;
 
 // What the library uses: a declared capability (kernel_template guarantees its member exists).
 template <class P>
@@ -153,6 +192,12 @@ concept has_runtime_args = declared_capabilities<P>()
 template <class P>
 concept has_problem_configs = declared_capabilities<P>()
 .problem_configs&& problem_configs_member<P>;
+template <class P>
+concept has_workspace = declared_capabilities<P>()
+.workspace&& workspace_member<P>;
+template <class P>
+concept has_size_args = declared_capabilities<P>()
+.size_args&& size_args_member<P>;
 }  // namespace detail
 
 /// @brief A policy that renders HIP source for one kernel template.
@@ -171,7 +216,8 @@ concept has_problem_configs = declared_capabilities<P>()
 ///    rocm_template::generate_all and the autotuner); `runtime_arg_info()` and
 ///    `runtime_arg_values(config)` for runtime arguments; `render_reference(kernel, context)`, a
 ///    simple, trusted kernel with the same entry point that the autotuner runs once to verify every
-///    candidate.
+///    candidate; `workspace_bytes(context, config)`, the workspace as a size expression known at
+///    code generation; `size_args(context)`, the entry point's size arguments by name.
 template <class P>
 concept kernel_template = enable_kernel_template<P> && detail::has_template_name<P> && detail::has_config_type<P> &&
     detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P> && detail::capabilities_match<P>;
@@ -229,6 +275,18 @@ consteval bool check_kernel_template() {
   static_assert(detail::member_configs_context_hints_is_declared<P>,
                 "rocmtpl: kernel_template: policy has configs(context, hints) that its capabilities do not declare; "
                 "add '.problem_configs = true' to its capabilities");
+  static_assert(detail::declared_workspace_has_member_workspace_bytes<P>,
+                "rocmtpl: kernel_template: capabilities declare workspace but the policy has no member "
+                "workspace_bytes(context, config) const returning a sym_expr; add it or fix its spelling");
+  static_assert(detail::member_workspace_bytes_is_declared<P>,
+                "rocmtpl: kernel_template: policy has a member workspace_bytes that its capabilities do not declare; "
+                "add '.workspace = true' to its capabilities");
+  static_assert(detail::declared_size_args_has_member_size_args<P>,
+                "rocmtpl: kernel_template: capabilities declare size_args but the policy has no member "
+                "size_args(context) const returning std::vector<sym_expr>; add it or fix its spelling");
+  static_assert(detail::member_size_args_is_declared<P>,
+                "rocmtpl: kernel_template: policy has a member size_args that its capabilities do not declare; "
+                "add '.size_args = true' to its capabilities");
   return true;
 }
 

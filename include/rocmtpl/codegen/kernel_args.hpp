@@ -48,6 +48,26 @@ class kernel_args {
   /// (the `int64_t` size arguments), by their user names (`M`).
   [[nodiscard]] const std::vector<std::string>& size_symbols() const noexcept { return symbols_; }
 
+  /// @brief Names the size arguments, in order (the reference's size_args()), instead of collecting
+  /// the tensors' symbols: tensors added later may only use these symbols. Call it before any tensor.
+  /// @throws invalid_argument_error when a tensor was added already, or a name is invalid or repeats.
+  void name_size_args(std::vector<std::string> symbols) {
+    if (!inputs_.empty() || !outputs_.empty()) {
+      throw invalid_argument_error(
+          "rocmtpl: kernel_args: size arguments named after tensors were bound; name them "
+          "first");
+    }
+    for (std::size_t i = 0; i < symbols.size(); ++i) {
+      check_name("kernel_args: size argument", symbols[i]);
+      if (std::find(symbols.begin(), symbols.begin() + static_cast<std::ptrdiff_t>(i), symbols[i]) !=
+          symbols.begin() + static_cast<std::ptrdiff_t>(i)) {
+        throw invalid_argument_error("rocmtpl: kernel_args: size argument '" + symbols[i] + "' is named twice");
+      }
+    }
+    symbols_ = std::move(symbols);
+    named_size_args_ = true;
+  }
+
   /// @brief The size arguments' parameter names in generated code, in size_symbols() order:
   /// `user_identifier(symbol)` (`u_M`), the names sym_expr::to_cpp() uses. Templates declare and
   /// pass the size arguments under these names, never under size_symbols().
@@ -65,7 +85,13 @@ class kernel_args {
     auto visit = [&](const sym_expr& e) {
       if (e.is_constant()) return;
       for (auto& s : e.free_symbols()) {
-        if (std::find(symbols_.begin(), symbols_.end(), s) == symbols_.end()) symbols_.push_back(std::move(s));
+        if (std::find(symbols_.begin(), symbols_.end(), s) != symbols_.end()) continue;
+        if (named_size_args_) {
+          throw invalid_argument_error("rocmtpl: kernel_args: tensor '" + b.name() + "' " + l.to_string() +
+                                       " uses size symbol '" + s + "', which is not among the named size arguments [" +
+                                       join_symbols() + "]; add it to the template's size_args()");
+        }
+        symbols_.push_back(std::move(s));
       }
     };
     for (const auto& e : l.sizes()) visit(e);
@@ -124,6 +150,12 @@ class kernel_args {
     return {};
   }
 
+  [[nodiscard]] std::string join_symbols() const {
+    std::string out;
+    for (const auto& s : symbols_) out += (out.empty() ? "" : ", ") + s;
+    return out;
+  }
+
   void check_unused(const std::string& name) const {
     bool used = !arg_name_of_param(name).empty() ||
                 std::any_of(runtime_.begin(), runtime_.end(), [&](const arg_info& r) { return r.name == name; });
@@ -146,6 +178,7 @@ class kernel_args {
   std::vector<tensor_arg> outputs_;
   std::vector<arg_info> runtime_;
   std::vector<std::string> symbols_;  // size_symbols(), extended as tensors are added
+  bool named_size_args_ = false;      // name_size_args() fixed symbols_
 };
 
 }  // namespace rocmtpl

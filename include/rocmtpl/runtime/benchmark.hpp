@@ -131,6 +131,53 @@ namespace detail {
   return a;
 }
 
+/// @brief Times `launch` on `stream` with GPU events (the timing protocol of bench::time() and
+/// rocm_template_caller::benchmark()): one warm-up, `estimate_runs` runs that estimate a call,
+/// then as many timed repetitions as fit `budget_ms` (clamped to [min_repetitions,
+/// max_repetitions]), each preceded by overwriting `flush` (the L2 flush; none when it is null)
+/// and timed by its own event pair.
+/// @param launch enqueues one call on the stream it is given
+/// @param stream the stream everything runs on
+/// @param flush device memory overwritten before each run (twice the L2 size), or nullptr
+/// @param flush_bytes its size
+/// @throws gpu_error (and whatever `launch` throws)
+template <class Launch>
+[[nodiscard]] timing time_launches(Launch&& launch, void* stream, void* flush, std::size_t flush_bytes,
+                                   const benchmark_options& options) {
+  const auto& rt = gpu_runtime::instance();
+  auto one = [&](event& start, event& stop) {
+    if (flush != nullptr) rt.memset(flush, 0, flush_bytes, stream);
+    start.record(stream);
+    launch(stream);
+    stop.record(stream);
+  };
+  event start, stop;
+  one(start, stop);  // warm-up: first-launch costs (module load, caches) stay out of the numbers
+  rt.synchronize(stream);
+  std::vector<double> estimate;
+  for (int i = 0; i < options.estimate_runs; ++i) {
+    one(start, stop);
+    estimate.push_back(static_cast<double>(stop.elapsed_ms_since(start)));
+  }
+  const double est = estimate.empty() ? 1.0 : *std::min_element(estimate.begin(), estimate.end());
+  const int reps = std::clamp(static_cast<int>(options.budget_ms / std::max(est, 1e-4)), options.min_repetitions,
+                              options.max_repetitions);
+  std::vector<event> starts, stops;
+  starts.reserve(static_cast<std::size_t>(reps));
+  stops.reserve(static_cast<std::size_t>(reps));
+  for (int i = 0; i < reps; ++i) {
+    starts.emplace_back();
+    stops.emplace_back();
+    one(starts.back(), stops.back());
+  }
+  rt.synchronize(stream);
+  std::vector<double> samples;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(reps); ++i) {
+    samples.push_back(static_cast<double>(stops[i].elapsed_ms_since(starts[i])));
+  }
+  return summarize(std::move(samples));
+}
+
 /// @brief Inputs, output, reference output and scratch for one benchmark request, on the current
 /// device. Candidates of one problem share a bench (inputs are generated once).
 class bench {
@@ -201,44 +248,13 @@ class bench {
     return util_->compare(output_.get(), meta, reference_.get(), meta, stream_.get());
   }
 
-  /// @brief Warm-up, estimate, then timed repetitions with an L2 flush before each, one event pair each.
+  /// @brief Warm-up, estimate, then timed repetitions with an L2 flush before each, one event pair
+  /// each (time_launches()).
   [[nodiscard]] timing time(const kernel_entry& k, const std::vector<std::int64_t>& extra) {
-    const auto& rt = gpu_runtime::instance();
     prepare(k, extra);
     const auto t = tensors();
-    auto one = [&](event& start, event& stop) {
-      if (flush_) rt.memset(flush_.get(), 0, flush_.size(), stream_.get());
-      start.record(stream_.get());
-      k.launch(t, extra, workspace_.get(), stream_.get());
-      stop.record(stream_.get());
-    };
-    event start, stop;
-    one(start, stop);  // warm-up: first-launch costs (module load, caches) stay out of the numbers
-    stream_.synchronize();
-    std::vector<double> estimate;
-    for (int i = 0; i < options_.estimate_runs; ++i) {
-      one(start, stop);
-      estimate.push_back(static_cast<double>(stop.elapsed_ms_since(start)));
-    }
-    const double est = estimate.empty() ? 1.0 : *std::min_element(estimate.begin(), estimate.end());
-    const int reps = std::clamp(static_cast<int>(options_.budget_ms / std::max(est, 1e-4)), options_.min_repetitions,
-                                options_.max_repetitions);
-    std::vector<event> starts, stops;
-    starts.reserve(static_cast<std::size_t>(reps));
-    stops.reserve(static_cast<std::size_t>(reps));
-    for (int i = 0; i < reps; ++i) {
-      starts.emplace_back();
-      stops.emplace_back();
-      one(starts.back(), stops.back());
-    }
-    stream_.synchronize();
-    std::vector<double> samples;
-    for (int i = 0; i < reps; ++i) {
-      const auto ms =
-          static_cast<double>(stops[static_cast<std::size_t>(i)].elapsed_ms_since(starts[static_cast<std::size_t>(i)]));
-      samples.push_back(ms);
-    }
-    return summarize(std::move(samples));
+    return time_launches([&](void* on) { k.launch(t, extra, workspace_.get(), on); }, stream_.get(), flush_.get(),
+                         flush_.size(), options_);
   }
 
  private:

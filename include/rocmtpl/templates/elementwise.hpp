@@ -50,6 +50,8 @@ class elementwise_policy {
  public:
   using policy_concept = kernel_template_tag;
   using config_type = elementwise_config;
+  /// @brief The workspace is known at code generation (none).
+  static constexpr kernel_capabilities capabilities{.workspace = true};
 
   explicit elementwise_policy(elementwise_options options = {}) : options_(options) {}
 
@@ -59,6 +61,11 @@ class elementwise_policy {
 
   /// @brief 128, 256 and 512 threads per block.
   [[nodiscard]] std::vector<elementwise_config> configs() const { return {{128}, {256}, {512}}; }
+
+  /// @brief No workspace: the entry point's query answers 0 for every size.
+  [[nodiscard]] sym_expr workspace_bytes(const template_context& /*ctx*/, const elementwise_config& /*config*/) const {
+    return sym_expr(0);
+  }
 
   /// @brief Renders the complete translation unit.
   /// @throws config_error for an invalid configuration; invalid_argument_error for inputs of the

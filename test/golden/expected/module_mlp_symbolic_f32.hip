@@ -1097,17 +1097,14 @@ extern "C" PT_EXPORT int mlp(const float* u_x, const float* u_w1, const float* u
     const size_t rocmtpl_scratch_offset = rocmtpl_module_add(rocmtpl_slot1_offset, rocmtpl_slot1_bytes, &rocmtpl_sizes_ok);
     if (!rocmtpl_sizes_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     size_t rocmtpl_scratch_bytes = 0;
-    // rocm_fused_gemm_0 (h = gemm): workspace query
-    size_t rocmtpl_call0_workspace = 0;
-    if (const int rocmtpl_status = rocm_fused_gemm_0_ns::rocm_fused_gemm_0(nullptr, nullptr, nullptr, u_M, &rocmtpl_call0_workspace, nullptr, stream); rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;
+    // rocm_fused_gemm_0 (h = gemm): workspace 0 bytes, known at code generation
+    const size_t rocmtpl_call0_workspace = 0;
     rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, rocmtpl_call0_workspace);
-    // rocm_fused_elementwise_1 (a = elementwise): workspace query
-    size_t rocmtpl_call1_workspace = 0;
-    if (const int rocmtpl_status = rocm_fused_elementwise_1_ns::rocm_fused_elementwise_1(nullptr, nullptr, nullptr, u_M, &rocmtpl_call1_workspace, nullptr, stream); rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;
+    // rocm_fused_elementwise_1 (a = elementwise): workspace 0 bytes, known at code generation
+    const size_t rocmtpl_call1_workspace = 0;
     rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, rocmtpl_call1_workspace);
-    // rocm_fused_gemm_2 (y = gemm): workspace query
-    size_t rocmtpl_call2_workspace = 0;
-    if (const int rocmtpl_status = rocm_fused_gemm_2_ns::rocm_fused_gemm_2(nullptr, nullptr, nullptr, u_M, &rocmtpl_call2_workspace, nullptr, stream); rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;
+    // rocm_fused_gemm_2 (y = gemm): workspace 0 bytes, known at code generation
+    const size_t rocmtpl_call2_workspace = 0;
     rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, rocmtpl_call2_workspace);
     const size_t rocmtpl_total_bytes = rocmtpl_module_add(rocmtpl_scratch_offset, rocmtpl_module_align(rocmtpl_scratch_bytes, &rocmtpl_sizes_ok), &rocmtpl_sizes_ok);
     if (!rocmtpl_sizes_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
@@ -1135,24 +1132,24 @@ extern "C" PT_EXPORT int mlp(const float* u_x, const float* u_w1, const float* u
     float* u_a = reinterpret_cast<float*>(workspace + rocmtpl_slot1_offset);
     // h = gemm (x, w1): rocm_fused_gemm_0
     {
-        // allocate the call's workspace from the scratch region
-        uint8_t* rocmtpl_call_workspace = rocmtpl_call0_workspace > 0 ? workspace + rocmtpl_scratch_offset : nullptr;
+        // no workspace (known at code generation)
+        uint8_t* rocmtpl_call_workspace = nullptr;
         const int rocmtpl_status = rocm_fused_gemm_0_ns::rocm_fused_gemm_0(u_x, u_w1, u_h, u_M, nullptr, rocmtpl_call_workspace, stream);
         if (rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;
         // release: the next call reuses the scratch region (same stream, so in order)
     }
     // a = elementwise (h, b1): rocm_fused_elementwise_1
     {
-        // allocate the call's workspace from the scratch region
-        uint8_t* rocmtpl_call_workspace = rocmtpl_call1_workspace > 0 ? workspace + rocmtpl_scratch_offset : nullptr;
+        // no workspace (known at code generation)
+        uint8_t* rocmtpl_call_workspace = nullptr;
         const int rocmtpl_status = rocm_fused_elementwise_1_ns::rocm_fused_elementwise_1(u_h, u_b1, u_a, u_M, nullptr, rocmtpl_call_workspace, stream);
         if (rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;
         // release: the next call reuses the scratch region (same stream, so in order)
     }
     // y = gemm (a, w2): rocm_fused_gemm_2
     {
-        // allocate the call's workspace from the scratch region
-        uint8_t* rocmtpl_call_workspace = rocmtpl_call2_workspace > 0 ? workspace + rocmtpl_scratch_offset : nullptr;
+        // no workspace (known at code generation)
+        uint8_t* rocmtpl_call_workspace = nullptr;
         const int rocmtpl_status = rocm_fused_gemm_2_ns::rocm_fused_gemm_2(u_a, u_w2, u_y, u_M, nullptr, rocmtpl_call_workspace, stream);
         if (rocmtpl_status != ROCMTPL_STATUS_OK) return rocmtpl_status;
         // release: the next call reuses the scratch region (same stream, so in order)

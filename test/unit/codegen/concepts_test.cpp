@@ -57,8 +57,33 @@ struct wrong_render_result {
   int render(rocm_template_kernel&, const template_context&, const cfg&) const { return 0; }
 };
 
+// The optional members of this change: workspace known at code generation, named size arguments.
+struct described_policy : complete_policy {
+  static constexpr kernel_capabilities capabilities{.workspace = true, .size_args = true};
+  sym_expr workspace_bytes(const template_context&, const cfg& c) const { return sym_expr::symbol("M") * c.tile; }
+  std::vector<sym_expr> size_args(const template_context&) const { return {sym_expr::symbol("M")}; }
+};
+// Members present, capabilities not declared: rejected (test/fail has the diagnostics).
+struct undeclared_workspace : complete_policy {
+  sym_expr workspace_bytes(const template_context&, const cfg&) const { return 0; }
+};
+struct undeclared_size_args : complete_policy {
+  std::vector<sym_expr> size_args(const template_context&) const { return {}; }
+};
+// Declared, with a member of the wrong shape (no config parameter): rejected.
+struct workspace_without_config : complete_policy {
+  static constexpr kernel_capabilities capabilities{.workspace = true};
+  sym_expr workspace_bytes(const template_context&) const { return 0; }
+};
+
 static_assert(kernel_template<complete_policy>);
 static_assert(check_kernel_template<complete_policy>());
+static_assert(kernel_template<described_policy> && check_kernel_template<described_policy>());
+static_assert(detail::has_workspace<described_policy> && detail::has_size_args<described_policy>);
+static_assert(!detail::has_workspace<complete_policy> && !detail::has_size_args<complete_policy>);
+static_assert(!kernel_template<undeclared_workspace>);
+static_assert(!kernel_template<undeclared_size_args>);
+static_assert(!kernel_template<workspace_without_config>);
 static_assert(!kernel_template<not_opted_in>);
 static_assert(!kernel_template<without_render>);
 static_assert(!kernel_template<without_configs>);

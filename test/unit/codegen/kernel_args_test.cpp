@@ -69,4 +69,39 @@ TEST(KernelArgs, RefusesKeywordsAndAbiNames) {
     EXPECT_THROW(args.add_runtime_arg({bad, "int32_t"}), rocmtpl::invalid_argument_error) << bad;
   }
 }
+// The reference's size_args(): the template names its size arguments and their order; tensors may
+// use only those symbols, and a named symbol no tensor uses is still a parameter.
+TEST(KernelArgs, NamedSizeArgumentsReplaceTheCollectedSymbols) {
+  rocmtpl::kernel_args args;
+  args.name_size_args({"N", "K", "M", "L"});
+  args.add_input(buffer("x", layout::row_major(dtype::f32, {M, K})), "X");
+  args.add_output(buffer("y", layout::row_major(dtype::f32, {M, N})), "Y");
+  EXPECT_EQ(args.size_symbols(), (std::vector<std::string>{"N", "K", "M", "L"}));
+  EXPECT_EQ(args.cpp_argdefs(), (std::vector<std::string>{"const float* X", "float* Y", "int64_t u_N", "int64_t u_K",
+                                                          "int64_t u_M", "int64_t u_L"}));
+  rocmtpl::kernel_args missing;
+  missing.name_size_args({"M"});
+  try {
+    missing.add_input(buffer("x", layout::row_major(dtype::f32, {M, K})), "X");
+    FAIL() << "expected invalid_argument_error";
+  } catch (const rocmtpl::invalid_argument_error& e) {
+    EXPECT_NE(std::string(e.what()).find("uses size symbol 'K', which is not among the named size arguments [M]"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(KernelArgs, SizeArgumentsAreNamedFirstOnceEach) {
+  rocmtpl::kernel_args late;
+  late.add_input(buffer("x", layout::row_major(dtype::f32, {M})), "X");
+  EXPECT_THROW(late.name_size_args({"M"}), rocmtpl::invalid_argument_error);
+  rocmtpl::kernel_args twice;
+  EXPECT_THROW(twice.name_size_args({"M", "N", "M"}), rocmtpl::invalid_argument_error);
+  EXPECT_THROW(twice.name_size_args({"not a name"}), rocmtpl::invalid_argument_error);
+  twice.name_size_args({});  // none: every tensor must be static
+  EXPECT_THROW(twice.add_input(buffer("x", layout::row_major(dtype::f32, {M})), "X"), rocmtpl::invalid_argument_error);
+  twice.add_input(buffer("s", layout::row_major(dtype::f32, {4})), "S");
+  EXPECT_TRUE(twice.size_symbols().empty());
+}
+
 }  // namespace

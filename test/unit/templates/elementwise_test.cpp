@@ -52,4 +52,14 @@ TEST(Elementwise, InvalidConfigIsAConfigError) {
     EXPECT_TRUE(contains(e.what(), "rocmtpl: elementwise: invalid config {.block_threads = 100}")) << e.what();
   }
 }
+TEST(Elementwise, DescribesItsWorkspaceAsNone) {
+  static_assert(rocmtpl::detail::has_workspace<rocmtpl::templates::elementwise_policy>);
+  const auto l = rocmtpl::layout::row_major(rocmtpl::dtype::f32, {rocmtpl::sym_expr::symbol("M"), 8});
+  rocmtpl::rocm_template<rocmtpl::templates::elementwise_policy> t(rocmtpl::templates::elementwise_policy{},
+                                                                   {rocmtpl::buffer("x", l)}, l);
+  auto caller = t.generate({}, {{"M", 5}});
+  EXPECT_EQ(caller.bmreq().workspace_bytes, rocmtpl::sym_expr(0));
+  EXPECT_EQ(*caller.output_node().workspace_bytes(), rocmtpl::sym_expr(0));
+}
+
 }  // namespace

@@ -48,8 +48,10 @@ class gemm_policy {
  public:
   using policy_concept = kernel_template_tag;
   using config_type = gemm_config;
-  /// @brief A reference kernel, the runtime argument split_k, and per-problem search spaces.
-  static constexpr kernel_capabilities capabilities{.reference = true, .runtime_args = true, .problem_configs = true};
+  /// @brief A reference kernel, the runtime argument split_k, per-problem search spaces and the
+  /// workspace known at code generation.
+  static constexpr kernel_capabilities capabilities{
+      .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true};
 
   explicit gemm_policy(gemm_options options = {}) : options_(options) {}
 
@@ -100,6 +102,14 @@ class gemm_policy {
   [[nodiscard]] std::vector<runtime_arg_value> runtime_arg_values(const gemm_config& config) const {
     if (!options_.runtime_split_k) return {};
     return {config.split_k};
+  }
+
+  /// @brief The workspace of a configuration's entry point in bytes, as its workspace query answers:
+  /// split-K's fp32 partials, `split_k * batch * M * N * sizeof(float)`, when the configuration
+  /// splits K (gemm_options::runtime_split_k and split_k above 1, not the wgmma path); else 0.
+  /// @throws invalid_argument_error when the problem is malformed (see view()).
+  [[nodiscard]] sym_expr workspace_bytes(const template_context& ctx, const gemm_config& config) const {
+    return detail::gemm_workspace_bytes(view(ctx), config, options_);
   }
 
   /// @brief Renders the complete translation unit for one configuration.

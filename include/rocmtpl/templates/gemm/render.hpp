@@ -8,6 +8,7 @@
 /// and the C entry point.
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -356,6 +357,16 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
   src.writeline("");
   src.writeline("}  // namespace");
   src.writeline("");
+}
+
+// The workspace the entry point's query answers, as an expression of the size symbols: split-K's
+// fp32 partials (`partial_bytes` in write_entry_checks) when the configuration splits K at run time;
+// the Hopper entry point (write_sm90_entry) and every other configuration need none. Keep the two
+// in step: a test compares this with the compiled query (test/runtime/caller_runtime_test.cpp).
+[[nodiscard]] inline sym_expr gemm_workspace_bytes(const gemm_view& v, const gemm_config& config,
+                                                   const gemm_options& options) {
+  if (!options.runtime_split_k || config.split_k <= 1 || config.math == gemm_math::wgmma) return sym_expr(0);
+  return sym_expr(config.split_k) * v.batch * v.m * v.n * sym_expr(static_cast<std::int64_t>(sizeof(float)));
 }
 
 // Entry point, first part: size and split_k checks, the workspace query, null checks, the grid.

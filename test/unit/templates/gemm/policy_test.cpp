@@ -14,7 +14,9 @@ using namespace gemm_test;
 
 static_assert(rocmtpl::kernel_template<gemm_policy>);
 static_assert(gemm_policy::capabilities ==
-              rocmtpl::kernel_capabilities{.reference = true, .runtime_args = true, .problem_configs = true});
+              rocmtpl::kernel_capabilities{
+                  .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true});
+static_assert(rocmtpl::detail::has_workspace<gemm_policy>);
 static_assert(rocmtpl::detail::has_reference<gemm_policy>);
 static_assert(rocmtpl::detail::has_runtime_args<gemm_policy>);
 static_assert(rocmtpl::detail::has_problem_configs<gemm_policy>);
@@ -62,5 +64,35 @@ TEST(GemmPolicy, RenderRefusesInvalidConfigsWithAConfigError) {
   auto t = make();
   EXPECT_THROW((void)t.generate({64, 64, 16, 12, 4, 1}, {{"M", 10}}), rocmtpl::config_error);
   EXPECT_EQ(t.policy().view(t.context()).k, sym_expr(96));
+}
+
+// The workspace known at code generation is split-K's fp32 partials, as the entry point's query
+// computes them (test/runtime/caller_runtime_test.cpp compares the two on compiled libraries).
+TEST(GemmPolicy, WorkspaceIsTheSplitKPartials) {
+  const auto b = sym_expr::symbol("B");
+  gemm_options o{.runtime_split_k = true};
+  rocmtpl::rocm_template<gemm_policy> batched(
+      gemm_policy(o),
+      {buffer("x", layout::row_major(dtype::f16, {b, M, K})), buffer("w", layout::row_major(dtype::f16, {K, N}))},
+      layout::row_major(dtype::f16, {b, M, N}));
+  auto c = mma(64, 64, 32, 32, 32, 3);
+  c.split_k = 4;
+  const auto& p = batched.policy();
+  EXPECT_EQ(p.workspace_bytes(batched.context(), c), sym_expr(16) * b * M * N);
+  c.split_k = 1;
+  EXPECT_EQ(p.workspace_bytes(batched.context(), c), sym_expr(0));
+  // Without runtime split-K the entry point never splits; the wgmma path needs no workspace.
+  c.split_k = 4;
+  auto plain = square(dtype::f16, M, N, K);
+  EXPECT_EQ(plain.policy().workspace_bytes(plain.context(), c), sym_expr(0));
+  auto h = hopper(128, 128, 4);
+  h.split_k = 4;
+  auto hopper_split = square(dtype::f16, M, N, K, o);
+  EXPECT_EQ(hopper_split.policy().workspace_bytes(hopper_split.context(), h), sym_expr(0));
+  // generate() puts it into the request; output_node() evaluates it at the hints.
+  c.split_k = 3;
+  auto caller = batched.generate(c, {{"B", 2}, {"M", 100}, {"N", 64}, {"K", 256}});
+  EXPECT_EQ(caller.bmreq().workspace_bytes, sym_expr(12) * b * M * N);
+  EXPECT_EQ(caller.output_node().get_workspace_size(), 3U * 2 * 100 * 64 * sizeof(float));
 }
 }  // namespace
