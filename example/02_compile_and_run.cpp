@@ -44,9 +44,10 @@ int main() {
     for (const auto& usage : built.resources) std::cout << "  " << to_string(usage) << '\n';
 
     // 2. Load it. The entry point takes the tensors (X, W, then Y), the size arguments (M), then
-    //    workspace_size, workspace and the stream; kernel_entry calls it with those counts.
+    //    workspace_size, workspace and the stream, as the request's signature describes; kernel_entry
+    //    checks the library declares exactly that, then calls the entry's packed twin.
     auto library = std::make_shared<shared_library>(built.library);
-    const kernel_entry entry(library, caller.bmreq().kernel_name, 3, 1);
+    const kernel_entry entry(library, caller.bmreq().kernel_name, caller.bmreq().signature);
     const std::vector<std::int64_t> sizes{rows};
     std::cout << "entry point " << entry.name() << ", workspace " << entry.workspace_size(sizes) << " bytes\n";
 

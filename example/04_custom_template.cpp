@@ -170,7 +170,8 @@ int main() {
     code_cache cache;
     const compile_result built = cache.get_or_compile(compiler::find(options.platform), caller.source(), options);
     for (const auto& usage : built.resources) std::cout << "  " << to_string(usage) << '\n';
-    const kernel_entry entry(std::make_shared<shared_library>(built.library), caller.bmreq().kernel_name, 3, 1);
+    const kernel_entry entry(std::make_shared<shared_library>(built.library), caller.bmreq().kernel_name,
+                             caller.bmreq().signature);
     std::cout << "entry point " << entry.name() << ", workspace " << entry.workspace_size({rows}) << " bytes\n";
     // A null tensor comes back as a status code, turned into an exception on the host side.
     try {

@@ -108,8 +108,9 @@ struct entry_signature {
     for (std::size_t i = 0; i < params.size(); ++i) {
       const auto& p = params[i];
       check_name("entry_signature: parameter name", p.name);
-      const std::string where = "rocmtpl: entry_signature: parameter " + std::to_string(i) + " '" + p.name + "' (" +
-                                std::string(to_string(p.kind)) + ", " + p.type + ")";
+      std::string where = "rocmtpl: entry_signature: parameter ";  // in steps: g++ 12 -O3 false -Wrestrict
+      where += std::to_string(i);
+      where += " '" + p.name + "' (" + std::string(to_string(p.kind)) + ", " + p.type + ")";
       if (i > 0 && static_cast<int>(params[i - 1].kind) > static_cast<int>(p.kind)) {
         throw invalid_argument_error(where + " is out of order; list inputs, outputs, sizes, then runtime arguments");
       }

@@ -34,6 +34,25 @@
 
 namespace rocmtpl {
 
+/// @brief The signature of a module's entry point: `const T* u_<input>...`, `T* u_<output>...`,
+/// `int64_t u_<size>...` (user names behind user_identifier()). emit_module() declares the entry
+/// from it, and runtime::loaded_module checks a saved module's library against it.
+[[nodiscard]] inline entry_signature module_entry_signature(const std::vector<buffer>& inputs,
+                                                            const std::vector<buffer>& outputs,
+                                                            const std::vector<std::string>& size_args) {
+  entry_signature sig;
+  for (const auto& b : inputs) {
+    sig.params.push_back(
+        {user_identifier(b.name()), param_kind::tensor_in, "const " + std::string(storage_type(b.type())) + "*"});
+  }
+  for (const auto& b : outputs) {
+    sig.params.push_back(
+        {user_identifier(b.name()), param_kind::tensor_out, std::string(storage_type(b.type())) + "*"});
+  }
+  for (const auto& s : size_args) sig.params.push_back({user_identifier(s), param_kind::size, "int64_t"});
+  return sig;
+}
+
 namespace detail::module_impl {
 
 inline void add_symbols(std::vector<std::string>& symbols, const buffer& b) {
@@ -136,20 +155,16 @@ inline std::vector<buffer> collect_intermediates(const module_graph& graph, modu
 }
 
 // The size parameters: those of the entry's tensors, then those of the intermediates and calls;
-// sets m.size_args and m.signature.
+// sets m.size_args, m.entry and m.signature.
 inline void define_signature(const module_graph& graph, const rocm_template_kernel& entry,
                              const std::vector<buffer>& intermediates, module_source& m) {
   m.size_args = entry.args().size_symbols();
-  m.entry = entry.args().signature();
   std::vector<std::string> symbols = m.size_args;
   for (const auto& b : intermediates) add_symbols(symbols, b);
   for (const auto& c : m.calls) {
     for (const auto& s : c.size_args) {
       if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(s);
     }
-  }
-  for (std::size_t i = m.size_args.size(); i < symbols.size(); ++i) {
-    m.entry.params.push_back({user_identifier(symbols[i]), param_kind::size, "int64_t"});
   }
   m.size_args = symbols;
   for (const auto& s : m.size_args) {
@@ -158,6 +173,7 @@ inline void define_signature(const module_graph& graph, const rocm_template_kern
                                    "' is reserved or has the name of a buffer or of the module; rename it");
     }
   }
+  m.entry = module_entry_signature(m.inputs, m.outputs, m.size_args);
   m.signature = entry_declaration(m.name, m.entry);
 }
 

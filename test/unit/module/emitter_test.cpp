@@ -63,7 +63,7 @@ TEST(ModuleEmitter, KernelsAreAssembledFromTheirParts) {
     return n;
   };
   EXPECT_EQ(count("#define PT_EXPORT __attribute__"), 1u);
-  EXPECT_EQ(count("#include <cstdint>\n"), 1u);  // the module's include block
+  EXPECT_EQ(count("#include <cstddef>\n"), 1u);  // the module's include block
   EXPECT_EQ(count("#include <cstring>\n"), 2u);  // the kernel's include block once, and the runner's
   EXPECT_TRUE(contains(m.source, "namespace " + k.name + "_ns {\nstatic int " + k.name + "(const uint16_t* X"))
       << m.source;
