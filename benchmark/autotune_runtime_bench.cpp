@@ -2,10 +2,13 @@
 // Runtime figures on a GPU machine (issue: runtime):
 //  - BM_ColdTune: tune 32 GEMM candidates with an empty code cache and database (compile included);
 //  - BM_WarmTuneFreshProcess: the same tune answered from the database, timed inside a new process;
-//  - BM_DirectQuery / BM_AbiQuery: the generic C-ABI call's own cost (typed call vs kernel_entry);
+//  - BM_DirectQuery / BM_PackedQuery / BM_AbiQuery: the generic C-ABI call's own cost (typed call vs
+//    the packed twin vs kernel_entry, which checks counts and packs the values per call);
 //  - BM_DirectLaunch / BM_AbiLaunch: one launch each way (host time per launch, queue kept busy).
 //  - BM_TypedQuery: the workspace query through the typed wrapper (issue 9: <= 10 ns over BM_DirectQuery).
 // Run: build/release/benchmark/autotune_runtime_bench
+#include <rocmtpl/codegen/preamble.hpp>
+#include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/runtime.hpp>
 
 #include <benchmark/benchmark.h>
@@ -109,21 +112,31 @@ void BM_WarmTuneFreshProcess(benchmark::State& state) {
 }
 
 // A kernel and two ways to launch it: a typed exported function, and an entry point following the
-// generated C ABI (workspace query, null checks, launch, error check), called through kernel_entry.
-constexpr const char* launch_source = R"(#include "rocmtpl_hip_portable.h"
-#include <cstdint>
-#include <cstddef>
-#define EXPORT extern "C" __attribute__((visibility("default")))
-__global__ void touch(float* y, int64_t n) { if (threadIdx.x < n) y[threadIdx.x] += 1.0f; }
-EXPORT int direct(float* y, int64_t n, hipStream_t s) { touch<<<1, 32, 0, s>>>(y, n); return 0; }
-EXPORT int abi_entry(const float* x, float* y, int64_t n, size_t* workspace_size, uint8_t* workspace, hipStream_t s) {
-  if (workspace_size) { *workspace_size = 0; return 0; }
+// generated C ABI (workspace query, null checks, launch, error check), rendered as generated kernels
+// are (with its packed twin and signature), called typed or through kernel_entry.
+entry_signature abi_signature() {
+  return {{{"x", param_kind::tensor_in, "const float*"},
+           {"y", param_kind::tensor_out, "float*"},
+           {"n", param_kind::size, "int64_t"}}};
+}
+
+std::string launch_source() {
+  rendered_source s;
+  s.includes = {"#include \"rocmtpl_hip_portable.h\"\n#include <cstdint>\n#include <cstddef>\n"};
+  s.globals = std::string(pt_export_block);
+  s.device_code = R"(__global__ void touch(float* y, int64_t n) { if (threadIdx.x < n) y[threadIdx.x] += 1.0f; }
+extern "C" PT_EXPORT int direct(float* y, int64_t n, hipStream_t s) { touch<<<1, 32, 0, s>>>(y, n); return 0; }
+)";
+  s.entry_name = "abi_entry";
+  s.signature = abi_signature();
+  s.entry_body = R"(  if (workspace_size) { *workspace_size = 0; return 0; }
   (void)workspace; (void)x;
   if (!y && n > 0) return 2;
-  touch<<<1, 32, 0, s>>>(y, n);
+  touch<<<1, 32, 0, stream>>>(y, n);
   return hipGetLastError() == hipSuccess ? 0 : 1;
-}
 )";
+  return s.str();
+}
 
 struct launch_fixture {
   std::shared_ptr<shared_library> lib;
@@ -134,18 +147,32 @@ struct launch_fixture {
     const auto& rt = gpu_runtime::instance();
     const auto opts = compile_options_for(rt.properties(rt.current_device()));
     lib = std::make_shared<shared_library>(
-        cache.get_or_compile(compiler::find(opts.platform), launch_source, opts).library);
+        cache.get_or_compile(compiler::find(opts.platform), launch_source(), opts).library);
   }
 };
 
 // The generic call's own cost: the same entry point, called for a workspace query (no launch),
-// through a typed function pointer and through kernel_entry's integer slots.
+// through a typed function pointer (BM_DirectQuery), through its packed twin with the argument
+// array built once (BM_PackedQuery), and through kernel_entry, which checks the counts and packs
+// the values on every call (BM_AbiQuery).
 void BM_DirectQuery(benchmark::State& state) {
   if (!need_gpu(state)) return;
   launch_fixture f;
   auto* fn = f.lib->symbol<int(const float*, float*, std::int64_t, std::size_t*, std::uint8_t*, void*)>("abi_entry");
   std::size_t bytes = 0;
   for (auto _ : state) benchmark::DoNotOptimize(fn(nullptr, f.y.as<float>(), 32, &bytes, nullptr, f.s.get()));
+}
+
+void BM_PackedQuery(benchmark::State& state) {
+  if (!need_gpu(state)) return;
+  launch_fixture f;
+  auto* fn = f.lib->symbol<runtime::detail::packed_entry_fn>("abi_entry_packed");
+  const void* x = nullptr;
+  void* y = f.y.get();
+  std::int64_t n = 32;
+  void* args[] = {&x, &y, &n};
+  std::size_t bytes = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(fn(args, &bytes, nullptr, f.s.get()));
 }
 
 // The same query through the typed wrapper over the exact function type (a kernel_signature whose
@@ -173,7 +200,7 @@ BENCHMARK(BM_TypedQuery)->Arg(0)->Arg(1);
 void BM_AbiQuery(benchmark::State& state) {
   if (!need_gpu(state)) return;
   launch_fixture f;
-  kernel_entry k(f.lib, "abi_entry", 2, 1);
+  kernel_entry k(f.lib, "abi_entry", abi_signature());
   const std::vector<const void*> tensors{nullptr, f.y.get()};
   const std::vector<std::int64_t> extra{32};
   std::size_t bytes = 0;
@@ -194,7 +221,7 @@ void BM_DirectLaunch(benchmark::State& state) {
 void BM_AbiLaunch(benchmark::State& state) {
   if (!need_gpu(state)) return;
   launch_fixture f;
-  kernel_entry k(f.lib, "abi_entry", 2, 1);
+  kernel_entry k(f.lib, "abi_entry", abi_signature());
   const std::vector<const void*> tensors{nullptr, f.y.get()};
   const std::vector<std::int64_t> extra{32};
   for (auto _ : state) {
@@ -208,6 +235,7 @@ void BM_AbiLaunch(benchmark::State& state) {
 BENCHMARK(BM_ColdTune)->Arg(0)->Arg(1)->UseManualTime()->Iterations(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_WarmTuneFreshProcess)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DirectQuery);
+BENCHMARK(BM_PackedQuery);
 BENCHMARK(BM_AbiQuery);
 BENCHMARK(BM_DirectLaunch);
 BENCHMARK(BM_AbiLaunch);

@@ -55,7 +55,7 @@ void BM_RenderPlaceholder(benchmark::State& state) {
   auto node = static_problem().generate(gemm_config{}).output_node();
   for (auto _ : state) {
     auto r = node.make_kernel_render();
-    benchmark::DoNotOptimize(r.render());
+    benchmark::DoNotOptimize(r.render().str());
   }
   state.counters["renders_per_s"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);

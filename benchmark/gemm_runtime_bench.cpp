@@ -198,9 +198,7 @@ tuned tune(dtype t, const shape& s, bool bias_relu) {
         code_cache cache;
         const auto lib = cache.get_or_compile(compiler::find(opts.platform), caller.source(), opts);
         out.lib = std::make_shared<shared_library>(lib.library);
-        out.entry = std::make_unique<kernel_entry>(out.lib, caller.bmreq().kernel_name,
-                                                   caller.bmreq().input_tensor_meta.size() + 1,
-                                                   caller.bmreq().extra_args.size());
+        out.entry = std::make_unique<kernel_entry>(out.lib, caller.bmreq().kernel_name, caller.bmreq().signature);
         out.extra = caller.bmreq().extra_args;
         out.config = ranked[i].name();
         out.rank = i;

@@ -56,7 +56,8 @@ int main() {
     std::cout << "entry point " << kernel.name() << ", workspace " << kernel.workspace_size(rows) << " bytes\n";
 
     // 2. The runtime-value route, for shapes learned at run time: runtime buffers, the same
-    //    source; the entry point is called by argument counts (3 tensors, 1 size argument).
+    //    source; kernel_entry checks that the library declares the request's signature, then calls
+    //    the entry's packed twin (X, W, Y, then M, workspace_size, workspace, stream).
     const auto m = sym_expr::symbol("M");
     const rocm_template<templates::gemm_policy> untyped(
         templates::gemm_policy{},
@@ -64,7 +65,8 @@ int main() {
         layout::row_major(dtype::f32, {m, n}));
     const auto untyped_caller = untyped.generate(untyped.policy().configs().front(), {{"M", rows}});
     const compile_result built = cache.get_or_compile(cc, untyped_caller.source(), options);
-    const kernel_entry entry(std::make_shared<shared_library>(built.library), untyped_caller.bmreq().kernel_name, 3, 1);
+    const kernel_entry entry(std::make_shared<shared_library>(built.library), untyped_caller.bmreq().kernel_name,
+                             untyped_caller.bmreq().signature);
     std::cout << "runtime-value route: same source " << (untyped_caller.source() == caller.source() ? "yes" : "no")
               << ", workspace " << entry.workspace_size({rows}) << " bytes\n";
 

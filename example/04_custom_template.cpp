@@ -51,8 +51,8 @@ class bias_relu_policy {
   [[nodiscard]] std::vector<bias_relu_config> configs() const { return {{256, 4}, {128, 8}, {512, 1}}; }
 
   // One complete HIP translation unit. The inputs are X [rows, cols] and bias [cols].
-  [[nodiscard]] std::string render(rocm_template_kernel& kernel, const template_context& ctx,
-                                   const bias_relu_config& c) const {
+  [[nodiscard]] rendered_source render(rocm_template_kernel& kernel, const template_context& ctx,
+                                       const bias_relu_config& c) const {
     const buffer* x = ctx.input(0);
     const buffer* bias = ctx.input(1);
     const buffer& y = ctx.output_node();
@@ -60,9 +60,9 @@ class bias_relu_policy {
         x->type() != dtype::f32 || bias->type() != dtype::f32 || y.type() != dtype::f32) {
       throw invalid_argument_error("bias_relu: needs float32 X [rows, cols], bias [cols] and Y [rows, cols]");
     }
-    // def_kernel binds the buffers to parameter names and returns the entry point's signature; the
-    // symbolic sizes of the layouts become its int64_t size arguments.
-    const std::string signature = kernel.def_kernel({x, bias}, {&y}, "X, Bias, Y");
+    // def_kernel binds the buffers to parameter names (the entry point's signature); the symbolic
+    // sizes of the layouts become its int64_t size arguments.
+    (void)kernel.def_kernel({x, bias}, {&y}, "X, Bias, Y");
     std::string params = "const float* __restrict__ X, const float* __restrict__ Bias, float* __restrict__ Y";
     std::string args = "X, Bias, Y";
     for (const auto& s : kernel.args().size_params()) {  // u_<symbol>: user names are prefixed
@@ -80,9 +80,12 @@ class bias_relu_policy {
         constant("b_offset", kernel.offset(bias)) + constant("y_stride_r", kernel.stride(&y, 0)) +
         constant("y_stride_c", kernel.stride(&y, 1)) + constant("y_offset", kernel.offset(&y));
 
+    // The translation unit is parts: start_source() fills the includes (the portability header: HIP
+    // on AMD, CUDA on NVIDIA), the globals (PT_EXPORT, status codes) and the entry's name and
+    // signature; the template writes the device code and the entry's body. The library declares the
+    // entry and its exported twins (NAME_packed, NAME_signature) from the signature.
+    rendered_source out = kernel.start_source(ctx);
     indented_buffer src;
-    src.write_verbatim(ctx.header());   // the portability header: HIP on AMD, CUDA on NVIDIA
-    src.write_verbatim(ctx.globals());  // PT_EXPORT, status codes
     src.writeline("namespace {");
     src.writeline("constexpr int block_threads = " + std::to_string(c.block_threads) + ";");
     src.writeline("constexpr int items_per_thread = " + std::to_string(c.items_per_thread) + ";");
@@ -102,9 +105,10 @@ class bias_relu_policy {
 )");
     // The entry point follows the library's C ABI: answer the workspace query, refuse null
     // tensors with a status code (nothing is ever thrown across it), launch on the stream.
-    src.writeline(signature + " {");
+    indented_buffer entry;
     {
-      auto body = src.indent();
+      auto body = entry.indent();
+      auto& src = entry;
       src.writeline("if (workspace_size) { *workspace_size = 0; return ROCMTPL_STATUS_OK; }");
       src.writeline("(void)workspace;");
       for (const buffer* node : {x, bias, &y}) src.write_lines(kernel.check_not_null(node));
@@ -117,8 +121,9 @@ class bias_relu_policy {
           args + ");");
       src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
     }
-    src.writeline("}");
-    return std::move(src).str();
+    out.device_code = std::move(src).str();
+    out.entry_body = std::move(entry).str();
+    return out;
   }
 };
 
@@ -165,7 +170,8 @@ int main() {
     code_cache cache;
     const compile_result built = cache.get_or_compile(compiler::find(options.platform), caller.source(), options);
     for (const auto& usage : built.resources) std::cout << "  " << to_string(usage) << '\n';
-    const kernel_entry entry(std::make_shared<shared_library>(built.library), caller.bmreq().kernel_name, 3, 1);
+    const kernel_entry entry(std::make_shared<shared_library>(built.library), caller.bmreq().kernel_name,
+                             caller.bmreq().signature);
     std::cout << "entry point " << entry.name() << ", workspace " << entry.workspace_size({rows}) << " bytes\n";
     // A null tensor comes back as a status code, turned into an exception on the host side.
     try {

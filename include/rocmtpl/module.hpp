@@ -15,7 +15,8 @@
 /// Intermediate buffers live in the workspace (a slot is reused once the buffer in it is dead),
 /// followed by a scratch region the kernels' own workspaces are allocated from; the workspace query
 /// returns the total. Kernels keep internal linkage: each is a `static` function in its own
-/// namespace, so only the module's entry point is exported. Under `#ifdef ROCMTPL_STANDALONE_RUNNER`
+/// namespace, so only the module's entry point (with its packed twin `<module>_packed` and its
+/// `<module>_signature()`, codegen/rendered_source.hpp) is exported. Under `#ifdef ROCMTPL_STANDALONE_RUNNER`
 /// the source also has a `main()` (the reference's test-runner mode) that fills the inputs with
 /// seeded random values, runs the module and prints the time per run.
 ///

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/detail/hash.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/ir/tensor_meta.hpp>
@@ -26,6 +27,7 @@ namespace rocmtpl {
 /// @brief A rendered choice ready for benchmarking: source, entry point, concrete tensors, extra args.
 struct rocm_benchmark_request {
   std::string kernel_name;                     ///< exported symbol in the compiled library
+  entry_signature signature;                   ///< the entry's parameters (checked against the library)
   std::vector<tensor_meta> input_tensor_meta;  ///< in C ABI order (input_reorder applied, unique)
   tensor_meta output_tensor_meta;
   std::vector<std::int64_t> extra_args;     ///< size-symbol hints, then runtime argument values

@@ -8,19 +8,21 @@
 /// kernel of its own (templates/elementwise.hpp).
 ///
 /// What it does like the reference (reference/inductor-behaviour.md §1.4, §1.9, §1.10):
-/// - define_kernel() deduplicates by the source with the `KERNEL_NAME` placeholder still in it,
-///   names a new kernel `rocm_<fused origins>_<n>` with `n` from a per-scheduler counter (so the
-///   names depend only on the order of definitions and are stable across runs), replaces the
-///   placeholder and keeps a metadata comment with the origins;
+/// - define_kernel() deduplicates by the source with the `KERNEL_NAME` placeholder as the entry's
+///   name, names a new kernel `rocm_<fused origins>_<n>` with `n` from a per-scheduler counter (so
+///   the names depend only on the order of definitions and are stable across runs), gives the
+///   entry that name and keeps a metadata comment with the origins;
 /// - codegen_template() re-renders a chosen template with its epilogue nodes and defines it;
 /// - call_kernel() emits the call with the workspace allocation and release around it.
 ///
 /// What it does differently:
-/// - the placeholder is replaced as a whole identifier only (`KERNEL_NAME_X` stays);
+/// - kernels are rendered as parts (codegen/rendered_source.hpp): naming a kernel and choosing its
+///   linkage set fields of the parts, nothing searches or replaces inside the generated text, and
+///   the placeholder exists only as the entry's name in the deduplication key (define_kernel());
 /// - a refused epilogue is an exception carrying the template's reason (fusion_error), or a
 ///   fusion_decision from can_fuse_epilogues(), instead of an assertion;
-/// - with entry_linkage::internal (modules) the kernel's entry point becomes a `static` function,
-///   so that only the module's own entry point is exported;
+/// - with entry_linkage::internal (modules) the kernel's entry point is declared `static`, so that
+///   only the module's own entry point (and its packed twin and signature) is exported;
 /// - the workspace of each call is known at code generation as an expression of the size symbols
 ///   (rocm_template_buffer::workspace_bytes(), from the template's description), so it holds for
 ///   every size the module is called with; only a template that does not describe it is asked
@@ -41,6 +43,7 @@
 
 #include <rocmtpl/codegen/concepts.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/detail/hash.hpp>
 #include <rocmtpl/detail/strings.hpp>
@@ -52,7 +55,8 @@
 
 namespace rocmtpl {
 
-/// @brief The placeholder kernel name that make_kernel_render() renders with.
+/// @brief The placeholder kernel name that make_kernel_render() renders with; define_kernel() keys
+/// its deduplication on parts whose entry has this name.
 inline constexpr std::string_view kernel_name_placeholder = "KERNEL_NAME";
 
 /// @brief One node a kernel was generated from: its graph name and its op (the template name).
@@ -63,18 +67,13 @@ struct kernel_origin {
   friend bool operator==(const kernel_origin&, const kernel_origin&) = default;
 };
 
-/// @brief How define_kernel() exposes a kernel's entry point.
-enum class entry_linkage {
-  exported,  ///< `extern "C" PT_EXPORT int name(...)`: one kernel per library (the reference's way)
-  internal   ///< `static int name(...)` inside `namespace name_ns`: one of several kernels in a module
-};
-
 /// @brief A kernel defined by rocm_cpp_scheduling::define_kernel().
 struct kernel_definition {
   std::string name;                    ///< `rocm_<fused origins>_<n>`
-  std::string source;                  ///< the source with the placeholder replaced
+  std::string source;                  ///< `parts.str()`: the translation unit
   std::string source_hash;             ///< xxh3-64 of `source`, 16 hex digits
   std::vector<kernel_origin> origins;  ///< every node scheduled onto this kernel, in order
+  rendered_source parts{};             ///< the parts: the entry named `name`, with the scheduler's linkage
 
   /// @brief The metadata comment (the reference's kernel path and origins lines), C++ style:
   /// @code{.unparsed}
@@ -251,45 +250,39 @@ class rocm_cpp_scheduling {
   /// @brief The namespace that holds an internal kernel in a module: `<kernel name>_ns`.
   [[nodiscard]] static std::string kernel_namespace(const std::string& kernel_name) { return kernel_name + "_ns"; }
 
-  /// @brief Defines a kernel from a source that still has the `KERNEL_NAME` placeholder, or
-  /// returns the name of the kernel already defined from the same source.
+  /// @brief The deduplication key of rendered parts: their translation unit with the entry named
+  /// `KERNEL_NAME` and exported, so that renderings that differ only in the entry's name or linkage
+  /// share a kernel. (The one place the placeholder name matters.)
+  [[nodiscard]] static std::string dedup_key(rendered_source parts) {
+    parts.entry_name = std::string(kernel_name_placeholder);
+    parts.linkage = entry_linkage::exported;
+    return parts.str();
+  }
+
+  /// @brief Defines a kernel from rendered parts, or returns the name of the kernel already defined
+  /// from the same parts (dedup_key()).
   ///
-  /// A new kernel is named `rocm_<fused origins>_<n>`; the placeholder is replaced as a whole
-  /// identifier; with entry_linkage::internal the entry point `extern "C" PT_EXPORT int <name>(`
-  /// becomes `static int <name>(`. A reused kernel adds `node_schedule` to its origins.
-  /// @param src_code the rendered source, placeholder included (the dedup key)
+  /// A new kernel is named `rocm_<fused origins>_<n>`: the parts' entry gets that name and the
+  /// scheduler's linkage (entry_linkage::internal declares it `static`, for a module). A reused
+  /// kernel adds `node_schedule` to its origins.
+  /// @param parts the rendered parts (make_kernel_render() names the entry `KERNEL_NAME`)
   /// @param node_schedule the nodes the kernel computes (template first)
   /// @return the kernel name
-  /// @throws invalid_argument_error when the source has no placeholder, or (internal linkage) no
-  /// entry point declared as def_kernel() declares it.
-  std::string define_kernel(const std::string& src_code, const std::vector<kernel_origin>& node_schedule) {
-    if (auto it = src_to_kernel_.find(src_code); it != src_to_kernel_.end()) {
+  std::string define_kernel(const rendered_source& parts, const std::vector<kernel_origin>& node_schedule) {
+    std::string key = dedup_key(parts);
+    if (auto it = src_to_kernel_.find(key); it != src_to_kernel_.end()) {
       auto& def = kernels_[it->second];
       def.origins.insert(def.origins.end(), node_schedule.begin(), node_schedule.end());
       return def.name;
     }
-    if (!contains_identifier(src_code, kernel_name_placeholder)) {
-      throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: define_kernel: the source has no '" +
-                                   std::string(kernel_name_placeholder) +
-                                   "' placeholder; render it through rocm_template_buffer::make_kernel_render()");
-    }
     const std::string fused = options_.descriptive_names ? fused_kernel_name(node_schedule) : std::string();
     const std::string name = "rocm_" + (fused.empty() ? std::string() : fused + "_") + next_kernel_suffix();
-    std::string source = replace_identifier(src_code, kernel_name_placeholder, name);
-    if (options_.linkage == entry_linkage::internal) {
-      const std::string exported = "extern \"C\" PT_EXPORT int " + name + "(";
-      const auto pos = source.find(exported);
-      if (pos == std::string::npos) {
-        throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: define_kernel: kernel " + name +
-                                     " declares no entry point 'extern \"C\" PT_EXPORT int " +
-                                     std::string(kernel_name_placeholder) +
-                                     "(' (declare it with rocm_template_kernel::def_kernel)");
-      }
-      source.replace(pos, exported.size(), "static int " + name + "(");
-    }
-    kernel_definition def{name, std::move(source), {}, node_schedule};
+    kernel_definition def{name, {}, {}, node_schedule, parts};
+    def.parts.entry_name = name;
+    def.parts.linkage = options_.linkage;
+    def.source = def.parts.str();
     def.source_hash = detail::hash_hex(def.source);
-    src_to_kernel_.emplace(src_code, kernels_.size());
+    src_to_kernel_.emplace(std::move(key), kernels_.size());
     kernels_.push_back(std::move(def));
     return name;
   }
@@ -315,8 +308,7 @@ class rocm_cpp_scheduling {
   /// under their graph names)
   /// @return the kernel name, the rendered kernel and the origins
   /// @throws fusion_error when the template refuses the epilogue nodes (reason() says why)
-  /// @throws invalid_argument_error for a node that is not a ROCm C++ template (is_rocm_cpp_template()),
-  /// a source without placeholder or entry point (see define_kernel)
+  /// @throws invalid_argument_error for a node that is not a ROCm C++ template (is_rocm_cpp_template())
   template_codegen codegen_template(const scheduler_node& template_node,
                                     const std::vector<scheduler_node>& epilogue_nodes = {}) {
     if (!is_rocm_cpp_template(template_node)) {
@@ -325,10 +317,10 @@ class rocm_cpp_scheduling {
                                    "' cannot be rendered again (no make_kernel_render); schedule a choice from "
                                    "rocm_template::generate()");
     }
-    auto [kernel, source] = render(template_node, epilogue_nodes);
+    auto [kernel, parts] = render(template_node, epilogue_nodes);
     std::vector<kernel_origin> origins{{template_node.name, template_node.node.template_name()}};
     for (const auto& e : epilogue_nodes) origins.push_back({e.name, e.node.template_name()});
-    auto name = define_kernel(source, origins);
+    auto name = define_kernel(parts, origins);
     call_kernel(name, *kernel, template_node, origins);
     return {std::move(name), std::move(kernel), std::move(origins)};
   }
@@ -399,16 +391,16 @@ class rocm_cpp_scheduling {
   [[nodiscard]] const indented_buffer& query_code() const noexcept { return query_; }
   /// @brief The calls (host code, the reference's wrapper code).
   [[nodiscard]] const indented_buffer& wrapper_code() const noexcept { return wrapper_; }
-  /// @brief The kernel defined from a placeholder source, if any.
-  [[nodiscard]] std::optional<std::string> kernel_for_source(const std::string& src_code) const {
-    if (auto it = src_to_kernel_.find(src_code); it != src_to_kernel_.end()) return kernels_[it->second].name;
+  /// @brief The kernel defined from these parts (or parts with the same dedup_key()), if any.
+  [[nodiscard]] std::optional<std::string> kernel_for_source(const rendered_source& parts) const {
+    if (auto it = src_to_kernel_.find(dedup_key(parts)); it != src_to_kernel_.end()) return kernels_[it->second].name;
     return std::nullopt;
   }
 
  private:
   struct rendered {
     std::shared_ptr<rocm_template_kernel> kernel;
-    std::string source;
+    rendered_source parts;
   };
 
   // Renders with the epilogues; a refusal (any invalid_argument_error while epilogues are given)
@@ -426,8 +418,8 @@ class rocm_cpp_scheduling {
                                  "make_kernel_render",
                              template_node.name);
       }
-      auto source = render_fn();
-      return {std::move(kernel), std::move(source)};
+      auto parts = render_fn();
+      return {std::move(kernel), std::move(parts)};
     } catch (const fusion_error&) {
       throw;
     } catch (const invalid_argument_error& e) {
@@ -522,39 +514,6 @@ class rocm_cpp_scheduling {
     }
     query_.writeline("rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, " + bytes + ");");
   }
-
-  static bool is_ident_char(char c) noexcept {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  }
-
-  // Positions where `word` occurs as a whole identifier.
-  template <class F>
-  static void for_each_identifier(std::string_view text, std::string_view word, F&& f) {
-    for (auto pos = text.find(word); pos != std::string_view::npos; pos = text.find(word, pos + 1)) {
-      const bool start = pos == 0 || !is_ident_char(text[pos - 1]);
-      const bool end = pos + word.size() == text.size() || !is_ident_char(text[pos + word.size()]);
-      if (start && end) f(pos);
-    }
-  }
-
-  static bool contains_identifier(std::string_view text, std::string_view word) {
-    bool found = false;
-    for_each_identifier(text, word, [&](std::size_t) { found = true; });
-    return found;
-  }
-
-  static std::string replace_identifier(std::string_view text, std::string_view word, std::string_view with) {
-    std::string out;
-    out.reserve(text.size() + 64);
-    std::size_t last = 0;
-    for_each_identifier(text, word, [&](std::size_t pos) {
-      out.append(text.substr(last, pos - last)).append(with);
-      last = pos + word.size();
-    });
-    out.append(text.substr(last));
-    return out;
-  }
-
   options options_{};
   std::size_t suffix_ = 0;
   std::map<std::string, std::size_t, std::less<>> src_to_kernel_;

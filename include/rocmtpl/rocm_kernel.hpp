@@ -23,6 +23,8 @@
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/codegen/rendered_source.hpp>
+#include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/identifier.hpp>
@@ -36,7 +38,7 @@ namespace rocmtpl {
 class rocm_template_kernel {
  public:
   /// @brief The fixed tail of every entry point (the C ABI in ARCHITECTURE.md).
-  static constexpr std::string_view extra_cpp_args = "size_t* workspace_size, uint8_t* workspace, hipStream_t stream";
+  static constexpr std::string_view extra_cpp_args = entry_signature::tail;
 
   /// @throws invalid_argument_error if the name is not a valid name (is_valid_name()) or starts with
   /// `u_` (user_identifier_prefix), a runtime arg is invalid, or the number of runtime values does
@@ -167,8 +169,20 @@ class rocm_template_kernel {
       named_nodes_.insert_or_assign(name, *outputs[i]);
       args_.add_output(*outputs[i], name);
     }
-    return "extern \"C\" PT_EXPORT int " + kernel_name_ + "(" + detail::join(args_.cpp_argdefs()) + ", " +
-           std::string(extra_cpp_args) + ")";
+    return entry_declaration(kernel_name_, args_.signature());
+  }
+
+  /// @brief The parts a template fills for this kernel, started: the context's includes and globals,
+  /// the entry's name and signature (call it after def_kernel()); the template writes device_code
+  /// and entry_body.
+  /// @throws invalid_argument_error as kernel_args::signature()
+  [[nodiscard]] rendered_source start_source(const template_context& ctx) const {
+    rendered_source out;
+    out.includes.push_back(ctx.header());
+    out.globals = ctx.globals();
+    out.entry_name = kernel_name_;
+    out.signature = args_.signature();
+    return out;
   }
 
   /// @brief C++ expression of the product of sizes in dimensions [start, end] (end inclusive,

@@ -103,8 +103,9 @@ class rocm_template {
     return b;
   }
 
-  /// @brief PT_EXPORT (only the entry point is visible; libraries build with -fvisibility=hidden),
-  /// the reference's `bfloat16` alias, the status codes and the floor-division helpers.
+  /// @brief PT_EXPORT (only the entry point and its packed and signature twins are visible;
+  /// libraries build with -fvisibility=hidden), the reference's `bfloat16` alias, the status codes
+  /// and the floor-division helpers.
   [[nodiscard]] indented_buffer globals() const {
     indented_buffer b;
     b.write_verbatim(pt_export_block);
@@ -117,8 +118,8 @@ class rocm_template {
   /// @brief The context a policy renders with.
   [[nodiscard]] const template_context& context() const noexcept { return *context_; }
 
-  /// @brief Renders one configuration into `kernel`.
-  [[nodiscard]] std::string render(rocm_template_kernel& kernel, const config_type& config) const {
+  /// @brief Renders one configuration into `kernel`, as parts.
+  [[nodiscard]] rendered_source render(rocm_template_kernel& kernel, const config_type& config) const {
     return policy_.render(kernel, *context_, config);
   }
 
@@ -154,9 +155,9 @@ class rocm_template {
     const std::string choice_name = kernel_name + "_" + std::to_string(detail::choice_counter()++);
     rocm_template_kernel kernel(kernel_name, get_runtime_arg_info(), get_runtime_arg_values(config));
     name_size_args(kernel);
-    std::string code = render(kernel, config);
+    const rendered_source parts = render(kernel, config);
     check_expected_args(kernel);
-    auto bmreq = make_request(kernel, std::move(code), hints);
+    auto bmreq = make_request(kernel, parts, hints);
     bmreq.workspace_bytes = get_workspace_bytes(config);
     return {choice_name,      std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
             std::move(bmreq), describe(config)};
@@ -174,9 +175,9 @@ class rocm_template {
       const std::string kernel_name = "rocm_" + std::string(name());
       rocm_template_kernel kernel(kernel_name);
       name_size_args(kernel);
-      std::string code = policy_.render_reference(kernel, *context_);
+      const rendered_source parts = policy_.render_reference(kernel, *context_);
       check_expected_args(kernel);
-      auto bmreq = make_request(kernel, std::move(code), hints);
+      auto bmreq = make_request(kernel, parts, hints);
       return {kernel_name + "_reference", std::string(name()), input_nodes_,           output_node_,
               make_kernel_render_fn{},    std::move(bmreq),    {{"reference", "true"}}};
     } else {
@@ -197,10 +198,14 @@ class rocm_template {
   }
 
  private:
-  [[nodiscard]] rocm_benchmark_request make_request(const rocm_template_kernel& kernel, std::string code,
+  // The request of a rendering: the source text (its hash keys caches), the entry's name and
+  // signature (checked against the compiled library), tensors and extra arguments.
+  [[nodiscard]] rocm_benchmark_request make_request(const rocm_template_kernel& kernel, const rendered_source& parts,
                                                     const size_hints& hints) const {
+    check_parts(kernel, parts);
     rocm_benchmark_request bmreq;
-    bmreq.kernel_name = kernel.kernel_name();
+    bmreq.kernel_name = parts.entry_name;
+    bmreq.signature = parts.signature;
     for (const auto& t : kernel.args().inputs())
       bmreq.input_tensor_meta.push_back(tensor_meta::from_buffer(t.node, hints));
     bmreq.output_tensor_meta = tensor_meta::from_buffer(output_node_, hints);
@@ -208,7 +213,7 @@ class rocm_template {
     bmreq.size_arg_count = bmreq.extra_args.size();
     bmreq.size_arg_names = kernel.args().size_symbols();
     for (auto v : kernel.runtime_arg_values()) bmreq.extra_args.push_back(v);
-    bmreq.source_code = std::move(code);
+    bmreq.source_code = parts.str();
     return bmreq;
   }
 
@@ -228,6 +233,18 @@ class rocm_template {
     } else {
       (void)config;
       return std::nullopt;
+    }
+  }
+
+  // The parts must declare the kernel's entry as def_kernel() bound it.
+  void check_parts(const rocm_template_kernel& kernel, const rendered_source& parts) const {
+    if (parts.entry_name != kernel.kernel_name() || parts.signature != kernel.args().signature() ||
+        parts.linkage != entry_linkage::exported) {
+      throw template_error("rocmtpl: rocm_template: template '" + std::string(name()) + "' rendered the entry '" +
+                               parts.declaration() + "' but its kernel declares '" +
+                               entry_declaration(kernel.kernel_name(), kernel.args().signature()) +
+                               "'; start the parts with kernel.start_source(ctx) after def_kernel",
+                           std::string(name()));
     }
   }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <rocmtpl/core/error.hpp>
+#include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 
@@ -21,10 +22,11 @@ namespace rocmtpl {
 class rocm_template_kernel;
 class rocm_template_buffer;
 
-/// @brief What make_kernel_render returns: a kernel named `KERNEL_NAME` and the closure that renders it.
+/// @brief What make_kernel_render returns: a kernel named `KERNEL_NAME` and the closure that renders
+/// it into parts (the scheduler gives the parts their real name and linkage).
 struct kernel_render {
   std::shared_ptr<rocm_template_kernel> kernel;
-  std::function<std::string()> render;
+  std::function<rendered_source()> render;
 };
 
 /// @brief Re-renders a chosen template for a buffer, with optional epilogue nodes fused.

@@ -14,14 +14,18 @@ struct complete {
   using config_type = cfg;
   static std::string_view name() { return "complete"; }
   std::vector<cfg> configs() const { return {}; }
-  std::string render(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&, const cfg&) const { return {}; }
+  rocmtpl::rendered_source render(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&, const cfg&) const {
+    return {};
+  }
 };
 // Structurally identical but not opted in: rejected (opt-in guards against accidental matches).
 struct not_opted_in {
   using config_type = cfg;
   static std::string_view name() { return "x"; }
   std::vector<cfg> configs() const { return {}; }
-  std::string render(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&, const cfg&) const { return {}; }
+  rocmtpl::rendered_source render(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&, const cfg&) const {
+    return {};
+  }
 };
 struct wrong_render_signature {
   using policy_concept = rocmtpl::kernel_template_tag;
@@ -30,12 +34,22 @@ struct wrong_render_signature {
   std::vector<cfg> configs() const { return {}; }
   std::string render(const cfg&) const { return {}; }
 };
+// Renders text instead of parts: rejected (the scheduler names and links entries through the parts).
+struct renders_text {
+  using policy_concept = rocmtpl::kernel_template_tag;
+  using config_type = cfg;
+  static std::string_view name() { return "x"; }
+  std::vector<cfg> configs() const { return {}; }
+  std::string render(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&, const cfg&) const { return {}; }
+};
 struct configs_of_wrong_type {
   using policy_concept = rocmtpl::kernel_template_tag;
   using config_type = cfg;
   static std::string_view name() { return "x"; }
   std::vector<std::string> configs() const { return {}; }
-  std::string render(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&, const cfg&) const { return {}; }
+  rocmtpl::rendered_source render(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&, const cfg&) const {
+    return {};
+  }
 };
 struct with_runtime_args : complete {
   static constexpr rocmtpl::kernel_capabilities capabilities{.runtime_args = true};
@@ -50,15 +64,21 @@ struct undeclared_runtime_args : complete {
 };
 struct with_reference : complete {
   static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true};
-  std::string render_reference(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&) const { return {}; }
+  rocmtpl::rendered_source render_reference(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&) const {
+    return {};
+  }
 };
 struct undeclared_reference : complete {
-  std::string render_reference(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&) const { return {}; }
+  rocmtpl::rendered_source render_reference(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&) const {
+    return {};
+  }
 };
 // Declared, but misspelt: rejected (verification would silently be off otherwise).
 struct misspelt_reference : complete {
   static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true};
-  std::string render_referense(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&) const { return {}; }
+  rocmtpl::rendered_source render_referense(rocmtpl::rocm_template_kernel&, const rocmtpl::template_context&) const {
+    return {};
+  }
 };
 // Undeclared with a wrong signature: seen by name, still rejected.
 struct undeclared_reference_wrong_signature : complete {
@@ -114,6 +134,7 @@ static_assert(rocmtpl::detail::declared_capabilities<rocmtpl::templates::gemm_po
 static_assert(rocmtpl::kernel_template<rocmtpl::templates::elementwise_policy>);
 static_assert(!rocmtpl::kernel_template<not_opted_in>);
 static_assert(!rocmtpl::kernel_template<wrong_render_signature>);
+static_assert(!rocmtpl::kernel_template<renders_text>);
 static_assert(!rocmtpl::kernel_template<configs_of_wrong_type>);
 static_assert(!rocmtpl::kernel_template<int>);
 static_assert(rocmtpl::kernel_template<rocmtpl::templates::gemm_policy>);

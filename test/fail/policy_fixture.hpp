@@ -29,9 +29,12 @@ struct fixture_policy {
   std::vector<fixture_config> configs() const { return {{64}}; }
 #endif
 #ifndef ROCMTPL_FAIL_OMIT_RENDER
-  std::string render(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
-                     const fixture_config&) const {
-    return k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y") + " { return 0; }";
+  rocmtpl::rendered_source render(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
+                                  const fixture_config&) const {
+    (void)k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y");
+    auto out = k.start_source(ctx);
+    out.entry_body = "    return 0;\n";
+    return out;
   }
 #endif
   // Optional members, declared.
@@ -68,11 +71,16 @@ struct fixture_policy {
   std::vector<rocmtpl::sym_expr> size_args(const rocmtpl::template_context&) const { return {}; }
 #endif
 #ifdef ROCMTPL_FAIL_MISSPELL_REFERENCE
-  std::string render_referense(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx) const {
+  rocmtpl::rendered_source render_referense(rocmtpl::rocm_template_kernel& k,
+                                            const rocmtpl::template_context& ctx) const {
 #else
-  std::string render_reference(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx) const {
+  rocmtpl::rendered_source render_reference(rocmtpl::rocm_template_kernel& k,
+                                            const rocmtpl::template_context& ctx) const {
 #endif
-      return k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y") + " { return 1; }";
+      (void)k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y");
+  auto out = k.start_source(ctx);
+  out.entry_body = "    return 1;\n";
+  return out;
 } std::vector<rocmtpl::arg_info> runtime_arg_info() const {
   return {{"repeat", "int32_t"}};
 }

@@ -111,6 +111,6 @@ TEST(GemmGolden, KernelNamePlaceholder) {
       {buffer("x", layout::row_major(dtype::bf16, {64, 64})), buffer("w", layout::row_major(dtype::bf16, {64, 64}))},
       layout::row_major(dtype::bf16, {64, 64}));
   auto caller = t.generate(gemm_config{});
-  check_golden("gemm_placeholder_bf16_relu.hip", caller.output_node().make_kernel_render().render());
+  check_golden("gemm_placeholder_bf16_relu.hip", caller.output_node().make_kernel_render().render().str());
 }
 }  // namespace

@@ -67,12 +67,11 @@ struct twice_policy {
   using config_type = twice_config;
   static std::string_view name() { return "twice"; }
   std::vector<twice_config> configs() const { return {{64}}; }
-  std::string render(rocm_template_kernel& k, const template_context& ctx, const twice_config& c) const {
+  rendered_source render(rocm_template_kernel& k, const template_context& ctx, const twice_config& c) const {
     const buffer* x = ctx.input(0);
-    const auto sig = k.def_kernel({x}, {&ctx.output_node()}, "X, Y");
+    (void)k.def_kernel({x}, {&ctx.output_node()}, "X, Y");
+    rendered_source out = k.start_source(ctx);
     indented_buffer s;
-    s.write_verbatim(ctx.header());
-    s.write_verbatim(ctx.globals());
     s.writeline("namespace {");
     s.writeline("__global__ void twice_kernel(const uint16_t* X, uint16_t* Y, int64_t n) {");
     s.writeline("    const int64_t i = static_cast<int64_t>(blockIdx.x) * " + std::to_string(c.block) +
@@ -80,17 +79,18 @@ struct twice_policy {
     s.writeline("    if (i < n) Y[i] = rocmtpl_dev::float_to_half_bits(2.0f * rocmtpl_dev::half_bits_to_float(X[i]));");
     s.writeline("}");
     s.writeline("}  // namespace");
-    s.writeline(sig + " {");
-    s.writeline("    if (workspace_size) { *workspace_size = 0; return ROCMTPL_STATUS_OK; }");
-    s.writeline("    (void)workspace;");
-    s.write_lines(k.check_not_null(x));
-    s.writeline("    const int64_t n = " + k.size(x, 0, -1) + ";");
-    s.writeline("    if (n == 0) return ROCMTPL_STATUS_OK;");
-    s.writeline("    twice_kernel<<<dim3(static_cast<unsigned>((n + " + std::to_string(c.block - 1) + ") / " +
+    out.device_code = std::move(s).str();
+    indented_buffer e;
+    e.writeline("    if (workspace_size) { *workspace_size = 0; return ROCMTPL_STATUS_OK; }");
+    e.writeline("    (void)workspace;");
+    e.write_lines(k.check_not_null(x));
+    e.writeline("    const int64_t n = " + k.size(x, 0, -1) + ";");
+    e.writeline("    if (n == 0) return ROCMTPL_STATUS_OK;");
+    e.writeline("    twice_kernel<<<dim3(static_cast<unsigned>((n + " + std::to_string(c.block - 1) + ") / " +
                 std::to_string(c.block) + ")), dim3(" + std::to_string(c.block) + "), 0, stream>>>(X, Y, n);");
-    s.writeline("    return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
-    s.writeline("}");
-    return std::move(s).str();
+    e.writeline("    return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
+    out.entry_body = std::move(e).str();
+    return out;
   }
 };
 static_assert(kernel_template<twice_policy>);
@@ -129,10 +129,13 @@ TEST(ModuleGolden, ChainDedupAndSlotReuse) {
 
 TEST(Module, OneExportedEntryPointAndStaticKernels) {
   const auto m = emit_module(mlp_graph());
-  // One exported definition (the first line of the file only mentions it in a comment).
-  EXPECT_EQ(count(m.source, "\nextern \"C\""), 1U);
+  // Three exported definitions: the entry, its packed twin and its signature function (the first
+  // line of the file only mentions the entry in a comment).
+  EXPECT_EQ(count(m.source, "\nextern \"C\""), 3U);
   EXPECT_EQ(count(m.source, "\nextern \"C\" PT_EXPORT int mlp("), 1U);
-  EXPECT_EQ(count(m.source, "PT_EXPORT int "), 2U);
+  EXPECT_EQ(count(m.source, "\nextern \"C\" PT_EXPORT int mlp_packed(void* const* args,"), 1U);
+  EXPECT_EQ(count(m.source, "\nextern \"C\" PT_EXPORT const char* mlp_signature(void)"), 1U);
+  EXPECT_EQ(count(m.source, "PT_EXPORT int "), 3U);
   EXPECT_TRUE(contains(m.source, m.signature + " {"));
   EXPECT_EQ(m.signature,
             "extern \"C\" PT_EXPORT int mlp(const float* u_x, const float* u_w1, const float* u_b1, const float* u_w2, "
@@ -197,8 +200,13 @@ rocm_template_buffer fusing_node(const layout& l) {
     const buffer target = epilogues.empty() ? node.output() : epilogues.back();
     const buffer input = node.inputs().front();
     auto render = [kernel, target, input] {
-      return "#include \"rocmtpl_hip_portable.h\"\n" + kernel->def_kernel({&input}, {&target}, "X, Y") +
-             " { return 0; }\n";
+      (void)kernel->def_kernel({&input}, {&target}, "X, Y");
+      rendered_source s;
+      s.includes = {"#include \"rocmtpl_hip_portable.h\"\n"};
+      s.entry_name = kernel->kernel_name();
+      s.signature = kernel->args().signature();
+      s.entry_body = "    return 0;\n";
+      return s;
     };
     return kernel_render{kernel, render};
   };

@@ -89,8 +89,9 @@ struct planted_policy {
     return {{gemm_config{}, plant::trap}, {gemm_config{}, plant::out_of_bounds}, {gemm_config{}, plant::wrong},
             {gemm_config{}, plant::hang}, {gemm_config{}, plant::none},          {{128, 64, 8, 8, 4, 8}, plant::none}};
   }
-  std::string render(rocm_template_kernel& k, const template_context& ctx, const planted_config& c) const {
-    auto src = inner.render(k, ctx, c.base);
+  rendered_source render(rocm_template_kernel& k, const template_context& ctx, const planted_config& c) const {
+    auto parts = inner.render(k, ctx, c.base);
+    auto& src = parts.device_code;
     auto patch = [&](const std::string& anchor, const std::string& replacement) {
       src.replace(src.find(anchor), anchor.size(), replacement);
     };
@@ -104,9 +105,9 @@ struct planted_policy {
       case plant::hang: patch(acc, acc + " while (((volatile unsigned*)Y)[0] != 0x12345u) {}"); break;
       case plant::none: break;
     }
-    return src;
+    return parts;
   }
-  std::string render_reference(rocm_template_kernel& k, const template_context& ctx) const {
+  rendered_source render_reference(rocm_template_kernel& k, const template_context& ctx) const {
     return inner.render_reference(k, ctx);
   }
 };

@@ -256,7 +256,7 @@ class harness {
                      const std::vector<std::int64_t>& extra, void* workspace) {
     auto lib = std::make_shared<shared_library>(c.lib->library);
     const auto caller = c.tpl->generate(c.config, c.shapes.front());
-    kernel_entry k(lib, caller.bmreq().kernel_name, caller.bmreq().input_tensor_meta.size() + 1, extra.size());
+    kernel_entry k(lib, caller.bmreq().kernel_name, caller.bmreq().signature);
     const kernel_status rc = k.call(pointers, extra, nullptr, workspace, stream_.get());
     stream_.synchronize();
     return rc;
@@ -278,7 +278,7 @@ class harness {
     out.device = device_buffer(static_cast<std::size_t>(out.elements()) * out.esize());
     gpu_runtime::instance().memset(out.device.get(), 0xFF, out.device.size(), stream_.get());
 
-    kernel_entry k(lib, req.kernel_name, inputs.size() + 1, req.extra_args.size());
+    kernel_entry k(lib, req.kernel_name, req.signature);
     const std::size_t ws_bytes = k.workspace_size(req.extra_args);
     device_buffer ws;
     if (ws_bytes > 0) ws = device_buffer(ws_bytes);

@@ -66,6 +66,7 @@ TEST(WorkerProtocol, RequestRoundTripsThroughJson) {
   EXPECT_EQ(back.output_tensor_meta, r.output_tensor_meta);
   EXPECT_EQ(back.extra_args, r.extra_args);
   EXPECT_EQ(back.size_arg_count, r.size_arg_count);
+  EXPECT_EQ(back.signature, r.signature);
   benchmark_options o;
   o.budget_ms = 7;
   o.seed = 99;

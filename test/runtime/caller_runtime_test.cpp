@@ -56,11 +56,13 @@ struct opaque_policy {
   using config_type = config;
   static std::string_view name() { return "opaque"; }
   std::vector<config> configs() const { return {{}}; }
-  std::string render(rocm_template_kernel& k, const template_context& ctx, const config&) const {
-    const auto sig = k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y");
+  rendered_source render(rocm_template_kernel& k, const template_context& ctx, const config&) const {
+    (void)k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y");
     const auto n = k.size(&ctx.output_node(), 0);
-    return ctx.header() + ctx.globals() + sig + " {\n    if (workspace_size) {\n        *workspace_size = 4 * (" + n +
-           ") + 8;\n        return 0;\n    }\n    return 1;\n}\n";
+    auto s = k.start_source(ctx);
+    s.entry_body = "    if (workspace_size) {\n        *workspace_size = 4 * (" + n +
+                   ") + 8;\n        return 0;\n    }\n    return 1;\n";
+    return s;
   }
 };
 

@@ -60,6 +60,7 @@ bool compile_all() {
 struct build {
   std::string label;
   std::string source;
+  entry_signature signature{};  // the entry's, where a test calls it
 };
 
 // Compiles every source (two at a time), then checks the resources of every kernel; returns the
@@ -209,7 +210,7 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
   const auto caller = t.generate(c, {{"B", 2}, {"M", 128}});
   const auto lib =
       cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
-  kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", 3, 3);
+  kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", caller.bmreq().signature);
   // Sizes B = 2, M = 100, then split_k.
   EXPECT_EQ(k.workspace_size({2, 100, 4}), 4U * 2 * 100 * 128 * sizeof(float));
   EXPECT_EQ(k.workspace_size({2, 100, 1}), 0U);
@@ -251,7 +252,10 @@ std::vector<build> hopper_builds() {
       layout::row_major(dtype::f16, {4096, 4096}));
   const auto ranked = job.policy().configs(job.context(), {});
   EXPECT_EQ(ranked.front().math, gemm_math::wgmma) << ranked.front().name();
-  for (const auto& c : gemm_policy::wgmma_configs()) out.push_back({"f16 job " + c.name(), job.generate(c).source()});
+  for (const auto& c : gemm_policy::wgmma_configs()) {
+    const auto caller = job.generate(c);
+    out.push_back({"f16 job " + c.name(), caller.source(), caller.bmreq().signature});
+  }
   rocm_template<gemm_policy> sym(
       gemm_policy({.act = activation::sigmoid,
                    .bias_along = templates::bias_dim::m,
@@ -261,11 +265,13 @@ std::vector<build> hopper_builds() {
        buffer("bias", layout::row_major(dtype::bf16, {sM})), buffer("res", layout::row_major(dtype::bf16, {sM, sN}))},
       layout::row_major(dtype::bf16, {sM, sN}));
   const auto c = gemm_policy::wgmma_configs().back();
-  out.push_back({"bf16 symbolic " + c.name(), sym.generate(c, square_4096).source()});
+  const auto sym_caller = sym.generate(c, square_4096);
+  out.push_back({"bf16 symbolic " + c.name(), sym_caller.source(), sym_caller.bmreq().signature});
   // No Bias, no Residual.
   const auto plain = plain_f16();
   const auto c2 = gemm_policy::wgmma_configs()[1];
-  out.push_back({"f16 plain " + c2.name(), plain.generate(c2, square_4096).source()});
+  const auto plain_caller = plain.generate(c2, square_4096);
+  out.push_back({"f16 plain " + c2.name(), plain_caller.source(), plain_caller.bmreq().signature});
   return out;
 }
 
@@ -311,7 +317,7 @@ TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
     return plain.generate(c, {{"M", m}, {"N", n}, {"K", k}}).bmreq().extra_args;
   };
   ASSERT_EQ(plain.generate(c, square_4096).source(), builds.back().source);
-  kernel_entry k(so, "rocm_gemm", 3, 3);
+  kernel_entry k(so, "rocm_gemm", builds.back().signature);
   EXPECT_EQ(k.workspace_size(args(64, 64, 64)), 0U);
   alignas(16) static std::uint8_t memory[64];
   const void* aligned = memory;
@@ -331,7 +337,7 @@ TEST(GemmCompile, HopperSourcesBuildForAmdAndRefuseAtRunTime) {
   const auto builds = hopper_builds();
   const auto lib =
       cache.get_or_compile(compiler::find(platform::amd), builds[4].source, amd_compile_options({"gfx90a", "gfx940"}));
-  kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", 5, 4);
+  kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", builds[4].signature);
   EXPECT_EQ(k.workspace_size({64, 64, 64, 1}), 0U);
   int dummy[4] = {};
   std::vector<const void*> tensors(5, dummy);

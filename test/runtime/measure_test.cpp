@@ -27,6 +27,11 @@ TEST(Measure, RequestRoundTripsWithDtypeCodes) {
   r.output_tensor_meta = tensor_meta{"y", dtype::f32, {4}, {1}, 0};
   r.extra_args = {4, 7};
   r.size_arg_count = 1;
+  r.signature.params = {{"X", param_kind::tensor_in, "const uint16_t*"},
+                        {"W", param_kind::tensor_in, "const uint8_t*"},
+                        {"Y", param_kind::tensor_out, "float*"},
+                        {"u_n", param_kind::size, "int64_t"},
+                        {"split", param_kind::runtime_arg, "uint32_t"}};
   const auto j = request_to_json(r);
   EXPECT_EQ(j.at("inputs").at(0).at("dtype").get<int>(), dtype_code(dtype::bf16));
   EXPECT_EQ(j.at("inputs").at(1).at("dtype").get<int>(), dtype_code(dtype::f8e5m2));
@@ -34,8 +39,16 @@ TEST(Measure, RequestRoundTripsWithDtypeCodes) {
   EXPECT_EQ(back.input_tensor_meta, r.input_tensor_meta);
   EXPECT_EQ(back.output_tensor_meta, r.output_tensor_meta);
   EXPECT_EQ(back.extra_args, r.extra_args);
+  EXPECT_EQ(back.signature, r.signature);
+  EXPECT_EQ(reference_signature(back).params.size(), 4U);  // the reference has no runtime arguments
   auto bad = j;
   bad["output"]["dtype"] = 99;  // no dtype: refused, never cast into the enum
+  EXPECT_THROW((void)request_from_json(bad), invalid_argument_error);
+  bad = j;
+  bad["signature"][0]["kind"] = "tensor";  // no such kind
+  EXPECT_THROW((void)request_from_json(bad), worker_protocol_error);
+  bad = j;
+  bad["signature"][3]["type"] = "int32_t";  // a size that is not int64_t
   EXPECT_THROW((void)request_from_json(bad), invalid_argument_error);
 }
 

@@ -102,8 +102,13 @@ TEST(ModuleRuntime, OnlyTheEntryPointIsExported) {
   REQUIRE_MODULE(b);
   const auto& lib = *b.module->library();
   EXPECT_TRUE(lib.has_symbol("mlp"));
+  EXPECT_TRUE(lib.has_symbol("mlp_packed"));
+  EXPECT_EQ(kernel_entry::exported_signature(lib, "mlp"), b.source.entry.declaration("mlp"));
   ASSERT_EQ(b.source.kernels.size(), 3U);
-  for (const auto& k : b.source.kernels) EXPECT_FALSE(lib.has_symbol(k.name)) << k.name << " is exported";
+  for (const auto& k : b.source.kernels) {
+    EXPECT_FALSE(lib.has_symbol(k.name)) << k.name << " is exported";
+    EXPECT_FALSE(lib.has_symbol(k.name + "_packed")) << k.name << "_packed is exported";
+  }
   EXPECT_FALSE(lib.has_symbol("main"));
 }
 
@@ -233,6 +238,17 @@ TEST(ModuleRuntime, BrokenArtifactsAreRejectedWithAReason) {
   other["library"] = "absent.so";
   test::write_file(manifest_path, other.dump());
   EXPECT_THROW((void)loaded_module::load(manifest_path), library_load_error);
+  // A manifest that describes another entry than the library has: refused, both declarations named.
+  other = good;
+  other["inputs"][0]["dtype"] = "float16";
+  test::write_file(manifest_path, other.dump());
+  try {
+    (void)loaded_module::load(manifest_path);
+    ADD_FAILURE() << "a manifest with another input dtype was accepted";
+  } catch (const signature_mismatch_error& e) {
+    EXPECT_EQ(e.actual(), b.source.entry.declaration("mlp"));
+    EXPECT_NE(e.expected().find("const uint16_t* u_x"), std::string::npos) << e.expected();
+  }
 }
 
 TEST(ModuleManifest, ExpressionsSurviveTheRoundTrip) {

@@ -33,10 +33,15 @@ TEST(UtilityKernels, CompilesForAmdAndAnswersTheWorkspaceQuery) {
   options.resource_usage = false;
   const auto library = utility_kernels::build(cache, cc, options);
   const auto lib = std::make_shared<shared_library>(library);
-  const kernel_entry fill(lib, "rocmtpl_fill_uniform", 1, 3);
+  const kernel_entry fill(lib, "rocmtpl_fill_uniform", runtime::detail::fill_signature());
   EXPECT_EQ(fill.workspace_size({dtype_code(dtype::bf16), 100, 7}), 0U);
-  const kernel_entry compare(lib, "rocmtpl_compare", 4, 23);
+  const kernel_entry compare(lib, "rocmtpl_compare", runtime::detail::compare_signature());
   EXPECT_EQ(compare.workspace_size(std::vector<std::int64_t>(23, 1)), 0U);
+  // The helpers' entries are declared from these signatures, and their libraries say so.
+  EXPECT_EQ(kernel_entry::exported_signature(*lib, "rocmtpl_compare"),
+            runtime::detail::compare_signature().declaration("rocmtpl_compare"));
+  EXPECT_EQ(fill.signature().tensor_count(), 1U);
+  EXPECT_EQ(compare.signature().extra_count(), 23U);
 }
 
 }  // namespace

@@ -20,8 +20,14 @@ rocm_template_buffer copy_node(const std::string& input) {
     auto kernel = std::make_shared<rocm_template_kernel>("KERNEL_NAME");
     const buffer out = node.output();
     const buffer in = node.inputs().front();
-    return kernel_render{kernel,
-                         [kernel, in, out] { return kernel->def_kernel({&in}, {&out}, "X, Y") + " { return 0; }\n"; }};
+    return kernel_render{kernel, [kernel, in, out] {
+                           (void)kernel->def_kernel({&in}, {&out}, "X, Y");
+                           rendered_source s;
+                           s.entry_name = kernel->kernel_name();
+                           s.signature = kernel->args().signature();
+                           s.entry_body = "    return 0;\n";
+                           return s;
+                         }};
   };
   return {buffer("buf_out", l), {buffer(input, l)}, make, 0, "copy"};
 }

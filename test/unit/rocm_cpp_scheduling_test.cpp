@@ -18,11 +18,15 @@ using templates::elementwise_policy;
 using templates::gemm_config;
 using templates::gemm_policy;
 
-// A source as make_kernel_render() produces it: the entry point declared as def_kernel() does.
-std::string placeholder_source(const std::string& body) {
-  return "#include <cstdint>\n// " + body +
-         "\nextern \"C\" PT_EXPORT int KERNEL_NAME(const float* X, float* Y, size_t* workspace_size, uint8_t* "
-         "workspace, hipStream_t stream) {\n    return 0;\n}\n";
+// Parts as make_kernel_render() produces them: the entry named KERNEL_NAME, `body` as device code.
+rendered_source placeholder_source(const std::string& body) {
+  rendered_source s;
+  s.includes = {"#include <cstdint>\n"};
+  s.device_code = "// " + body + "\n";
+  s.entry_name = "KERNEL_NAME";
+  s.signature.params = {{"X", param_kind::tensor_in, "const float*"}, {"Y", param_kind::tensor_out, "float*"}};
+  s.entry_body = "    return 0;\n";
+  return s;
 }
 
 const sym_expr m_sym = sym_expr::symbol("M");
@@ -112,38 +116,46 @@ TEST(RocmCppScheduling, NameListsSortedUniqueOrigins) {
   EXPECT_EQ(rocm_cpp_scheduling::fused_kernel_name({{"n", "mm"}, {"m", "addmm"}, {"o", "mm"}}), "fused_addmm_mm");
 }
 
-TEST(RocmCppScheduling, PlaceholderIsReplacedAsAWholeIdentifier) {
+// Naming sets the parts' entry name: the generated text is never searched, so the placeholder
+// spelt anywhere else (here in a comment of the device code) stays as it was.
+TEST(RocmCppScheduling, NamingSetsTheEntryNameNotTheText) {
   rocm_cpp_scheduling sched;
   const auto name =
       sched.define_kernel(placeholder_source("KERNEL_NAME_SUFFIX MY_KERNEL_NAME KERNEL_NAME"), {{"h", "op"}});
-  const auto& src = sched.kernels().front().source;
-  EXPECT_TRUE(contains(src, "// KERNEL_NAME_SUFFIX MY_KERNEL_NAME " + name + "\n")) << src;
-  EXPECT_TRUE(contains(src, "int " + name + "(const float* X"));
+  const auto& def = sched.kernels().front();
+  EXPECT_EQ(def.parts.entry_name, name);
+  EXPECT_EQ(def.parts.device_code, "// KERNEL_NAME_SUFFIX MY_KERNEL_NAME KERNEL_NAME\n");
+  EXPECT_EQ(def.source, def.parts.str());
+  EXPECT_TRUE(contains(def.source, "extern \"C\" PT_EXPORT int " + name + "(const float* X, float* Y, size_t*"));
+  EXPECT_TRUE(contains(def.source, "extern \"C\" PT_EXPORT int " + name + "_packed(void* const* args,"));
+  EXPECT_TRUE(contains(def.source, "const char* " + name + "_signature(void)"));
 }
 
-TEST(RocmCppScheduling, DedupIsKeyedOnThePlaceholderSource) {
+// Deduplication compares the parts with the entry's name and linkage set aside: parts that were
+// already named (the definition's own) find the same kernel.
+TEST(RocmCppScheduling, DedupIsKeyedOnThePartsWithoutTheEntryName) {
   rocm_cpp_scheduling sched;
   const auto src = placeholder_source("k");
   const auto name = sched.define_kernel(src, {{"h", "op"}});
   EXPECT_EQ(sched.kernel_for_source(src), name);
-  EXPECT_EQ(sched.kernel_for_source(sched.kernels().front().source), std::nullopt);
-  // The final source has no placeholder left: it cannot be defined again.
-  EXPECT_THROW((void)sched.define_kernel(sched.kernels().front().source, {{"y", "op"}}), invalid_argument_error);
+  EXPECT_EQ(sched.kernel_for_source(sched.kernels().front().parts), name);
+  EXPECT_EQ(sched.kernel_for_source(placeholder_source("other")), std::nullopt);
+  EXPECT_EQ(sched.define_kernel(sched.kernels().front().parts, {{"y", "op"}}), name);
   EXPECT_EQ(sched.kernels().size(), 1U);
+  auto other_signature = src;
+  other_signature.signature.params.pop_back();
+  EXPECT_NE(sched.define_kernel(other_signature, {{"z", "op"}}), name);
 }
 
 TEST(RocmCppScheduling, InternalLinkageMakesTheEntryPointStatic) {
   rocm_cpp_scheduling sched({entry_linkage::internal, true});
   const auto name = sched.define_kernel(placeholder_source("k"), {{"h", "gemm"}});
-  const auto& src = sched.kernels().front().source;
-  EXPECT_TRUE(contains(src, "static int " + name + "(const float* X")) << src;
-  EXPECT_FALSE(contains(src, "extern \"C\"")) << src;
+  const auto& def = sched.kernels().front();
+  EXPECT_EQ(def.parts.linkage, entry_linkage::internal);
+  EXPECT_TRUE(contains(def.source, "static int " + name + "(const float* X")) << def.source;
+  EXPECT_FALSE(contains(def.source, "extern \"C\"")) << def.source;
+  EXPECT_FALSE(contains(def.source, "_packed")) << def.source;  // the module exports its own
   EXPECT_EQ(rocm_cpp_scheduling::kernel_namespace(name), name + "_ns");
-  // An entry point not declared as def_kernel declares it cannot be made static.
-  EXPECT_THROW((void)sched.define_kernel("int KERNEL_NAME(void) { return 0; }\n", {{"y", "op"}}),
-               invalid_argument_error);
-  rocm_cpp_scheduling exported;
-  EXPECT_NO_THROW((void)exported.define_kernel("int KERNEL_NAME(void) { return 0; }\n", {{"y", "op"}}));
 }
 
 TEST(RocmCppScheduling, CodegenTemplateDefinesAndCallsTheKernel) {
@@ -228,7 +240,12 @@ TEST(RocmCppScheduling, WorkspaceOfOtherSymbolsIsRefused) {
   make_kernel_render_fn make = [](const rocm_template_buffer& node, const std::vector<buffer>&) {
     auto kernel = std::make_shared<rocm_template_kernel>("KERNEL_NAME");
     auto render = [kernel, node] {
-      return kernel->def_kernel({&node.inputs().front()}, {&node.output()}, "X, Y") + " { return 0; }\n";
+      (void)kernel->def_kernel({&node.inputs().front()}, {&node.output()}, "X, Y");
+      rendered_source s;
+      s.entry_name = kernel->kernel_name();
+      s.signature = kernel->args().signature();
+      s.entry_body = "    return 0;\n";
+      return s;
     };
     return kernel_render{kernel, render};
   };
@@ -325,8 +342,13 @@ rocm_template_buffer fusing_node() {
     const buffer target = epilogues.empty() ? node.output() : epilogues.back();
     const buffer input = node.inputs().front();
     auto render = [kernel, target, input, fused = epilogues.size()] {
-      const auto sig = kernel->def_kernel({&input}, {&target}, "X, Y");
-      return "// scale with " + std::to_string(fused) + " fused epilogue(s)\n" + sig + " { return 0; }\n";
+      (void)kernel->def_kernel({&input}, {&target}, "X, Y");
+      rendered_source s;
+      s.device_code = "// scale with " + std::to_string(fused) + " fused epilogue(s)\n";
+      s.entry_name = kernel->kernel_name();
+      s.signature = kernel->args().signature();
+      s.entry_body = "    return 0;\n";
+      return s;
     };
     return kernel_render{kernel, render};
   };
@@ -368,9 +390,11 @@ struct split_policy {
   std::vector<split_config> configs() const { return {{2}, {4}}; }
   std::vector<arg_info> runtime_arg_info() const { return {{"split", "int32_t"}}; }
   std::vector<runtime_arg_value> runtime_arg_values(const split_config& c) const { return {c.split}; }
-  std::string render(rocm_template_kernel& k, const template_context& ctx, const split_config&) const {
-    const auto sig = k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y");
-    return ctx.header() + ctx.globals() + sig + " { return 0; }\n";
+  rendered_source render(rocm_template_kernel& k, const template_context& ctx, const split_config&) const {
+    (void)k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y");
+    auto s = k.start_source(ctx);
+    s.entry_body = "    return 0;\n";
+    return s;
   }
 };
 

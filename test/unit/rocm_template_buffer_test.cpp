@@ -32,12 +32,16 @@ TEST(RocmTemplateBuffer, MakeKernelRenderPassesItselfAndTheEpilogues) {
   std::string seen;
   make_kernel_render_fn make = [&seen](const rocm_template_buffer& node, const std::vector<buffer>& epilogues) {
     seen = node.name() + ":" + std::to_string(epilogues.size());
-    return kernel_render{nullptr, [] { return std::string("rendered"); }};
+    return kernel_render{nullptr, [] {
+                           rendered_source s;
+                           s.device_code = "rendered\n";
+                           return s;
+                         }};
   };
   const rocm_template_buffer node(buffer("buf_out", l), {}, make, 0, "t");
   auto r = node.make_kernel_render();
   EXPECT_EQ(seen, "buf_out:0");
-  EXPECT_EQ(r.render(), "rendered");
+  EXPECT_EQ(r.render().device_code, "rendered\n");
   (void)node.make_kernel_render({buffer("e1", l), buffer("e2", l)});
   EXPECT_EQ(seen, "buf_out:2");
 }

@@ -29,20 +29,25 @@ struct add_policy {
   std::vector<add_config> configs() const { return {{128}, {256}}; }
   std::vector<rocmtpl::arg_info> runtime_arg_info() const { return {{"repeat", "int32_t"}}; }
   std::vector<rocmtpl::runtime_arg_value> runtime_arg_values(const add_config& c) const { return {c.block / 128}; }
-  std::string render(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
-                     const add_config& c) const {
+  bool rename_entry = false;  // a broken template: parts whose entry is not the kernel's
+  rocmtpl::rendered_source render(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
+                                  const add_config& c) const {
     const buffer* a = ctx.input(0);
     const buffer* b = ctx.input(1);
-    auto sig = swap ? k.def_kernel({b, a}, {&ctx.output_node()}, "Z, X, Y")
-                    : k.def_kernel({a, b}, {&ctx.output_node()}, "X, Z, Y", ctx.input_reorder());
-    return ctx.header() + ctx.globals() + "// block " + std::to_string(c.block) + "\n" + sig + " { return 0; }\n";
+    (void)(swap ? k.def_kernel({b, a}, {&ctx.output_node()}, "Z, X, Y")
+                : k.def_kernel({a, b}, {&ctx.output_node()}, "X, Z, Y", ctx.input_reorder()));
+    auto s = k.start_source(ctx);
+    s.device_code = "// block " + std::to_string(c.block) + "\n";
+    s.entry_body = "    return 0;\n";
+    if (rename_entry) s.entry_name = "other";
+    return s;
   }
 };
 static_assert(rocmtpl::kernel_template<add_policy>);
 
 rocmtpl::rocm_template<add_policy> make(bool swap = false) {
   auto l = layout::row_major(dtype::f32, {sym_expr::symbol("n")});
-  return {add_policy{swap}, {buffer("x", l), buffer("z", l)}, l};
+  return {add_policy{swap, false}, {buffer("x", l), buffer("z", l)}, l};
 }
 
 TEST(RocmTemplate, GenerateNamesKernelAndChoice) {
@@ -107,6 +112,30 @@ TEST(RocmTemplate, GenerateReferenceNeedsTheDeclaredCapability) {
   }
 }
 
+// The request carries the entry's signature as the parts declared it, and the source is the parts'
+// translation unit: the entry, its packed twin and its signature function.
+TEST(RocmTemplate, RequestCarriesTheEntrySignature) {
+  auto t = make();
+  const auto caller = t.generate({256}, {{"n", 8}});
+  const auto& sig = caller.bmreq().signature;
+  ASSERT_EQ(sig.params.size(), 5U);
+  EXPECT_EQ(sig.params[0], (rocmtpl::entry_param{"X", rocmtpl::param_kind::tensor_in, "const float*"}));
+  EXPECT_EQ(sig.params[2], (rocmtpl::entry_param{"Y", rocmtpl::param_kind::tensor_out, "float*"}));
+  EXPECT_EQ(sig.params[3], (rocmtpl::entry_param{"u_n", rocmtpl::param_kind::size, "int64_t"}));
+  EXPECT_EQ(sig.params[4], (rocmtpl::entry_param{"repeat", rocmtpl::param_kind::runtime_arg, "int32_t"}));
+  const auto& src = caller.source();
+  EXPECT_NE(src.find("extern \"C\" PT_EXPORT int rocm_add_packed(void* const* args"), std::string::npos) << src;
+  EXPECT_NE(src.find("return \"" + sig.declaration("rocm_add") + "\";"), std::string::npos) << src;
+}
+
+TEST(RocmTemplate, PartsMustDeclareTheKernelsEntry) {
+  auto l = layout::row_major(dtype::f32, {4});
+  add_policy broken;
+  broken.rename_entry = true;
+  rocmtpl::rocm_template<add_policy> t(broken, {buffer("x", l), buffer("z", l)}, l);
+  EXPECT_THROW((void)t.generate({256}), rocmtpl::template_error);
+}
+
 TEST(RocmTemplate, InputReorderMustBeAPermutation) {
   auto l = layout::row_major(dtype::f32, {4});
   EXPECT_THROW(
@@ -132,8 +161,11 @@ TEST(RocmTemplate, MakeKernelRenderUsesThePlaceholder) {
   EXPECT_EQ(node.get_workspace_size(), 0U);  // not queried yet -> 0
   EXPECT_EQ(node.template_name(), "add");
   auto [kernel, render] = node.make_kernel_render();
-  auto src = render();
+  auto parts = render();
   EXPECT_EQ(kernel->kernel_name(), "KERNEL_NAME");
+  EXPECT_EQ(parts.entry_name, "KERNEL_NAME");
+  EXPECT_EQ(parts.signature, caller.bmreq().signature);
+  const auto src = parts.str();
   EXPECT_NE(src.find("int KERNEL_NAME("), std::string::npos);
   EXPECT_EQ(src.find("rocm_add("), std::string::npos);
   EXPECT_THROW((void)node.make_kernel_render({buffer("e", layout::row_major(dtype::f32, {4}))}),

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/arg_info.hpp>
+#include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 
@@ -39,8 +40,8 @@ inline constexpr bool enable_kernel_template = requires {
 /// feature such as verification off. A policy with none of the optional members may omit
 /// `capabilities`.
 struct kernel_capabilities {
-  bool reference = false;     ///< `std::string render_reference(rocm_template_kernel&, const template_context&) const`
-  bool runtime_args = false;  ///< `runtime_arg_info() const` and `runtime_arg_values(const config_type&) const`
+  bool reference = false;        ///< `rendered_source render_reference(rocm_template_kernel&, const template_context&)`
+  bool runtime_args = false;     ///< `runtime_arg_info() const` and `runtime_arg_values(const config_type&) const`
   bool problem_configs = false;  ///< `configs(const template_context&, const size_hints&) const`, best first
   /// `sym_expr workspace_bytes(const template_context&, const config_type&) const`: the entry point's
   /// workspace in bytes as an expression of the size symbols (what its workspace query answers), so
@@ -67,7 +68,7 @@ concept has_config_type = requires {
 template <class P>
 concept has_render = has_config_type<P> &&
     requires(const P& p, rocm_template_kernel& k, const template_context& ctx, const typename P::config_type& c) {
-  { p.render(k, ctx, c) } -> std::convertible_to<std::string>;
+  { p.render(k, ctx, c) } -> std::convertible_to<rendered_source>;
 };
 template <class P>
 concept has_configs = has_config_type<P> && requires(const P& p) {
@@ -85,7 +86,7 @@ concept has_describe = has_config_type<P> && requires(const typename P::config_t
 // seen by shape).
 template <class P>
 concept reference_member = requires(const P& p, rocm_template_kernel& k, const template_context& ctx) {
-  { p.render_reference(k, ctx) } -> std::convertible_to<std::string>;
+  { p.render_reference(k, ctx) } -> std::convertible_to<rendered_source>;
 };
 template <class P>
 concept names_render_reference = requires {
@@ -207,8 +208,9 @@ concept has_size_args = declared_capabilities<P>()
 /// 2. `static std::string_view name()`: the template name, a C identifier (`gemm`);
 /// 3. `config_type`: an equality-comparable, copyable configuration value with a free
 ///    `describe(const config_type&)` returning `std::vector<std::pair<std::string, std::string>>` (field, value);
-/// 4. `std::string render(rocm_template_kernel&, const template_context&, const config_type&) const`:
-///    a complete translation unit whose entry point comes from `kernel.def_kernel(...)`;
+/// 4. `rendered_source render(rocm_template_kernel&, const template_context&, const config_type&) const`:
+///    a complete translation unit as parts, started with `kernel.start_source(ctx)` after
+///    `kernel.def_kernel(...)` (its includes, globals, entry name and signature);
 /// 5. `configs() const`: a range of config_type, the search space for this problem;
 /// 6. optional members present exactly when declared in `static constexpr kernel_capabilities
 ///    capabilities` (see kernel_capabilities): `configs(const template_context&, const size_hints&)

@@ -5,7 +5,9 @@
 /// @brief kernel_args: the arguments of a generated entry point (the reference's KernelArgs).
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +17,131 @@
 #include <rocmtpl/ir/identifier.hpp>
 
 namespace rocmtpl {
+
+/// @brief What a parameter of a generated entry point is (before the fixed tail
+/// `size_t* workspace_size, uint8_t* workspace, hipStream_t stream`).
+enum class param_kind {
+  tensor_in,   ///< `const T*`: an input tensor's address
+  tensor_out,  ///< `T*`: an output tensor's address
+  size,        ///< `int64_t`: a symbolic size
+  runtime_arg  ///< an integer runtime argument of the template (arg_info::allowed_types)
+};
+
+/// @brief `tensor_in`, `tensor_out`, `size` or `runtime_arg`.
+[[nodiscard]] constexpr std::string_view to_string(param_kind k) noexcept {
+  switch (k) {
+    case param_kind::tensor_in: return "tensor_in";
+    case param_kind::tensor_out: return "tensor_out";
+    case param_kind::size: return "size";
+    case param_kind::runtime_arg: return "runtime_arg";
+  }
+  return "unknown";
+}
+
+/// @brief One parameter of an entry point: its name, kind and C type as declared (`const float*`,
+/// `float*`, `int64_t`, `int32_t`).
+struct entry_param {
+  std::string name;
+  param_kind kind = param_kind::size;
+  std::string type;
+
+  friend bool operator==(const entry_param&, const entry_param&) = default;
+};
+
+/// @brief The run-time description of an entry point's signature (the generated C ABI of
+/// ARCHITECTURE.md): its parameters in order, inputs, outputs, sizes, runtime arguments, without the
+/// fixed tail. Rendering declares the entry from it; the runtime checks a loaded library and every
+/// call against it.
+struct entry_signature {
+  std::vector<entry_param> params;
+
+  /// @brief The fixed tail of every entry point.
+  static constexpr std::string_view tail = "size_t* workspace_size, uint8_t* workspace, hipStream_t stream";
+
+  /// @brief How many parameters have kind `k`.
+  [[nodiscard]] std::size_t count(param_kind k) const noexcept {
+    return static_cast<std::size_t>(
+        std::count_if(params.begin(), params.end(), [k](const entry_param& p) { return p.kind == k; }));
+  }
+  /// @brief Tensor parameters (inputs, then outputs).
+  [[nodiscard]] std::size_t tensor_count() const noexcept {
+    return count(param_kind::tensor_in) + count(param_kind::tensor_out);
+  }
+  /// @brief Integer parameters (sizes, then runtime arguments).
+  [[nodiscard]] std::size_t extra_count() const noexcept {
+    return count(param_kind::size) + count(param_kind::runtime_arg);
+  }
+
+  /// @brief The parameter declarations: `const float* X`, ..., `int64_t u_M`.
+  [[nodiscard]] std::vector<std::string> argdefs() const {
+    std::vector<std::string> out;
+    out.reserve(params.size());
+    for (const auto& p : params) out.push_back(p.type + " " + p.name);
+    return out;
+  }
+
+  /// @brief The declaration without linkage: `int NAME(const float* X, ..., size_t* workspace_size,
+  /// uint8_t* workspace, hipStream_t stream)`. This is the text a library's `NAME_signature()` returns.
+  [[nodiscard]] std::string declaration(std::string_view name) const {
+    std::string out = "int ";
+    out.append(name).append("(");
+    for (const auto& d : argdefs()) out.append(d).append(", ");
+    out.append(tail).append(")");
+    return out;
+  }
+
+  /// @brief The same signature without its runtime arguments (what a template's reference kernel
+  /// declares: the candidates' tensors and sizes, no runtime arguments).
+  [[nodiscard]] entry_signature without_runtime_args() const {
+    entry_signature out;
+    for (const auto& p : params) {
+      if (p.kind != param_kind::runtime_arg) out.params.push_back(p);
+    }
+    return out;
+  }
+
+  /// @brief Checks the description: valid names, used once; kinds in ABI order (inputs, outputs,
+  /// sizes, runtime arguments); tensors typed as pointers (`const` for inputs only), sizes `int64_t`,
+  /// runtime arguments of an allowed integer type.
+  /// @throws invalid_argument_error naming the first parameter that breaks a rule
+  void validate() const {
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const auto& p = params[i];
+      check_name("entry_signature: parameter name", p.name);
+      std::string where = "rocmtpl: entry_signature: parameter ";  // in steps: g++ 12 -O3 false -Wrestrict
+      where += std::to_string(i);
+      where += " '" + p.name + "' (" + std::string(to_string(p.kind)) + ", " + p.type + ")";
+      if (i > 0 && static_cast<int>(params[i - 1].kind) > static_cast<int>(p.kind)) {
+        throw invalid_argument_error(where + " is out of order; list inputs, outputs, sizes, then runtime arguments");
+      }
+      for (std::size_t j = 0; j < i; ++j) {
+        if (params[j].name == p.name) throw invalid_argument_error(where + " repeats a name; rename one of them");
+      }
+      if (!type_fits(p)) {
+        throw invalid_argument_error(where +
+                                     " has a type its kind does not allow; tensors are `const T*` (inputs) "
+                                     "or `T*` (outputs), sizes `int64_t`, runtime arguments integers");
+      }
+    }
+  }
+
+  friend bool operator==(const entry_signature&, const entry_signature&) = default;
+
+ private:
+  static bool type_fits(const entry_param& p) {
+    const bool pointer = p.type.size() > 1 && p.type.back() == '*';
+    const bool is_const = p.type.starts_with("const ");
+    switch (p.kind) {
+      case param_kind::tensor_in: return pointer && is_const;
+      case param_kind::tensor_out: return pointer && !is_const;
+      case param_kind::size: return p.type == "int64_t";
+      case param_kind::runtime_arg:
+        return std::find(arg_info::allowed_types.begin(), arg_info::allowed_types.end(), p.type) !=
+               arg_info::allowed_types.end();
+    }
+    return false;
+  }
+};
 
 /// @brief Ordered arguments of a kernel entry point: input tensors, output tensors, symbolic
 /// sizes, runtime arguments. The order is stable: tensors in the order they were added, size
@@ -114,19 +241,28 @@ class kernel_args {
   /// `<ty> runtime_arg`. Tensor pointer types are the storage spellings (DTYPE_TO_ROCM_TYPE).
   /// @throws invalid_argument_error if a size parameter collides with a tensor parameter name (a
   /// tensor bound under a `u_` name).
-  [[nodiscard]] std::vector<std::string> cpp_argdefs() const {
-    std::vector<std::string> out;
-    for (const auto& t : inputs_)
-      out.push_back("const " + std::string(storage_type(t.node.type())) + "* " + t.arg_name);
-    for (const auto& t : outputs_) out.push_back(std::string(storage_type(t.node.type())) + "* " + t.arg_name);
+  [[nodiscard]] std::vector<std::string> cpp_argdefs() const { return signature().argdefs(); }
+
+  /// @brief The run-time description of the parameters cpp_argdefs() declares, in the same order.
+  /// @throws invalid_argument_error as cpp_argdefs()
+  [[nodiscard]] entry_signature signature() const {
+    entry_signature out;
+    out.params.reserve(inputs_.size() + outputs_.size() + symbols_.size() + runtime_.size());
+    for (const auto& t : inputs_) {
+      out.params.push_back(
+          {t.arg_name, param_kind::tensor_in, "const " + std::string(storage_type(t.node.type())) + "*"});
+    }
+    for (const auto& t : outputs_) {
+      out.params.push_back({t.arg_name, param_kind::tensor_out, std::string(storage_type(t.node.type())) + "*"});
+    }
     for (const auto& p : size_params()) {
       if (!arg_name_of_param(p).empty()) {
         throw invalid_argument_error("rocmtpl: kernel_args: size parameter '" + p +
                                      "' has the same name as a tensor argument; rename one of them");
       }
-      out.push_back("int64_t " + p);
+      out.params.push_back({p, param_kind::size, "int64_t"});
     }
-    for (const auto& r : runtime_) out.push_back(r.ty + " " + r.name);
+    for (const auto& r : runtime_) out.params.push_back({r.name, param_kind::runtime_arg, r.ty});
     return out;
   }
 

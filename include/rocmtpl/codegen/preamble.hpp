@@ -9,7 +9,8 @@
 namespace rocmtpl {
 
 /// @brief The PT_EXPORT macro of the reference's globals(): libraries are built with
-/// -fvisibility=hidden and only PT_EXPORT symbols (the entry point) are visible.
+/// -fvisibility=hidden and only PT_EXPORT symbols (the entry point, its packed twin and its
+/// signature function: codegen/rendered_source.hpp) are visible.
 inline constexpr std::string_view pt_export_block =
     R"(// We compile all models with -fvisibility=hidden. Any symbols that need to be
 // exposed in the final shared library must be declared with PT_EXPORT to make

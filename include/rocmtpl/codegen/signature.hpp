@@ -38,6 +38,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/arg_info.hpp>
+#include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/dim.hpp>
@@ -88,9 +89,6 @@ struct arg {
 /// std::int32_t>>`.
 template <class... Args>
 struct runtime_args {};
-
-/// @brief A parameter's role in the entry point.
-enum class param_kind : std::uint8_t { input, output, size, runtime };
 
 /// @brief One parameter of an entry point as constexpr data (the signature's argument list).
 struct param_desc {
@@ -199,8 +197,8 @@ template <fixed_string Name, class Layout>
 struct buffer_params<static_buffer<Name, Layout>> {
   static constexpr dtype type = Layout::type;
   using input =
-      param<Name, param_kind::input, const host_type_t<type>*, const storage_type_t<type>*, storage_spelling<type>>;
-  using output = param<Name, param_kind::output, host_type_t<type>*, storage_type_t<type>*, storage_spelling<type>>;
+      param<Name, param_kind::tensor_in, const host_type_t<type>*, const storage_type_t<type>*, storage_spelling<type>>;
+  using output = param<Name, param_kind::tensor_out, host_type_t<type>*, storage_type_t<type>*, storage_spelling<type>>;
 };
 
 template <class S>
@@ -214,7 +212,7 @@ template <class A>
 struct runtime_param;
 template <fixed_string Name, class T>
 struct runtime_param<arg<Name, T>> {
-  using type = param<Name, param_kind::runtime, T, T, arg_spelling<arg<Name, T>>>;
+  using type = param<Name, param_kind::runtime_arg, T, T, arg_spelling<arg<Name, T>>>;
 };
 
 // The symbolic dimensions of a dims<...> (or none for void strides), in order.
@@ -324,9 +322,9 @@ constexpr bool distinct_names(const std::array<param_desc, N>& params) {
 // std::string, which Clang cannot keep in constant evaluation with libstdc++ 12).
 template <class Out>
 constexpr void append_argdef(Out& out, const param_desc& p) {
-  if (p.kind == param_kind::input) out += "const ";
+  if (p.kind == param_kind::tensor_in) out += "const ";
   out += p.c_type;
-  out += p.kind == param_kind::input || p.kind == param_kind::output ? "* " : " ";
+  out += p.kind == param_kind::tensor_in || p.kind == param_kind::tensor_out ? "* " : " ";
   if (p.kind == param_kind::size) out += user_identifier_prefix;
   out += p.name;
 }
@@ -444,6 +442,23 @@ struct kernel_signature<inputs<In...>, outputs<Out...>, Extras...> {
     return out;
   }
 
+  /// @brief The same parameters as the run-time description that rendering, the packed entry and
+  /// kernel_entry use (kernel_args::signature()), so the typed and the dynamic paths declare one text.
+  [[nodiscard]] static entry_signature entry() {
+    entry_signature out;
+    for (const auto& p : parameters) {
+      entry_param e;
+      if (p.kind == param_kind::size) e.name = user_identifier_prefix;
+      e.name += p.name;
+      e.kind = p.kind;
+      if (p.kind == param_kind::tensor_in) e.type = "const ";
+      e.type += p.c_type;
+      if (p.kind == param_kind::tensor_in || p.kind == param_kind::tensor_out) e.type += "*";
+      out.params.push_back(std::move(e));
+    }
+    return out;
+  }
+
   /// @brief The entry point's declaration, as rocm_template_kernel::def_kernel() returns it.
   [[nodiscard]] static std::string declaration(std::string_view kernel_name) {
     std::string s;
@@ -477,7 +492,7 @@ struct kernel_signature<inputs<In...>, outputs<Out...>, Extras...> {
   [[nodiscard]] static std::vector<arg_info> runtime_arg_info() {
     std::vector<arg_info> out;
     for (const auto& p : parameters) {
-      if (p.kind == param_kind::runtime) out.push_back({std::string(p.name), std::string(p.c_type)});
+      if (p.kind == param_kind::runtime_arg) out.push_back({std::string(p.name), std::string(p.c_type)});
     }
     return out;
   }

@@ -97,7 +97,7 @@ inline constexpr bool stream_at_ok<true, I, Args> = stream_ok<at_t<I, Args>>;
 template <class P, class A>
 inline constexpr bool argument_ok = [] {
   using T = std::remove_cvref_t<A>;
-  if constexpr (P::kind == param_kind::input || P::kind == param_kind::output) {
+  if constexpr (P::kind == param_kind::tensor_in || P::kind == param_kind::tensor_out) {
     return std::is_convertible_v<A, typename P::host>;
   } else if constexpr (std::is_same_v<typename P::host, bool>) {
     return std::is_same_v<T, bool>;
@@ -174,7 +174,7 @@ consteval call_shape check_call() {
 // The storage value of one argument (a tensor pointer cast to the C ABI's element type).
 template <class P, class A>
 constexpr typename P::storage to_storage(A&& a) noexcept {
-  if constexpr (P::kind == param_kind::input || P::kind == param_kind::output) {
+  if constexpr (P::kind == param_kind::tensor_in || P::kind == param_kind::tensor_out) {
     return reinterpret_cast<typename P::storage>(static_cast<typename P::host>(a));
   } else {
     return static_cast<typename P::storage>(a);
@@ -186,7 +186,7 @@ struct filter_scalars;
 template <class... P>
 struct filter_scalars<type_list<P...>> {
   using type = concat_t<
-      std::conditional_t<P::kind == param_kind::size || P::kind == param_kind::runtime, type_list<P>, type_list<>>...>;
+      std::conditional_t<P::kind == param_kind::size || P::kind == param_kind::runtime_arg, type_list<P>, type_list<>>...>;
 };
 
 }  // namespace detail

@@ -16,6 +16,7 @@
 
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/preamble.hpp>
+#include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/status.hpp>
 #include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
@@ -33,42 +34,26 @@
 
 namespace rocmtpl {
 
-namespace detail::module_impl {
-
-struct split_source {
-  std::vector<std::string> includes;  // #include lines outside any #if block
-  std::string body;                   // everything else
-};
-
-// Takes the #include lines that are outside conditional blocks out of a kernel source: they must
-// stay at file scope when the rest is wrapped in a namespace. Includes inside #if blocks stay.
-inline split_source split_includes(std::string_view src) {
-  split_source out;
-  out.body.reserve(src.size());
-  int depth = 0;
-  std::size_t start = 0;
-  while (start < src.size()) {
-    const auto nl = src.find('\n', start);
-    const auto line = src.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-    start = nl == std::string_view::npos ? src.size() : nl + 1;
-    auto text = line.substr(std::min(line.size(), line.find_first_not_of(" \t")));
-    if (text.starts_with("#")) {
-      auto directive = text.substr(1);
-      directive = directive.substr(std::min(directive.size(), directive.find_first_not_of(" \t")));
-      if (directive.starts_with("if")) {
-        ++depth;
-      } else if (directive.starts_with("endif")) {
-        --depth;
-      } else if (directive.starts_with("include") && depth == 0) {
-        out.includes.emplace_back(text);
-        continue;
-      }
-    }
-    out.body.append(line);
-    out.body += '\n';
+/// @brief The signature of a module's entry point: `const T* u_<input>...`, `T* u_<output>...`,
+/// `int64_t u_<size>...` (user names behind user_identifier()). emit_module() declares the entry
+/// from it, and runtime::loaded_module checks a saved module's library against it.
+[[nodiscard]] inline entry_signature module_entry_signature(const std::vector<buffer>& inputs,
+                                                            const std::vector<buffer>& outputs,
+                                                            const std::vector<std::string>& size_args) {
+  entry_signature sig;
+  for (const auto& b : inputs) {
+    sig.params.push_back(
+        {user_identifier(b.name()), param_kind::tensor_in, "const " + std::string(storage_type(b.type())) + "*"});
   }
-  return out;
+  for (const auto& b : outputs) {
+    sig.params.push_back(
+        {user_identifier(b.name()), param_kind::tensor_out, std::string(storage_type(b.type())) + "*"});
+  }
+  for (const auto& s : size_args) sig.params.push_back({user_identifier(s), param_kind::size, "int64_t"});
+  return sig;
 }
+
+namespace detail::module_impl {
 
 inline void add_symbols(std::vector<std::string>& symbols, const buffer& b) {
   for (const auto& s : b.get_layout().free_symbols()) {
@@ -170,20 +155,16 @@ inline std::vector<buffer> collect_intermediates(const module_graph& graph, modu
 }
 
 // The size parameters: those of the entry's tensors, then those of the intermediates and calls;
-// sets m.size_args and m.signature.
+// sets m.size_args, m.entry and m.signature.
 inline void define_signature(const module_graph& graph, const rocm_template_kernel& entry,
                              const std::vector<buffer>& intermediates, module_source& m) {
   m.size_args = entry.args().size_symbols();
-  std::vector<std::string> params = entry.args().cpp_argdefs();
   std::vector<std::string> symbols = m.size_args;
   for (const auto& b : intermediates) add_symbols(symbols, b);
   for (const auto& c : m.calls) {
     for (const auto& s : c.size_args) {
       if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(s);
     }
-  }
-  for (std::size_t i = m.size_args.size(); i < symbols.size(); ++i) {
-    params.push_back("int64_t " + user_identifier(symbols[i]));
   }
   m.size_args = symbols;
   for (const auto& s : m.size_args) {
@@ -192,8 +173,8 @@ inline void define_signature(const module_graph& graph, const rocm_template_kern
                                    "' is reserved or has the name of a buffer or of the module; rename it");
     }
   }
-  m.signature = "extern \"C\" PT_EXPORT int " + m.name + "(" + detail::join(params) + ", " +
-                std::string(rocm_template_kernel::extra_cpp_args) + ")";
+  m.entry = module_entry_signature(m.inputs, m.outputs, m.size_args);
+  m.signature = entry_declaration(m.name, m.entry);
 }
 
 // The intermediates' lifetimes in call indices: from the call that writes one to the last call that
@@ -230,8 +211,15 @@ inline std::vector<workspace_buffer> intermediate_lifetimes(const module_source&
   return out;
 }
 
-// The banner, the includes of every kernel (once, at file scope), the globals, then each kernel in
-// its own namespace.
+// Adds `block` to `blocks` unless it is there already.
+inline void add_unique(std::vector<std::string>& blocks, const std::string& block) {
+  if (std::find(blocks.begin(), blocks.end(), block) == blocks.end()) blocks.push_back(block);
+}
+
+// The banner, the include blocks of every kernel (once each, at file scope), the globals (the
+// module's, then each distinct globals part of a kernel, once), then each kernel's device code and
+// (static) entry in its own namespace. Built from the kernels' parts: nothing is searched for in
+// generated text.
 inline void write_kernels(indented_buffer& out, const module_source& m, std::size_t node_count) {
   out.writeline("// rocmtpl module " + m.name + ": " + std::to_string(node_count) + " nodes, " +
                 std::to_string(m.kernels.size()) + " kernels, " + std::to_string(m.calls.size()) +
@@ -239,36 +227,24 @@ inline void write_kernels(indented_buffer& out, const module_source& m, std::siz
   out.writeline("// entry point: " + m.signature);
   for (const auto& n : m.notes) out.writeline("// " + n);
   std::vector<std::string> includes;
-  std::vector<split_source> bodies;
-  // Each kernel repeats the globals the module writes once at file scope: drop that copy.
-  const std::string globals = std::string(pt_export_block) + std::string(bfloat16_alias) +
-                              std::string(kernel_status_defines) + std::string(sym_expr_cpp_helpers);
-  auto add_include = [&](std::string inc) {
-    if (std::find(includes.begin(), includes.end(), inc) == includes.end()) includes.push_back(std::move(inc));
-  };
+  std::vector<std::string> globals{std::string(pt_export_block) + std::string(bfloat16_alias) +
+                                   std::string(kernel_status_defines) + std::string(sym_expr_cpp_helpers)};
   for (const auto& k : m.kernels) {
-    auto split = split_includes(k.source);
-    if (const auto at = split.body.find(globals); at != std::string::npos) split.body.erase(at, globals.size());
-    split.body.erase(0, std::min(split.body.size(), split.body.find_first_not_of('\n')));
-    for (auto& inc : split.includes) add_include(std::move(inc));
-    bodies.push_back(std::move(split));
+    for (const auto& inc : k.parts.includes) add_unique(includes, inc);
+    add_unique(globals, k.parts.globals);
   }
-  add_include("#include \"" + std::string(device::portable_header_name) + "\"");
-  add_include("#include <cstddef>");
-  add_include("#include <cstdint>");
-  for (const auto& inc : includes) out.writeline(inc);
+  add_unique(includes, "#include \"" + std::string(device::portable_header_name) +
+                           "\"\n#include <cstddef>\n#include <cstdint>\n");
+  for (const auto& inc : includes) out.write_verbatim(inc);
   out.writeline("");
-  out.write_verbatim(pt_export_block);
-  out.writeline("using bfloat16 = hip_bfloat16;");
-  out.write_verbatim(kernel_status_defines);
-  out.write_verbatim(sym_expr_cpp_helpers);
-  for (std::size_t k = 0; k < m.kernels.size(); ++k) {
-    const auto& def = m.kernels[k];
+  for (const auto& g : globals) out.write_verbatim(g);
+  for (const auto& def : m.kernels) {
     out.writeline("");
     out.writeline("// ------------------------------------------------------------------------------------------");
     out.write_verbatim(def.metadata_comment());
     out.writeline("namespace " + rocm_cpp_scheduling::kernel_namespace(def.name) + " {");
-    out.write_verbatim(bodies[k].body);
+    out.write_verbatim(def.parts.device_code);
+    out.write_verbatim(def.parts.entry());
     out.writeline("}  // namespace " + rocm_cpp_scheduling::kernel_namespace(def.name));
   }
 }
@@ -380,6 +356,7 @@ inline void write_entry_point(indented_buffer& out, const module_source& m, cons
     out.writeline("return ROCMTPL_STATUS_OK;");
   }
   out.writeline("}");
+  out.write_verbatim(packed_entry_text(m.name, m.entry));
 }
 
 }  // namespace detail::module_impl

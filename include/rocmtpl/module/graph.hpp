@@ -168,6 +168,7 @@ struct module_source {
   std::string name;                        ///< module and entry-point name
   std::string source;                      ///< the translation unit
   std::string signature;                   ///< the entry point's declaration
+  entry_signature entry;                   ///< the entry point's parameters (its packed twin is rendered from them)
   std::vector<buffer> inputs;              ///< tensor parameters read, in order
   std::vector<buffer> outputs;             ///< tensor parameters written, in order
   std::vector<std::string> size_args;      ///< `int64_t` size parameters, in order

@@ -481,15 +481,14 @@ class candidate_bench {
     bench_ = std::make_unique<bench>(request_, *util_, options_.bench);
     if (libs.reference.empty()) return;
     auto lib = std::make_shared<shared_library>(libs.reference);
-    bench_->run_reference(
-        kernel_entry(lib, request_.kernel_name, request_.input_tensor_meta.size() + 1, request_.size_arg_count));
+    bench_->run_reference(kernel_entry(lib, request_.kernel_name, reference_signature(request_)));
   }
 
   measurement measure_in_process(const candidate_report& c, const rocm_benchmark_request& r) {
     measurement m;
     try {
       auto lib = std::make_shared<shared_library>(c.library);
-      kernel_entry k(lib, request_.kernel_name, request_.input_tensor_meta.size() + 1, r.extra_args.size());
+      kernel_entry k(lib, r.kernel_name, r.signature);
       m = measure_candidate(*bench_, k, r.extra_args, tolerance_);
     } catch (const std::exception& e) {
       m.status = candidate_status::launch_failed;

@@ -58,7 +58,7 @@ namespace rocmtpl::runtime {
 /// @throws shared_library errors when it does not load; symbol_not_found_error without the entry point
 [[nodiscard]] inline kernel_entry caller_entry(const rocm_benchmark_request& request) {
   auto lib = std::make_shared<shared_library>(std::filesystem::path(request.library_path));
-  return {std::move(lib), request.kernel_name, request.input_tensor_meta.size() + 1, request.extra_args.size()};
+  return {std::move(lib), request.kernel_name, request.signature};
 }
 
 }  // namespace rocmtpl::runtime

@@ -79,6 +79,31 @@ inline nlohmann::json meta_to_json(const tensor_meta& m) {
           {"strides", m.strides},
           {"offset", m.offset}};
 }
+inline nlohmann::json signature_to_json(const entry_signature& sig) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : sig.params) out.push_back({{"name", p.name}, {"kind", to_string(p.kind)}, {"type", p.type}});
+  return out;
+}
+inline entry_signature signature_from_json(const nlohmann::json& j) {
+  entry_signature sig;
+  for (const auto& p : j) {
+    const auto kind = p.at("kind").get<std::string>();
+    param_kind k = param_kind::size;
+    if (kind == to_string(param_kind::tensor_in)) {
+      k = param_kind::tensor_in;
+    } else if (kind == to_string(param_kind::tensor_out)) {
+      k = param_kind::tensor_out;
+    } else if (kind == to_string(param_kind::runtime_arg)) {
+      k = param_kind::runtime_arg;
+    } else if (kind != to_string(param_kind::size)) {
+      throw worker_protocol_error("rocmtpl: worker: parameter kind '" + kind +
+                                  "' is not tensor_in, tensor_out, size or runtime_arg");
+    }
+    sig.params.push_back({p.at("name").get<std::string>(), k, p.at("type").get<std::string>()});
+  }
+  sig.validate();
+  return sig;
+}
 inline tensor_meta meta_from_json(const nlohmann::json& j) {
   tensor_meta m;
   m.name = j.at("name").get<std::string>();
@@ -90,11 +115,18 @@ inline tensor_meta meta_from_json(const nlohmann::json& j) {
 }
 }  // namespace detail
 
+/// @brief The signature of a template's reference kernel for a request: the candidates' entry
+/// without the runtime arguments (rocm_template::generate_reference() renders it so).
+[[nodiscard]] inline entry_signature reference_signature(const rocm_benchmark_request& r) {
+  return r.signature.without_runtime_args();
+}
+
 /// @brief The request's data (no source) as JSON, for the worker protocol.
 [[nodiscard]] inline nlohmann::json request_to_json(const rocm_benchmark_request& r) {
   nlohmann::json inputs = nlohmann::json::array();
   for (const auto& m : r.input_tensor_meta) inputs.push_back(detail::meta_to_json(m));
   return {{"kernel_name", r.kernel_name},
+          {"signature", detail::signature_to_json(r.signature)},
           {"inputs", inputs},
           {"output", detail::meta_to_json(r.output_tensor_meta)},
           {"extra_args", r.extra_args},
@@ -105,6 +137,7 @@ inline tensor_meta meta_from_json(const nlohmann::json& j) {
 [[nodiscard]] inline rocm_benchmark_request request_from_json(const nlohmann::json& j) {
   rocm_benchmark_request r;
   r.kernel_name = j.at("kernel_name").get<std::string>();
+  r.signature = detail::signature_from_json(j.at("signature"));
   for (const auto& m : j.at("inputs")) r.input_tensor_meta.push_back(detail::meta_from_json(m));
   r.output_tensor_meta = detail::meta_from_json(j.at("output"));
   r.extra_args = j.at("extra_args").get<std::vector<std::int64_t>>();
@@ -155,7 +188,7 @@ inline int run_worker(std::FILE* in, std::FILE* out) {
         b = std::make_unique<bench>(request, *util, options_from_json(cmd.at("options")));
         if (cmd.contains("reference_library") && !cmd.at("reference_library").get<std::string>().empty()) {
           auto lib = std::make_shared<shared_library>(cmd.at("reference_library").get<std::string>());
-          kernel_entry ref(lib, request.kernel_name, request.input_tensor_meta.size() + 1, request.size_arg_count);
+          kernel_entry ref(lib, request.kernel_name, reference_signature(request));
           b->run_reference(ref);
         }
         reply = {{"ok", true}};
@@ -163,7 +196,7 @@ inline int run_worker(std::FILE* in, std::FILE* out) {
         if (!b) throw worker_protocol_error("rocmtpl: worker: measure before setup; send a setup command first");
         const auto extra = cmd.at("extra_args").get<std::vector<std::int64_t>>();
         auto lib = std::make_shared<shared_library>(cmd.at("library").get<std::string>());
-        kernel_entry k(lib, b->request().kernel_name, b->request().input_tensor_meta.size() + 1, extra.size());
+        kernel_entry k(lib, b->request().kernel_name, b->request().signature);
         const auto m = measure_candidate(*b, k, extra, cmd.at("tolerance").get<double>());
         reply = {{"ok", true}, {"measurement", m}};
       } else {

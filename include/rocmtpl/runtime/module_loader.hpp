@@ -331,7 +331,7 @@ class loaded_module {
  public:
   /// @brief Compiles a module (once per source, compiler and options: code_cache) and loads it.
   /// @throws compile_error, compile_timeout_error, compiler_not_found_error, code_cache_error,
-  /// library_load_error, symbol_not_found_error
+  /// library_load_error, symbol_not_found_error, signature_mismatch_error
   [[nodiscard]] static loaded_module compile(const module_source& m, const compiler& cc, const compile_options& options,
                                              code_cache& cache) {
     auto built = cache.get_or_compile(cc, m.source, options);
@@ -342,8 +342,11 @@ class loaded_module {
 
   /// @brief Loads an ahead-of-time artifact written by save(): the manifest (`<name>.json`) or the
   /// library next to it (`<name>.so`).
+  /// The library's entry is checked against the manifest: its `<name>_signature()` must declare the
+  /// inputs, outputs and size arguments the manifest lists (module_entry_signature()).
   /// @throws module_error for a missing or invalid manifest; library_load_error,
-  /// symbol_not_found_error for the library
+  /// symbol_not_found_error for the library; signature_mismatch_error (naming both declarations)
+  /// when the library's entry is not the one the manifest describes
   [[nodiscard]] static loaded_module load(const std::filesystem::path& path) {
     auto manifest_path = path;
     if (path.extension() != ".json") manifest_path.replace_extension(".json");
@@ -450,8 +453,8 @@ class loaded_module {
         build_(std::move(build)),
         library_(std::make_shared<shared_library>(library_path_)),
         entry_(std::make_shared<kernel_entry>(
-            library_, manifest_.name, manifest_.inputs.size() + manifest_.outputs.size(), manifest_.size_args.size())) {
-  }
+            library_, manifest_.name,
+            module_entry_signature(manifest_.inputs, manifest_.outputs, manifest_.size_args))) {}
 
   const buffer& at(const std::vector<buffer>& list, std::size_t i, const char* what) const {
     if (i >= list.size()) {

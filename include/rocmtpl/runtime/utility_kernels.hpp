@@ -14,6 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/codegen/preamble.hpp>
+#include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/tensor_meta.hpp>
 #include <rocmtpl/runtime/code_cache.hpp>
@@ -53,15 +56,18 @@ namespace rocmtpl::runtime {
 }
 
 namespace detail {
-// Fill and compare kernels. They follow the generated entry points' C ABI shape (tensors, int64
-// arguments, workspace_size, workspace, stream) so kernel_entry calls them the same way.
-// The dtype numbering is the host's (dtype_code(), ir/dtype.hpp): the source starts with
-// dtype_code_defines() and names each dtype by its ROCMTPL_DTYPE_* macro.
-inline constexpr std::string_view utility_source_body = R"rocmtpl(#include "rocmtpl_hip_portable.h"
+// Fill and compare kernels. Their entries follow the generated entry points' C ABI (tensors, int64
+// arguments, workspace_size, workspace, stream): each is declared from its signature below, with
+// its packed twin and signature function (codegen/rendered_source.hpp), so kernel_entry checks and
+// calls them as it does generated kernels. The dtype numbering is the host's (dtype_code(),
+// ir/dtype.hpp): the source starts with dtype_code_defines() and names each dtype by its
+// ROCMTPL_DTYPE_* macro.
+inline constexpr std::string_view utility_source_head = R"rocmtpl(#include "rocmtpl_hip_portable.h"
 #include <cstdint>
 #include <cstddef>
-#define ROCMTPL_UTIL_EXPORT extern "C" __attribute__((visibility("default")))
+)rocmtpl";
 
+inline constexpr std::string_view utility_device_code = R"rocmtpl(
 namespace {
 enum : int64_t {
   f16 = ROCMTPL_DTYPE_FLOAT16, bf16 = ROCMTPL_DTYPE_BFLOAT16, f32 = ROCMTPL_DTYPE_FLOAT32, f64 = ROCMTPL_DTYPE_FLOAT64,
@@ -159,26 +165,21 @@ __global__ void compare_kernel(const void* out, const void* ref, double* sums, u
   atomicMax(&counts[1], static_cast<unsigned long long>(__double_as_longlong(max_abs)));
 }
 }  // namespace
+)rocmtpl";
 
-ROCMTPL_UTIL_EXPORT int rocmtpl_fill_uniform(const void* data, int64_t dtype, int64_t n, int64_t seed,
-                                              size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
-  if (workspace_size) { *workspace_size = 0; return 0; }
+// rocmtpl_fill_uniform(void* data, int64_t dtype, int64_t n, int64_t seed, ...): the body.
+inline constexpr std::string_view fill_body = R"rocmtpl(  if (workspace_size) { *workspace_size = 0; return 0; }
   (void)workspace;
   if (n <= 0) return 0;
   const int64_t blocks = (n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536;
-  fill_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>(const_cast<void*>(data), dtype, n,
-                                                                             static_cast<uint64_t>(seed));
+  fill_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>(data, dtype, n, static_cast<uint64_t>(seed));
   return hipGetLastError() == hipSuccess ? 0 : 1;
-}
+)rocmtpl";
 
-ROCMTPL_UTIL_EXPORT int rocmtpl_compare(const void* out, const void* ref, const void* sums, const void* counts,
-                                         int64_t out_dtype, int64_t ref_dtype, int64_t rank,
-                                         int64_t s0, int64_t s1, int64_t s2, int64_t s3, int64_t s4, int64_t s5,
-                                         int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t o4, int64_t o5,
-                                         int64_t r0, int64_t r1, int64_t r2, int64_t r3, int64_t r4, int64_t r5,
-                                         int64_t out_offset, int64_t ref_offset,
-                                         size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
-  if (workspace_size) { *workspace_size = 0; return 0; }
+// rocmtpl_compare(const void* out, const void* ref, void* sums, void* counts, int64_t out_dtype,
+// int64_t ref_dtype, int64_t rank, sizes s0..s5, out strides o0..o5, ref strides r0..r5,
+// int64_t out_offset, int64_t ref_offset, ...): the body.
+inline constexpr std::string_view compare_body = R"rocmtpl(  if (workspace_size) { *workspace_size = 0; return 0; }
   (void)workspace;
   strided s{rank, {s0, s1, s2, s3, s4, s5}, {o0, o1, o2, o3, o4, o5}, {r0, r1, r2, r3, r4, r5}, out_offset, ref_offset};
   int64_t n = 1;
@@ -186,14 +187,64 @@ ROCMTPL_UTIL_EXPORT int rocmtpl_compare(const void* out, const void* ref, const 
   if (n <= 0) return 0;
   const int64_t blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
   compare_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>(
-      out, ref, static_cast<double*>(const_cast<void*>(sums)), static_cast<unsigned long long*>(const_cast<void*>(counts)),
-      out_dtype, ref_dtype, n, s);
+      out, ref, static_cast<double*>(sums), static_cast<unsigned long long*>(counts), out_dtype, ref_dtype, n, s);
   return hipGetLastError() == hipSuccess ? 0 : 1;
-}
 )rocmtpl";
 
-// The helpers' full source: the shared dtype numbering, then the kernels.
-inline const std::string utility_source = dtype_code_defines() + std::string(utility_source_body);
+// An int64_t runtime argument of a helper.
+inline entry_param int64_arg(std::string name) { return {std::move(name), param_kind::runtime_arg, "int64_t"}; }
+
+/// The fill helper's signature: the tensor, then dtype code, element count and seed.
+[[nodiscard]] inline entry_signature fill_signature() {
+  return {{{"data", param_kind::tensor_out, "void*"}, int64_arg("dtype"), int64_arg("n"), int64_arg("seed")}};
+}
+
+/// The compare helper's signature: output and reference, the two accumulators, dtype codes, rank,
+/// six sizes, six output strides, six reference strides and the two offsets.
+[[nodiscard]] inline entry_signature compare_signature() {
+  entry_signature sig{{{"out", param_kind::tensor_in, "const void*"},
+                       {"ref", param_kind::tensor_in, "const void*"},
+                       {"sums", param_kind::tensor_out, "void*"},
+                       {"counts", param_kind::tensor_out, "void*"},
+                       int64_arg("out_dtype"),
+                       int64_arg("ref_dtype"),
+                       int64_arg("rank")}};
+  for (const char* prefix : {"s", "o", "r"}) {
+    for (int d = 0; d < 6; ++d) {
+      std::string name(prefix);  // appended in steps: g++ 12 -O3 reports a false -Wrestrict on "lit" + string
+      name += std::to_string(d);
+      sig.params.push_back(int64_arg(std::move(name)));
+    }
+  }
+  sig.params.push_back(int64_arg("out_offset"));
+  sig.params.push_back(int64_arg("ref_offset"));
+  return sig;
+}
+
+// One helper entry as parts of its own: declared from its signature, with its exported twins.
+inline std::string utility_entry(std::string_view name, entry_signature signature, std::string_view body) {
+  rendered_source entry;
+  entry.entry_name = std::string(name);
+  entry.signature = std::move(signature);
+  entry.entry_body = std::string(body);
+  return entry.entry();
+}
+
+// The helpers' full source: the shared dtype numbering, the includes, PT_EXPORT, the kernels, then
+// the two entries.
+[[nodiscard]] inline std::string make_utility_source() {
+  std::string out = dtype_code_defines();
+  out += utility_source_head;
+  out += pt_export_block;
+  out += utility_device_code;
+  out += '\n';
+  out += utility_entry("rocmtpl_fill_uniform", fill_signature(), fill_body);
+  out += '\n';
+  out += utility_entry("rocmtpl_compare", compare_signature(), compare_body);
+  return out;
+}
+
+inline const std::string utility_source = make_utility_source();
 }  // namespace detail
 
 /// @brief How far an output is from a reference.
@@ -215,8 +266,8 @@ class utility_kernels {
   /// @brief Loads the helpers from a library made by build().
   explicit utility_kernels(const std::filesystem::path& library)
       : library_(std::make_shared<shared_library>(library)),
-        fill_(std::make_unique<kernel_entry>(library_, "rocmtpl_fill_uniform", 1, 3)),
-        compare_(std::make_unique<kernel_entry>(library_, "rocmtpl_compare", 4, 23)) {}
+        fill_(std::make_unique<kernel_entry>(library_, "rocmtpl_fill_uniform", detail::fill_signature())),
+        compare_(std::make_unique<kernel_entry>(library_, "rocmtpl_compare", detail::compare_signature())) {}
 
   /// @brief Fills a tensor's whole storage with uniform values in [-1, 1) from (seed, index).
   void fill(void* data, const tensor_meta& meta, std::uint64_t seed, void* stream) const {

@@ -12,6 +12,7 @@
 
 #include <rocmtpl/codegen/concepts.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/rocm_kernel.hpp>
@@ -67,11 +68,11 @@ class elementwise_policy {
     return sym_expr(0);
   }
 
-  /// @brief Renders the complete translation unit.
+  /// @brief Renders the complete translation unit, as parts.
   /// @throws config_error for an invalid configuration; invalid_argument_error for inputs of the
   /// wrong rank or shape, or an unsupported dtype.
-  [[nodiscard]] std::string render(rocm_template_kernel& kernel, const template_context& ctx,
-                                   const elementwise_config& config) const {
+  [[nodiscard]] rendered_source render(rocm_template_kernel& kernel, const template_context& ctx,
+                                       const elementwise_config& config) const {
     if (config.block_threads < 64 || config.block_threads > 1024 || config.block_threads % 64 != 0) {
       throw config_error("elementwise", config.to_string(), "block_threads must be a multiple of 64 from 64 to 1024");
     }
@@ -82,8 +83,7 @@ class elementwise_policy {
     const bool has_bias = bias != nullptr;
     std::vector<const buffer*> inputs{x};
     if (has_bias) inputs.push_back(bias);
-    const std::string signature =
-        kernel.def_kernel(inputs, {&y}, has_bias ? "X, Bias, Y" : "X, Y", ctx.input_reorder());
+    (void)kernel.def_kernel(inputs, {&y}, has_bias ? "X, Bias, Y" : "X, Y", ctx.input_reorder());
 
     std::string params = "const " + storage(*x) + "* __restrict__ X, ";
     params += has_bias ? "const " + storage(*bias) + "* __restrict__ Bias, " : std::string();
@@ -91,8 +91,8 @@ class elementwise_policy {
     std::string args = has_bias ? "X, Bias, Y" : "X, Y";
     detail::append_size_symbols(params, args, kernel.args().size_params());
 
+    rendered_source out = kernel.start_source(ctx);
     indented_buffer src;
-    detail::write_header_and_globals(src, ctx);
     src.writeline("// elementwise: Y = " + std::string(to_string(options_.act)) + "(X" + (has_bias ? " + Bias" : "") +
                   ")");
     src.writeline("// X " + x->get_layout().to_string());
@@ -109,8 +109,11 @@ class elementwise_policy {
     src.writeline("");
     src.writeline("}  // namespace");
     src.writeline("");
-    write_entry(src, kernel, signature, x, bias, y, args);
-    return std::move(src).str();
+    indented_buffer entry;
+    write_entry(entry, kernel, x, bias, y, args);
+    out.device_code = std::move(src).str();
+    out.entry_body = std::move(entry).str();
+    return out;
   }
 
  private:
@@ -187,11 +190,10 @@ class elementwise_policy {
     src.writeline("");
   }
 
-  // The C entry point: workspace query, checks, one launch.
-  static void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const std::string& signature,
-                          const buffer* x, const buffer* bias, const buffer& y, const std::string& args) {
+  // The C entry point's body (its declaration comes from the parts): workspace query, checks, one launch.
+  static void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const buffer* x, const buffer* bias,
+                          const buffer& y, const std::string& args) {
     const auto symbols = kernel.args().size_params();
-    src.writeline(signature + " {");
     {
       auto body = src.indent();
       src.writeline("if (workspace_size) {");
@@ -217,7 +219,6 @@ class elementwise_policy {
                     args + ");");
       src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
     }
-    src.writeline("}");
   }
 
   [[nodiscard]] std::string activation_function() const { return activation_device_function(options_.act); }

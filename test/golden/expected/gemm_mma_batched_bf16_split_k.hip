@@ -832,3 +832,17 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
     }
     return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
 }
+// The uniform entry: args[i] points to parameter i's value (a tensor's address as a void*).
+extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream) {
+    return rocm_gemm(static_cast<const uint16_t*>(*static_cast<void* const*>(args[0])),
+        static_cast<const uint16_t*>(*static_cast<void* const*>(args[1])),
+        static_cast<const float*>(*static_cast<void* const*>(args[2])),
+        static_cast<const uint16_t*>(*static_cast<void* const*>(args[3])),
+        static_cast<float*>(*static_cast<void* const*>(args[4])),
+        *static_cast<const int64_t*>(args[5]),
+        *static_cast<const int64_t*>(args[6]),
+        *static_cast<const int32_t*>(args[7]),
+        workspace_size, workspace, static_cast<hipStream_t>(stream));
+}
+// The entry's declaration, for loaders that check a library they did not render.
+extern "C" PT_EXPORT const char* rocm_gemm_signature(void) { return "int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, const uint16_t* Residual, float* Y, int64_t u_B, int64_t u_M, int32_t split_k, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }

@@ -500,3 +500,12 @@ extern "C" PT_EXPORT int KERNEL_NAME(const uint16_t* X, const uint16_t* W, uint1
     if (err != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
     return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
 }
+// The uniform entry: args[i] points to parameter i's value (a tensor's address as a void*).
+extern "C" PT_EXPORT int KERNEL_NAME_packed(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream) {
+    return KERNEL_NAME(static_cast<const uint16_t*>(*static_cast<void* const*>(args[0])),
+        static_cast<const uint16_t*>(*static_cast<void* const*>(args[1])),
+        static_cast<uint16_t*>(*static_cast<void* const*>(args[2])),
+        workspace_size, workspace, static_cast<hipStream_t>(stream));
+}
+// The entry's declaration, for loaders that check a library they did not render.
+extern "C" PT_EXPORT const char* KERNEL_NAME_signature(void) { return "int KERNEL_NAME(const uint16_t* X, const uint16_t* W, uint16_t* Y, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }

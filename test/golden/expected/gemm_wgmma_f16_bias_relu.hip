@@ -1,6 +1,10 @@
 #include "rocmtpl_hip_portable.h"
 #include <cstddef>
 #include <cstdint>
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#include <cuda.h>
+#include <atomic>
+#endif
 
 // We compile all models with -fvisibility=hidden. Any symbols that need to be
 // exposed in the final shared library must be declared with PT_EXPORT to make
@@ -85,10 +89,6 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 // w float16[4096, 4096] strides [4096, 1] offset 0
 // bias float16[4096] strides [1] offset 0
 // buf_out float16[4096, 4096] strides [4096, 1] offset 0
-#if defined(ROCMTPL_PLATFORM_NVIDIA)
-#include <cuda.h>
-#include <atomic>
-#endif
 namespace {
 
 // Operand storage and conversions: 0 fp32, 1 fp16 (raw bits), 2 bf16 (raw bits).
@@ -651,3 +651,13 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const u
     const gemm_pointers t{X, W, Bias, Y, nullptr};
     return gemm_sm90_run(p, t, stream);
 }
+// The uniform entry: args[i] points to parameter i's value (a tensor's address as a void*).
+extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream) {
+    return rocm_gemm(static_cast<const uint16_t*>(*static_cast<void* const*>(args[0])),
+        static_cast<const uint16_t*>(*static_cast<void* const*>(args[1])),
+        static_cast<const uint16_t*>(*static_cast<void* const*>(args[2])),
+        static_cast<uint16_t*>(*static_cast<void* const*>(args[3])),
+        workspace_size, workspace, static_cast<hipStream_t>(stream));
+}
+// The entry's declaration, for loaders that check a library they did not render.
+extern "C" PT_EXPORT const char* rocm_gemm_signature(void) { return "int rocm_gemm(const uint16_t* X, const uint16_t* W, const uint16_t* Bias, uint16_t* Y, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }

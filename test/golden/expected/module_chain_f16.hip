@@ -83,7 +83,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_twice_0, source hash 77d33c525ad8e7a7
+// kernel rocm_fused_twice_0, source hash 2398ed84d3a21057
 // Topologically Sorted Source Nodes: [h1, h2, h3, y], Original ops: [twice]
 // Source node to op mapping:
 //   h1 => twice
@@ -239,3 +239,12 @@ extern "C" PT_EXPORT int chain(const uint16_t* u_x, uint16_t* u_y, int64_t u_row
     }
     return ROCMTPL_STATUS_OK;
 }
+// The uniform entry: args[i] points to parameter i's value (a tensor's address as a void*).
+extern "C" PT_EXPORT int chain_packed(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream) {
+    return chain(static_cast<const uint16_t*>(*static_cast<void* const*>(args[0])),
+        static_cast<uint16_t*>(*static_cast<void* const*>(args[1])),
+        *static_cast<const int64_t*>(args[2]),
+        workspace_size, workspace, static_cast<hipStream_t>(stream));
+}
+// The entry's declaration, for loaders that check a library they did not render.
+extern "C" PT_EXPORT const char* chain_signature(void) { return "int chain(const uint16_t* u_x, uint16_t* u_y, int64_t u_rows, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }

@@ -1156,6 +1156,18 @@ extern "C" PT_EXPORT int mlp(const float* u_x, const float* u_w1, const float* u
     }
     return ROCMTPL_STATUS_OK;
 }
+// The uniform entry: args[i] points to parameter i's value (a tensor's address as a void*).
+extern "C" PT_EXPORT int mlp_packed(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream) {
+    return mlp(static_cast<const float*>(*static_cast<void* const*>(args[0])),
+        static_cast<const float*>(*static_cast<void* const*>(args[1])),
+        static_cast<const float*>(*static_cast<void* const*>(args[2])),
+        static_cast<const float*>(*static_cast<void* const*>(args[3])),
+        static_cast<float*>(*static_cast<void* const*>(args[4])),
+        *static_cast<const int64_t*>(args[5]),
+        workspace_size, workspace, static_cast<hipStream_t>(stream));
+}
+// The entry's declaration, for loaders that check a library they did not render.
+extern "C" PT_EXPORT const char* mlp_signature(void) { return "int mlp(const float* u_x, const float* u_w1, const float* u_b1, const float* u_w2, float* u_y, int64_t u_M, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }
 
 #ifdef ROCMTPL_STANDALONE_RUNNER
 // Standalone runner (the reference's test-runner mode): build this file as an executable with

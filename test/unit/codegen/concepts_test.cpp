@@ -25,14 +25,14 @@ struct complete_policy {
   using config_type = cfg;
   static std::string_view name() { return "complete"; }
   std::vector<cfg> configs() const { return {{16}, {32}}; }
-  std::string render(rocm_template_kernel&, const template_context&, const cfg&) const { return "src"; }
+  rendered_source render(rocm_template_kernel&, const template_context&, const cfg&) const { return {}; }
 };
 
 struct not_opted_in {
   using config_type = cfg;
   static std::string_view name() { return "nope"; }
   std::vector<cfg> configs() const { return {{16}}; }
-  std::string render(rocm_template_kernel&, const template_context&, const cfg&) const { return "src"; }
+  rendered_source render(rocm_template_kernel&, const template_context&, const cfg&) const { return {}; }
 };
 
 struct without_render {
@@ -46,7 +46,7 @@ struct without_configs {
   using policy_concept = kernel_template_tag;
   using config_type = cfg;
   static std::string_view name() { return "noconfigs"; }
-  std::string render(rocm_template_kernel&, const template_context&, const cfg&) const { return "src"; }
+  rendered_source render(rocm_template_kernel&, const template_context&, const cfg&) const { return {}; }
 };
 
 struct wrong_render_result {

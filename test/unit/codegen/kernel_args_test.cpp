@@ -27,6 +27,55 @@ TEST(KernelArgs, CppArgdefsInStableOrder) {
   EXPECT_EQ(args.call_args(), (std::vector<std::string>{"x", "w", "y", "M", "K", "N", "split_k"}));
 }
 
+// The run-time description of the entry's parameters: the same order and types as cpp_argdefs(),
+// with each parameter's kind; the declaration adds the fixed tail.
+TEST(KernelArgs, SignatureDescribesEveryParameter) {
+  rocmtpl::kernel_args args;
+  args.add_input(buffer("x", layout::row_major(dtype::f16, {M, K})), "X");
+  args.add_output(buffer("y", layout::row_major(dtype::f32, {M})), "Y");
+  args.add_runtime_arg({"split_k", "int32_t"});
+  using rocmtpl::param_kind;
+  const auto sig = args.signature();
+  EXPECT_EQ(sig.params, (std::vector<rocmtpl::entry_param>{{"X", param_kind::tensor_in, "const uint16_t*"},
+                                                           {"Y", param_kind::tensor_out, "float*"},
+                                                           {"u_M", param_kind::size, "int64_t"},
+                                                           {"u_K", param_kind::size, "int64_t"},
+                                                           {"split_k", param_kind::runtime_arg, "int32_t"}}));
+  EXPECT_EQ(sig.argdefs(), args.cpp_argdefs());
+  EXPECT_EQ(sig.tensor_count(), 2U);
+  EXPECT_EQ(sig.extra_count(), 3U);
+  EXPECT_EQ(sig.count(param_kind::runtime_arg), 1U);
+  EXPECT_EQ(sig.declaration("k"),
+            "int k(const uint16_t* X, float* Y, int64_t u_M, int64_t u_K, int32_t split_k, size_t* workspace_size, "
+            "uint8_t* workspace, hipStream_t stream)");
+  EXPECT_EQ(sig.without_runtime_args().params.size(), 4U);
+  EXPECT_EQ(sig.without_runtime_args().declaration("k").find("split_k"), std::string::npos);
+  EXPECT_NO_THROW(sig.validate());
+}
+
+TEST(KernelArgs, SignatureValidationRefusesBrokenDescriptions) {
+  using rocmtpl::param_kind;
+  auto refused = [](std::vector<rocmtpl::entry_param> params) {
+    try {
+      rocmtpl::entry_signature{std::move(params)}.validate();
+    } catch (const rocmtpl::invalid_argument_error&) {
+      return true;
+    }
+    return false;
+  };
+  const rocmtpl::entry_param in{"X", param_kind::tensor_in, "const float*"};
+  const rocmtpl::entry_param out{"Y", param_kind::tensor_out, "float*"};
+  const rocmtpl::entry_param size{"u_M", param_kind::size, "int64_t"};
+  EXPECT_FALSE(refused({in, out, size}));
+  EXPECT_TRUE(refused({out, in}));                                        // out of ABI order
+  EXPECT_TRUE(refused({in, {"X", param_kind::tensor_out, "float*"}}));    // a name twice
+  EXPECT_TRUE(refused({{"X", param_kind::tensor_in, "float*"}}));         // an input without const
+  EXPECT_TRUE(refused({{"Y", param_kind::tensor_out, "const float*"}}));  // a const output
+  EXPECT_TRUE(refused({{"n", param_kind::size, "int32_t"}}));             // sizes are int64_t
+  EXPECT_TRUE(refused({{"r", param_kind::runtime_arg, "float"}}));        // runtime args are integers
+  EXPECT_TRUE(refused({{"9x", param_kind::size, "int64_t"}}));            // not an identifier
+}
+
 TEST(KernelArgs, SameBufferTwiceIsOneParameter) {
   rocmtpl::kernel_args args;
   buffer x("x", layout::row_major(dtype::f32, {4}));

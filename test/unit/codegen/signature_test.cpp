@@ -33,9 +33,9 @@ static_assert(static_sig::declaration_text<"rocm_gemm">.view() ==
               "extern \"C\" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, uint16_t* Y, "
               "size_t* workspace_size, uint8_t* workspace, hipStream_t stream)");
 static_assert(static_sig::parameters.size() == 3);
-static_assert(static_sig::parameters[0] == param_desc{"X", "uint16_t", param_kind::input});
-static_assert(static_sig::parameters[1] == param_desc{"W", "uint16_t", param_kind::input});
-static_assert(static_sig::parameters[2] == param_desc{"Y", "uint16_t", param_kind::output});
+static_assert(static_sig::parameters[0] == param_desc{"X", "uint16_t", param_kind::tensor_in});
+static_assert(static_sig::parameters[1] == param_desc{"W", "uint16_t", param_kind::tensor_in});
+static_assert(static_sig::parameters[2] == param_desc{"Y", "uint16_t", param_kind::tensor_out});
 static_assert(std::is_same_v<static_sig::function_type, int(const std::uint16_t*, const std::uint16_t*, std::uint16_t*,
                                                             std::size_t*, std::uint8_t*, void*)>);
 
@@ -47,7 +47,7 @@ static_assert(split_sig::declaration_text<"k">.view() ==
               "extern \"C\" PT_EXPORT int k(const uint16_t* X, const uint16_t* W, uint16_t* Y, int64_t u_M, "
               "int32_t split_k, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)");
 static_assert(split_sig::parameters[3] == param_desc{"M", "int64_t", param_kind::size});
-static_assert(split_sig::parameters[4] == param_desc{"split_k", "int32_t", param_kind::runtime});
+static_assert(split_sig::parameters[4] == param_desc{"split_k", "int32_t", param_kind::runtime_arg});
 static_assert(
     std::is_same_v<split_sig::function_type, int(const std::uint16_t*, const std::uint16_t*, std::uint16_t*,
                                                  std::int64_t, std::int32_t, std::size_t*, std::uint8_t*, void*)>);
@@ -83,8 +83,11 @@ void expect_matches_gemm(gemm_options options, const size_hints& hints) {
   const rocm_template<gemm_policy> t(gemm_policy(options), Sig::input_buffers(), out.get_layout(),
                                      Sig::input_reorder());
   rocm_template_kernel kernel("rocm_gemm", t.get_runtime_arg_info(), t.get_runtime_arg_values(gemm_config{}));
-  const std::string src = t.render(kernel, gemm_config{});
+  const std::string src = t.render(kernel, gemm_config{}).str();
   EXPECT_EQ(kernel.args().cpp_argdefs(), Sig::argdefs());
+  // The typed description and the run-time one (what the packed entry and kernel_entry check) agree.
+  EXPECT_EQ(Sig::entry(), kernel.args().signature());
+  EXPECT_EQ(Sig::entry().declaration("rocm_gemm"), Sig::declaration("rocm_gemm").substr(std::string("extern \"C\" PT_EXPORT ").size()));
   EXPECT_NE(src.find(Sig::declaration("rocm_gemm") + " {"), std::string::npos) << Sig::declaration("rocm_gemm");
   EXPECT_EQ(t.generate(gemm_config{}, hints).source(), src);
 }
@@ -147,7 +150,7 @@ TEST(KernelSignature, ElementwiseMatchesTheRenderer) {
   const rocm_template<elementwise_policy> t(elementwise_policy({activation::gelu}), sig::input_buffers(),
                                             sig::output_buffers().front().get_layout());
   rocm_template_kernel kernel("rocm_elementwise");
-  const std::string src = t.render(kernel, elementwise_config{});
+  const std::string src = t.render(kernel, elementwise_config{}).str();
   EXPECT_EQ(kernel.args().cpp_argdefs(), sig::argdefs());
   EXPECT_NE(src.find(sig::declaration("rocm_elementwise")), std::string::npos) << src;
 }

@@ -25,8 +25,13 @@ rocm_template_buffer copy_node(const std::string& input) {
     const buffer out = node.output();
     const buffer in = node.inputs().front();
     auto render = [kernel, in, out] {
-      return "#include \"rocmtpl_hip_portable.h\"\n#include <cstring>\n" + kernel->def_kernel({&in}, {&out}, "X, Y") +
-             " { return 0; }\n";
+      (void)kernel->def_kernel({&in}, {&out}, "X, Y");
+      rendered_source s;
+      s.includes = {"#include \"rocmtpl_hip_portable.h\"\n", "#include <cstring>\n"};
+      s.entry_name = kernel->kernel_name();
+      s.signature = kernel->args().signature();
+      s.entry_body = "    return 0;\n";
+      return s;
     };
     return kernel_render{kernel, render};
   };
@@ -45,11 +50,28 @@ module_graph chain() {
   return g;
 }
 
-TEST(ModuleEmitter, SplitIncludesHoistsOnlyUnconditionalIncludes) {
-  const auto s = impl::split_includes("#include <a.h>\n  # include \"b.h\"\n#if X\n#include <c.h>\n#endif\nint f();\n");
-  EXPECT_EQ(s.includes, (std::vector<std::string>{"#include <a.h>", "# include \"b.h\""}));
-  EXPECT_EQ(s.body, "#if X\n#include <c.h>\n#endif\nint f();\n");
-  EXPECT_TRUE(impl::split_includes("").includes.empty());
+// The module is assembled from the kernels' parts: each include block and the globals once, each
+// kernel's device code and static entry in its namespace, then the module's own entry with its
+// packed twin and signature function, rendered from m.entry.
+TEST(ModuleEmitter, KernelsAreAssembledFromTheirParts) {
+  const auto m = emit_module(chain());
+  ASSERT_EQ(m.kernels.size(), 1u);
+  const auto& k = m.kernels[0];
+  auto count = [&](const std::string& part) {
+    std::size_t n = 0;
+    for (auto at = m.source.find(part); at != std::string::npos; at = m.source.find(part, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("#define PT_EXPORT __attribute__"), 1u);
+  EXPECT_EQ(count("#include <cstddef>\n"), 1u);  // the module's include block
+  EXPECT_EQ(count("#include <cstring>\n"), 2u);  // the kernel's include block once, and the runner's
+  EXPECT_TRUE(contains(m.source, "namespace " + k.name + "_ns {\nstatic int " + k.name + "(const uint16_t* X"))
+      << m.source;
+  EXPECT_EQ(count("_packed("), 1u);  // the module's entry only: its kernels are internal
+  EXPECT_EQ(m.entry.params.size(), 3u);
+  EXPECT_EQ(m.entry.params[2], (entry_param{"u_rows", param_kind::size, "int64_t"}));
+  EXPECT_EQ(m.signature, entry_declaration("chain", m.entry));
+  EXPECT_TRUE(contains(m.source, packed_entry_text("chain", m.entry)));
 }
 
 TEST(ModuleEmitter, NodeReadersFollowGraphNames) {

@@ -117,15 +117,15 @@ class gemm_policy {
   /// a matrix-core configuration on dtypes other than f16/bf16 X and W, split_k above 1 without
   /// runtime split-K, inputs of the wrong rank, mismatched K, batch or output shape, or an
   /// unsupported dtype.
-  [[nodiscard]] std::string render(rocm_template_kernel& kernel, const template_context& ctx,
-                                   const gemm_config& config) const {
+  [[nodiscard]] rendered_source render(rocm_template_kernel& kernel, const template_context& ctx,
+                                       const gemm_config& config) const {
     return detail::render_gemm(kernel, ctx, config, options_);
   }
 
   /// @brief The reference kernel: one thread per output, double accumulation, the same entry point
   /// (no runtime arguments) and epilogue. Trusted because it is simple; the autotuner verifies
   /// every candidate against it.
-  [[nodiscard]] std::string render_reference(rocm_template_kernel& kernel, const template_context& ctx) const {
+  [[nodiscard]] rendered_source render_reference(rocm_template_kernel& kernel, const template_context& ctx) const {
     return detail::render_gemm_reference(kernel, ctx, options_);
   }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/rocm_kernel.hpp>
 #include <rocmtpl/templates/activation.hpp>
@@ -84,16 +85,16 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
   src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
 }
 
-// The complete translation unit of the reference kernel (see gemm_policy::render_reference()).
-[[nodiscard]] inline std::string render_gemm_reference(rocm_template_kernel& kernel, const template_context& ctx,
-                                                       const gemm_options& options) {
+// The complete translation unit of the reference kernel, as parts (see gemm_policy::render_reference()).
+[[nodiscard]] inline rendered_source render_gemm_reference(rocm_template_kernel& kernel, const template_context& ctx,
+                                                           const gemm_options& options) {
   const auto v = make_gemm_view(ctx, options);
-  const std::string signature = bind_gemm_tensors(kernel, ctx, v);
+  (void)bind_gemm_tensors(kernel, ctx, v);
   const auto symbols = kernel.args().size_params();
   auto [params, args] = gemm_tensor_params(v, false);
   append_size_symbols(params, args, symbols);
+  rendered_source out = kernel.start_source(ctx);
   indented_buffer src;
-  write_header_and_globals(src, ctx);
   src.writeline("// gemm reference: one thread per output, double accumulation; " + gemm_formula(v, options));
   src.writeline("namespace {");
   src.writeline(activation_device_function(options.act));
@@ -105,13 +106,14 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
   src.writeline("}");
   src.write_verbatim(checked_size_helpers_text);
   src.writeline("}  // namespace");
-  src.writeline(signature + " {");
+  indented_buffer entry;
   {
-    auto body = src.indent();
-    write_reference_entry_body(src, kernel, v, symbols, args);
+    auto body = entry.indent();
+    write_reference_entry_body(entry, kernel, v, symbols, args);
   }
-  src.writeline("}");
-  return std::move(src).str();
+  out.device_code = std::move(src).str();
+  out.entry_body = std::move(entry).str();
+  return out;
 }
 
 }  // namespace rocmtpl::templates::detail

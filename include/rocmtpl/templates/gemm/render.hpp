@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/dtype.hpp>
@@ -229,14 +230,13 @@ inline void write_pointers_and_epilogue(indented_buffer& src, const gemm_view& v
   src.writeline("}");
 }
 
-// Includes, globals, the summary comments, the anonymous namespace and the problem prelude.
-inline void write_source_head(indented_buffer& src, const template_context& ctx, const gemm_plan& plan) {
-  write_header_and_globals(src, ctx);
+// The summary comments, the anonymous namespace and the problem prelude (the includes and globals
+// are parts of their own: render_gemm()).
+inline void write_source_head(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("// gemm " + plan.config.name() + ": " + gemm_formula(plan.v, plan.options));
   for (const auto* op : {&plan.v.x, &plan.v.w, &plan.v.bias, &plan.v.residual, &plan.v.y}) {
     if (op->node != nullptr) src.writeline("// " + op->node->name() + " " + op->node->get_layout().to_string());
   }
-  if (plan.config.math == gemm_math::wgmma) src.write_verbatim(sm90_includes_text);
   src.writeline("namespace {");
   src.writeline("");
   write_operand_types(src, plan.v, plan.options.act);
@@ -460,15 +460,11 @@ inline void write_entry_launch(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
 }
 
-// The extern "C" entry point.
+// The entry point's body (its declaration is rendered from the parts' signature).
 inline void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan) {
-  src.writeline(plan.signature + " {");
-  {
-    auto body = src.indent();
-    write_entry_checks(src, kernel, plan);
-    write_entry_launch(src, plan);
-  }
-  src.writeline("}");
+  auto body = src.indent();
+  write_entry_checks(src, kernel, plan);
+  write_entry_launch(src, plan);
 }
 
 // Hopper path: the tile constants, the epilogue's constants and the Hopper device and host code.
@@ -504,10 +500,9 @@ inline void write_sm90_code(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("");
 }
 
-// The Hopper entry point: the size checks, the workspace query (none), the null checks, then
+// The Hopper entry point's body: the size checks, the workspace query (none), the null checks, then
 // gemm_sm90_run(), which refuses what the path cannot serve (see sm90_device_code.hpp).
 inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan) {
-  src.writeline(plan.signature + " {");
   {
     auto body = src.indent();
     for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
@@ -532,30 +527,34 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
     src.writeline("const gemm_pointers t" + gemm_pointer_init(v, "nullptr") + ";");
     src.writeline("return gemm_sm90_run(p, t, stream);");
   }
-  src.writeline("}");
 }
 
-// The complete translation unit of one configuration (see gemm_policy::render()).
-[[nodiscard]] inline std::string render_gemm(rocm_template_kernel& kernel, const template_context& ctx,
-                                             const gemm_config& config, const gemm_options& options) {
+// The complete translation unit of one configuration, as parts (see gemm_policy::render()).
+[[nodiscard]] inline rendered_source render_gemm(rocm_template_kernel& kernel, const template_context& ctx,
+                                                 const gemm_config& config, const gemm_options& options) {
   validate(config);
   auto v = make_gemm_view(ctx, options);
   check_gemm_renderable(config, v, options);
   const gemm_plan plan = make_gemm_plan(kernel, ctx, config, options, std::move(v));
+  rendered_source out = kernel.start_source(ctx);
   indented_buffer src;
   src.reserve(48 * 1024);
-  write_source_head(src, ctx, plan);
+  indented_buffer entry;
+  write_source_head(src, plan);
   if (config.math == gemm_math::wgmma) {
+    out.includes.emplace_back(sm90_includes_text);
     write_sm90_code(src, plan);
-    write_sm90_entry(src, kernel, plan);
-    return std::move(src).str();
+    write_sm90_entry(entry, kernel, plan);
+  } else {
+    write_tile_constants(src, plan);
+    write_device_code(src, plan);
+    write_kernels(src, plan);
+    write_launcher(src, plan);
+    write_entry(entry, kernel, plan);
   }
-  write_tile_constants(src, plan);
-  write_device_code(src, plan);
-  write_kernels(src, plan);
-  write_launcher(src, plan);
-  write_entry(src, kernel, plan);
-  return std::move(src).str();
+  out.device_code = std::move(src).str();
+  out.entry_body = std::move(entry).str();
+  return out;
 }
 
 }  // namespace rocmtpl::templates::detail

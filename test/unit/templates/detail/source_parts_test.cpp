@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// templates/detail/source_parts.hpp: the top of every translation unit and the size arguments.
+// templates/detail/source_parts.hpp: the size arguments of kernels.
 #include <rocmtpl/templates/detail/source_parts.hpp>
 
 #include <gtest/gtest.h>
 
-#include <optional>
+#include <string>
 
 namespace {
 namespace td = rocmtpl::templates::detail;
@@ -17,13 +17,5 @@ TEST(SourceParts, SizeSymbolsExtendParametersAndArguments) {
   EXPECT_EQ(args, "X, M, N");
   td::append_size_symbols(params, args, {});
   EXPECT_EQ(args, "X, M, N");
-}
-
-TEST(SourceParts, HeaderThenGlobalsEachFollowedByABlankLine) {
-  const rocmtpl::buffer x("x", rocmtpl::layout::row_major(rocmtpl::dtype::f32, {4}));
-  const rocmtpl::template_context ctx({x}, x, std::nullopt, "#include <a.h>\n", "#define G 1\n");
-  rocmtpl::indented_buffer src;
-  td::write_header_and_globals(src, ctx);
-  EXPECT_EQ(src.str(), "#include <a.h>\n\n#define G 1\n\n");
 }
 }  // namespace

@@ -34,7 +34,7 @@ TEST(GemmReference, EpilogueInDoubleWithTheCandidatesEntryPoint) {
 TEST(GemmReference, DirectRenderBindsTheKernel) {
   auto t = square(dtype::bf16, M, 32, 16);
   rocmtpl::rocm_template_kernel kernel("rocm_gemm");
-  const auto src = rocmtpl::templates::detail::render_gemm_reference(kernel, t.context(), {});
+  const auto src = rocmtpl::templates::detail::render_gemm_reference(kernel, t.context(), {}).str();
   EXPECT_EQ(kernel.args().inputs().size(), 2U);
   EXPECT_TRUE(contains(src, "= rocmtpl_dev::float_to_bf16_bits(r);"));
   EXPECT_TRUE(

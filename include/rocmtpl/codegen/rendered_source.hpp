@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief rendered_source: a generated translation unit as parts (includes, globals, device code,
+/// entry declaration, entry body), and the entry's exported twins rendered from its signature: the
+/// uniform `NAME_packed` entry and `NAME_signature`. Whoever assembles translation units (a kernel
+/// library, a module, the scheduler) works on these parts, never by searching the text.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/codegen/kernel_args.hpp>
+
+namespace rocmtpl {
+
+/// @brief How a rendered entry point is declared.
+enum class entry_linkage {
+  exported,  ///< `extern "C" PT_EXPORT int name(...)`, with its packed twin and signature: one kernel per library
+  internal   ///< `static int name(...)`: one of several kernels in a module (inside its own namespace)
+};
+
+/// @brief The exported name of an entry's packed twin: `NAME_packed`.
+[[nodiscard]] inline std::string packed_entry_name(std::string_view name) {
+  std::string out(name);
+  out += "_packed";
+  return out;
+}
+
+/// @brief The exported name of the function that returns an entry's declaration: `NAME_signature`.
+[[nodiscard]] inline std::string signature_function_name(std::string_view name) {
+  std::string out(name);
+  out += "_signature";
+  return out;
+}
+
+/// @brief The entry's declaration with its linkage: `extern "C" PT_EXPORT int NAME(...)` or
+/// `static int NAME(...)`.
+[[nodiscard]] inline std::string entry_declaration(std::string_view name, const entry_signature& signature,
+                                                   entry_linkage linkage = entry_linkage::exported) {
+  std::string out = linkage == entry_linkage::exported ? "extern \"C\" PT_EXPORT " : "static ";
+  out += signature.declaration(name);
+  return out;
+}
+
+/// @brief The exported twins of an entry point NAME, rendered from its signature (the one place they
+/// are written; templates never write them):
+/// @code{.unparsed}
+/// extern "C" PT_EXPORT int NAME_packed(void* const* args, size_t* workspace_size, uint8_t* workspace,
+///                                      void* stream);
+/// extern "C" PT_EXPORT const char* NAME_signature(void);   // returns signature.declaration(NAME)
+/// @endcode
+/// `args[i]` points to parameter i's value: a `void*` holding a tensor's address, an `int64_t` for a
+/// size, a value of the runtime argument's own C type. The stream is a `void*` so that a caller
+/// without GPU headers names the function's real type (hipStream_t is a pointer to a struct whose
+/// name differs between platforms). Every read is through the parameter's own type: no punning.
+[[nodiscard]] inline std::string packed_entry_text(std::string_view name, const entry_signature& signature) {
+  // Appended piece by piece: g++ 12 at -O3 reports a false -Wrestrict inside operator+(const char*,
+  // std::string&&).
+  std::string out = "// The uniform entry: args[i] points to parameter i's value (a tensor's address as a void*).\n";
+  out += "extern \"C\" PT_EXPORT int ";
+  out += packed_entry_name(name);
+  out += "(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream) {\n";
+  if (signature.params.empty()) out += "    (void)args;\n";
+  out += "    return ";
+  out.append(name).append("(");
+  for (std::size_t i = 0; i < signature.params.size(); ++i) {
+    const auto& p = signature.params[i];
+    std::string slot = "args[";
+    slot += std::to_string(i);
+    slot += ']';
+    if (p.kind == param_kind::tensor_in || p.kind == param_kind::tensor_out) {
+      out.append("static_cast<").append(p.type).append(">(*static_cast<void* const*>(").append(slot).append("))");
+    } else {
+      out.append("*static_cast<const ").append(p.type).append("*>(").append(slot).append(")");
+    }
+    out += ",\n        ";
+  }
+  out += "workspace_size, workspace, static_cast<hipStream_t>(stream));\n}\n";
+  out += "// The entry's declaration, for loaders that check a library they did not render.\n";
+  out += "extern \"C\" PT_EXPORT const char* ";
+  out += signature_function_name(name);
+  out += "(void) { return \"";
+  out += signature.declaration(name);
+  out += "\"; }\n";
+  return out;
+}
+
+/// @brief A rendered translation unit as parts. str() assembles them; the entry is declared from
+/// `entry_name`, `signature` and `linkage`, so renaming a kernel or changing its linkage changes a
+/// field, never the text.
+///
+/// An exported entry is followed by its packed twin and signature function (packed_entry_text());
+/// an internal one is not (the module that holds it exports its own).
+/// @code{.cpp}
+/// rocmtpl::rendered_source s;
+/// s.includes = {"#include <cstdint>\n"};
+/// s.entry_name = "rocm_copy";
+/// s.signature = kernel.args().signature();
+/// s.entry_body = "    return 0;\n";
+/// s.str();  // includes, globals, device code, the entry, rocm_copy_packed, rocm_copy_signature
+/// @endcode
+struct rendered_source {
+  /// @brief File-scope blocks (an `#include` line, or an `#if` block of includes), each ending in '\n'.
+  std::vector<std::string> includes;
+  /// @brief Macros and helpers every kernel of a template family shares (PT_EXPORT, status codes);
+  /// a module writes each distinct globals block once.
+  std::string globals;
+  /// @brief Everything between the globals and the entry point (types, device code, launchers).
+  std::string device_code;
+  /// @brief The entry point's name.
+  std::string entry_name;
+  /// @brief The entry point's parameters (kernel_args::signature()).
+  entry_signature signature;
+  /// @brief The entry point's statements, already indented one level, each line ending in '\n'.
+  std::string entry_body;
+  /// @brief How the entry point is declared.
+  entry_linkage linkage = entry_linkage::exported;
+
+  /// @brief entry_declaration() of the entry.
+  [[nodiscard]] std::string declaration() const { return entry_declaration(entry_name, signature, linkage); }
+
+  /// @brief The entry point's definition, then (exported) its packed twin and signature function.
+  [[nodiscard]] std::string entry() const {
+    std::string out = declaration();
+    out += " {\n";
+    out += entry_body;
+    out += "}\n";
+    if (linkage == entry_linkage::exported) out += packed_entry_text(entry_name, signature);
+    return out;
+  }
+
+  /// @brief The translation unit: includes, a blank line, globals, a blank line, device code, entry().
+  [[nodiscard]] std::string str() const {
+    std::string out;
+    std::size_t size = globals.size() + device_code.size() + entry_body.size() + 2048;
+    for (const auto& i : includes) size += i.size();
+    out.reserve(size);
+    for (const auto& i : includes) out += i;
+    out += '\n';
+    out += globals;
+    out += '\n';
+    out += device_code;
+    out += entry();
+    return out;
+  }
+
+  friend bool operator==(const rendered_source&, const rendered_source&) = default;
+};
+
+}  // namespace rocmtpl
