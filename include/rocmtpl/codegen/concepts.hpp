@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/arg_info.hpp>
+#include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 
@@ -42,6 +43,10 @@ struct kernel_capabilities {
   bool reference = false;     ///< `std::string render_reference(rocm_template_kernel&, const template_context&) const`
   bool runtime_args = false;  ///< `runtime_arg_info() const` and `runtime_arg_values(const config_type&) const`
   bool problem_configs = false;  ///< `configs(const template_context&, const size_hints&) const`, best first
+  /// `launch_description describe_launch(rocm_template_kernel&, const template_context&, const config_type&) const`:
+  /// the launches of render()'s entry (codegen/launch.hpp); the autotuner then compiles device code
+  /// only and launches through the module API
+  bool launch = false;
 
   friend constexpr bool operator==(const kernel_capabilities&, const kernel_capabilities&) = default;
 };
@@ -101,6 +106,16 @@ concept problem_configs_member = has_config_type<P> &&
   typename P::config_type > ;
 };
 
+template <class P>
+concept launch_member = has_config_type<P> &&
+    requires(const P& p, rocm_template_kernel& k, const template_context& ctx, const typename P::config_type& c) {
+  { p.describe_launch(k, ctx, c) } -> std::convertible_to<launch_description>;
+};
+template <class P>
+concept names_describe_launch = requires {
+  &P::describe_launch;
+};
+
 // The declaration: `static constexpr kernel_capabilities capabilities{...}`, or none (all false).
 template <class P>
 concept has_capabilities_member = requires {
@@ -138,7 +153,13 @@ concept member_configs_context_hints_is_declared = declared_capabilities<P>()
 .problem_configs || !problem_configs_member<P>;
 
 template <class P>
-concept capabilities_match = capabilities_well_typed<P> && declared_reference_has_member_render_reference<P> &&
+concept declared_launch_has_member_describe_launch = !declared_capabilities<P>().launch || launch_member<P>;
+template <class P>
+concept member_describe_launch_is_declared = declared_capabilities<P>()
+.launch || !(names_describe_launch<P> || launch_member<P>);
+
+template <class P>
+concept capabilities_match = declared_launch_has_member_describe_launch<P> && member_describe_launch_is_declared<P> && capabilities_well_typed<P> && declared_reference_has_member_render_reference<P> &&
     member_render_reference_is_declared<P> && declared_runtime_args_have_members_runtime_arg_info_and_values<P> &&
     members_runtime_arg_info_and_values_are_declared<P> &&
     declared_problem_configs_has_member_configs_context_hints<P> && member_configs_context_hints_is_declared<P>;
@@ -153,6 +174,9 @@ concept has_runtime_args = declared_capabilities<P>()
 template <class P>
 concept has_problem_configs = declared_capabilities<P>()
 .problem_configs&& problem_configs_member<P>;
+template <class P>
+concept has_launch = declared_capabilities<P>()
+.launch&& launch_member<P>;
 }  // namespace detail
 
 /// @brief A policy that renders HIP source for one kernel template.
@@ -171,7 +195,8 @@ concept has_problem_configs = declared_capabilities<P>()
 ///    rocm_template::generate_all and the autotuner); `runtime_arg_info()` and
 ///    `runtime_arg_values(config)` for runtime arguments; `render_reference(kernel, context)`, a
 ///    simple, trusted kernel with the same entry point that the autotuner runs once to verify every
-///    candidate.
+///    candidate; `describe_launch(kernel, context, config)`, the launches of the entry (device-only
+///    tuning through the module API).
 template <class P>
 concept kernel_template = enable_kernel_template<P> && detail::has_template_name<P> && detail::has_config_type<P> &&
     detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P> && detail::capabilities_match<P>;
@@ -229,6 +254,12 @@ consteval bool check_kernel_template() {
   static_assert(detail::member_configs_context_hints_is_declared<P>,
                 "rocmtpl: kernel_template: policy has configs(context, hints) that its capabilities do not declare; "
                 "add '.problem_configs = true' to its capabilities");
+  static_assert(detail::declared_launch_has_member_describe_launch<P>,
+                "rocmtpl: kernel_template: capabilities declare launch but the policy has no member "
+                "describe_launch(kernel, context, config) const; add it or fix its signature");
+  static_assert(detail::member_describe_launch_is_declared<P>,
+                "rocmtpl: kernel_template: policy has describe_launch that its capabilities do not declare; "
+                "add '.launch = true' to its capabilities");
   return true;
 }
 
