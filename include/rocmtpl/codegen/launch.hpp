@@ -91,6 +91,10 @@ struct kernel_launch {
   std::array<std::int64_t, 3> block{1, 1, 1};
   std::int64_t shared_bytes = 0;
   std::vector<launch_param> params{};
+  /// AMD values where they differ (source with per-platform constants): block {0, 0, 0} and
+  /// shared bytes -1 mean "as above".
+  std::array<std::int64_t, 3> amd_block{0, 0, 0};
+  std::int64_t amd_shared_bytes = -1;
 };
 
 /// @brief A condition a variant needs.
@@ -261,11 +265,11 @@ inline bound_param bind_param(const launch_param& p, const size_hints& h, const 
 
 /// @brief Evaluates a description for concrete sizes (size_symbols order) and runtime arguments:
 /// drops the variants whose size requirements fail, computes every grid, the workspace bytes and
-/// the tensor maps' numbers. Pure arithmetic: no GPU.
+/// the tensor maps' numbers; `amd` picks the AMD block and shared bytes. Pure arithmetic: no GPU.
 /// @throws evaluation_error when an expression overflows; invalid_argument_error when the counts
 /// do not match.
 [[nodiscard]] inline bound_launch bind(const launch_description& d, const std::vector<std::int64_t>& sizes,
-                                       const std::vector<std::int64_t>& runtime_args) {
+                                       const std::vector<std::int64_t>& runtime_args, bool amd = false) {
   namespace impl = detail::launch_impl;
   const auto h = impl::symbol_values(d, sizes, runtime_args);
   bound_launch out;
@@ -287,8 +291,8 @@ inline bound_param bind_param(const launch_param& p, const size_hints& h, const 
       b.symbol = l.symbol;
       for (std::size_t i = 0; i < 3; ++i) b.grid[i] = impl::evaluate(l.grid[i], h, runtime_args);
       b.grid_x_at_most_sm_count = l.grid[0].at_most_sm_count;
-      b.block = l.block;
-      b.shared_bytes = l.shared_bytes;
+      b.block = amd && l.amd_block[0] > 0 ? l.amd_block : l.block;
+      b.shared_bytes = amd && l.amd_shared_bytes >= 0 ? l.amd_shared_bytes : l.shared_bytes;
       for (const auto& p : l.params) b.params.push_back(impl::bind_param(p, h, sizes, runtime_args));
       bv.launches.push_back(std::move(b));
     }
@@ -357,8 +361,10 @@ inline std::string requirement_cpp(const launch_requirement& r, const launch_des
   std::string c;
   switch (r.kind) {
     case launch_requirement_kind::aligned_pointer:
-      c = "reinterpret_cast<uintptr_t>(" + tensor_names.at(r.tensor) + " + (" + r.expr.to_cpp() + ")) % " +
-          std::to_string(r.value) + " == 0";
+      c = "reinterpret_cast<uintptr_t>(" +
+          (r.expr == sym_expr(0) ? tensor_names.at(r.tensor)
+                                 : tensor_names.at(r.tensor) + " + (" + r.expr.to_cpp() + ")") +
+          ") % " + std::to_string(r.value) + " == 0";
       break;
     case launch_requirement_kind::multiple_of:
       c = "rocmtpl_mod(" + r.expr.to_cpp() + ", " + std::to_string(r.value) + ") == 0";
@@ -444,10 +450,27 @@ inline void write_one_launch(indented_buffer& src, const launch_description& d, 
                       ") != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;");
         src.writeline("#endif");
       }
-      src.writeline(l.symbol + "<<<dim3(static_cast<unsigned>(" + g + "_x), static_cast<unsigned>(" + g +
-                    "_y), static_cast<unsigned>(" + g + "_z)), dim3(" + std::to_string(l.block[0]) + ", " +
-                    std::to_string(l.block[1]) + ", " + std::to_string(l.block[2]) + "), " +
-                    std::to_string(l.shared_bytes) + ", stream>>>(" + args + ");");
+      const auto dims = [](const std::array<std::int64_t, 3>& b) {
+        return "dim3(" + std::to_string(b[0]) + ", " + std::to_string(b[1]) + ", " + std::to_string(b[2]) + ")";
+      };
+      const std::string grid = "dim3(static_cast<unsigned>(" + g + "_x), static_cast<unsigned>(" + g +
+                               "_y), static_cast<unsigned>(" + g + "_z))";
+      const auto launch = [&](const std::array<std::int64_t, 3>& b, std::int64_t shared) {
+        src.writeline(l.symbol + "<<<" + grid + ", " + dims(b) + ", " + std::to_string(shared) + ", stream>>>(" + args +
+                      ");");
+      };
+      const bool amd_differs = (l.amd_block[0] > 0 && l.amd_block != l.block) ||
+                               (l.amd_shared_bytes >= 0 && l.amd_shared_bytes != l.shared_bytes);
+      if (amd_differs) {
+        src.writeline("#if defined(ROCMTPL_PLATFORM_AMD)");
+        launch(l.amd_block[0] > 0 ? l.amd_block : l.block,
+               l.amd_shared_bytes >= 0 ? l.amd_shared_bytes : l.shared_bytes);
+        src.writeline("#else");
+        launch(l.block, l.shared_bytes);
+        src.writeline("#endif");
+      } else {
+        launch(l.block, l.shared_bytes);
+      }
       src.writeline("if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;");
     }
     src.writeline("}");
@@ -477,15 +500,23 @@ inline void write_launches(indented_buffer& src, const launch_description& d,
   for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
     const auto& v = d.variants[vi];
     std::string cond;
-    for (const auto& r : v.requirements) cond += (cond.empty() ? "" : " && ") + impl::requirement_cpp(r, d, tensor_names);
-    src.writeline((vi == 0 ? "if (" : "} else if (") + (cond.empty() ? std::string("true") : cond) + ") {");
+    for (const auto& r : v.requirements)
+      cond += (cond.empty() ? "" : " && ") + impl::requirement_cpp(r, d, tensor_names);
+    if (cond.empty()) {
+      src.writeline(vi == 0 ? "{" : "} else {");
+    } else {
+      src.writeline((vi == 0 ? "if (" : "} else if (") + cond + ") {");
+    }
     auto body = src.indent();
     for (std::size_t li = 0; li < v.launches.size(); ++li) {
       detail::launch_impl::write_one_launch(src, d, v.launches[li], li, tensor_names);
     }
   }
-  src.writeline("} else {");
-  src.writeline("    return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+  const bool unconditional_last = !d.variants.empty() && d.variants.back().requirements.empty();
+  if (!unconditional_last) {
+    src.writeline(d.variants.empty() ? "{" : "} else {");
+    src.writeline("    return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+  }
   src.writeline("}");
   src.writeline("return ROCMTPL_STATUS_OK;");
 }
