@@ -255,7 +255,9 @@ class rocm_cpp_scheduling {
     }
     const std::string fused = options_.descriptive_names ? fused_kernel_name(node_schedule) : std::string();
     const std::string name = "rocm_" + (fused.empty() ? std::string() : fused + "_") + next_kernel_suffix();
-    std::string source = replace_identifier(src_code, kernel_name_placeholder, name);
+    // The placeholder and the identifiers derived from it (`KERNEL_NAME_v8_8`: the kernel's
+    // extern "C" __global__ kernels, codegen/launch.hpp), so that kernels of one module never share one.
+    std::string source = replace_identifier(src_code, kernel_name_placeholder, name, true);
     if (options_.linkage == entry_linkage::internal) {
       const std::string exported = "extern \"C\" PT_EXPORT int " + name + "(";
       const auto pos = source.find(exported);
@@ -428,11 +430,13 @@ class rocm_cpp_scheduling {
   }
 
   // Positions where `word` occurs as a whole identifier.
+  // With `prefixes`, also where it starts an identifier followed by '_' (`word_suffix`).
   template <class F>
-  static void for_each_identifier(std::string_view text, std::string_view word, F&& f) {
+  static void for_each_identifier(std::string_view text, std::string_view word, F&& f, bool prefixes = false) {
     for (auto pos = text.find(word); pos != std::string_view::npos; pos = text.find(word, pos + 1)) {
       const bool start = pos == 0 || !is_ident_char(text[pos - 1]);
-      const bool end = pos + word.size() == text.size() || !is_ident_char(text[pos + word.size()]);
+      const std::size_t next = pos + word.size();
+      const bool end = next == text.size() || !is_ident_char(text[next]) || (prefixes && text[next] == '_');
       if (start && end) f(pos);
     }
   }
@@ -443,14 +447,18 @@ class rocm_cpp_scheduling {
     return found;
   }
 
-  static std::string replace_identifier(std::string_view text, std::string_view word, std::string_view with) {
+  static std::string replace_identifier(std::string_view text, std::string_view word, std::string_view with,
+                                        bool prefixes = false) {
     std::string out;
     out.reserve(text.size() + 64);
     std::size_t last = 0;
-    for_each_identifier(text, word, [&](std::size_t pos) {
-      out.append(text.substr(last, pos - last)).append(with);
-      last = pos + word.size();
-    });
+    for_each_identifier(
+        text, word,
+        [&](std::size_t pos) {
+          out.append(text.substr(last, pos - last)).append(with);
+          last = pos + word.size();
+        },
+        prefixes);
     out.append(text.substr(last));
     return out;
   }

@@ -52,7 +52,8 @@ struct launch_value {
 
 /// @brief A Hopper TMA tensor map of a row-major 16-bit matrix (tensor `tensor` from element
 /// `offset` on): [rows, cols] with unit column stride and row pitch `pitch` elements, boxes of
-/// box_rows x box_cols, 128-byte swizzle, 256-byte L2 promotion, out-of-bounds reads as zero.
+/// box_rows x box_cols, 128-byte swizzle, 256-byte L2 promotion, out-of-bounds reads as zero. A map
+/// of an empty matrix (rows or cols 0) is left zeroed: nothing is loaded through it.
 struct tensor_map_spec {
   std::size_t tensor = 0;
   dtype element = dtype::f16;
@@ -62,6 +63,8 @@ struct tensor_map_spec {
   sym_expr pitch{0};
   std::int64_t box_rows = 0;
   std::int64_t box_cols = 0;
+  /// The pitch used when `rows` <= 1 (a pitch that is never stepped only has to be valid).
+  std::optional<sym_expr> pitch_if_one_row{};
 };
 
 /// @brief What a kernel parameter is.
@@ -252,8 +255,11 @@ inline bound_param bind_param(const launch_param& p, const size_hints& h, const 
     case launch_param_kind::tensor_map:
       if (p.map) {
         const auto& m = *p.map;
-        b.map = bound_tensor_map{m.tensor,           m.element,           m.offset.evaluate(h), m.rows.evaluate(h),
-                                 m.cols.evaluate(h), m.pitch.evaluate(h), m.box_rows,           m.box_cols};
+        const std::int64_t rows = m.rows.evaluate(h);
+        const std::int64_t pitch =
+            rows <= 1 && m.pitch_if_one_row ? m.pitch_if_one_row->evaluate(h) : m.pitch.evaluate(h);
+        b.map = bound_tensor_map{m.tensor,           m.element, m.offset.evaluate(h), rows,
+                                 m.cols.evaluate(h), pitch,     m.box_rows,           m.box_cols};
       }
       break;
     case launch_param_kind::tensor: break;
@@ -435,11 +441,20 @@ inline void write_one_launch(indented_buffer& src, const launch_description& d, 
         if (p.kind == launch_param_kind::tensor_map && p.map) {
           const auto& m = *p.map;
           const std::string name = param_cpp(p, li);
+          const auto rows = m.rows.constant();
+          std::string pitch = m.pitch.to_cpp();
+          if (m.pitch_if_one_row && rows) {
+            pitch = (*rows <= 1 ? *m.pitch_if_one_row : m.pitch).to_cpp();
+          } else if (m.pitch_if_one_row) {
+            pitch = "(" + m.rows.to_cpp() + " <= 1 ? " + m.pitch_if_one_row->to_cpp() + " : " + pitch + ")";
+          }
           src.writeline("CUtensorMap " + name + "{};");
           src.writeline("if (!rocmtpl_make_tensor_map(" + name + ", " + std::to_string(dtype_code(m.element)) + ", " +
-                        tensor_names.at(m.tensor) + " + (" + m.offset.to_cpp() + "), " + m.rows.to_cpp() + ", " +
-                        m.cols.to_cpp() + ", " + m.pitch.to_cpp() + ", " + std::to_string(m.box_rows) + ", " +
-                        std::to_string(m.box_cols) + ")) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+                        (m.offset == sym_expr(0) ? tensor_names.at(m.tensor)
+                                                 : tensor_names.at(m.tensor) + " + (" + m.offset.to_cpp() + ")") +
+                        ", " + m.rows.to_cpp() + ", " + m.cols.to_cpp() + ", " + pitch + ", " +
+                        std::to_string(m.box_rows) + ", " + std::to_string(m.box_cols) +
+                        ")) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
         }
         args += (args.empty() ? "" : ", ") + param_cpp(p, li);
       }

@@ -242,6 +242,79 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   return d;
 }
 
+// What the Hopper path needs of a problem at run time (statically true conditions left out): one
+// matrix, sizes that fit int32, N and the row pitches of X, W and Y multiples of 8 elements (TMA
+// pitches of 16 bytes, 16-byte stores; a pitch never stepped is free), 16-byte aligned X, W, Y.
+[[nodiscard]] inline std::vector<launch_requirement> sm90_requirements(const rocm_template_kernel& kernel,
+                                                                       const gemm_view& v) {
+  std::vector<launch_requirement> req;
+  const auto add = [&](launch_requirement r) {
+    const auto c = r.expr.constant();
+    if (c && r.kind == launch_requirement_kind::equals && *c == r.value) return;
+    if (c && r.kind == launch_requirement_kind::at_most && *c <= r.value) return;
+    if (c && r.kind == launch_requirement_kind::multiple_of && *c % r.value == 0) return;
+    req.push_back(std::move(r));
+  };
+  add({.kind = launch_requirement_kind::equals, .expr = v.batch, .value = 1});
+  for (const sym_expr* e : {&v.m, &v.n, &v.k}) {
+    add({.kind = launch_requirement_kind::at_most, .expr = *e, .value = 2147483647});
+  }
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.n, .value = 8});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.x.stride_r, .value = 8, .unless_at_most_one = v.m});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.w.stride_r, .value = 8, .unless_at_most_one = v.k});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.y.stride_r, .value = 8});
+  for (const auto& [name, op] : {std::pair{"X", &v.x}, std::pair{"W", &v.w}, std::pair{"Y", &v.y}}) {
+    req.push_back({.kind = launch_requirement_kind::aligned_pointer,
+                   .tensor = abi_tensor_index(kernel, name),
+                   .expr = op->offset,
+                   .value = 16});
+  }
+  return req;
+}
+
+// The Hopper launch: tensor maps of X and W, the tensors, the sizes; a persistent grid of at most
+// one block per SM; no workspace.
+[[nodiscard]] inline launch_description sm90_launch_description(const rocm_template_kernel& kernel,
+                                                                const gemm_plan& plan) {
+  const auto& c = plan.config;
+  const auto& v = plan.v;
+  launch_description d;
+  d.size_symbols = kernel.args().size_symbols();
+  for (const auto& a : kernel.args().runtime_args()) d.runtime_args.push_back(a.name);
+  for (const auto& t : kernel.args().inputs()) d.tensor_types.push_back(t.node.type());
+  for (const auto& t : kernel.args().outputs()) d.tensor_types.push_back(t.node.type());
+  kernel_launch l;
+  l.symbol = kernel.kernel_name() + "_sm90";
+  l.grid[0] = {.sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
+                        floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n)),
+               .at_most_sm_count = true};
+  l.block = {128 * 3, 1, 1};  // gemm_sm90::threads: a producer and two consumer warpgroups
+  l.shared_bytes = c.shared_bytes();
+  const auto map = [&](const std::string& name, const gemm_operand& op, const sym_expr& rows, const sym_expr& cols,
+                       std::int64_t box_rows, sym_expr one_row_pitch) {
+    const auto index = abi_tensor_index(kernel, name);
+    l.params.push_back({.kind = launch_param_kind::tensor_map,
+                        .index = index,
+                        .name = "map_" + name,
+                        .map = tensor_map_spec{.tensor = index,
+                                               .element = op.node->type(),
+                                               .offset = op.offset,
+                                               .rows = rows,
+                                               .cols = cols,
+                                               .pitch = op.stride_r,
+                                               .box_rows = box_rows,
+                                               .box_cols = 64,
+                                               .pitch_if_one_row = std::move(one_row_pitch)}});
+  };
+  map("X", v.x, v.m, v.k, c.block_m, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
+  map("W", v.w, v.k, v.n, 64, v.n);
+  for (auto& p : gemm_launch_params(kernel, plan)) {
+    if (p.kind == launch_param_kind::tensor || p.kind == launch_param_kind::size) l.params.push_back(std::move(p));
+  }
+  d.variants.push_back({sm90_requirements(kernel, v), {std::move(l)}});
+  return d;
+}
+
 // The operands in prelude order, with the names of their fields.
 [[nodiscard]] inline std::vector<std::pair<std::string, const gemm_operand*>> prelude_operands(const gemm_view& v) {
   std::vector<std::pair<std::string, const gemm_operand*>> ops{{"x", &v.x}, {"w", &v.w}};
@@ -549,14 +622,40 @@ inline void write_sm90_code(indented_buffer& src, const gemm_plan& plan) {
   src.write_verbatim(sm90_body_text);
   src.writeline("");
   src.write_verbatim(sm90_host_text);
+  src.write_verbatim(launch_cpp_helpers);
   src.writeline("");
   src.writeline("}  // namespace");
   src.writeline("");
 }
 
-// The Hopper entry point: the size checks, the workspace query (none), the null checks, then
-// gemm_sm90_run(), which refuses what the path cannot serve (see sm90_device_code.hpp).
-inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan) {
+// The Hopper kernel, `extern "C"` with an unmangled name; a trap on NVIDIA targets other than
+// sm_90a (whose devices the entry refuses), absent from AMD builds.
+inline void write_sm90_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
+  std::string sizes;
+  for (const auto& s : plan.symbols) sizes += ", int64_t " + s;
+  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+  src.writeline("extern \"C\" __global__ void __launch_bounds__(gemm_sm90::threads, 1) " +
+                d.variants.front().launches.front().symbol +
+                "(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, " +
+                gemm_tensor_params(plan.v, true).first + sizes + ") {");
+  src.writeline("#if defined(ROCMTPL_GEMM_SM90_DEVICE)");
+  src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
+  src.writeline("    const gemm_pointers t" + gemm_pointer_init(plan.v, "nullptr") + ";");
+  src.writeline("    gemm_sm90::mainloop(&map_X, &map_W, p, t);");
+  src.writeline("#elif defined(__CUDA_ARCH__)");
+  src.writeline("    __trap();  // built without sm_90a features: the entry refuses other devices");
+  src.writeline("#endif");
+  src.writeline("}");
+  src.writeline("#endif  // ROCMTPL_PLATFORM_NVIDIA");
+  src.writeline("");
+}
+
+// The Hopper entry point: the size checks, the workspace query (none), the null checks, then the
+// launch of the description (its requirements refuse what the path cannot serve); an AMD build
+// refuses every call.
+inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
+                             const launch_description& d) {
+  src.writeline("#if !defined(ROCMTPL_DEVICE_ONLY)");
   src.writeline(plan.signature + " {");
   {
     auto body = src.indent();
@@ -570,19 +669,32 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
         !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
-    if (workspace_size) {
-        *workspace_size = 0;
-        return ROCMTPL_STATUS_OK;
-    }
 )sm90");
+    write_workspace_query(src, d);
     const auto& v = plan.v;
     for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
     src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
+    src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+    write_launches(src, d, abi_tensor_names(kernel));
+    src.writeline("#else");
     src.writeline("(void)workspace;");
-    src.writeline("const gemm_pointers t" + gemm_pointer_init(v, "nullptr") + ";");
-    src.writeline("return gemm_sm90_run(p, t, stream);");
+    src.writeline("(void)stream;");
+    src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only");
+    src.writeline("#endif");
   }
   src.writeline("}");
+  src.writeline("#endif  // !ROCMTPL_DEVICE_ONLY");
+}
+
+/// @brief The launch description of a configuration's entry (see codegen/launch.hpp).
+[[nodiscard]] inline launch_description describe_gemm_launch(rocm_template_kernel& kernel, const template_context& ctx,
+                                                             const gemm_config& config, const gemm_options& options) {
+  validate(config);
+  auto v = make_gemm_view(ctx, options);
+  check_gemm_renderable(config, v, options);
+  const gemm_plan plan = make_gemm_plan(kernel, ctx, config, options, std::move(v));
+  return config.math == gemm_math::wgmma ? sm90_launch_description(kernel, plan)
+                                         : gemm_launch_description(kernel, plan);
 }
 
 // The complete translation unit of one configuration (see gemm_policy::render()).
@@ -596,8 +708,10 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   src.reserve(48 * 1024);
   write_source_head(src, ctx, plan);
   if (config.math == gemm_math::wgmma) {
+    const auto d = sm90_launch_description(kernel, plan);
     write_sm90_code(src, plan);
-    write_sm90_entry(src, kernel, plan);
+    write_sm90_kernel(src, plan, d);
+    write_sm90_entry(src, kernel, plan, d);
     return std::move(src).str();
   }
   const auto d = gemm_launch_description(kernel, plan);
