@@ -19,6 +19,7 @@
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/identifier.hpp>
@@ -311,6 +312,12 @@ class rocm_template_caller {
     return "rocm_template_caller(source_hash=" + bmreq_.source_hash() + ", {" + info + "})";
   }
 
+  /// @brief How the entry launches its kernels, when the policy describes it (kernel_capabilities::launch):
+  /// the autotuner then compiles device code only and launches through the module API.
+  [[nodiscard]] const std::optional<launch_description>& launch() const noexcept { return launch_; }
+  /// @brief Sets the launch description (rocm_template::generate does).
+  void set_launch(launch_description d) { launch_ = std::move(d); }
+
   /// @brief The graph node for this choice; its workspace size is the one the runtime's query
   /// stored in bmreq (0 when it has not been queried).
   [[nodiscard]] rocm_template_buffer output_node() const {
@@ -325,6 +332,7 @@ class rocm_template_caller {
   make_kernel_render_fn make_kernel_render_;
   rocm_benchmark_request bmreq_;
   std::vector<std::pair<std::string, std::string>> info_kwargs_;
+  std::optional<launch_description> launch_;
 };
 
 }  // namespace rocmtpl

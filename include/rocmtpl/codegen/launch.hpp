@@ -25,10 +25,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
@@ -80,7 +82,7 @@ enum class launch_param_kind : std::uint8_t {
 struct launch_param {
   launch_param_kind kind = launch_param_kind::tensor;
   std::size_t index = 0;
-  std::string name;
+  std::string name{};
   launch_scalar scalar = launch_scalar::i64;
   std::int64_t byte_offset = 0;
   std::string cpp_type{};  ///< workspace: the pointer type the kernel takes ("float*")
@@ -89,7 +91,7 @@ struct launch_param {
 
 /// @brief One `extern "C" __global__` kernel launch.
 struct kernel_launch {
-  std::string symbol;
+  std::string symbol{};
   std::array<launch_value, 3> grid{};
   std::array<std::int64_t, 3> block{1, 1, 1};
   std::int64_t shared_bytes = 0;
@@ -132,6 +134,39 @@ struct launch_description {
   std::vector<launch_variant> variants{};
 };
 
+/// @brief A description's head for an entry's arguments: size symbols, runtime arguments and
+/// tensor dtypes in entry order; no variants yet.
+[[nodiscard]] inline launch_description launch_description_for(const kernel_args& args) {
+  launch_description d;
+  d.size_symbols = args.size_symbols();
+  for (const auto& a : args.runtime_args()) d.runtime_args.push_back(a.name);
+  for (const auto& t : args.inputs()) d.tensor_types.push_back(t.node.type());
+  for (const auto& t : args.outputs()) d.tensor_types.push_back(t.node.type());
+  return d;
+}
+
+/// @brief C ABI position (inputs, then outputs) of the tensor bound as `arg_name`.
+/// @throws invalid_argument_error when no tensor is bound under that name.
+[[nodiscard]] inline std::size_t abi_tensor_index(const kernel_args& args, std::string_view arg_name) {
+  std::size_t i = 0;
+  for (const auto* list : {&args.inputs(), &args.outputs()}) {
+    for (const auto& t : *list) {
+      if (t.arg_name == arg_name) return i;
+      ++i;
+    }
+  }
+  throw invalid_argument_error("rocmtpl: launch_description: no tensor is bound as '" + std::string(arg_name) +
+                               "'; bind it with def_kernel first");
+}
+
+/// @brief The entry's tensor parameter names in C ABI order (inputs, then outputs).
+[[nodiscard]] inline std::vector<std::string> abi_tensor_names(const kernel_args& args) {
+  std::vector<std::string> names;
+  for (const auto& t : args.inputs()) names.push_back(t.arg_name);
+  for (const auto& t : args.outputs()) names.push_back(t.arg_name);
+  return names;
+}
+
 // ---- bound: evaluated for concrete sizes and runtime arguments ---------------------------------
 
 /// @brief A tensor map with concrete numbers.
@@ -155,7 +190,7 @@ struct bound_param {
 
 /// @brief A launch with concrete numbers; grid x is still capped at the SM count when asked.
 struct bound_kernel_launch {
-  std::string symbol;
+  std::string symbol{};
   std::array<std::int64_t, 3> grid{1, 1, 1};
   bool grid_x_at_most_sm_count = false;
   std::array<std::int64_t, 3> block{1, 1, 1};

@@ -48,8 +48,10 @@ class gemm_policy {
  public:
   using policy_concept = kernel_template_tag;
   using config_type = gemm_config;
-  /// @brief A reference kernel, the runtime argument split_k, and per-problem search spaces.
-  static constexpr kernel_capabilities capabilities{.reference = true, .runtime_args = true, .problem_configs = true};
+  /// @brief A reference kernel, the runtime argument split_k, per-problem search spaces, and a
+  /// launch description (device-only tuning through the module API).
+  static constexpr kernel_capabilities capabilities{
+      .reference = true, .runtime_args = true, .problem_configs = true, .launch = true};
 
   explicit gemm_policy(gemm_options options = {}) : options_(options) {}
 
@@ -110,6 +112,14 @@ class gemm_policy {
   [[nodiscard]] std::string render(rocm_template_kernel& kernel, const template_context& ctx,
                                    const gemm_config& config) const {
     return detail::render_gemm(kernel, ctx, config, options_);
+  }
+
+  /// @brief The launches of render()'s entry for a configuration (codegen/launch.hpp): the kernel
+  /// symbols, grids, blocks, shared memory, parameters, workspace and the vectorised/scalar choice.
+  /// @throws what render() throws for the configuration.
+  [[nodiscard]] launch_description describe_launch(rocm_template_kernel& kernel, const template_context& ctx,
+                                                   const gemm_config& config) const {
+    return detail::describe_gemm_launch(kernel, ctx, config, options_);
   }
 
   /// @brief The reference kernel: one thread per output, double accumulation, the same entry point

@@ -119,29 +119,12 @@ inline void plan_gemm_params(gemm_plan& plan) {
 // ---- the launch description (codegen/launch.hpp): one source of truth for the entry's launch
 // lines and the autotuner's module-API launches ----------------------------------------------------
 
-// C ABI position (inputs in input_reorder order, then the output) of the tensor bound as `arg_name`.
-[[nodiscard]] inline std::size_t abi_tensor_index(const rocm_template_kernel& kernel, const std::string& arg_name) {
-  const auto& in = kernel.args().inputs();
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (in[i].arg_name == arg_name) return i;
-  }
-  return in.size();  // the output
-}
-
-// The entry's tensor parameter names in C ABI order.
-[[nodiscard]] inline std::vector<std::string> abi_tensor_names(const rocm_template_kernel& kernel) {
-  std::vector<std::string> names;
-  for (const auto& t : kernel.args().inputs()) names.push_back(t.arg_name);
-  for (const auto& t : kernel.args().outputs()) names.push_back(t.arg_name);
-  return names;
-}
-
 // The kernels' parameters: X, W, Bias, Residual, Y, the split-K partials, the sizes, split_k.
 [[nodiscard]] inline std::vector<launch_param> gemm_launch_params(const rocm_template_kernel& kernel,
                                                                   const gemm_plan& plan) {
   std::vector<launch_param> params;
   const auto tensor = [&](const std::string& n) {
-    params.push_back({.kind = launch_param_kind::tensor, .index = abi_tensor_index(kernel, n), .name = n});
+    params.push_back({.kind = launch_param_kind::tensor, .index = abi_tensor_index(kernel.args(), n), .name = n});
   };
   tensor("X");
   tensor("W");
@@ -168,7 +151,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                     const std::string& name, const gemm_operand& op, const gemm_copy_facts& f, int vec,
                                     bool is_x) {
   if (vec == 1) return;
-  const auto index = abi_tensor_index(kernel, name);
+  const auto index = abi_tensor_index(kernel.args(), name);
   req.push_back({.kind = launch_requirement_kind::aligned_pointer,
                  .tensor = index,
                  .expr = sym_expr(0),
@@ -188,11 +171,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                                                 const gemm_plan& plan) {
   const auto& c = plan.config;
   const auto& v = plan.v;
-  launch_description d;
-  d.size_symbols = kernel.args().size_symbols();
-  for (const auto& a : kernel.args().runtime_args()) d.runtime_args.push_back(a.name);
-  for (const auto& t : kernel.args().inputs()) d.tensor_types.push_back(t.node.type());
-  for (const auto& t : kernel.args().outputs()) d.tensor_types.push_back(t.node.type());
+  launch_description d = launch_description_for(kernel.args());
   const sym_expr elements = v.batch * v.m * v.n;
   if (plan.split) {
     d.workspace_bytes = {.sizes = elements * sym_expr(4), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
@@ -265,7 +244,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   add({.kind = launch_requirement_kind::multiple_of, .expr = v.y.stride_r, .value = 8});
   for (const auto& [name, op] : {std::pair{"X", &v.x}, std::pair{"W", &v.w}, std::pair{"Y", &v.y}}) {
     req.push_back({.kind = launch_requirement_kind::aligned_pointer,
-                   .tensor = abi_tensor_index(kernel, name),
+                   .tensor = abi_tensor_index(kernel.args(), name),
                    .expr = op->offset,
                    .value = 16});
   }
@@ -278,11 +257,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                                                 const gemm_plan& plan) {
   const auto& c = plan.config;
   const auto& v = plan.v;
-  launch_description d;
-  d.size_symbols = kernel.args().size_symbols();
-  for (const auto& a : kernel.args().runtime_args()) d.runtime_args.push_back(a.name);
-  for (const auto& t : kernel.args().inputs()) d.tensor_types.push_back(t.node.type());
-  for (const auto& t : kernel.args().outputs()) d.tensor_types.push_back(t.node.type());
+  launch_description d = launch_description_for(kernel.args());
   kernel_launch l;
   l.symbol = kernel.kernel_name() + "_sm90";
   l.grid[0] = {.sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
@@ -292,7 +267,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   l.shared_bytes = c.shared_bytes();
   const auto map = [&](const std::string& name, const gemm_operand& op, const sym_expr& rows, const sym_expr& cols,
                        std::int64_t box_rows, sym_expr one_row_pitch) {
-    const auto index = abi_tensor_index(kernel, name);
+    const auto index = abi_tensor_index(kernel.args(), name);
     l.params.push_back({.kind = launch_param_kind::tensor_map,
                         .index = index,
                         .name = "map_" + name,
@@ -588,7 +563,7 @@ inline void write_entry(indented_buffer& src, rocm_template_kernel& kernel, cons
   {
     auto body = src.indent();
     write_entry_checks(src, kernel, plan, d);
-    write_launches(src, d, abi_tensor_names(kernel));
+    write_launches(src, d, abi_tensor_names(kernel.args()));
   }
   src.writeline("}");
   src.writeline("#endif  // !ROCMTPL_DEVICE_ONLY");
@@ -675,7 +650,7 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
     for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
     src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
     src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-    write_launches(src, d, abi_tensor_names(kernel));
+    write_launches(src, d, abi_tensor_names(kernel.args()));
     src.writeline("#else");
     src.writeline("(void)workspace;");
     src.writeline("(void)stream;");
