@@ -112,12 +112,14 @@ TEST(RocmCppScheduling, NameListsSortedUniqueOrigins) {
   EXPECT_EQ(rocm_cpp_scheduling::fused_kernel_name({{"n", "mm"}, {"m", "addmm"}, {"o", "mm"}}), "fused_addmm_mm");
 }
 
-TEST(RocmCppScheduling, PlaceholderIsReplacedAsAWholeIdentifier) {
+TEST(RocmCppScheduling, PlaceholderIsReplacedAsAWholeIdentifierOrAPrefix) {
+  // The placeholder as a whole identifier, and identifiers derived from it (`KERNEL_NAME_v8_8`,
+  // the kernel's extern "C" __global__ kernels), never inside another identifier.
   rocm_cpp_scheduling sched;
-  const auto name =
-      sched.define_kernel(placeholder_source("KERNEL_NAME_SUFFIX MY_KERNEL_NAME KERNEL_NAME"), {{"h", "op"}});
+  const auto name = sched.define_kernel(
+      placeholder_source("KERNEL_NAME_SUFFIX MY_KERNEL_NAME KERNEL_NAMES KERNEL_NAME"), {{"h", "op"}});
   const auto& src = sched.kernels().front().source;
-  EXPECT_TRUE(contains(src, "// KERNEL_NAME_SUFFIX MY_KERNEL_NAME " + name + "\n")) << src;
+  EXPECT_TRUE(contains(src, "// " + name + "_SUFFIX MY_KERNEL_NAME KERNEL_NAMES " + name + "\n")) << src;
   EXPECT_TRUE(contains(src, "int " + name + "(const float* X"));
 }
 

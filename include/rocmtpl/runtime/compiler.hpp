@@ -42,6 +42,13 @@
 
 namespace rocmtpl::runtime {
 
+/// @brief What a compile produces.
+enum class compile_output {
+  shared_library,  ///< host and device code, the extern "C" entry exported (precompile, modules, AOT)
+  code_object,     ///< device code only, for the GPU driver's module API (`hipcc --genco`, `nvcc -cubin`);
+                   ///< compiled with ROCMTPL_DEVICE_ONLY defined, so generated entries drop out
+};
+
 /// @brief Everything that decides how one source is compiled. The command line is built from
 /// these fields only, by compiler::command().
 struct compile_options {
@@ -68,11 +75,13 @@ struct compile_options {
   /// @brief When not empty, the compiler also writes a Makefile-style list of every header it read
   /// here (-MD -MF); code_cache uses it to notice edited headers.
   std::filesystem::path dependency_file{};
+  /// @brief A shared library (the default) or a device-only code object.
+  compile_output output = compile_output::shared_library;
 };
 
 /// @brief What one compile produced.
 struct compile_result {
-  /// @brief The shared library.
+  /// @brief The shared library, or the code object for compile_output::code_object.
   std::filesystem::path library{};
   /// @brief The exact command that was run.
   std::vector<std::string> argv{};
@@ -715,6 +724,10 @@ class compiler {
   ///   -fvisibility=hidden [-Rpass-analysis=kernel-resource-usage] [-ffast-math
   ///   -fgpu-flush-denormals-to-zero] -D... -I... [-MD -MF <dep>] <extra> -o <output> <source>
   /// @endcode
+  /// Device-only code objects (compile_output::code_object): AMD `hipcc -O<n> -x hip -std=c++17
+  /// --offload-arch=<a>... --genco -fno-gpu-rdc ... -DROCMTPL_DEVICE_ONLY=1`, NVIDIA `nvcc -O<n>
+  /// -std=c++17 -cubin (-fatbin for several archs) -gencode ... -DROCMTPL_DEVICE_ONLY=1`, then the
+  /// same -D, -I, -MD, extra flags, output and source.
   /// NVIDIA:
   /// @code{.sh}
   /// nvcc -O<n> -std=c++17 -shared -Xcompiler -fPIC,-fvisibility=hidden -cudart shared
@@ -731,15 +744,25 @@ class compiler {
     };
     std::vector<std::string> argv{path_.string(), "-O" + std::to_string(options.opt_level)};
     const auto archs = resolved_archs(options);
+    // Device-only code objects: no host compile, no link (issue 9 part 4's lever).
+    const bool device_only = options.output == compile_output::code_object;
     if (platform_ == platform::amd) {
       argv.insert(argv.end(), {"-x", "hip", "-std=c++17"});
       for (const auto& a : archs) argv.push_back("--offload-arch=" + a);
-      argv.insert(argv.end(), {"-fno-gpu-rdc", "-fPIC", "-shared", "-fvisibility=hidden"});
+      if (device_only) {
+        argv.insert(argv.end(), {"--genco", "-fno-gpu-rdc"});
+      } else {
+        argv.insert(argv.end(), {"-fno-gpu-rdc", "-fPIC", "-shared", "-fvisibility=hidden"});
+      }
       if (options.resource_usage) argv.emplace_back("-Rpass-analysis=kernel-resource-usage");
       if (options.fast_math) argv.insert(argv.end(), {"-ffast-math", "-fgpu-flush-denormals-to-zero"});
     } else {
-      argv.insert(argv.end(),
-                  {"-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-cudart", "shared"});
+      argv.emplace_back("-std=c++17");
+      if (device_only) {
+        argv.emplace_back(archs.size() == 1 ? "-cubin" : "-fatbin");
+      } else {
+        argv.insert(argv.end(), {"-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-cudart", "shared"});
+      }
       for (const auto& a : archs) {
         const auto sm = a.substr(3);
         argv.emplace_back("-gencode");
@@ -748,6 +771,7 @@ class compiler {
       if (options.resource_usage) argv.insert(argv.end(), {"-Xptxas", "-v"});
       if (options.fast_math) argv.emplace_back("-use_fast_math");
     }
+    if (device_only) argv.emplace_back("-DROCMTPL_DEVICE_ONLY=1");
     for (const auto& d : options.defines) argv.push_back("-D" + d);
     for (const auto& i : options.include_dirs) argv.push_back("-I" + abs(i).string());
     if (!options.dependency_file.empty())
@@ -759,7 +783,8 @@ class compiler {
     return argv;
   }
 
-  /// @brief Compiles `source` into the shared library `output` (its folder is created).
+  /// @brief Compiles `source` into the shared library (or, with compile_output::code_object, the
+  /// device code object) `output` (its folder is created).
   ///
   /// The compiler runs with the output's folder as working directory (never the caller's), with
   /// a timeout, and the log is parsed for per-kernel resource usage.
