@@ -5,7 +5,8 @@
 /// @brief Device-only code objects loaded through the GPU driver's module API and launched from a
 /// launch description (codegen/launch.hpp): the path the autotuner measures candidates on.
 ///
-/// The driver is dlopen'ed like the runtime (runtime/gpu_runtime/loader.hpp): libcuda.so.1
+/// The driver is dlopen'ed like the runtime (runtime/gpu_runtime/loader.hpp): libcuda.so.1 (or
+/// the file `ROCMTPL_CUDA_DRIVER` names)
 /// (cuModuleLoadData, cuModuleGetFunction, cuFuncSetAttribute, cuLaunchKernel,
 /// cuTensorMapEncodeTiled) on NVIDIA, the HIP runtime library itself (hipModuleLoadData,
 /// hipModuleGetFunction, hipModuleLaunchKernel) on AMD. Streams and device memory come from
@@ -21,6 +22,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -93,7 +95,10 @@ bool bind(void* handle, Fn& fn, const char* name) {
 inline module_api load_module_api(platform kind, const std::string& runtime_library) {
   module_api api;
   api.kind = kind;
-  api.library = kind == platform::nvidia ? "libcuda.so.1" : runtime_library;
+  // ROCMTPL_CUDA_DRIVER names another libcuda (tests load a fake one).
+  const char* driver = std::getenv("ROCMTPL_CUDA_DRIVER");
+  api.library =
+      kind == platform::nvidia ? (driver != nullptr && *driver != '\0' ? driver : "libcuda.so.1") : runtime_library;
   void* h = ::dlopen(api.library.c_str(), RTLD_NOW | RTLD_LOCAL);  // never closed, like the runtime
   if (h == nullptr) {
     const char* why = ::dlerror();

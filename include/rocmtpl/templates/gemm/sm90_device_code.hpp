@@ -363,8 +363,9 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
 /// the launch lines of codegen/launch.hpp call, `rocmtpl_make_tensor_map()` (the driver's
 /// cuTensorMapEncodeTiled through the runtime's entry-point query: no libcuda link) and
 /// `rocmtpl_sm_count()` (the SM count of the current device when it is a compute capability 9.0
-/// device, else 0: the entry then refuses the call). An AMD build gets neither.
-inline constexpr std::string_view sm90_host_text = R"sm90(#if defined(ROCMTPL_PLATFORM_NVIDIA) && !defined(ROCMTPL_DEVICE_ONLY)
+/// device, else 0: the entry then refuses the call). An AMD build gets neither. Ends the
+/// `#if defined(ROCMTPL_PLATFORM_NVIDIA)` block that sm90_head_text opens.
+inline constexpr std::string_view sm90_host_text = R"sm90(#if !defined(ROCMTPL_DEVICE_ONLY)
 using rocmtpl_tensor_map_encoder = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
                                                 CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
@@ -418,7 +419,8 @@ inline int64_t rocmtpl_sm_count() {
     }
     return sms;
 }
-#endif  // ROCMTPL_PLATFORM_NVIDIA && !ROCMTPL_DEVICE_ONLY
+#endif  // !ROCMTPL_DEVICE_ONLY
+#endif  // ROCMTPL_PLATFORM_NVIDIA: the Hopper block that sm90_head_text opens
 )sm90";
 
 }  // namespace rocmtpl::templates::detail
