@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A complete kernel_template policy with declared optional members (a reference kernel, a runtime
-// argument); each compile-fail case defines one ROCMTPL_FAIL_* macro to remove or break exactly one
+// argument, a launch description); each compile-fail case defines one ROCMTPL_FAIL_* macro to remove or break exactly one
 // requirement, and policy_complete.cpp (the passing twin) defines none.
 #pragma once
 
@@ -36,14 +36,23 @@ struct fixture_policy {
 #endif
   // Optional members, declared.
 #if defined(ROCMTPL_FAIL_UNDECLARE_REFERENCE)
-  static constexpr rocmtpl::kernel_capabilities capabilities{.runtime_args = true};
+  static constexpr rocmtpl::kernel_capabilities capabilities{.runtime_args = true, .launch = true};
 #elif defined(ROCMTPL_FAIL_UNDECLARE_RUNTIME_ARGS)
-  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true};
+  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true, .launch = true};
 #elif defined(ROCMTPL_FAIL_DECLARE_PROBLEM_CONFIGS)
   static constexpr rocmtpl::kernel_capabilities capabilities{
-      .reference = true, .runtime_args = true, .problem_configs = true};
-#else
+      .reference = true, .runtime_args = true, .problem_configs = true, .launch = true};
+#elif defined(ROCMTPL_FAIL_UNDECLARE_LAUNCH)
   static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true, .runtime_args = true};
+#else
+  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true, .runtime_args = true, .launch = true};
+#endif
+#ifndef ROCMTPL_FAIL_OMIT_DESCRIBE_LAUNCH
+  rocmtpl::launch_description describe_launch(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
+                                              const fixture_config&) const {
+    (void)k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y");
+    return rocmtpl::launch_description_for(k.args());
+  }
 #endif
 #ifdef ROCMTPL_FAIL_MISSPELL_REFERENCE
   std::string render_referense(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx) const {
