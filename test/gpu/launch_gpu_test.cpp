@@ -41,7 +41,7 @@ struct target {
 target make_target() {
   const auto device = query_device_identity();
   autotune_options o;
-  auto so = detail::target_compile_options(true, device, o);
+  auto so = runtime::detail::target_compile_options(true, device, o);
   auto co = so;
   co.output = compile_output::code_object;
   return {so, co, compiler::find(so.platform)};

@@ -495,7 +495,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
 }  // namespace gemm_sm90
 #endif  // ROCMTPL_GEMM_SM90_DEVICE
 
-#if defined(ROCMTPL_PLATFORM_NVIDIA) && !defined(ROCMTPL_DEVICE_ONLY)
+#if !defined(ROCMTPL_DEVICE_ONLY)
 using rocmtpl_tensor_map_encoder = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
                                                 CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
@@ -549,7 +549,8 @@ inline int64_t rocmtpl_sm_count() {
     }
     return sms;
 }
-#endif  // ROCMTPL_PLATFORM_NVIDIA && !ROCMTPL_DEVICE_ONLY
+#endif  // !ROCMTPL_DEVICE_ONLY
+#endif  // ROCMTPL_PLATFORM_NVIDIA: the Hopper block that sm90_head_text opens
 #ifndef ROCMTPL_LAUNCH_HELPERS
 #define ROCMTPL_LAUNCH_HELPERS
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
