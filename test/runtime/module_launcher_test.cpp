@@ -151,8 +151,9 @@ std::set<std::string> cubin_functions(const std::filesystem::path& cubin, const 
   return out;
 }
 
-// nvcc -cubin for sm_90a: the described kernels are in the cubin, the C entry is not; prints the
-// compile time of the same source as a shared library and as a code object (one compile each).
+// Cubins for sm_90a, from NVRTC in this process and from nvcc -cubin: the described kernels are in
+// them, the C entry is not; prints the compile time of the same source as a shared library and as
+// each kind of code object (one compile each).
 TEST(ModuleLauncher, DeviceOnlyCubinsHoldTheDescribedKernels) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
   const sym_expr m = sym_expr::symbol("M");
@@ -175,15 +176,23 @@ TEST(ModuleLauncher, DeviceOnlyCubinsHoldTheDescribedKernels) {
   compile_options so{.platform = platform::nvidia, .archs = {"sm_90a"}, .include_dirs = {device_include_dir()}};
   auto co = so;
   co.output = compile_output::code_object;
+  auto co_nvcc = co;
+  co_nvcc.in_process = false;
   for (const auto& caller : callers) {
-    const auto object = cache.get_or_compile(cc, caller.source(), co);
-    EXPECT_TRUE(std::find(object.argv.begin(), object.argv.end(), "-cubin") != object.argv.end());
-    const auto functions = cubin_functions(object.library, dir.path());
-    for (const auto& s : described_symbols(*caller.launch())) EXPECT_EQ(functions.count(s), 1U) << s;
-    EXPECT_EQ(functions.count(caller.bmreq().kernel_name), 0U);
     const auto library = cache.get_or_compile(cc, caller.source(), so);
-    std::cout << "nvcc, " << caller.to_string() << ": shared library " << library.seconds << " s, code object "
-              << object.seconds << " s\n";
+    std::string line = "sm_90a, " + caller.to_string() + ": shared library " + std::to_string(library.seconds) + " s";
+    // In-process NVRTC where libnvrtc loads (the default), and nvcc -cubin.
+    for (const auto* options : {&co, &co_nvcc}) {
+      const auto object = cache.get_or_compile(cc, caller.source(), *options);
+      const bool in_process = object.argv.front() == "nvrtc";
+      EXPECT_TRUE(in_process || std::find(object.argv.begin(), object.argv.end(), "-cubin") != object.argv.end());
+      const auto functions = cubin_functions(object.library, dir.path());
+      for (const auto& s : described_symbols(*caller.launch())) EXPECT_EQ(functions.count(s), 1U) << s;
+      EXPECT_EQ(functions.count(caller.bmreq().kernel_name), 0U);
+      EXPECT_FALSE(object.resources.empty()) << object.log;
+      line += std::string(in_process ? ", NVRTC " : ", nvcc -cubin ") + std::to_string(object.seconds) + " s";
+    }
+    std::cout << line << "\n";
   }
 }
 

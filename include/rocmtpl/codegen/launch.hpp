@@ -432,8 +432,9 @@ inline std::string param_cpp(const launch_param& p, std::size_t launch_index) {
 }  // namespace detail::launch_impl
 
 /// @brief Host helpers the rendered launch lines use (`rocmtpl_launch_min`); paste once per
-/// source, after sym_expr_cpp_helpers. Guarded, so pasting twice is harmless.
-inline constexpr std::string_view launch_cpp_helpers = R"hip(#ifndef ROCMTPL_LAUNCH_HELPERS
+/// source, after sym_expr_cpp_helpers. Guarded, so pasting twice is harmless; host code, so left
+/// out of device-only compiles (ROCMTPL_DEVICE_ONLY).
+inline constexpr std::string_view launch_cpp_helpers = R"hip(#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
 #define ROCMTPL_LAUNCH_HELPERS
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif

@@ -17,6 +17,7 @@
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/runtime/cache_root.hpp>
 #include <rocmtpl/runtime/detail/atomic_file.hpp>
+#include <rocmtpl/runtime/nvrtc.hpp>
 #include <rocmtpl/runtime/platform.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/resource_usage.hpp>
@@ -77,6 +78,10 @@ struct compile_options {
   std::filesystem::path dependency_file{};
   /// @brief A shared library (the default) or a device-only code object.
   compile_output output = compile_output::shared_library;
+  /// @brief NVIDIA code objects for one arch at -O3 without extra flags are compiled in this
+  /// process by NVRTC when libnvrtc loads (runtime/nvrtc.hpp): no nvcc process. Off: always nvcc.
+  /// (An NVRTC compile cannot be killed: `timeout` does not apply to it.)
+  bool in_process = true;
 };
 
 /// @brief What one compile produced.
@@ -734,6 +739,8 @@ class compiler {
   ///   -gencode arch=compute_<nn>,code=sm_<nn>... [-Xptxas -v] [-use_fast_math] -D... -I... [-MD -MF <dep>]
   ///   <extra> -o <output> -x cu <source>
   /// @endcode
+  /// NVIDIA code objects that NVRTC serves (compile_options::in_process) get NVRTC's options
+  /// instead, behind the marker "nvrtc" and its version (see runtime/nvrtc.hpp).
   /// Include dirs, source and output are made absolute (the compiler runs in the output's folder).
   /// @throws invalid_argument_error when the options are invalid (see validate())
   [[nodiscard]] std::vector<std::string> command(const compile_options& options, const std::filesystem::path& source,
@@ -742,6 +749,7 @@ class compiler {
     const auto abs = [](const std::filesystem::path& p) {
       return p.empty() ? p : std::filesystem::absolute(p).lexically_normal();
     };
+    if (uses_nvrtc(options)) return nvrtc_command(options, abs(source), abs(output));
     std::vector<std::string> argv{path_.string(), "-O" + std::to_string(options.opt_level)};
     const auto archs = resolved_archs(options);
     // Device-only code objects: no host compile, no link (issue 9 part 4's lever).
@@ -812,6 +820,7 @@ class compiler {
       check_path(std::filesystem::absolute(options.dependency_file), "dependency file");
     auto argv = command(options, src, out);
     std::filesystem::create_directories(out.parent_path());
+    if (argv.front() == nvrtc_marker) return compile_with_nvrtc(std::move(argv), options, src, out);
     process_options po;
     po.working_dir = out.parent_path();
     po.env = env_;
@@ -851,6 +860,56 @@ class compiler {
   }
 
  private:
+  static constexpr std::string_view nvrtc_marker = "nvrtc";
+
+  // NVRTC serves NVIDIA device-only code objects for one arch at -O3 without extra flags.
+  [[nodiscard]] bool uses_nvrtc(const compile_options& o) const {
+    return platform_ == platform::nvidia && o.output == compile_output::code_object && o.in_process &&
+           o.archs.size() == 1 && o.opt_level == 3 && o.extra_flags.empty() && nvrtc() != nullptr;
+  }
+
+  // The pseudo-command of an NVRTC compile: "nvrtc", its version, its options, -o, the source.
+  // It is what code_cache keys on and what logs show.
+  [[nodiscard]] std::vector<std::string> nvrtc_command(const compile_options& o, const std::filesystem::path& source,
+                                                       const std::filesystem::path& output) const {
+    const auto* api = nvrtc();
+    std::vector<std::string> argv{std::string(nvrtc_marker),
+                                  "version " + std::to_string(api->major) + "." + std::to_string(api->minor),
+                                  "--gpu-architecture=" + o.archs.front(),
+                                  "-std=c++17",
+                                  "-default-device",
+                                  "-DROCMTPL_DEVICE_ONLY=1"};
+    if (o.resource_usage) argv.emplace_back("--ptxas-options=-v");
+    if (o.fast_math) argv.emplace_back("--use_fast_math");
+    for (const auto& d : o.defines) argv.push_back("-D" + d);
+    for (const auto& i : o.include_dirs)
+      argv.push_back("-I" + std::filesystem::absolute(i).lexically_normal().string());
+    argv.push_back("-I" + nvrtc_include_dir().string());
+    argv.push_back("-I" + (path_.parent_path().parent_path() / "include").lexically_normal().string());
+    argv.emplace_back("--pre-include=rocmtpl_nvrtc_prelude.h");
+    argv.insert(argv.end(), {"-o", output.string(), source.string()});
+    return argv;
+  }
+
+  // Runs an NVRTC pseudo-command in this process and writes the cubin.
+  [[nodiscard]] compile_result compile_with_nvrtc(std::vector<std::string> argv, const compile_options& o,
+                                                  const std::filesystem::path& src,
+                                                  const std::filesystem::path& out) const {
+    const auto o_at = std::find(argv.begin(), argv.end(), "-o");
+    const std::vector<std::string> options(argv.begin() + 2, o_at);
+    const std::string text = detail::compiler_impl::read_text_file(src);
+    auto r = nvrtc_compile(*nvrtc(), text, src.filename().string(), options);
+    if (!r.ok) throw compile_error(std::move(argv), std::move(r.log), text, 1, src);
+    detail::write_file_atomic(out, r.cubin);
+    compile_result result;
+    result.library = out;
+    result.argv = std::move(argv);
+    result.log = std::move(r.log);
+    result.seconds = r.seconds;
+    if (o.resource_usage) result.resources = parse_nvidia_resource_usage(result.log);
+    return result;
+  }
+
   static std::vector<std::pair<std::string, std::string>> environment_for(runtime::platform p) {
     if (p == platform::amd) return {{"HIP_PLATFORM", "amd"}};
     return {};

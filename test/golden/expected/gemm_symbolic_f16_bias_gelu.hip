@@ -458,6 +458,7 @@ __device__ __forceinline__ void gemm_kernel_body(const uint16_t* __restrict__ X,
 }
 
 // Overflow-checked size products (host): false when the exact result does not fit.
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
 [[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
     size_t n = 0;
@@ -467,7 +468,8 @@ __device__ __forceinline__ void gemm_kernel_body(const uint16_t* __restrict__ X,
 }
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
-#ifndef ROCMTPL_LAUNCH_HELPERS
+#endif  // !ROCMTPL_DEVICE_ONLY
+#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
 #define ROCMTPL_LAUNCH_HELPERS
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif

@@ -189,6 +189,7 @@ struct gemm_pointers {
 #define ROCMTPL_GEMM_SM90_HAS_RESIDUAL 0
 
 // Overflow-checked size products (host): false when the exact result does not fit.
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
 [[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
     size_t n = 0;
@@ -198,6 +199,7 @@ struct gemm_pointers {
 }
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+#endif  // !ROCMTPL_DEVICE_ONLY
 
 // ---- Hopper path (sm_90a): TMA + wgmma warpgroups ----
 #if defined(ROCMTPL_PLATFORM_NVIDIA)
@@ -551,7 +553,7 @@ inline int64_t rocmtpl_sm_count() {
 }
 #endif  // !ROCMTPL_DEVICE_ONLY
 #endif  // ROCMTPL_PLATFORM_NVIDIA: the Hopper block that sm90_head_text opens
-#ifndef ROCMTPL_LAUNCH_HELPERS
+#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
 #define ROCMTPL_LAUNCH_HELPERS
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif

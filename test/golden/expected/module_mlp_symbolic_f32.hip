@@ -84,7 +84,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_0, source hash 65583e40793349d5
+// kernel rocm_fused_gemm_0, source hash 4972ed5dc896e3b5
 // Topologically Sorted Source Nodes: [h], Original ops: [gemm]
 // Source node to op mapping:
 //   h => gemm
@@ -441,6 +441,7 @@ __device__ __forceinline__ void gemm_kernel_body(const float* __restrict__ X, co
 }
 
 // Overflow-checked size products (host): false when the exact result does not fit.
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
 [[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
     size_t n = 0;
@@ -450,7 +451,8 @@ __device__ __forceinline__ void gemm_kernel_body(const float* __restrict__ X, co
 }
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
-#ifndef ROCMTPL_LAUNCH_HELPERS
+#endif  // !ROCMTPL_DEVICE_ONLY
+#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
 #define ROCMTPL_LAUNCH_HELPERS
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif
@@ -514,7 +516,7 @@ static int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t u
 }  // namespace rocm_fused_gemm_0_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_elementwise_1, source hash 8f822b1443a325ee
+// kernel rocm_fused_elementwise_1, source hash 1fe1ee7f61ac06eb
 // Topologically Sorted Source Nodes: [a], Original ops: [elementwise]
 // Source node to op mapping:
 //   a => elementwise
@@ -552,6 +554,7 @@ __device__ __forceinline__ void elementwise_body(const float* __restrict__ X, co
 }
 
 // Overflow-checked size products (host): false when the exact result does not fit.
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
 [[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
     size_t n = 0;
@@ -561,7 +564,8 @@ __device__ __forceinline__ void elementwise_body(const float* __restrict__ X, co
 }
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
-#ifndef ROCMTPL_LAUNCH_HELPERS
+#endif  // !ROCMTPL_DEVICE_ONLY
+#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
 #define ROCMTPL_LAUNCH_HELPERS
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif
@@ -620,7 +624,7 @@ static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y,
 }  // namespace rocm_fused_elementwise_1_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_2, source hash ecca1f386674dc5d
+// kernel rocm_fused_gemm_2, source hash 01b1839193f94e92
 // Topologically Sorted Source Nodes: [y], Original ops: [gemm]
 // Source node to op mapping:
 //   y => gemm
@@ -977,6 +981,7 @@ __device__ __forceinline__ void gemm_kernel_body(const float* __restrict__ X, co
 }
 
 // Overflow-checked size products (host): false when the exact result does not fit.
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
 [[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
     size_t n = 0;
@@ -986,7 +991,8 @@ __device__ __forceinline__ void gemm_kernel_body(const float* __restrict__ X, co
 }
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
-#ifndef ROCMTPL_LAUNCH_HELPERS
+#endif  // !ROCMTPL_DEVICE_ONLY
+#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
 #define ROCMTPL_LAUNCH_HELPERS
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif
