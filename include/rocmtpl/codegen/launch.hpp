@@ -18,7 +18,9 @@
 ///
 /// Rules shared by both: variants are tried in order and the first whose requirements hold is
 /// launched (none: the arguments are unsupported); a launch with a zero grid dimension is skipped;
-/// grid x must fit int32 and grid y, z 65535; the shared-memory opt-in is made above 48 KiB.
+/// grid x must fit int32 and grid y, z 65535; the shared-memory opt-in is made above 48 KiB. The
+/// rendered lines compute in checked arithmetic and refuse what overflows
+/// (ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT); bind() throws evaluation_error there instead.
 
 #include <array>
 #include <cstddef>
@@ -397,8 +399,7 @@ inline std::string value_cpp(const launch_value& v, const launch_description& d,
   return e;
 }
 
-inline std::string requirement_cpp(const launch_requirement& r, const launch_description& d,
-                                   const std::vector<std::string>& tensor_names) {
+inline std::string requirement_cpp(const launch_requirement& r, const std::vector<std::string>& tensor_names) {
   std::string c;
   switch (r.kind) {
     case launch_requirement_kind::aligned_pointer:
@@ -413,7 +414,6 @@ inline std::string requirement_cpp(const launch_requirement& r, const launch_des
     case launch_requirement_kind::at_most: c = r.expr.to_cpp() + " <= " + std::to_string(r.value); break;
     case launch_requirement_kind::equals: c = r.expr.to_cpp() + " == " + std::to_string(r.value); break;
   }
-  (void)d;
   if (r.unless_at_most_one) c = "(" + r.unless_at_most_one->to_cpp() + " <= 1 || " + c + ")";
   return "(" + c + ")";
 }
@@ -434,7 +434,8 @@ inline std::string param_cpp(const launch_param& p, std::size_t launch_index) {
 /// @brief Host helpers the rendered launch lines use (`rocmtpl_launch_min`); paste once per
 /// source, after sym_expr_cpp_helpers. Guarded, so pasting twice is harmless; host code, so left
 /// out of device-only compiles (ROCMTPL_DEVICE_ONLY).
-inline constexpr std::string_view launch_cpp_helpers = R"hip(#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
+inline constexpr std::string_view launch_cpp_helpers =
+    R"hip(#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
 #define ROCMTPL_LAUNCH_HELPERS
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif
@@ -551,8 +552,7 @@ inline void write_launches(indented_buffer& src, const launch_description& d,
   for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
     const auto& v = d.variants[vi];
     std::string cond;
-    for (const auto& r : v.requirements)
-      cond += (cond.empty() ? "" : " && ") + impl::requirement_cpp(r, d, tensor_names);
+    for (const auto& r : v.requirements) cond += (cond.empty() ? "" : " && ") + impl::requirement_cpp(r, tensor_names);
     if (cond.empty()) {
       src.writeline(vi == 0 ? "{" : "} else {");
     } else {
