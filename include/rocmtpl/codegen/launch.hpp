@@ -432,11 +432,10 @@ inline std::string param_cpp(const launch_param& p, std::size_t launch_index) {
 }  // namespace detail::launch_impl
 
 /// @brief Host helpers the rendered launch lines use (`rocmtpl_launch_min`); paste once per
-/// source, after sym_expr_cpp_helpers. Guarded, so pasting twice is harmless; host code, so left
-/// out of device-only compiles (ROCMTPL_DEVICE_ONLY).
+/// source (or per namespace: a module wraps each kernel's source in a namespace of its own), after
+/// sym_expr_cpp_helpers. Host code, so left out of device-only compiles (ROCMTPL_DEVICE_ONLY).
 inline constexpr std::string_view launch_cpp_helpers =
-    R"hip(#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
-#define ROCMTPL_LAUNCH_HELPERS
+    R"hip(#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif
 )hip";

@@ -729,8 +729,7 @@ __device__ __forceinline__ void gemm_kernel_body(const uint16_t* __restrict__ X,
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 #endif  // !ROCMTPL_DEVICE_ONLY
-#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
-#define ROCMTPL_LAUNCH_HELPERS
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif
 

@@ -553,8 +553,7 @@ inline int64_t rocmtpl_sm_count() {
 }
 #endif  // !ROCMTPL_DEVICE_ONLY
 #endif  // ROCMTPL_PLATFORM_NVIDIA: the Hopper block that sm90_head_text opens
-#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
-#define ROCMTPL_LAUNCH_HELPERS
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif
 

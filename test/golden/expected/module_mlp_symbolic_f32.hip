@@ -84,7 +84,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_0, source hash 4972ed5dc896e3b5
+// kernel rocm_fused_gemm_0, source hash 19849fdbf6218483
 // Topologically Sorted Source Nodes: [h], Original ops: [gemm]
 // Source node to op mapping:
 //   h => gemm
@@ -452,8 +452,7 @@ __device__ __forceinline__ void gemm_kernel_body(const float* __restrict__ X, co
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 #endif  // !ROCMTPL_DEVICE_ONLY
-#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
-#define ROCMTPL_LAUNCH_HELPERS
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif
 
@@ -516,7 +515,7 @@ static int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t u
 }  // namespace rocm_fused_gemm_0_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_elementwise_1, source hash 1fe1ee7f61ac06eb
+// kernel rocm_fused_elementwise_1, source hash 208b138e04c5897d
 // Topologically Sorted Source Nodes: [a], Original ops: [elementwise]
 // Source node to op mapping:
 //   a => elementwise
@@ -565,8 +564,7 @@ __device__ __forceinline__ void elementwise_body(const float* __restrict__ X, co
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 #endif  // !ROCMTPL_DEVICE_ONLY
-#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
-#define ROCMTPL_LAUNCH_HELPERS
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif
 
@@ -624,7 +622,7 @@ static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y,
 }  // namespace rocm_fused_elementwise_1_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_2, source hash 01b1839193f94e92
+// kernel rocm_fused_gemm_2, source hash c885c0dbc4347cdb
 // Topologically Sorted Source Nodes: [y], Original ops: [gemm]
 // Source node to op mapping:
 //   y => gemm
@@ -992,8 +990,7 @@ __device__ __forceinline__ void gemm_kernel_body(const float* __restrict__ X, co
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 #endif  // !ROCMTPL_DEVICE_ONLY
-#if !defined(ROCMTPL_LAUNCH_HELPERS) && !defined(ROCMTPL_DEVICE_ONLY)
-#define ROCMTPL_LAUNCH_HELPERS
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif
 
