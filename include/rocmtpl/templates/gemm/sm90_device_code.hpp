@@ -386,19 +386,42 @@ inline rocmtpl_tensor_map_encoder rocmtpl_encoder() {
 // 2-D map of a [rows, cols] 16-bit matrix (dtype code: 2 bf16, else f16) with unit column stride
 // and row pitch `pitch` elements; box = box_rows x box_cols, 128-byte swizzle, out-of-bounds
 // elements read as zero. An empty matrix leaves the map zeroed (nothing is loaded from it).
+// The last maps a thread encoded are reused for the same arguments (encoding is host work on
+// every call otherwise).
 inline bool rocmtpl_make_tensor_map(CUtensorMap& map, int dtype_code, const void* base, int64_t rows, int64_t cols,
                                     int64_t pitch, int64_t box_rows, int64_t box_cols) {
     if (rows == 0 || cols == 0) return true;
+    struct entry {
+        CUtensorMap map;
+        const void* base;
+        int64_t rows, cols, pitch, box_rows, box_cols;
+        int dtype_code;
+        bool valid;
+    };
+    static thread_local entry recent[4] = {};
+    static thread_local int next = 0;
+    for (const entry& e : recent) {
+        if (e.valid && e.base == base && e.rows == rows && e.cols == cols && e.pitch == pitch && e.box_rows == box_rows &&
+            e.box_cols == box_cols && e.dtype_code == dtype_code) {
+            map = e.map;
+            return true;
+        }
+    }
     const rocmtpl_tensor_map_encoder encode = rocmtpl_encoder();
     if (encode == nullptr || rows < 0 || cols < 0 || pitch <= 0) return false;
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
     const cuuint64_t strides[1] = {static_cast<cuuint64_t>(pitch) * 2};
     const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
     const cuuint32_t elem_strides[2] = {1, 1};
-    return encode(&map, dtype_code == 1 /* bfloat16, rocmtpl::dtype_code() */ ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-                  const_cast<void*>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    if (encode(&map, dtype_code == 1 /* bfloat16, rocmtpl::dtype_code() */ ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+               const_cast<void*>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+        return false;
+    }
+    recent[next] = entry{map, base, rows, cols, pitch, box_rows, box_cols, dtype_code, true};
+    next = (next + 1) % 4;
+    return true;
 }
 // The current device's SM count when it has compute capability 9.0, else 0; looked up once per
 // thread and device.

@@ -45,6 +45,7 @@ TEST(GemmSm90DeviceCode, DeviceCodeOnlyForNvidiaSm90a) {
   EXPECT_FALSE(contains(host, "cuTensorMapEncodeTiled("));  // never linked against libcuda
   EXPECT_TRUE(contains(host, "inline bool rocmtpl_make_tensor_map(CUtensorMap& map, int dtype_code"));
   EXPECT_TRUE(contains(host, "sms = major == 9 && minor == 0 ? count : 0;"));  // other devices: refused
+  EXPECT_TRUE(contains(host, "static thread_local entry recent[4] = {};"));    // maps reused for the same operands
 }
 
 TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
@@ -63,11 +64,13 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   EXPECT_TRUE(contains(src, "m64n256k16.f32.f16.f16"));
   EXPECT_TRUE(contains(src, "apply_activation(float v) { return v > 0.0f ? v : 0.0f; }"));  // relu
   // The kernel and the entry's launch come from the launch description.
-  EXPECT_TRUE(contains(src, "__global__ void __launch_bounds__(gemm_sm90::threads, 1) rocm_gemm_sm90(const "
-                            "__grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W"));
+  EXPECT_TRUE(contains(src,
+                       "__global__ void __launch_bounds__(gemm_sm90::threads, 1) rocm_gemm_sm90(const "
+                       "__grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W"));
   EXPECT_TRUE(contains(src, "__trap();  // built without sm_90a features"));
-  EXPECT_TRUE(contains(src, "hipFuncSetAttribute(reinterpret_cast<const void*>(&rocm_gemm_sm90), "
-                            "hipFuncAttributeMaxDynamicSharedMemorySize, 216144)"));
+  EXPECT_TRUE(contains(src,
+                       "hipFuncSetAttribute(reinterpret_cast<const void*>(&rocm_gemm_sm90), "
+                       "hipFuncAttributeMaxDynamicSharedMemorySize, 216144)"));
   EXPECT_TRUE(contains(src, "const int64_t rocmtpl_grid_0_x = rocmtpl_launch_min(512, rocmtpl_sms);"));
   EXPECT_TRUE(contains(src, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only"));
   EXPECT_FALSE(contains(src, "store_output("));  // the path has its own epilogue
