@@ -159,7 +159,8 @@ concept member_describe_launch_is_declared = declared_capabilities<P>()
 .launch || !(names_describe_launch<P> || launch_member<P>);
 
 template <class P>
-concept capabilities_match = declared_launch_has_member_describe_launch<P> && member_describe_launch_is_declared<P> && capabilities_well_typed<P> && declared_reference_has_member_render_reference<P> &&
+concept capabilities_match = declared_launch_has_member_describe_launch<P> && member_describe_launch_is_declared<P> &&
+    capabilities_well_typed<P> && declared_reference_has_member_render_reference<P> &&
     member_render_reference_is_declared<P> && declared_runtime_args_have_members_runtime_arg_info_and_values<P> &&
     members_runtime_arg_info_and_values_are_declared<P> &&
     declared_problem_configs_has_member_configs_context_hints<P> && member_configs_context_hints_is_declared<P>;
