@@ -475,6 +475,18 @@ class candidate_bench {
 
   [[nodiscard]] const std::string& setup_error() const noexcept { return error_; }
 
+  // Isolated mode: starts the worker process now, so that its GPU context is created while the
+  // candidates compile; setup() follows once the helper kernels and the reference are built.
+  // Does nothing when no worker is found (setup() then says why).
+  void prestart() {
+    if (!options_.isolate || worker_) return;
+    try {
+      if (auto exe = find_worker()) worker_ = std::make_unique<worker_process>(*exe);
+    } catch (const std::exception&) {
+      worker_.reset();
+    }
+  }
+
   measurement measure(const candidate_report& c, const rocm_template_caller& caller) {
     return options_.isolate ? measure_isolated(c, caller) : measure_in_process(c, caller);
   }
@@ -520,15 +532,19 @@ class candidate_bench {
     return m;
   }
 
-  // Starts a worker when none runs; false (with `m` saying why) when it cannot be set up.
+  // Starts a worker when none runs (or sets up the prestarted one); false (with `m` saying why)
+  // when it cannot be set up.
   bool ensure_worker(measurement& m) {
-    if (worker_) return true;
-    worker_ = std::make_unique<worker_process>(worker_exe_);
+    if (worker_ && worker_ready_) return true;
+    if (!worker_) worker_ = std::make_unique<worker_process>(worker_exe_);
     worker_process::failure why{};
     std::string detail;
     auto reply = worker_->request(worker_setup_, timeout() * 4, why, detail);
-    if (reply && reply->at("ok").get<bool>()) return true;
-    worker_.reset();
+    if (reply && reply->at("ok").get<bool>()) {
+      worker_ready_ = true;
+      return true;
+    }
+    drop_worker();
     m.status = candidate_status::crashed;
     m.reason = "worker setup failed: " + (reply ? reply->value("error", std::string()) : detail);
     return false;
@@ -563,7 +579,7 @@ class candidate_bench {
     std::string detail;
     auto reply = worker_->request(cmd, timeout(), why, detail);
     if (!reply) {
-      worker_.reset();  // the next candidate gets a fresh worker (and a fresh GPU context)
+      drop_worker();  // the next candidate gets a fresh worker (and a fresh GPU context)
       m.status = why == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
       m.reason = detail;
       return m;
@@ -576,8 +592,13 @@ class candidate_bench {
     }
     // A launch failure may leave the worker's GPU context broken (sticky errors such as a trap or
     // an illegal address): the next candidate gets a fresh worker.
-    if (m.status == candidate_status::launch_failed) worker_.reset();
+    if (m.status == candidate_status::launch_failed) drop_worker();
     return m;
+  }
+
+  void drop_worker() {
+    worker_.reset();
+    worker_ready_ = false;
   }
 
   [[nodiscard]] std::chrono::milliseconds timeout() const {
@@ -591,6 +612,7 @@ class candidate_bench {
   std::unique_ptr<utility_kernels> util_;
   std::unique_ptr<bench> bench_;
   std::unique_ptr<worker_process> worker_;
+  bool worker_ready_ = false;  // set up (a prestarted worker is not yet)
   nlohmann::json worker_setup_;
   std::filesystem::path worker_exe_;
 };
@@ -725,6 +747,7 @@ requires kernel_template<Policy>
   detail::compile_pool pool(cache, cc, copts, jobs, threads);
   std::deque<detail::compiled_candidate> early;  // candidates compiled before the bench was ready
   detail::candidate_bench bench(options, callers.front().bmreq());
+  if (jobs.first_candidate > 0) bench.prestart();
   if (jobs.first_candidate > 0) bench.setup(detail::wait_for_bench_libraries(pool, jobs.first_candidate, early));
   detail::benchmark_as_ready(report, callers, todo, jobs.first_candidate, pool, std::move(early), bench, db.get(),
                              progress);

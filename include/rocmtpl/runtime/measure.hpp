@@ -213,6 +213,17 @@ inline tensor_meta meta_from_json(const nlohmann::json& j) {
 /// through the module API. Returns
 /// the process exit code. Used by tools/rocmtpl-bench-worker.
 inline int run_worker(std::FILE* in, std::FILE* out) {
+  // The GPU context and the driver's module API first: the tuner starts the worker while its
+  // candidates still compile, so this overlaps with them.
+  try {
+    auto& rt = gpu_runtime::instance();
+    if (rt.available()) {
+      rt.set_device(rt.current_device());
+      (void)module_api();
+    }
+  } catch (const std::exception&) {
+    // setup reports what is missing
+  }
   std::unique_ptr<utility_kernels> util;
   std::unique_ptr<bench> b;
   std::string line;
