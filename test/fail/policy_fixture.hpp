@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A complete kernel_template policy with declared optional members (a reference kernel, a runtime
-// argument, a launch description); each compile-fail case defines one ROCMTPL_FAIL_* macro to remove or break exactly
-// one requirement, and policy_complete.cpp (the passing twin) defines none.
+// argument, a workspace, size arguments, a launch description); each compile-fail case defines one
+// ROCMTPL_FAIL_* macro to remove or break exactly one requirement, and policy_complete.cpp (the
+// passing twin) defines none.
 #pragma once
 
 #include <rocmtpl/rocm_template.hpp>
