@@ -80,6 +80,7 @@ struct gemm_args {
   double budget_ms = 25.0;
   bool no_verify = false;
   bool no_isolate = false;
+  bool shared_libraries = false;
   std::string db;
   std::string json;
   std::string csv;
@@ -398,6 +399,7 @@ int run_gemm(const gemm_args& a) {
   o.bench.budget_ms = a.budget_ms;
   o.verify = !a.no_verify;
   o.isolate = !a.no_isolate;
+  o.device_only = !a.shared_libraries;
   o.max_candidates = a.top_k;
   o.amd_archs = a.archs;
   if (!a.db.empty()) o.database = a.db;
@@ -667,6 +669,9 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   gemm->add_flag("--no-verify", g.no_verify, "do not check candidates against the reference kernel");
   gemm->add_flag("--no-isolate", g.no_isolate, "benchmark in this process instead of rocmtpl-bench-worker");
+  gemm->add_flag("--shared-libraries", g.shared_libraries,
+                 "compile candidates as shared libraries called through their C entry, not as device-only code "
+                 "objects launched through the module API");
   gemm->add_option("--db", g.db, "tuning database file (default: <cache>/tuning.sqlite3, ROCMTPL_CACHE_DIR)");
   gemm->add_option("--json", g.json, "write the full report as JSON");
   gemm->add_option("--csv", g.csv, "write the ranked candidates as CSV");

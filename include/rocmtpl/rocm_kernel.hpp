@@ -23,6 +23,7 @@
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/detail/strings.hpp>
@@ -388,6 +389,12 @@ class rocm_template_caller {
     return "rocm_template_caller(source_hash=" + bmreq_.source_hash() + ", {" + info + "})";
   }
 
+  /// @brief How the entry launches its kernels, when the policy describes it (kernel_capabilities::launch):
+  /// the autotuner then compiles device code only and launches through the module API.
+  [[nodiscard]] const std::optional<launch_description>& launch() const noexcept { return launch_; }
+  /// @brief Sets the launch description (rocm_template::generate does).
+  void set_launch(launch_description d) { launch_ = std::move(d); }
+
   /// @brief Compiles the choice's library into the code cache (the reference's precompile());
   /// works without a GPU (for the current device, else for gfx90a and gfx940). Sets
   /// bmreq().library_path; a second call finds it there.
@@ -478,6 +485,7 @@ class rocm_template_caller {
   make_kernel_render_fn make_kernel_render_;
   rocm_benchmark_request bmreq_;
   std::vector<std::pair<std::string, std::string>> info_kwargs_;
+  std::optional<launch_description> launch_;
 };
 
 }  // namespace rocmtpl

@@ -159,8 +159,16 @@ class rocm_template {
     check_expected_args(kernel);
     auto bmreq = make_request(kernel, parts, hints);
     bmreq.workspace_bytes = get_workspace_bytes(config);
-    return {choice_name,      std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
-            std::move(bmreq), describe(config)};
+    rocm_template_caller caller{
+        choice_name,      std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
+        std::move(bmreq), describe(config)};
+    if constexpr (detail::has_launch<Policy>) {
+      // A kernel of its own: describe_launch binds the tensors again.
+      rocm_template_kernel described(kernel_name, get_runtime_arg_info(), get_runtime_arg_values(config));
+      name_size_args(described);
+      caller.set_launch(policy_.describe_launch(described, *context_, config));
+    }
+    return caller;
   }
 
   /// @brief True when the policy renders a reference kernel for verification.

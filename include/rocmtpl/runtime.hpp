@@ -18,7 +18,9 @@
 #include <rocmtpl/runtime/gpu_runtime.hpp>
 #include <rocmtpl/runtime/kernel_call.hpp>
 #include <rocmtpl/runtime/measure.hpp>
+#include <rocmtpl/runtime/module_launcher.hpp>
 #include <rocmtpl/runtime/module_loader.hpp>
+#include <rocmtpl/runtime/nvrtc.hpp>
 #include <rocmtpl/runtime/platform.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/resource_usage.hpp>

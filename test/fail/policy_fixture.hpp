@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A complete kernel_template policy with declared optional members (a reference kernel, a runtime
-// argument); each compile-fail case defines one ROCMTPL_FAIL_* macro to remove or break exactly one
-// requirement, and policy_complete.cpp (the passing twin) defines none.
+// argument, a workspace, size arguments, a launch description); each compile-fail case defines one
+// ROCMTPL_FAIL_* macro to remove or break exactly one requirement, and policy_complete.cpp (the
+// passing twin) defines none.
 #pragma once
 
 #include <rocmtpl/rocm_template.hpp>
@@ -40,21 +41,29 @@ struct fixture_policy {
   // Optional members, declared.
 #if defined(ROCMTPL_FAIL_UNDECLARE_REFERENCE)
   static constexpr rocmtpl::kernel_capabilities capabilities{
-      .runtime_args = true, .workspace = true, .size_args = true};
+      .runtime_args = true, .workspace = true, .size_args = true, .launch = true};
 #elif defined(ROCMTPL_FAIL_UNDECLARE_RUNTIME_ARGS)
-  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true, .workspace = true, .size_args = true};
-#elif defined(ROCMTPL_FAIL_DECLARE_PROBLEM_CONFIGS)
   static constexpr rocmtpl::kernel_capabilities capabilities{
-      .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true, .size_args = true};
+      .reference = true, .workspace = true, .size_args = true, .launch = true};
+#elif defined(ROCMTPL_FAIL_DECLARE_PROBLEM_CONFIGS)
+  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true,
+                                                             .runtime_args = true,
+                                                             .problem_configs = true,
+                                                             .workspace = true,
+                                                             .size_args = true,
+                                                             .launch = true};
 #elif defined(ROCMTPL_FAIL_UNDECLARE_WORKSPACE)
   static constexpr rocmtpl::kernel_capabilities capabilities{
-      .reference = true, .runtime_args = true, .size_args = true};
+      .reference = true, .runtime_args = true, .size_args = true, .launch = true};
 #elif defined(ROCMTPL_FAIL_UNDECLARE_SIZE_ARGS)
   static constexpr rocmtpl::kernel_capabilities capabilities{
-      .reference = true, .runtime_args = true, .workspace = true};
-#else
+      .reference = true, .runtime_args = true, .workspace = true, .launch = true};
+#elif defined(ROCMTPL_FAIL_UNDECLARE_LAUNCH)
   static constexpr rocmtpl::kernel_capabilities capabilities{
       .reference = true, .runtime_args = true, .workspace = true, .size_args = true};
+#else
+  static constexpr rocmtpl::kernel_capabilities capabilities{
+      .reference = true, .runtime_args = true, .workspace = true, .size_args = true, .launch = true};
 #endif
 #ifdef ROCMTPL_FAIL_MISSPELL_WORKSPACE
   rocmtpl::sym_expr workspace_byte(const rocmtpl::template_context&, const fixture_config&) const { return 0; }
@@ -69,6 +78,13 @@ struct fixture_policy {
 #else
   // The size arguments, by name (kernel_capabilities::size_args); the fixture's sizes are static.
   std::vector<rocmtpl::sym_expr> size_args(const rocmtpl::template_context&) const { return {}; }
+#endif
+#ifndef ROCMTPL_FAIL_OMIT_DESCRIBE_LAUNCH
+  rocmtpl::launch_description describe_launch(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
+                                              const fixture_config&) const {
+    (void)k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y");
+    return rocmtpl::launch_description_for(k.args());
+  }
 #endif
 #ifdef ROCMTPL_FAIL_MISSPELL_REFERENCE
   rocmtpl::rendered_source render_referense(rocmtpl::rocm_template_kernel& k,

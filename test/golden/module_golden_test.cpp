@@ -130,8 +130,10 @@ TEST(ModuleGolden, ChainDedupAndSlotReuse) {
 TEST(Module, OneExportedEntryPointAndStaticKernels) {
   const auto m = emit_module(mlp_graph());
   // Three exported definitions: the entry, its packed twin and its signature function (the first
-  // line of the file only mentions the entry in a comment).
-  EXPECT_EQ(count(m.source, "\nextern \"C\""), 3U);
+  // line of the file only mentions the entry in a comment); the other extern "C" definitions are
+  // the kernels' __global__ functions, named after their kernels.
+  EXPECT_EQ(count(m.source, "\nextern \"C\" PT_EXPORT"), 3U);
+  EXPECT_EQ(count(m.source, "\nextern \"C\""), 3U + count(m.source, "\nextern \"C\" __global__ void "));
   EXPECT_EQ(count(m.source, "\nextern \"C\" PT_EXPORT int mlp("), 1U);
   EXPECT_EQ(count(m.source, "\nextern \"C\" PT_EXPORT int mlp_packed(void* const* args,"), 1U);
   EXPECT_EQ(count(m.source, "\nextern \"C\" PT_EXPORT const char* mlp_signature(void)"), 1U);
@@ -144,6 +146,7 @@ TEST(Module, OneExportedEntryPointAndStaticKernels) {
   for (const auto& k : m.kernels) {
     EXPECT_TRUE(contains(m.source, "namespace " + k.name + "_ns {")) << k.name;
     EXPECT_TRUE(contains(m.source, "static int " + k.name + "(")) << k.name;
+    EXPECT_TRUE(contains(m.source, " " + k.name + "_main(") || contains(m.source, " " + k.name + "_v")) << k.name;
     EXPECT_TRUE(contains(m.source, k.metadata_comment())) << k.name;
   }
   EXPECT_EQ(m.kernels[1].name, "rocm_fused_elementwise_1");

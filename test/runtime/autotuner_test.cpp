@@ -287,19 +287,25 @@ TEST(AutotuneSteps, CompilePlanPutsHelperKernelsFirstOnlyWhenBenchmarking) {
   const size_hints hints{{"M", 256}};
   const auto callers = rtd::collect_candidates(t, hints, o);
   const std::vector<std::size_t> todo{0, 2};
-  const auto compile_only = rtd::plan_compiles(t, hints, callers, todo, false, false);
+  const auto compile_only = rtd::plan_compiles(t, hints, callers, todo, false, false, true);
   EXPECT_EQ(compile_only.first_candidate, 0U);
   ASSERT_EQ(compile_only.sources.size(), 2U);
   EXPECT_EQ(compile_only.sources[1], callers[2].source());
+  // The GEMM describes its launch: candidates compile device-only unless that is turned off.
+  EXPECT_EQ(compile_only.code_object, (std::vector<bool>{true, true}));
+  EXPECT_EQ(rtd::plan_compiles(t, hints, callers, todo, false, false, false).code_object,
+            (std::vector<bool>{false, false}));
 
-  const auto bench = rtd::plan_compiles(t, hints, callers, todo, true, true);
+  const auto bench = rtd::plan_compiles(t, hints, callers, todo, true, true, true);
   const std::size_t helpers = rocm_template<gemm_policy>::has_reference() ? 2 : 1;
   EXPECT_EQ(bench.first_candidate, helpers);
   ASSERT_EQ(bench.sources.size(), helpers + 2);
   EXPECT_EQ(bench.sources[0], rtd::utility_source);
   EXPECT_EQ(bench.sources[helpers], callers[0].source());
-  EXPECT_EQ(rtd::plan_compiles(t, hints, callers, todo, true, false).first_candidate, 1U) << "no reference";
-  EXPECT_TRUE(rtd::plan_compiles(t, hints, callers, {}, true, true).sources.empty()) << "nothing to measure";
+  EXPECT_FALSE(bench.code_object[0]) << "the helper kernels and the reference stay shared libraries";
+  EXPECT_TRUE(bench.code_object[helpers]);
+  EXPECT_EQ(rtd::plan_compiles(t, hints, callers, todo, true, false, true).first_candidate, 1U) << "no reference";
+  EXPECT_TRUE(rtd::plan_compiles(t, hints, callers, {}, true, true, true).sources.empty()) << "nothing to measure";
 }
 
 TEST(AutotuneSteps, CompiledCandidatesAreSkippedWithTheReasonWhenTheyCannotBeMeasured) {

@@ -42,7 +42,10 @@ TEST(TypedAutotune, WithoutAGpuCompilesTheCandidatesAndLoadsAPickedWinner) {
   if (gpu_runtime::instance().available()) GTEST_SKIP() << "a GPU is present: test/gpu covers typed tuning";
   ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
   rocmtpl::test::temp_dir dir;
-  const auto o = options_in(dir);
+  // Shared libraries (not the default device-only code objects), so that the winner loads from the
+  // tune's own cache entry; DeviceOnlyTuneStillLoadsTheWinnersLibrary covers the default.
+  auto o = options_in(dir);
+  o.device_only = false;
   const auto gemm = make_template(gemm_policy{}, inputs<x_t, w_t>{}, outputs<y_t>{});
   const size_hints hints{{"M", 256}};
 
@@ -92,6 +95,26 @@ TEST(TypedAutotune, WithoutAGpuCompilesTheCandidatesAndLoadsAPickedWinner) {
   tuned.report.winner = 0;
   tuned.report.candidates[0].id += "_other";
   EXPECT_THROW((void)load_winner(gemm, tuned.report, hints, o), template_error);
+}
+
+// A device-only tune (the default) compiles code objects; the winner is loaded as a library all
+// the same (load_winner() compiles it), through the exact function type.
+TEST(TypedAutotune, DeviceOnlyTuneStillLoadsTheWinnersLibrary) {
+  if (gpu_runtime::instance().available()) GTEST_SKIP() << "a GPU is present: test/gpu covers typed tuning";
+  ROCMTPL_REQUIRE_COMPILER(cc, platform::amd);
+  rocmtpl::test::temp_dir dir;
+  auto o = options_in(dir);
+  o.max_candidates = 1;
+  const auto gemm = make_template(gemm_policy{}, inputs<x_t, w_t>{}, outputs<y_t>{});
+  const size_hints hints{{"M", 256}};
+  auto tuned = autotune(gemm, hints, o);
+  ASSERT_EQ(tuned.report.candidates.size(), 1U);
+  EXPECT_TRUE(tuned.report.candidates[0].code_object);
+  tuned.report.winner = 0;
+  const auto kernel = load_winner(gemm, tuned.report, hints, o);
+  ASSERT_TRUE(kernel.has_value());
+  EXPECT_NE(fs::canonical(kernel->library()->path()), fs::canonical(tuned.report.candidates[0].library));
+  EXPECT_EQ(kernel->workspace_size(100), 0U);
 }
 
 TEST(TypedAutotune, SignatureMismatchFailsBeforeAnyCompile) {

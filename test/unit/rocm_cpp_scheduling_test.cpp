@@ -116,19 +116,36 @@ TEST(RocmCppScheduling, NameListsSortedUniqueOrigins) {
   EXPECT_EQ(rocm_cpp_scheduling::fused_kernel_name({{"n", "mm"}, {"m", "addmm"}, {"o", "mm"}}), "fused_addmm_mm");
 }
 
-// Naming sets the parts' entry name: the generated text is never searched, so the placeholder
-// spelt anywhere else (here in a comment of the device code) stays as it was.
+// Naming sets the parts' entry name: the generated text is never searched for it, so the
+// placeholder spelt as a whole word elsewhere (here in a comment of the device code) stays as it was.
 TEST(RocmCppScheduling, NamingSetsTheEntryNameNotTheText) {
   rocm_cpp_scheduling sched;
-  const auto name =
-      sched.define_kernel(placeholder_source("KERNEL_NAME_SUFFIX MY_KERNEL_NAME KERNEL_NAME"), {{"h", "op"}});
+  const auto name = sched.define_kernel(placeholder_source("MY_KERNEL_NAME KERNEL_NAMES KERNEL_NAME"), {{"h", "op"}});
   const auto& def = sched.kernels().front();
   EXPECT_EQ(def.parts.entry_name, name);
-  EXPECT_EQ(def.parts.device_code, "// KERNEL_NAME_SUFFIX MY_KERNEL_NAME KERNEL_NAME\n");
+  EXPECT_EQ(def.parts.device_code, "// MY_KERNEL_NAME KERNEL_NAMES KERNEL_NAME\n");
   EXPECT_EQ(def.source, def.parts.str());
   EXPECT_TRUE(contains(def.source, "extern \"C\" PT_EXPORT int " + name + "(const float* X, float* Y, size_t*"));
   EXPECT_TRUE(contains(def.source, "extern \"C\" PT_EXPORT int " + name + "_packed(void* const* args,"));
   EXPECT_TRUE(contains(def.source, "const char* " + name + "_signature(void)"));
+}
+
+// The kernel's device symbols (`KERNEL_NAME_v8_8`: its extern "C" __global__ kernels, named after
+// the entry) follow its name in the device code and the entry body, so that kernels of one module
+// never share one; an identifier that merely contains the placeholder is left alone.
+TEST(RocmCppScheduling, DeviceSymbolsFollowTheKernelName) {
+  rocm_cpp_scheduling sched;
+  auto parts = placeholder_source("KERNEL_NAME_v8_8 MY_KERNEL_NAME_v1 KERNEL_NAME");
+  parts.entry_body = "    KERNEL_NAME_v8_8<<<1, 1>>>(X, Y);\n    return 0;\n";
+  const auto first = sched.define_kernel(parts, {{"h", "op"}});
+  const auto& def = sched.kernels().front();
+  EXPECT_EQ(def.parts.device_code, "// " + first + "_v8_8 MY_KERNEL_NAME_v1 KERNEL_NAME\n");
+  EXPECT_EQ(def.parts.entry_body, "    " + first + "_v8_8<<<1, 1>>>(X, Y);\n    return 0;\n");
+  auto other = parts;
+  other.device_code += "// another kernel\n";
+  const auto second = sched.define_kernel(other, {{"g", "op"}});
+  ASSERT_NE(first, second);
+  EXPECT_TRUE(contains(sched.kernels().back().parts.device_code, "// " + second + "_v8_8 "));
 }
 
 // Deduplication compares the parts with the entry's name and linkage set aside: parts that were

@@ -215,8 +215,9 @@ TEST(RocmTemplate, NamedSizeArgumentsGiveTheEntryPointsOrder) {
   EXPECT_EQ(caller.bmreq().size_arg_count, 2U);
   // The placeholder rendering for scheduling has the same parameters.
   auto [kernel, render] = caller.output_node().make_kernel_render();
-  EXPECT_NE(render().str().find("int KERNEL_NAME(const float* X, const float* Z, float* Y, int64_t u_rows, int64_t u_n,"),
-            std::string::npos);
+  EXPECT_NE(
+      render().str().find("int KERNEL_NAME(const float* X, const float* Z, float* Y, int64_t u_rows, int64_t u_n,"),
+      std::string::npos);
   EXPECT_EQ(kernel->args().size_symbols(), (std::vector<std::string>{"rows", "n"}));
   // Every named argument needs a hint.
   EXPECT_THROW((void)t.generate({128}, {{"n", 10}}), rocmtpl::evaluation_error);

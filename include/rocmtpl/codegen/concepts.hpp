@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/arg_info.hpp>
+#include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
@@ -51,6 +52,10 @@ struct kernel_capabilities {
   /// entry point, in order, each a single symbol (the reference's size_args()); without it every
   /// free symbol of the bound tensors becomes one, in order of first appearance
   bool size_args = false;
+  /// `launch_description describe_launch(rocm_template_kernel&, const template_context&, const config_type&) const`:
+  /// the launches of render()'s entry (codegen/launch.hpp); the autotuner then compiles device code
+  /// only and launches through the module API
+  bool launch = false;
 
   friend constexpr bool operator==(const kernel_capabilities&, const kernel_capabilities&) = default;
 };
@@ -127,6 +132,15 @@ template <class P>
 concept names_size_args = requires {
   &P::size_args;
 };
+template <class P>
+concept launch_member = has_config_type<P> &&
+    requires(const P& p, rocm_template_kernel& k, const template_context& ctx, const typename P::config_type& c) {
+  { p.describe_launch(k, ctx, c) } -> std::convertible_to<launch_description>;
+};
+template <class P>
+concept names_describe_launch = requires {
+  &P::describe_launch;
+};
 
 // The declaration: `static constexpr kernel_capabilities capabilities{...}`, or none (all false).
 template <class P>
@@ -174,6 +188,11 @@ concept declared_size_args_has_member_size_args = !declared_capabilities<P>().si
 template <class P>
 concept member_size_args_is_declared = declared_capabilities<P>()
 .size_args || !(names_size_args<P> || size_args_member<P>);
+template <class P>
+concept declared_launch_has_member_describe_launch = !declared_capabilities<P>().launch || launch_member<P>;
+template <class P>
+concept member_describe_launch_is_declared = declared_capabilities<P>()
+.launch || !(names_describe_launch<P> || launch_member<P>);
 
 template <class P>
 concept capabilities_match = capabilities_well_typed<P> && declared_reference_has_member_render_reference<P> &&
@@ -181,7 +200,8 @@ concept capabilities_match = capabilities_well_typed<P> && declared_reference_ha
     members_runtime_arg_info_and_values_are_declared<P> &&
     declared_problem_configs_has_member_configs_context_hints<P> && member_configs_context_hints_is_declared<P> &&
     declared_workspace_has_member_workspace_bytes<P> && member_workspace_bytes_is_declared<P> &&
-    declared_size_args_has_member_size_args<P> && member_size_args_is_declared<P>;
+    declared_size_args_has_member_size_args<P> && member_size_args_is_declared<P> &&
+    declared_launch_has_member_describe_launch<P> && member_describe_launch_is_declared<P>;
 
 // What the library uses: a declared capability (kernel_template guarantees its member exists).
 template <class P>
@@ -199,6 +219,9 @@ concept has_workspace = declared_capabilities<P>()
 template <class P>
 concept has_size_args = declared_capabilities<P>()
 .size_args&& size_args_member<P>;
+template <class P>
+concept has_launch = declared_capabilities<P>()
+.launch&& launch_member<P>;
 }  // namespace detail
 
 /// @brief A policy that renders HIP source for one kernel template.
@@ -219,7 +242,9 @@ concept has_size_args = declared_capabilities<P>()
 ///    `runtime_arg_values(config)` for runtime arguments; `render_reference(kernel, context)`, a
 ///    simple, trusted kernel with the same entry point that the autotuner runs once to verify every
 ///    candidate; `workspace_bytes(context, config)`, the workspace as a size expression known at
-///    code generation; `size_args(context)`, the entry point's size arguments by name.
+///    code generation; `size_args(context)`, the entry point's size arguments by name;
+///    `describe_launch(kernel, context, config)`, the launches of the entry (device-only tuning
+///    through the module API).
 template <class P>
 concept kernel_template = enable_kernel_template<P> && detail::has_template_name<P> && detail::has_config_type<P> &&
     detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P> && detail::capabilities_match<P>;
@@ -289,6 +314,12 @@ consteval bool check_kernel_template() {
   static_assert(detail::member_size_args_is_declared<P>,
                 "rocmtpl: kernel_template: policy has a member size_args that its capabilities do not declare; "
                 "add '.size_args = true' to its capabilities");
+  static_assert(detail::declared_launch_has_member_describe_launch<P>,
+                "rocmtpl: kernel_template: capabilities declare launch but the policy has no member "
+                "describe_launch(kernel, context, config) const; add it or fix its signature");
+  static_assert(detail::member_describe_launch_is_declared<P>,
+                "rocmtpl: kernel_template: policy has describe_launch that its capabilities do not declare; "
+                "add '.launch = true' to its capabilities");
   return true;
 }
 

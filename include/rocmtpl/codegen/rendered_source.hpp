@@ -123,12 +123,23 @@ struct rendered_source {
   [[nodiscard]] std::string declaration() const { return entry_declaration(entry_name, signature, linkage); }
 
   /// @brief The entry point's definition, then (exported) its packed twin and signature function.
+  ///
+  /// An exported entry is wrapped in `#if !defined(ROCMTPL_DEVICE_ONLY)`: a device-only compile
+  /// (runtime/compiler.hpp, compile_output::code_object) keeps the includes, globals and device
+  /// code and drops the host entry (its kernels are launched through the module API). The one place
+  /// the guard is written; templates write only the entry's body. An internal entry (a module's) is
+  /// not guarded: the module's own exports call it.
   [[nodiscard]] std::string entry() const {
-    std::string out = declaration();
+    const bool exported = linkage == entry_linkage::exported;
+    std::string out = exported ? "#if !defined(ROCMTPL_DEVICE_ONLY)\n" : "";
+    out += declaration();
     out += " {\n";
     out += entry_body;
     out += "}\n";
-    if (linkage == entry_linkage::exported) out += packed_entry_text(entry_name, signature);
+    if (exported) {
+      out += packed_entry_text(entry_name, signature);
+      out += "#endif  // !ROCMTPL_DEVICE_ONLY\n";
+    }
     return out;
   }
 

@@ -161,6 +161,8 @@ ROCMTPL_HOST_DEVICE ROCMTPL_FORCEINLINE uint16_t float_to_half_bits(float f) {
 // ---------------------------------------------------------------------------------------------
 #if defined(ROCMTPL_PLATFORM_NVIDIA)
 
+// Host API names: not under NVRTC (device-only compiles have no host code).
+#if !defined(__CUDACC_RTC__)
 typedef cudaStream_t hipStream_t;
 typedef cudaEvent_t hipEvent_t;
 typedef cudaError_t hipError_t;
@@ -185,6 +187,8 @@ typedef cudaDeviceAttr hipDeviceAttribute_t;
 #define hipDeviceAttributeComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
 #define hipDeviceAttributeComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
 
+#endif  // !__CUDACC_RTC__
+
 // Kernel names with template arguments go through HIP_KERNEL_NAME, as with HIP.
 #define HIP_KERNEL_NAME(...) __VA_ARGS__
 #define hipLaunchKernelGGL(kernel, grid, block, shared_bytes, stream, ...) \
@@ -198,6 +202,7 @@ typedef cudaDeviceAttr hipDeviceAttribute_t;
   type* var = reinterpret_cast<type*>(rocmtpl_dynamic_shared_raw)
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 
+#if !defined(__CUDACC_RTC__)
 inline hipError_t hipGetLastError() { return cudaGetLastError(); }
 inline hipError_t hipPeekAtLastError() { return cudaPeekAtLastError(); }
 inline const char* hipGetErrorString(hipError_t error) { return cudaGetErrorString(error); }
@@ -223,6 +228,7 @@ inline hipError_t hipGetDevice(int* device) { return cudaGetDevice(device); }
 inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, int device) {
   return cudaDeviceGetAttribute(value, attr, device);
 }
+#endif  // !__CUDACC_RTC__
 
 // HIP's maskless warp shuffles: every lane of the warp takes part (full mask).
 namespace rocmtpl_dev {

@@ -38,6 +38,7 @@
 #include <rocmtpl/runtime/device_identity.hpp>
 #include <rocmtpl/runtime/gpu_runtime.hpp>
 #include <rocmtpl/runtime/measure.hpp>
+#include <rocmtpl/runtime/module_launcher.hpp>
 #include <rocmtpl/runtime/tuning_db.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>
 #include <rocmtpl/version.hpp>
@@ -57,6 +58,10 @@ struct autotune_options {
   std::filesystem::path cache_dir{};           ///< empty: code_cache::default_root()
   std::optional<bool> progress{};              ///< progress line on stderr; default: when stderr is a terminal
   std::vector<std::string> amd_archs{"gfx90a", "gfx940"};  ///< targets compiled when no GPU is present
+  /// Candidates whose policy describes its launch (kernel_capabilities::launch) are compiled to
+  /// device-only code objects and launched through the module API (runtime/module_launcher.hpp);
+  /// off: every candidate is a shared library called through its C entry.
+  bool device_only = true;
 };
 
 /// @brief One candidate in a report.
@@ -68,7 +73,8 @@ struct candidate_report {
   std::vector<kernel_resource_usage> resources;
   double compile_seconds = 0;
   bool compile_cached = false;
-  std::filesystem::path library;
+  std::filesystem::path library;  ///< the shared library, or the code object when `code_object`
+  bool code_object = false;       ///< compiled device-only, measured through the module API
 };
 
 /// @brief What a tune did and found.
@@ -144,7 +150,8 @@ struct autotune_report {
                     {"resources", res},
                     {"compile_seconds", c.compile_seconds},
                     {"compile_cached", c.compile_cached},
-                    {"library", c.library.string()}});
+                    {"library", c.library.string()},
+                    {"code_object", c.code_object}});
     }
     return {{"key", key},
             {"winner", winner ? nlohmann::json(candidates[*winner].id) : nlohmann::json()},
@@ -205,6 +212,7 @@ struct compiled_candidate {
   std::size_t index;
   std::optional<compile_result> result;
   std::string error;
+  bool code_object = false;
 };
 
 // ---- the steps of autotune(), in order ----------------------------------------------------------
@@ -332,13 +340,14 @@ inline std::vector<std::size_t> pending_candidates(const tuning_db* db, const au
 // them), then the pending candidates from `first_candidate` on.
 struct compile_jobs {
   std::vector<std::string> sources;
+  std::vector<bool> code_object;  // per job: device-only (the candidate has a launch description)
   std::size_t first_candidate = 0;
 };
 
 template <class Policy>
 compile_jobs plan_compiles(const rocm_template<Policy>& tpl, const size_hints& hints,
                            const std::vector<rocm_template_caller>& callers, const std::vector<std::size_t>& todo,
-                           bool benchmark, bool want_reference) {
+                           bool benchmark, bool want_reference, bool device_only) {
   compile_jobs jobs;
   if (benchmark && !todo.empty()) {
     jobs.sources.emplace_back(utility_source);
@@ -347,7 +356,11 @@ compile_jobs plan_compiles(const rocm_template<Policy>& tpl, const size_hints& h
     }
   }
   jobs.first_candidate = jobs.sources.size();
-  for (auto i : todo) jobs.sources.push_back(callers[i].source());
+  jobs.code_object.assign(jobs.first_candidate, false);
+  for (auto i : todo) {
+    jobs.sources.push_back(callers[i].source());
+    jobs.code_object.push_back(device_only && callers[i].launch().has_value());
+  }
   return jobs;
 }
 
@@ -356,7 +369,8 @@ class compile_pool {
  public:
   compile_pool(code_cache& cache, const compiler& cc, const compile_options& options, const compile_jobs& jobs,
                unsigned threads)
-      : cache_(cache), cc_(cc), options_(options), jobs_(jobs) {
+      : cache_(cache), cc_(cc), options_(options), device_options_(options), jobs_(jobs) {
+    device_options_.output = compile_output::code_object;
     for (unsigned w = 0; w < std::min<std::size_t>(threads, jobs_.sources.size()); ++w) {
       workers_.emplace_back([this] { work(); });
     }
@@ -379,9 +393,10 @@ class compile_pool {
  private:
   void work() {
     for (std::size_t j = next_++; j < jobs_.sources.size(); j = next_++) {
-      compiled_candidate result{j, std::nullopt, {}};
+      compiled_candidate result{j, std::nullopt, {}, false};
       try {
-        result.result = cache_.get_or_compile(cc_, jobs_.sources[j], options_);
+        result.result = cache_.get_or_compile(cc_, jobs_.sources[j], jobs_.code_object[j] ? device_options_ : options_);
+        result.code_object = jobs_.code_object[j];
       } catch (const std::exception& e) {
         result.error = e.what();
       }
@@ -396,6 +411,7 @@ class compile_pool {
   code_cache& cache_;
   const compiler& cc_;
   const compile_options& options_;
+  compile_options device_options_;  // the same, device-only
   const compile_jobs& jobs_;
   std::mutex mutex_;
   std::condition_variable ready_;
@@ -459,8 +475,20 @@ class candidate_bench {
 
   [[nodiscard]] const std::string& setup_error() const noexcept { return error_; }
 
-  measurement measure(const candidate_report& c, const rocm_benchmark_request& r) {
-    return options_.isolate ? measure_isolated(c, r) : measure_in_process(c, r);
+  // Isolated mode: starts the worker process now, so that its GPU context is created while the
+  // candidates compile; setup() follows once the helper kernels and the reference are built.
+  // Does nothing when no worker is found (setup() then says why).
+  void prestart() {
+    if (!options_.isolate || worker_) return;
+    try {
+      if (auto exe = find_worker()) worker_ = std::make_unique<worker_process>(*exe);
+    } catch (const std::exception&) {
+      worker_.reset();
+    }
+  }
+
+  measurement measure(const candidate_report& c, const rocm_template_caller& caller) {
+    return options_.isolate ? measure_isolated(c, caller) : measure_in_process(c, caller);
   }
 
  private:
@@ -484,12 +512,18 @@ class candidate_bench {
     bench_->run_reference(kernel_entry(lib, request_.kernel_name, reference_signature(request_)));
   }
 
-  measurement measure_in_process(const candidate_report& c, const rocm_benchmark_request& r) {
+  measurement measure_in_process(const candidate_report& c, const rocm_template_caller& caller) {
+    const auto& r = caller.bmreq();
     measurement m;
     try {
-      auto lib = std::make_shared<shared_library>(c.library);
-      kernel_entry k(lib, r.kernel_name, r.signature);
-      m = measure_candidate(*bench_, k, r.extra_args, tolerance_);
+      if (c.code_object) {
+        const module_kernel k(std::make_shared<code_object>(c.library), bound_launch_of(caller), r.extra_args);
+        m = measure_candidate(*bench_, k, r.extra_args, tolerance_);
+      } else {
+        auto lib = std::make_shared<shared_library>(c.library);
+        kernel_entry k(lib, r.kernel_name, r.signature);
+        m = measure_candidate(*bench_, k, r.extra_args, tolerance_);
+      }
     } catch (const std::exception& e) {
       m.status = candidate_status::launch_failed;
       m.reason = e.what();
@@ -497,30 +531,54 @@ class candidate_bench {
     return m;
   }
 
-  // Starts a worker when none runs; false (with `m` saying why) when it cannot be set up.
+  // Starts a worker when none runs (or sets up the prestarted one); false (with `m` saying why)
+  // when it cannot be set up.
   bool ensure_worker(measurement& m) {
-    if (worker_) return true;
-    worker_ = std::make_unique<worker_process>(worker_exe_);
+    if (worker_ && worker_ready_) return true;
+    if (!worker_) worker_ = std::make_unique<worker_process>(worker_exe_);
     worker_process::failure why{};
     std::string detail;
     auto reply = worker_->request(worker_setup_, timeout() * 4, why, detail);
-    if (reply && reply->at("ok").get<bool>()) return true;
-    worker_.reset();
+    if (reply && reply->at("ok").get<bool>()) {
+      worker_ready_ = true;
+      return true;
+    }
+    drop_worker();
     m.status = candidate_status::crashed;
     m.reason = "worker setup failed: " + (reply ? reply->value("error", std::string()) : detail);
     return false;
   }
 
-  measurement measure_isolated(const candidate_report& c, const rocm_benchmark_request& r) {
+  // The caller's launch description bound to its benchmark sizes and runtime arguments.
+  static bound_launch bound_launch_of(const rocm_template_caller& caller) {
+    const auto& r = caller.bmreq();
+    const auto split = r.extra_args.begin() + static_cast<std::ptrdiff_t>(r.size_arg_count);
+    const bool amd = gpu_runtime::instance().kind() == platform::amd;
+    return bind(*caller.launch(), {r.extra_args.begin(), split}, {split, r.extra_args.end()}, amd);
+  }
+
+  measurement measure_isolated(const candidate_report& c, const rocm_template_caller& caller) {
+    const auto& r = caller.bmreq();
     measurement m;
     if (!ensure_worker(m)) return m;
-    const nlohmann::json cmd{
-        {"op", "measure"}, {"library", c.library.string()}, {"extra_args", r.extra_args}, {"tolerance", tolerance_}};
+    nlohmann::json cmd{{"op", "measure"}, {"extra_args", r.extra_args}, {"tolerance", tolerance_}};
+    if (c.code_object) {
+      try {
+        cmd["launch"] = launch_to_json(bound_launch_of(caller));
+      } catch (const std::exception& e) {
+        m.status = candidate_status::launch_failed;
+        m.reason = e.what();
+        return m;
+      }
+      cmd["code_object"] = c.library.string();
+    } else {
+      cmd["library"] = c.library.string();
+    }
     worker_process::failure why{};
     std::string detail;
     auto reply = worker_->request(cmd, timeout(), why, detail);
     if (!reply) {
-      worker_.reset();  // the next candidate gets a fresh worker (and a fresh GPU context)
+      drop_worker();  // the next candidate gets a fresh worker (and a fresh GPU context)
       m.status = why == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
       m.reason = detail;
       return m;
@@ -533,8 +591,13 @@ class candidate_bench {
     }
     // A launch failure may leave the worker's GPU context broken (sticky errors such as a trap or
     // an illegal address): the next candidate gets a fresh worker.
-    if (m.status == candidate_status::launch_failed) worker_.reset();
+    if (m.status == candidate_status::launch_failed) drop_worker();
     return m;
+  }
+
+  void drop_worker() {
+    worker_.reset();
+    worker_ready_ = false;
   }
 
   [[nodiscard]] std::chrono::milliseconds timeout() const {
@@ -548,6 +611,7 @@ class candidate_bench {
   std::unique_ptr<utility_kernels> util_;
   std::unique_ptr<bench> bench_;
   std::unique_ptr<worker_process> worker_;
+  bool worker_ready_ = false;  // set up (a prestarted worker is not yet)
   nlohmann::json worker_setup_;
   std::filesystem::path worker_exe_;
 };
@@ -564,12 +628,13 @@ inline void measure_compiled(autotune_report& report, candidate_report& c, const
   c.resources = item.result->resources;
   c.compile_seconds = item.result->seconds;
   c.compile_cached = item.result->cached;
+  c.code_object = item.code_object;
   if (!report.gpu || !bench.setup_error().empty()) {
     c.result.status = candidate_status::skipped;
     c.result.reason = !report.gpu ? "no GPU" : bench.setup_error();
     return;
   }
-  measurement m = bench.measure(c, caller.bmreq());
+  measurement m = bench.measure(c, caller);
   m.candidate = c.id;
   m.config = c.config;
   m.source_hash = c.result.source_hash;
@@ -675,12 +740,13 @@ requires kernel_template<Policy>
 
   const auto todo = detail::pending_candidates(db.get(), report);
   const bool want_reference = report.gpu && options.verify && rocm_template<Policy>::has_reference();
-  const auto jobs = detail::plan_compiles(tpl, hints, callers, todo, report.gpu, want_reference);
+  const auto jobs = detail::plan_compiles(tpl, hints, callers, todo, report.gpu, want_reference, options.device_only);
   // One compile per core: measured on the 16-core H100 box, two per core made each compile twice as slow.
   const unsigned threads = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());
   detail::compile_pool pool(cache, cc, copts, jobs, threads);
   std::deque<detail::compiled_candidate> early;  // candidates compiled before the bench was ready
   detail::candidate_bench bench(options, callers.front().bmreq());
+  if (jobs.first_candidate > 0) bench.prestart();
   if (jobs.first_candidate > 0) bench.setup(detail::wait_for_bench_libraries(pool, jobs.first_candidate, early));
   detail::benchmark_as_ready(report, callers, todo, jobs.first_candidate, pool, std::move(early), bench, db.get(),
                              progress);

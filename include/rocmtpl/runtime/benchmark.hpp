@@ -211,15 +211,19 @@ class bench {
     return t;
   }
 
-  /// @brief Queries the workspace and grows the workspace buffer to fit.
-  void prepare(const kernel_entry& k, const std::vector<std::int64_t>& extra) {
+  /// @brief Queries the workspace and grows the workspace buffer to fit. `Kernel` is a
+  /// kernel_entry (the shared library's C entry) or a module_kernel (runtime/module_launcher.hpp):
+  /// anything with `workspace_size(extra)` and `launch(tensors, extra, workspace, stream)`.
+  template <class Kernel>
+  void prepare(const Kernel& k, const std::vector<std::int64_t>& extra) {
     const auto bytes = k.workspace_size(extra);
     if (bytes > workspace_.size()) workspace_ = device_buffer(bytes);
   }
 
   /// @brief Poisons the output (NaN bytes), runs once and waits. Throws on a non-zero status or a
   /// GPU error.
-  void run_once(const kernel_entry& k, const std::vector<std::int64_t>& extra) {
+  template <class Kernel>
+  void run_once(const Kernel& k, const std::vector<std::int64_t>& extra) {
     prepare(k, extra);
     gpu_runtime::instance().memset(output_.get(), 0xFF, output_.size(), stream_.get());
     k.launch(tensors(), extra, workspace_.get(), stream_.get());
@@ -240,7 +244,8 @@ class bench {
   [[nodiscard]] bool has_reference() const noexcept { return has_reference_; }
 
   /// @brief Runs `k` once on poisoned output and compares with the reference output.
-  [[nodiscard]] comparison verify(const kernel_entry& k, const std::vector<std::int64_t>& extra) {
+  template <class Kernel>
+  [[nodiscard]] comparison verify(const Kernel& k, const std::vector<std::int64_t>& extra) {
     if (!has_reference_)
       throw bench_usage_error("rocmtpl: bench: verify() needs run_reference() first; call it once per bench");
     run_once(k, extra);
@@ -250,7 +255,9 @@ class bench {
 
   /// @brief Warm-up, estimate, then timed repetitions with an L2 flush before each, one event pair
   /// each (time_launches()).
-  [[nodiscard]] timing time(const kernel_entry& k, const std::vector<std::int64_t>& extra) {
+  /// @tparam Kernel kernel_entry (a library's entry) or module_kernel (a code object's kernels)
+  template <class Kernel>
+  [[nodiscard]] timing time(const Kernel& k, const std::vector<std::int64_t>& extra) {
     prepare(k, extra);
     const auto t = tensors();
     return time_launches([&](void* on) { k.launch(t, extra, workspace_.get(), on); }, stream_.get(), flush_.get(),

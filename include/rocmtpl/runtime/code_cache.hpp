@@ -8,7 +8,7 @@
 /// Layout under the root (default `cache_root()/kernels`, so `ROCMTPL_CACHE_DIR` moves it):
 /// @code{.unparsed}
 /// so/<key[0:2]>/<key>/source.hip   the source (the compile reads it from here)
-///                     lib.so       the library
+///                     lib.so       the library (or code.co, a device-only code object: compile_output)
 ///                     meta.json    command, log, resources, size + xxh64 of lib.so, headers read
 ///                     deps.d       the compiler's -MD output (for people; meta.json holds the data)
 ///                     error.json   instead of meta.json when the compile failed: command, log, headers read
@@ -90,6 +90,11 @@ using json = nlohmann::json;
 inline constexpr int format_version = 1;
 
 inline std::string hex64(std::uint64_t v) { return fmt::format("{:016x}", v); }
+
+// The compiled file of an entry: lib.so, or code.co for a device-only code object.
+inline const char* artifact_name(const compile_options& o) {
+  return o.output == compile_output::code_object ? "code.co" : "lib.so";
+}
 
 // xxh64 of a file's bytes; nullopt when it cannot be read.
 inline std::optional<std::uint64_t> file_xxh64(const fs::path& p) {
@@ -348,14 +353,15 @@ class code_cache {
     cc.check_path(root_, "cache folder");  // up front: a path hipcc mangles fails every compile, and is no source error
     const auto k = key(cc, source, options);
     const auto dir = entry_dir(k);
-    if (auto hit = load_entry(dir, k)) {
+    const auto artifact = detail::code_cache_impl::artifact_name(options);
+    if (auto hit = load_entry(dir, k, artifact)) {
       hits_.fetch_add(1);
       return std::move(*hit);
     }
     if (options_.negative_cache) replay_failure(dir, k, source);
     detail::code_cache_impl::file_lock lock(root_ / "locks" / (k + ".lock"));
     // Another thread or process may have finished the entry while this one waited.
-    if (auto hit = load_entry(dir, k)) {
+    if (auto hit = load_entry(dir, k, artifact)) {
       hits_.fetch_add(1);
       return std::move(*hit);
     }
@@ -369,7 +375,7 @@ class code_cache {
   [[nodiscard]] std::optional<compile_result> lookup(const compiler& cc, std::string_view source,
                                                      const compile_options& options) const {
     const auto k = key(cc, source, options);
-    return load_entry(entry_dir(k), k);
+    return load_entry(entry_dir(k), k, detail::code_cache_impl::artifact_name(options));
   }
 
   /// @brief The folder of one entry: `<root>/so/<key[0:2]>/<key>`.
@@ -421,11 +427,12 @@ class code_cache {
   }
 
  private:
-  std::optional<compile_result> load_entry(const std::filesystem::path& dir, const std::string& k) const {
+  std::optional<compile_result> load_entry(const std::filesystem::path& dir, const std::string& k,
+                                           const char* artifact) const {
     namespace impl = detail::code_cache_impl;
     const auto meta = impl::read_json(dir / "meta.json");
     if (!meta || meta->value("format", 0) != impl::format_version || meta->value("key", "") != k) return std::nullopt;
-    const auto lib = dir / "lib.so";
+    const auto lib = dir / artifact;
     const auto st = impl::stat_file(lib);
     if (!st || st->size != meta->value("size", std::uintmax_t{0})) return std::nullopt;
     const auto sum = impl::file_xxh64(lib);
@@ -497,8 +504,8 @@ class code_cache {
 
     auto opts = options;
     opts.dependency_file = options_.track_dependencies ? staging / "deps.d" : fs::path();
-    const auto staged_lib = staging / "lib.so";
-    const auto lib = dir / "lib.so";
+    const auto staged_lib = staging / impl::artifact_name(options);
+    const auto lib = dir / impl::artifact_name(options);
     const auto depfile = dir / "deps.d";
     std::vector<std::pair<std::string, std::string>> subst = {{staged_lib.string(), lib.string()}};
     if (options_.track_dependencies) subst.emplace_back(opts.dependency_file.string(), depfile.string());

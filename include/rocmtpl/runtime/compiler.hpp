@@ -17,6 +17,7 @@
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/runtime/cache_root.hpp>
 #include <rocmtpl/runtime/detail/atomic_file.hpp>
+#include <rocmtpl/runtime/nvrtc.hpp>
 #include <rocmtpl/runtime/platform.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/resource_usage.hpp>
@@ -41,6 +42,13 @@
 #include <sys/stat.h>
 
 namespace rocmtpl::runtime {
+
+/// @brief What a compile produces.
+enum class compile_output {
+  shared_library,  ///< host and device code, the extern "C" entry exported (precompile, modules, AOT)
+  code_object,     ///< device code only, for the GPU driver's module API (`hipcc --genco`, `nvcc -cubin`);
+                   ///< compiled with ROCMTPL_DEVICE_ONLY defined, so generated entries drop out
+};
 
 /// @brief Everything that decides how one source is compiled. The command line is built from
 /// these fields only, by compiler::command().
@@ -68,11 +76,17 @@ struct compile_options {
   /// @brief When not empty, the compiler also writes a Makefile-style list of every header it read
   /// here (-MD -MF); code_cache uses it to notice edited headers.
   std::filesystem::path dependency_file{};
+  /// @brief A shared library (the default) or a device-only code object.
+  compile_output output = compile_output::shared_library;
+  /// @brief NVIDIA code objects for one arch at -O3 without extra flags are compiled in this
+  /// process by NVRTC when libnvrtc loads (runtime/nvrtc.hpp): no nvcc process. Off: always nvcc.
+  /// (An NVRTC compile cannot be killed: `timeout` does not apply to it.)
+  bool in_process = true;
 };
 
 /// @brief What one compile produced.
 struct compile_result {
-  /// @brief The shared library.
+  /// @brief The shared library, or the code object for compile_output::code_object.
   std::filesystem::path library{};
   /// @brief The exact command that was run.
   std::vector<std::string> argv{};
@@ -715,12 +729,18 @@ class compiler {
   ///   -fvisibility=hidden [-Rpass-analysis=kernel-resource-usage] [-ffast-math
   ///   -fgpu-flush-denormals-to-zero] -D... -I... [-MD -MF <dep>] <extra> -o <output> <source>
   /// @endcode
+  /// Device-only code objects (compile_output::code_object): AMD `hipcc -O<n> -x hip -std=c++17
+  /// --offload-arch=<a>... --genco -fno-gpu-rdc ... -DROCMTPL_DEVICE_ONLY=1`, NVIDIA `nvcc -O<n>
+  /// -std=c++17 -cubin (-fatbin for several archs) -gencode ... -DROCMTPL_DEVICE_ONLY=1`, then the
+  /// same -D, -I, -MD, extra flags, output and source.
   /// NVIDIA:
   /// @code{.sh}
   /// nvcc -O<n> -std=c++17 -shared -Xcompiler -fPIC,-fvisibility=hidden -cudart shared
   ///   -gencode arch=compute_<nn>,code=sm_<nn>... [-Xptxas -v] [-use_fast_math] -D... -I... [-MD -MF <dep>]
   ///   <extra> -o <output> -x cu <source>
   /// @endcode
+  /// NVIDIA code objects that NVRTC serves (compile_options::in_process) get NVRTC's options
+  /// instead, behind the marker "nvrtc" and its version (see runtime/nvrtc.hpp).
   /// Include dirs, source and output are made absolute (the compiler runs in the output's folder).
   /// @throws invalid_argument_error when the options are invalid (see validate())
   [[nodiscard]] std::vector<std::string> command(const compile_options& options, const std::filesystem::path& source,
@@ -729,17 +749,28 @@ class compiler {
     const auto abs = [](const std::filesystem::path& p) {
       return p.empty() ? p : std::filesystem::absolute(p).lexically_normal();
     };
+    if (uses_nvrtc(options)) return nvrtc_command(options, abs(source), abs(output));
     std::vector<std::string> argv{path_.string(), "-O" + std::to_string(options.opt_level)};
     const auto archs = resolved_archs(options);
+    // Device-only code objects: no host compile, no link (issue 9 part 4's lever).
+    const bool device_only = options.output == compile_output::code_object;
     if (platform_ == platform::amd) {
       argv.insert(argv.end(), {"-x", "hip", "-std=c++17"});
       for (const auto& a : archs) argv.push_back("--offload-arch=" + a);
-      argv.insert(argv.end(), {"-fno-gpu-rdc", "-fPIC", "-shared", "-fvisibility=hidden"});
+      if (device_only) {
+        argv.insert(argv.end(), {"--genco", "-fno-gpu-rdc"});
+      } else {
+        argv.insert(argv.end(), {"-fno-gpu-rdc", "-fPIC", "-shared", "-fvisibility=hidden"});
+      }
       if (options.resource_usage) argv.emplace_back("-Rpass-analysis=kernel-resource-usage");
       if (options.fast_math) argv.insert(argv.end(), {"-ffast-math", "-fgpu-flush-denormals-to-zero"});
     } else {
-      argv.insert(argv.end(),
-                  {"-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-cudart", "shared"});
+      argv.emplace_back("-std=c++17");
+      if (device_only) {
+        argv.emplace_back(archs.size() == 1 ? "-cubin" : "-fatbin");
+      } else {
+        argv.insert(argv.end(), {"-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-cudart", "shared"});
+      }
       for (const auto& a : archs) {
         const auto sm = a.substr(3);
         argv.emplace_back("-gencode");
@@ -748,6 +779,7 @@ class compiler {
       if (options.resource_usage) argv.insert(argv.end(), {"-Xptxas", "-v"});
       if (options.fast_math) argv.emplace_back("-use_fast_math");
     }
+    if (device_only) argv.emplace_back("-DROCMTPL_DEVICE_ONLY=1");
     for (const auto& d : options.defines) argv.push_back("-D" + d);
     for (const auto& i : options.include_dirs) argv.push_back("-I" + abs(i).string());
     if (!options.dependency_file.empty())
@@ -759,7 +791,8 @@ class compiler {
     return argv;
   }
 
-  /// @brief Compiles `source` into the shared library `output` (its folder is created).
+  /// @brief Compiles `source` into the shared library (or, with compile_output::code_object, the
+  /// device code object) `output` (its folder is created).
   ///
   /// The compiler runs with the output's folder as working directory (never the caller's), with
   /// a timeout, and the log is parsed for per-kernel resource usage.
@@ -787,6 +820,7 @@ class compiler {
       check_path(std::filesystem::absolute(options.dependency_file), "dependency file");
     auto argv = command(options, src, out);
     std::filesystem::create_directories(out.parent_path());
+    if (argv.front() == nvrtc_marker) return compile_with_nvrtc(std::move(argv), options, src, out);
     process_options po;
     po.working_dir = out.parent_path();
     po.env = env_;
@@ -826,6 +860,56 @@ class compiler {
   }
 
  private:
+  static constexpr std::string_view nvrtc_marker = "nvrtc";
+
+  // NVRTC serves NVIDIA device-only code objects for one arch at -O3 without extra flags.
+  [[nodiscard]] bool uses_nvrtc(const compile_options& o) const {
+    return platform_ == platform::nvidia && o.output == compile_output::code_object && o.in_process &&
+           o.archs.size() == 1 && o.opt_level == 3 && o.extra_flags.empty() && nvrtc() != nullptr;
+  }
+
+  // The pseudo-command of an NVRTC compile: "nvrtc", its version, its options, -o, the source.
+  // It is what code_cache keys on and what logs show.
+  [[nodiscard]] std::vector<std::string> nvrtc_command(const compile_options& o, const std::filesystem::path& source,
+                                                       const std::filesystem::path& output) const {
+    const auto* api = nvrtc();
+    std::vector<std::string> argv{std::string(nvrtc_marker),
+                                  "version " + std::to_string(api->major) + "." + std::to_string(api->minor),
+                                  "--gpu-architecture=" + o.archs.front(),
+                                  "-std=c++17",
+                                  "-default-device",
+                                  "-DROCMTPL_DEVICE_ONLY=1"};
+    if (o.resource_usage) argv.emplace_back("--ptxas-options=-v");
+    if (o.fast_math) argv.emplace_back("--use_fast_math");
+    for (const auto& d : o.defines) argv.push_back("-D" + d);
+    for (const auto& i : o.include_dirs)
+      argv.push_back("-I" + std::filesystem::absolute(i).lexically_normal().string());
+    argv.push_back("-I" + nvrtc_include_dir().string());
+    argv.push_back("-I" + (path_.parent_path().parent_path() / "include").lexically_normal().string());
+    argv.emplace_back("--pre-include=rocmtpl_nvrtc_prelude.h");
+    argv.insert(argv.end(), {"-o", output.string(), source.string()});
+    return argv;
+  }
+
+  // Runs an NVRTC pseudo-command in this process and writes the cubin.
+  [[nodiscard]] compile_result compile_with_nvrtc(std::vector<std::string> argv, const compile_options& o,
+                                                  const std::filesystem::path& src,
+                                                  const std::filesystem::path& out) const {
+    const auto o_at = std::find(argv.begin(), argv.end(), "-o");
+    const std::vector<std::string> options(argv.begin() + 2, o_at);
+    const std::string text = detail::compiler_impl::read_text_file(src);
+    auto r = nvrtc_compile(*nvrtc(), text, src.filename().string(), options);
+    if (!r.ok) throw compile_error(std::move(argv), std::move(r.log), text, 1, src);
+    detail::write_file_atomic(out, r.cubin);
+    compile_result result;
+    result.library = out;
+    result.argv = std::move(argv);
+    result.log = std::move(r.log);
+    result.seconds = r.seconds;
+    if (o.resource_usage) result.resources = parse_nvidia_resource_usage(result.log);
+    return result;
+  }
+
   static std::vector<std::pair<std::string, std::string>> environment_for(runtime::platform p) {
     if (p == platform::amd) return {{"HIP_PLATFORM", "amd"}};
     return {};

@@ -24,6 +24,7 @@
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/rocm_benchmark_request.hpp>
 #include <rocmtpl/runtime/benchmark.hpp>
+#include <rocmtpl/runtime/module_launcher.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/tuning_db.hpp>
 
@@ -37,8 +38,10 @@ class worker_protocol_error : public error {
 
 /// @brief Measures a loaded candidate on a bench: verify against the reference (when the bench
 /// has one), then time. Errors become a failed measurement, never an exception.
-[[nodiscard]] inline measurement measure_candidate(bench& b, const kernel_entry& k,
-                                                   const std::vector<std::int64_t>& extra, double tolerance) {
+/// `Kernel`: a kernel_entry or a module_kernel.
+template <class Kernel>
+[[nodiscard]] measurement measure_candidate(bench& b, const Kernel& k, const std::vector<std::int64_t>& extra,
+                                            double tolerance) {
   measurement m;
   try {
     if (b.has_reference()) {
@@ -121,6 +124,77 @@ inline tensor_meta meta_from_json(const nlohmann::json& j) {
   return r.signature.without_runtime_args();
 }
 
+/// @brief A bound launch description as JSON (the worker protocol's `launch`).
+[[nodiscard]] inline nlohmann::json launch_to_json(const bound_launch& b) {
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& v : b.variants) {
+    nlohmann::json aligns = nlohmann::json::array();
+    for (const auto& a : v.alignments) aligns.push_back({a.tensor, a.byte_offset, a.alignment});
+    nlohmann::json launches = nlohmann::json::array();
+    for (const auto& l : v.launches) {
+      nlohmann::json params = nlohmann::json::array();
+      for (const auto& p : l.params) {
+        nlohmann::json jp = {{"kind", static_cast<int>(p.kind)},
+                             {"index", p.index},
+                             {"scalar", static_cast<int>(p.scalar)},
+                             {"value", p.value}};
+        if (p.map) {
+          const auto& m = *p.map;
+          jp["map"] = {m.tensor, dtype_code(m.element), m.offset, m.rows, m.cols, m.pitch, m.box_rows, m.box_cols};
+        }
+        params.push_back(std::move(jp));
+      }
+      launches.push_back({{"symbol", l.symbol},
+                          {"grid", l.grid},
+                          {"sm_cap", l.grid_x_at_most_sm_count},
+                          {"block", l.block},
+                          {"shared", l.shared_bytes},
+                          {"params", std::move(params)}});
+    }
+    variants.push_back({{"index", v.index}, {"alignments", std::move(aligns)}, {"launches", std::move(launches)}});
+  }
+  return {{"workspace_bytes", b.workspace_bytes}, {"variants", std::move(variants)}};
+}
+
+/// @brief Inverse of launch_to_json().
+[[nodiscard]] inline bound_launch launch_from_json(const nlohmann::json& j) {
+  bound_launch b;
+  b.workspace_bytes = j.at("workspace_bytes").get<std::int64_t>();
+  for (const auto& jv : j.at("variants")) {
+    bound_variant v;
+    v.index = jv.at("index").get<std::size_t>();
+    for (const auto& a : jv.at("alignments")) {
+      v.alignments.push_back({a.at(0).get<std::size_t>(), a.at(1).get<std::int64_t>(), a.at(2).get<std::int64_t>()});
+    }
+    for (const auto& jl : jv.at("launches")) {
+      bound_kernel_launch l;
+      l.symbol = jl.at("symbol").get<std::string>();
+      l.grid = jl.at("grid").get<std::array<std::int64_t, 3>>();
+      l.grid_x_at_most_sm_count = jl.at("sm_cap").get<bool>();
+      l.block = jl.at("block").get<std::array<std::int64_t, 3>>();
+      l.shared_bytes = jl.at("shared").get<std::int64_t>();
+      for (const auto& jp : jl.at("params")) {
+        bound_param p;
+        p.kind = static_cast<launch_param_kind>(jp.at("kind").get<int>());
+        p.index = jp.at("index").get<std::size_t>();
+        p.scalar = static_cast<launch_scalar>(jp.at("scalar").get<int>());
+        p.value = jp.at("value").get<std::int64_t>();
+        if (jp.contains("map")) {
+          const auto& m = jp.at("map");
+          p.map = bound_tensor_map{m.at(0).get<std::size_t>(),  dtype_from_code(m.at(1).get<std::int64_t>()),
+                                   m.at(2).get<std::int64_t>(), m.at(3).get<std::int64_t>(),
+                                   m.at(4).get<std::int64_t>(), m.at(5).get<std::int64_t>(),
+                                   m.at(6).get<std::int64_t>(), m.at(7).get<std::int64_t>()};
+        }
+        l.params.push_back(std::move(p));
+      }
+      v.launches.push_back(std::move(l));
+    }
+    b.variants.push_back(std::move(v));
+  }
+  return b;
+}
+
 /// @brief The request's data (no source) as JSON, for the worker protocol.
 [[nodiscard]] inline nlohmann::json request_to_json(const rocm_benchmark_request& r) {
   nlohmann::json inputs = nlohmann::json::array();
@@ -167,9 +241,22 @@ inline tensor_meta meta_from_json(const nlohmann::json& j) {
 
 /// @brief The worker side of fault isolation: reads one JSON command per line, answers one JSON
 /// line per command. `setup` (utility library, request, optional reference library, options)
-/// builds the bench; `measure` (library, extra_args, tolerance) measures one candidate. Returns
+/// builds the bench; `measure` (library, extra_args, tolerance) measures one candidate, or, with
+/// `code_object` and `launch` (launch_to_json()) instead of `library`, one device-only candidate
+/// through the module API. Returns
 /// the process exit code. Used by tools/rocmtpl-bench-worker.
 inline int run_worker(std::FILE* in, std::FILE* out) {
+  // The GPU context and the driver's module API first: the tuner starts the worker while its
+  // candidates still compile, so this overlaps with them.
+  try {
+    auto& rt = gpu_runtime::instance();
+    if (rt.available()) {
+      rt.set_device(rt.current_device());
+      (void)module_api();
+    }
+  } catch (const std::exception&) {
+    // setup reports what is missing
+  }
   std::unique_ptr<utility_kernels> util;
   std::unique_ptr<bench> b;
   std::string line;
@@ -195,9 +282,18 @@ inline int run_worker(std::FILE* in, std::FILE* out) {
       } else if (op == "measure") {
         if (!b) throw worker_protocol_error("rocmtpl: worker: measure before setup; send a setup command first");
         const auto extra = cmd.at("extra_args").get<std::vector<std::int64_t>>();
-        auto lib = std::make_shared<shared_library>(cmd.at("library").get<std::string>());
-        kernel_entry k(lib, b->request().kernel_name, b->request().signature);
-        const auto m = measure_candidate(*b, k, extra, cmd.at("tolerance").get<double>());
+        const auto tolerance = cmd.at("tolerance").get<double>();
+        measurement m;
+        if (cmd.contains("code_object")) {
+          // Device-only candidate: the code object through the module API, launched as described.
+          const module_kernel k(std::make_shared<code_object>(cmd.at("code_object").get<std::string>()),
+                                launch_from_json(cmd.at("launch")), extra);
+          m = measure_candidate(*b, k, extra, tolerance);
+        } else {
+          auto lib = std::make_shared<shared_library>(cmd.at("library").get<std::string>());
+          kernel_entry k(lib, b->request().kernel_name, b->request().signature);
+          m = measure_candidate(*b, k, extra, tolerance);
+        }
         reply = {{"ok", true}, {"measurement", m}};
       } else {
         throw worker_protocol_error("rocmtpl: worker: unknown op '" + op + "'; expected setup or measure");

@@ -94,8 +94,9 @@ inline compile_options tuned_compile_options(const autotune_report& report, cons
 
 /// @brief Loads the winner of a tune of `tpl` as a typed_kernel: renders the winning configuration
 /// again (checked against the signature), takes its library from the code cache the tune used
-/// (compiling it only when the cache lost it) and loads the entry point through the exact function
-/// type. A winner the tuning database remembered loads the same way.
+/// (compiling it when the tune compiled device-only code objects, autotune_options::device_only,
+/// or the cache lost it) and loads the entry point through the exact function type. A winner the tuning database
+/// remembered loads the same way.
 /// @param tpl the template that was tuned
 /// @param report what autotune(tpl.untyped(), hints, options) returned
 /// @param hints the tune's size hints

@@ -51,8 +51,8 @@ class elementwise_policy {
  public:
   using policy_concept = kernel_template_tag;
   using config_type = elementwise_config;
-  /// @brief The workspace is known at code generation (none).
-  static constexpr kernel_capabilities capabilities{.workspace = true};
+  /// @brief The workspace is known at code generation (none); describes its launch (device-only tuning).
+  static constexpr kernel_capabilities capabilities{.workspace = true, .launch = true};
 
   explicit elementwise_policy(elementwise_options options = {}) : options_(options) {}
 
@@ -68,22 +68,25 @@ class elementwise_policy {
     return sym_expr(0);
   }
 
+  /// @brief The launch of render()'s entry: one grid-stride kernel `<kernel>_main` of
+  /// block_threads threads, at most 65535 blocks (see codegen/launch.hpp).
+  [[nodiscard]] launch_description describe_launch(rocm_template_kernel& kernel, const template_context& ctx,
+                                                   const elementwise_config& config) const {
+    bind_tensors(kernel, ctx, config);
+    return launch_of(kernel, ctx, config);
+  }
+
   /// @brief Renders the complete translation unit, as parts.
   /// @throws config_error for an invalid configuration; invalid_argument_error for inputs of the
   /// wrong rank or shape, or an unsupported dtype.
   [[nodiscard]] rendered_source render(rocm_template_kernel& kernel, const template_context& ctx,
                                        const elementwise_config& config) const {
-    if (config.block_threads < 64 || config.block_threads > 1024 || config.block_threads % 64 != 0) {
-      throw config_error("elementwise", config.to_string(), "block_threads must be a multiple of 64 from 64 to 1024");
-    }
+    bind_tensors(kernel, ctx, config);
     const buffer* x = ctx.input(0);
     const buffer* bias = ctx.input(1);
     const buffer& y = ctx.output_node();
-    check_problem(x, bias, y);
     const bool has_bias = bias != nullptr;
-    std::vector<const buffer*> inputs{x};
-    if (has_bias) inputs.push_back(bias);
-    (void)kernel.def_kernel(inputs, {&y}, has_bias ? "X, Bias, Y" : "X, Y", ctx.input_reorder());
+    const auto d = launch_of(kernel, ctx, config);
 
     std::string params = "const " + storage(*x) + "* __restrict__ X, ";
     params += has_bias ? "const " + storage(*bias) + "* __restrict__ Bias, " : std::string();
@@ -106,17 +109,61 @@ class elementwise_policy {
     src.writeline("");
     write_kernel(src, kernel, x, bias, y, params);
     src.write_verbatim(detail::checked_size_helpers_text);
+    src.write_verbatim(launch_cpp_helpers);
     src.writeline("");
     src.writeline("}  // namespace");
     src.writeline("");
+    src.writeline("extern \"C\" __global__ void __launch_bounds__(block_threads) " +
+                  d.variants.front().launches.front().symbol + "(" + params + ") {");
+    src.writeline("    elementwise_body(" + args + ");");
+    src.writeline("}");
+    src.writeline("");
     indented_buffer entry;
-    write_entry(entry, kernel, x, bias, y, args);
+    write_entry(entry, kernel, x, bias, y, d);
     out.device_code = std::move(src).str();
     out.entry_body = std::move(entry).str();
     return out;
   }
 
  private:
+  // Checks the configuration and the problem and binds the tensors.
+  void bind_tensors(rocm_template_kernel& kernel, const template_context& ctx, const elementwise_config& config) const {
+    if (config.block_threads < 64 || config.block_threads > 1024 || config.block_threads % 64 != 0) {
+      throw config_error("elementwise", config.to_string(), "block_threads must be a multiple of 64 from 64 to 1024");
+    }
+    const buffer* x = ctx.input(0);
+    const buffer* bias = ctx.input(1);
+    const buffer& y = ctx.output_node();
+    check_problem(x, bias, y);
+    std::vector<const buffer*> inputs{x};
+    if (bias != nullptr) inputs.push_back(bias);
+    (void)kernel.def_kernel(inputs, {&y}, bias != nullptr ? "X, Bias, Y" : "X, Y", ctx.input_reorder());
+  }
+
+  // The launch of a bound kernel.
+  static launch_description launch_of(const rocm_template_kernel& kernel, const template_context& ctx,
+                                      const elementwise_config& config) {
+    const buffer* x = ctx.input(0);
+    auto d = launch_description_for(kernel.args());
+    kernel_launch l;
+    l.symbol = kernel.kernel_name() + "_main";
+    const sym_expr threads(config.block_threads);
+    l.grid[0] = {.sizes = floor_div(x->sizes()[0] * x->sizes()[1] + threads - sym_expr(1), threads), .at_most = 65535};
+    l.block = {config.block_threads, 1, 1};
+    l.params.push_back({.kind = launch_param_kind::tensor, .index = abi_tensor_index(kernel.args(), "X"), .name = "X"});
+    if (ctx.input(1) != nullptr) {
+      l.params.push_back(
+          {.kind = launch_param_kind::tensor, .index = abi_tensor_index(kernel.args(), "Bias"), .name = "Bias"});
+    }
+    l.params.push_back({.kind = launch_param_kind::tensor, .index = abi_tensor_index(kernel.args(), "Y"), .name = "Y"});
+    const auto sizes = kernel.args().size_params();
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      l.params.push_back({.kind = launch_param_kind::size, .index = i, .name = sizes[i]});
+    }
+    d.variants.push_back({{}, {std::move(l)}});
+    return d;
+  }
+
   static void check_problem(const buffer* x, const buffer* bias, const buffer& y) {
     if (x == nullptr) throw invalid_argument_error("rocmtpl: elementwise: needs an input X");
     if (x->get_layout().rank() != 2 || y.get_layout().rank() != 2) {
@@ -145,11 +192,11 @@ class elementwise_policy {
     }
   }
 
-  // The __global__ kernel: one grid-stride loop over the elements.
+  // The kernel's body (the extern "C" kernel calls it): one grid-stride loop over the elements.
   void write_kernel(indented_buffer& src, rocm_template_kernel& kernel, const buffer* x, const buffer* bias,
                     const buffer& y, const std::string& params) const {
     const bool has_bias = bias != nullptr;
-    src.writeline("__global__ void __launch_bounds__(block_threads) elementwise_kernel(" + params + ") {");
+    src.writeline("__device__ __forceinline__ void elementwise_body(" + params + ") {");
     {
       auto body = src.indent();
       auto line = [&](const std::string& n, const std::string& e) {
@@ -190,34 +237,24 @@ class elementwise_policy {
     src.writeline("");
   }
 
-  // The C entry point's body (its declaration comes from the parts): workspace query, checks, one launch.
+  // The C entry point's body (its declaration, and the device-only guard, come from the parts):
+  // checks, the workspace query (none), the launch of the description.
   static void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const buffer* x, const buffer* bias,
-                          const buffer& y, const std::string& args) {
+                          const buffer& y, const launch_description& d) {
     const auto symbols = kernel.args().size_params();
     {
       auto body = src.indent();
-      src.writeline("if (workspace_size) {");
-      {
-        auto q = src.indent();
-        src.writeline("*workspace_size = 0;");
-        src.writeline("return ROCMTPL_STATUS_OK;");
-      }
-      src.writeline("}");
-      src.writeline("(void)workspace;");
       for (const auto& s : symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-      for (const auto* node : {x, bias, &y}) src.write_lines(kernel.check_not_null(node));
       // The element count is a product of sizes: refused when it does not fit (issue 8).
       src.writeline("int64_t rocmtpl_elements = 0;");
       src.writeline("if (!rocmtpl_checked_mul(" + kernel.size(x, 0) + ", " + kernel.size(x, 1) +
                     ", rocmtpl_elements)) {");
       src.writeline("    return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
       src.writeline("}");
+      write_workspace_query(src, d);
+      for (const auto* node : {x, bias, &y}) src.write_lines(kernel.check_not_null(node));
       src.writeline("if (rocmtpl_elements == 0) return ROCMTPL_STATUS_OK;");
-      src.writeline("const int64_t wanted = rocmtpl_cdiv(rocmtpl_elements, block_threads);");
-      src.writeline("const int64_t blocks = wanted < 65535 ? wanted : 65535;");
-      src.writeline("elementwise_kernel<<<dim3(static_cast<unsigned>(blocks)), dim3(block_threads), 0, stream>>>(" +
-                    args + ");");
-      src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
+      write_launches(src, d, abi_tensor_names(kernel.args()));
     }
   }
 

@@ -718,14 +718,14 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
 #define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)
 #endif
 template <int VecA, int VecB>
-__global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS gemm_kernel(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
+__device__ __forceinline__ void gemm_kernel_body(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
     const gemm_problem p = make_problem(u_B, u_M);
     const gemm_pointers t{X, W, Bias, Residual, Y, Partial};
     gemm_mainloop<VecA, VecB>(p, t, split_k);
 }
 
 // Split-K: sums the fp32 partials of every slice and applies the epilogue.
-__global__ void __launch_bounds__(256) gemm_split_k_reduce(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
+__device__ __forceinline__ void gemm_split_k_reduce_body(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
     const gemm_problem p = make_problem(u_B, u_M);
     const gemm_pointers t{X, W, Bias, Residual, Y, Partial};
     const int64_t mn = p.m_size * p.n_size;
@@ -739,28 +739,8 @@ __global__ void __launch_bounds__(256) gemm_split_k_reduce(const uint16_t* __res
     }
 }
 
-template <int VecA, int VecB>
-hipError_t gemm_launch(dim3 grid, hipStream_t stream, const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
-    #if defined(ROCMTPL_PLATFORM_NVIDIA)
-    // Above 48 KiB of dynamic shared memory a kernel must opt in.
-    if (gemm_dynamic_shared > 48 * 1024) {
-        const hipError_t e = hipFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<VecA, VecB>),
-                                                 hipFuncAttributeMaxDynamicSharedMemorySize, gemm_dynamic_shared);
-        if (e != hipSuccess) return e;
-    }
-    #endif
-    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
-    return hipGetLastError();
-}
-
-// Fast-path alignment: pointer (with its offset) and strides are multiples of the vector width.
-template <class T>
-bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
-    return reinterpret_cast<uintptr_t>(ptr) % (static_cast<uintptr_t>(vec) * sizeof(T)) == 0 && a % vec == 0 &&
-           b % vec == 0 && c % vec == 0;
-}
-
 // Overflow-checked size products (host): false when the exact result does not fit.
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
 [[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
     size_t n = 0;
@@ -770,9 +750,24 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
 }
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+#endif  // !ROCMTPL_DEVICE_ONLY
+#if !defined(ROCMTPL_DEVICE_ONLY)
+[[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#endif
 
 }  // namespace
 
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_gemm_v8_8(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
+    gemm_kernel_body<8, 8>(X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
+}
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_gemm_v1_1(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
+    gemm_kernel_body<1, 1>(X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
+}
+extern "C" __global__ void __launch_bounds__(256) rocm_gemm_split_k_reduce(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
+    gemm_split_k_reduce_body(X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
+}
+
+#if !defined(ROCMTPL_DEVICE_ONLY)
 extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, const uint16_t* Residual, float* Y, int64_t u_B, int64_t u_M, int32_t split_k, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
     if (u_B < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     if (u_M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
@@ -783,12 +778,11 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
         !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
-    size_t partial_bytes = 0;
-    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    }
+    bool rocmtpl_ws_ok = true;
+    const int64_t rocmtpl_workspace_bytes = (split_k > 1 ? rocmtpl_size_mul(rocmtpl_size_mul(rocmtpl_size_mul(384, u_B, &rocmtpl_ws_ok), u_M, &rocmtpl_ws_ok), static_cast<int64_t>(split_k), &rocmtpl_ws_ok) : int64_t{0});
+    if (!rocmtpl_ws_ok || rocmtpl_workspace_bytes < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     if (workspace_size) {
-        *workspace_size = partial_bytes;
+        *workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);
         return ROCMTPL_STATUS_OK;
     }
     {
@@ -815,22 +809,63 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
         if (!Y && rocmtpl_numel > 0) return ROCMTPL_STATUS_NULL_ARGUMENT;
     }
     if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
-    if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
-    int64_t tiles = 0;
-    if (!rocmtpl_checked_mul(rocmtpl_cdiv(p.m_size, block_m), rocmtpl_cdiv(p.n_size, block_n), tiles) ||
-        tiles > 2147483647 || p.batch > 65535) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    if (rocmtpl_workspace_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
+    if ((reinterpret_cast<uintptr_t>(X) % 16 == 0) && (rocmtpl_mod(512*u_M, 8) == 0) && (reinterpret_cast<uintptr_t>(W) % 16 == 0)) {
+        {
+            bool rocmtpl_grid_0_ok = true;
+            const int64_t rocmtpl_grid_0_x = rocmtpl_size_mul(2, rocmtpl_size_floordiv(rocmtpl_size_add(u_M, 63, &rocmtpl_grid_0_ok), 64, &rocmtpl_grid_0_ok), &rocmtpl_grid_0_ok);
+            const int64_t rocmtpl_grid_0_y = u_B;
+            const int64_t rocmtpl_grid_0_z = rocmtpl_size_mul(1, static_cast<int64_t>(split_k), &rocmtpl_grid_0_ok);
+            if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+            if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
+                #if defined(ROCMTPL_PLATFORM_AMD)
+                rocm_gemm_v8_8<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                #else
+                rocm_gemm_v8_8<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                #endif
+                if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+            }
+        }
+        {
+            bool rocmtpl_grid_1_ok = true;
+            const int64_t rocmtpl_grid_1_x = (split_k > 1 ? rocmtpl_launch_min(rocmtpl_size_floordiv(rocmtpl_size_add(rocmtpl_size_mul(rocmtpl_size_mul(96, u_B, &rocmtpl_grid_1_ok), u_M, &rocmtpl_grid_1_ok), 255, &rocmtpl_grid_1_ok), 256, &rocmtpl_grid_1_ok), 65536) : int64_t{0});
+            const int64_t rocmtpl_grid_1_y = 1;
+            const int64_t rocmtpl_grid_1_z = 1;
+            if (!rocmtpl_grid_1_ok || rocmtpl_grid_1_x > 2147483647 || rocmtpl_grid_1_y > 65535 || rocmtpl_grid_1_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+            if (rocmtpl_grid_1_x > 0 && rocmtpl_grid_1_y > 0 && rocmtpl_grid_1_z > 0) {
+                rocm_gemm_split_k_reduce<<<dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+            }
+        }
+    } else {
+        {
+            bool rocmtpl_grid_0_ok = true;
+            const int64_t rocmtpl_grid_0_x = rocmtpl_size_mul(2, rocmtpl_size_floordiv(rocmtpl_size_add(u_M, 63, &rocmtpl_grid_0_ok), 64, &rocmtpl_grid_0_ok), &rocmtpl_grid_0_ok);
+            const int64_t rocmtpl_grid_0_y = u_B;
+            const int64_t rocmtpl_grid_0_z = rocmtpl_size_mul(1, static_cast<int64_t>(split_k), &rocmtpl_grid_0_ok);
+            if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+            if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
+                #if defined(ROCMTPL_PLATFORM_AMD)
+                rocm_gemm_v1_1<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                #else
+                rocm_gemm_v1_1<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                #endif
+                if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+            }
+        }
+        {
+            bool rocmtpl_grid_1_ok = true;
+            const int64_t rocmtpl_grid_1_x = (split_k > 1 ? rocmtpl_launch_min(rocmtpl_size_floordiv(rocmtpl_size_add(rocmtpl_size_mul(rocmtpl_size_mul(96, u_B, &rocmtpl_grid_1_ok), u_M, &rocmtpl_grid_1_ok), 255, &rocmtpl_grid_1_ok), 256, &rocmtpl_grid_1_ok), 65536) : int64_t{0});
+            const int64_t rocmtpl_grid_1_y = 1;
+            const int64_t rocmtpl_grid_1_z = 1;
+            if (!rocmtpl_grid_1_ok || rocmtpl_grid_1_x > 2147483647 || rocmtpl_grid_1_y > 65535 || rocmtpl_grid_1_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+            if (rocmtpl_grid_1_x > 0 && rocmtpl_grid_1_y > 0 && rocmtpl_grid_1_z > 0) {
+                rocm_gemm_split_k_reduce<<<dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+            }
+        }
     }
-    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
-    float* const Partial = reinterpret_cast<float*>(workspace);
-    const bool fast = gemm_aligned(X, 8, p.x_offset, p.x_stride_m, p.x_stride_b) && gemm_aligned(W, 8, p.w_offset, p.w_stride_n, p.w_stride_b);
-    const hipError_t err = fast ? gemm_launch<8, 8>(grid, stream, X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k) : gemm_launch<1, 1>(grid, stream, X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
-    if (err != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
-    if (split_k > 1) {
-        const int64_t blocks = rocmtpl_cdiv(rocmtpl_elements, 256) < 65536 ? rocmtpl_cdiv(rocmtpl_elements, 256) : 65536;
-        gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>(X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
-    }
-    return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
+    return ROCMTPL_STATUS_OK;
 }
 // The uniform entry: args[i] points to parameter i's value (a tensor's address as a void*).
 extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream) {
@@ -846,3 +881,4 @@ extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_s
 }
 // The entry's declaration, for loaders that check a library they did not render.
 extern "C" PT_EXPORT const char* rocm_gemm_signature(void) { return "int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, const uint16_t* Residual, float* Y, int64_t u_B, int64_t u_M, int32_t split_k, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }
+#endif  // !ROCMTPL_DEVICE_ONLY

@@ -451,34 +451,14 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
 #define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)
 #endif
 template <int VecA, int VecB>
-__global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS gemm_kernel(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t u_M, int64_t u_K) {
+__device__ __forceinline__ void gemm_kernel_body(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t u_M, int64_t u_K) {
     const gemm_problem p = make_problem(u_M, u_K);
     const gemm_pointers t{X, W, Bias, Y, nullptr};
     gemm_mainloop<VecA, VecB>(p, t, 1);
 }
 
-template <int VecA, int VecB>
-hipError_t gemm_launch(dim3 grid, hipStream_t stream, const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t u_M, int64_t u_K) {
-    #if defined(ROCMTPL_PLATFORM_NVIDIA)
-    // Above 48 KiB of dynamic shared memory a kernel must opt in.
-    if (gemm_dynamic_shared > 48 * 1024) {
-        const hipError_t e = hipFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<VecA, VecB>),
-                                                 hipFuncAttributeMaxDynamicSharedMemorySize, gemm_dynamic_shared);
-        if (e != hipSuccess) return e;
-    }
-    #endif
-    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(X, W, Bias, Y, u_M, u_K);
-    return hipGetLastError();
-}
-
-// Fast-path alignment: pointer (with its offset) and strides are multiples of the vector width.
-template <class T>
-bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
-    return reinterpret_cast<uintptr_t>(ptr) % (static_cast<uintptr_t>(vec) * sizeof(T)) == 0 && a % vec == 0 &&
-           b % vec == 0 && c % vec == 0;
-}
-
 // Overflow-checked size products (host): false when the exact result does not fit.
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
 [[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
     size_t n = 0;
@@ -488,9 +468,21 @@ bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
 }
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+#endif  // !ROCMTPL_DEVICE_ONLY
+#if !defined(ROCMTPL_DEVICE_ONLY)
+[[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#endif
 
 }  // namespace
 
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_gemm_v4_4(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t u_M, int64_t u_K) {
+    gemm_kernel_body<4, 4>(X, W, Bias, Y, u_M, u_K);
+}
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_gemm_v1_1(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t u_M, int64_t u_K) {
+    gemm_kernel_body<1, 1>(X, W, Bias, Y, u_M, u_K);
+}
+
+#if !defined(ROCMTPL_DEVICE_ONLY)
 extern "C" PT_EXPORT int rocm_gemm(const uint16_t* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y, int64_t u_M, int64_t u_K, size_t* workspace_size, uint8_t* workspace, hipStream_t stream) {
     if (u_M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     if (u_K < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
@@ -501,12 +493,11 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* Bias, const uint16_t* X, cons
         !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
-    size_t partial_bytes = 0;
-    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    }
+    bool rocmtpl_ws_ok = true;
+    const int64_t rocmtpl_workspace_bytes = 0;
+    if (!rocmtpl_ws_ok || rocmtpl_workspace_bytes < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     if (workspace_size) {
-        *workspace_size = partial_bytes;
+        *workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);
         return ROCMTPL_STATUS_OK;
     }
     {
@@ -529,18 +520,33 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* Bias, const uint16_t* X, cons
         if (!Y && rocmtpl_numel > 0) return ROCMTPL_STATUS_NULL_ARGUMENT;
     }
     if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
-    if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
-    int64_t tiles = 0;
-    if (!rocmtpl_checked_mul(rocmtpl_cdiv(p.m_size, block_m), rocmtpl_cdiv(p.n_size, block_n), tiles) ||
-        tiles > 2147483647 || p.batch > 65535) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    if (rocmtpl_workspace_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
+    if ((reinterpret_cast<uintptr_t>(X) % 8 == 0) && (rocmtpl_mod(u_K, 4) == 0) && (reinterpret_cast<uintptr_t>(W) % 8 == 0) && (rocmtpl_mod(u_K, 4) == 0)) {
+        {
+            bool rocmtpl_grid_0_ok = true;
+            const int64_t rocmtpl_grid_0_x = rocmtpl_size_mul(4, rocmtpl_size_floordiv(rocmtpl_size_add(u_M, 63, &rocmtpl_grid_0_ok), 64, &rocmtpl_grid_0_ok), &rocmtpl_grid_0_ok);
+            const int64_t rocmtpl_grid_0_y = 1;
+            const int64_t rocmtpl_grid_0_z = 1;
+            if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+            if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
+                rocm_gemm_v4_4<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Bias, Y, u_M, u_K);
+                if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+            }
+        }
+    } else {
+        {
+            bool rocmtpl_grid_0_ok = true;
+            const int64_t rocmtpl_grid_0_x = rocmtpl_size_mul(4, rocmtpl_size_floordiv(rocmtpl_size_add(u_M, 63, &rocmtpl_grid_0_ok), 64, &rocmtpl_grid_0_ok), &rocmtpl_grid_0_ok);
+            const int64_t rocmtpl_grid_0_y = 1;
+            const int64_t rocmtpl_grid_0_z = 1;
+            if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+            if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
+                rocm_gemm_v1_1<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Bias, Y, u_M, u_K);
+                if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+            }
+        }
     }
-    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
-    (void)workspace;
-    const bool fast = gemm_aligned(X, 4, p.x_offset, p.x_stride_m, p.x_stride_b) && gemm_aligned(W, 4, p.w_offset, p.w_stride_n, p.w_stride_b);
-    const hipError_t err = fast ? gemm_launch<4, 4>(grid, stream, X, W, Bias, Y, u_M, u_K) : gemm_launch<1, 1>(grid, stream, X, W, Bias, Y, u_M, u_K);
-    if (err != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
-    return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
+    return ROCMTPL_STATUS_OK;
 }
 // The uniform entry: args[i] points to parameter i's value (a tensor's address as a void*).
 extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream) {
@@ -554,3 +560,4 @@ extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_s
 }
 // The entry's declaration, for loaders that check a library they did not render.
 extern "C" PT_EXPORT const char* rocm_gemm_signature(void) { return "int rocm_gemm(const uint16_t* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y, int64_t u_M, int64_t u_K, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }
+#endif  // !ROCMTPL_DEVICE_ONLY

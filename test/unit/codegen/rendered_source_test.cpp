@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // codegen/rendered_source.hpp: the translation unit assembled from its parts, the entry declared
 // from its name, signature and linkage, and the packed twin and signature function rendered from
-// the signature.
+// the signature, the exported ones guarded out of device-only compiles.
 #include <rocmtpl/codegen/rendered_source.hpp>
 
 #include <gtest/gtest.h>
@@ -30,9 +30,12 @@ TEST(RenderedSource, IncludesThenGlobalsEachFollowedByABlankLineThenCodeAndEntry
   const std::string entry =
       "extern \"C\" PT_EXPORT int k(const float* X, float* Y, int64_t u_M, int32_t split, size_t* workspace_size, "
       "uint8_t* workspace, hipStream_t stream) {\n    return 0;\n}\n";
-  EXPECT_EQ(s.str(), "#include <a.h>\n#if X\n#include <b.h>\n#endif\n\n#define G 1\n\nnamespace {\n}  // namespace\n" +
-                         entry + packed_entry_text("k", s.signature));
-  EXPECT_EQ(s.entry(), entry + packed_entry_text("k", s.signature));
+  // An exported entry, its packed twin and its signature function drop out of device-only compiles.
+  const std::string guarded = "#if !defined(ROCMTPL_DEVICE_ONLY)\n" + entry + packed_entry_text("k", s.signature) +
+                              "#endif  // !ROCMTPL_DEVICE_ONLY\n";
+  EXPECT_EQ(s.str(),
+            "#include <a.h>\n#if X\n#include <b.h>\n#endif\n\n#define G 1\n\nnamespace {\n}  // namespace\n" + guarded);
+  EXPECT_EQ(s.entry(), guarded);
 }
 
 TEST(RenderedSource, TheEntryIsDeclaredFromItsFields) {

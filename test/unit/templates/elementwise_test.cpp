@@ -39,7 +39,12 @@ TEST(Elementwise, RendersActivationBiasAndConversions) {
   // Issue 8: the element count M * 64 is checked, not wrapped.
   EXPECT_TRUE(contains(src, "inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out)"));
   EXPECT_TRUE(contains(src, "if (!rocmtpl_checked_mul(u_M, 64, rocmtpl_elements)) {"));
-  EXPECT_TRUE(contains(src, "const int64_t wanted = rocmtpl_cdiv(rocmtpl_elements, block_threads);"));
+  // The launch comes from the launch description: at most 65535 blocks of block_threads.
+  EXPECT_TRUE(contains(src,
+                       "rocmtpl_launch_min(rocmtpl_size_floordiv(rocmtpl_size_add(rocmtpl_size_mul(64, u_M, "
+                       "&rocmtpl_grid_0_ok), 255, &rocmtpl_grid_0_ok), 256, &rocmtpl_grid_0_ok), 65535)"));
+  EXPECT_TRUE(contains(src, "extern \"C\" __global__ void __launch_bounds__(block_threads) rocm_elementwise_main("));
+  EXPECT_TRUE(contains(src, "rocm_elementwise_main<<<"));
 }
 
 TEST(Elementwise, InvalidConfigIsAConfigError) {

@@ -22,9 +22,10 @@ inline void append_size_symbols(std::string& params, std::string& args, const st
 
 // Host helpers of generated entry points (in their anonymous namespace): products of sizes that
 // refuse to wrap, so that an entry point returns ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT instead of
-// launching with a wrapped element count, byte count or grid.
+// launching with a wrapped element count, byte count or grid. Left out of device-only compiles.
 inline constexpr std::string_view checked_size_helpers_text =
     R"hip(// Overflow-checked size products (host): false when the exact result does not fit.
+#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
 [[maybe_unused]] inline bool rocmtpl_checked_bytes(int64_t count, int64_t factor, size_t element_size, size_t& out) {
     size_t n = 0;
@@ -34,6 +35,7 @@ inline constexpr std::string_view checked_size_helpers_text =
 }
 // Ceiling division of a non-negative size that cannot wrap (a + b - 1 could).
 [[maybe_unused]] inline int64_t rocmtpl_cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+#endif  // !ROCMTPL_DEVICE_ONLY
 )hip";
 
 }  // namespace rocmtpl::templates::detail

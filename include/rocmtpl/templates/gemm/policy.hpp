@@ -48,10 +48,11 @@ class gemm_policy {
  public:
   using policy_concept = kernel_template_tag;
   using config_type = gemm_config;
-  /// @brief A reference kernel, the runtime argument split_k, per-problem search spaces and the
-  /// workspace known at code generation.
+  /// @brief A reference kernel, the runtime argument split_k, per-problem search spaces, the
+  /// workspace known at code generation and a launch description (device-only tuning through the
+  /// module API).
   static constexpr kernel_capabilities capabilities{
-      .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true};
+      .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true, .launch = true};
 
   explicit gemm_policy(gemm_options options = {}) : options_(options) {}
 
@@ -120,6 +121,14 @@ class gemm_policy {
   [[nodiscard]] rendered_source render(rocm_template_kernel& kernel, const template_context& ctx,
                                        const gemm_config& config) const {
     return detail::render_gemm(kernel, ctx, config, options_);
+  }
+
+  /// @brief The launches of render()'s entry for a configuration (codegen/launch.hpp): the kernel
+  /// symbols, grids, blocks, shared memory, parameters, workspace and the vectorised/scalar choice.
+  /// @throws what render() throws for the configuration.
+  [[nodiscard]] launch_description describe_launch(rocm_template_kernel& kernel, const template_context& ctx,
+                                                   const gemm_config& config) const {
+    return detail::describe_gemm_launch(kernel, ctx, config, options_);
   }
 
   /// @brief The reference kernel: one thread per output, double accumulation, the same entry point

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/error.hpp>
@@ -115,6 +116,180 @@ inline void plan_gemm_params(gemm_plan& plan) {
                         (plan.vb > 1 && !plan.fw.statically_aligned(plan.vb).has_value());
   plan_gemm_params(plan);
   return plan;
+}
+
+// ---- the launch description (codegen/launch.hpp): one source of truth for the entry's launch
+// lines and the autotuner's module-API launches ----------------------------------------------------
+
+// The kernels' parameters: X, W, Bias, Residual, Y, the split-K partials, the sizes, split_k.
+[[nodiscard]] inline std::vector<launch_param> gemm_launch_params(const rocm_template_kernel& kernel,
+                                                                  const gemm_plan& plan) {
+  std::vector<launch_param> params;
+  const auto tensor = [&](const std::string& n) {
+    params.push_back({.kind = launch_param_kind::tensor, .index = abi_tensor_index(kernel.args(), n), .name = n});
+  };
+  tensor("X");
+  tensor("W");
+  if (plan.v.bias.node != nullptr) tensor("Bias");
+  if (plan.v.residual.node != nullptr) tensor("Residual");
+  tensor("Y");
+  if (plan.split) {
+    params.push_back({.kind = launch_param_kind::workspace, .name = "Partial", .cpp_type = "float*"});
+  }
+  for (std::size_t i = 0; i < plan.symbols.size(); ++i) {
+    params.push_back({.kind = launch_param_kind::size, .index = i, .name = plan.symbols[i]});
+  }
+  if (plan.split) {
+    params.push_back(
+        {.kind = launch_param_kind::runtime_arg, .index = 0, .name = "split_k", .scalar = launch_scalar::i32});
+  }
+  return params;
+}
+
+// What the vectorised instantiation needs of one operand: its pointer aligned to the vector, its
+// offset and its strides other than the contiguous one multiples of the vector width. Statically
+// true conditions are left out.
+inline void add_vector_requirements(std::vector<launch_requirement>& req, const rocm_template_kernel& kernel,
+                                    const std::string& name, const gemm_operand& op, const gemm_copy_facts& f, int vec,
+                                    bool is_x) {
+  if (vec == 1) return;
+  const auto index = abi_tensor_index(kernel.args(), name);
+  req.push_back({.kind = launch_requirement_kind::aligned_pointer,
+                 .tensor = index,
+                 .expr = sym_expr(0),
+                 .value = vec * static_cast<std::int64_t>(element_size(op.node->type()))});
+  // x: (rows m, cols k); w: (rows k, cols n). The other stride: along M/N when K-major, else along K.
+  const sym_expr& other = f.k_major ? (is_x ? op.stride_r : op.stride_c) : (is_x ? op.stride_c : op.stride_r);
+  for (const sym_expr* e : {&op.offset, &other, &op.stride_b}) {
+    if (const auto c = e->constant(); c && *c % vec == 0) continue;
+    req.push_back({.kind = launch_requirement_kind::multiple_of, .expr = *e, .value = vec});
+  }
+}
+
+// The launches of the mma/SIMT entry: the main kernel (the vectorised instantiation when its
+// requirements hold, else the scalar one where one is rendered) and, with split_k above 1, the
+// reduction of the fp32 partials; the workspace holds the partials.
+[[nodiscard]] inline launch_description gemm_launch_description(const rocm_template_kernel& kernel,
+                                                                const gemm_plan& plan) {
+  const auto& c = plan.config;
+  const auto& v = plan.v;
+  launch_description d = launch_description_for(kernel.args());
+  const sym_expr elements = v.batch * v.m * v.n;
+  if (plan.split) {
+    d.workspace_bytes = {.sizes = elements * sym_expr(4), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
+  }
+  const auto params = gemm_launch_params(kernel, plan);
+  const auto main = [&](int va, int vb) {
+    kernel_launch l;
+    l.symbol = kernel.kernel_name() + "_v" + std::to_string(va) + "_" + std::to_string(vb);
+    l.grid[0].sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
+                      floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n));
+    l.grid[1].sizes = v.batch;
+    if (plan.split) l.grid[2].times_runtime_arg = 0;
+    l.block = {c.threads(), 1, 1};
+    l.shared_bytes = c.shared_bytes();
+    if (plan.mc) {
+      l.amd_block = {64 * c.warps(), 1, 1};  // 64-thread waves; static LDS
+      l.amd_shared_bytes = 0;
+    }
+    l.params = params;
+    return l;
+  };
+  std::vector<kernel_launch> tail;
+  if (plan.split) {
+    kernel_launch r;
+    r.symbol = kernel.kernel_name() + "_split_k_reduce";
+    r.grid[0] = {.sizes = floor_div(elements + sym_expr(255), sym_expr(256)),
+                 .only_when_runtime_arg_above_one = 0,
+                 .at_most = 65536};
+    r.block = {256, 1, 1};
+    r.params = params;
+    tail.push_back(std::move(r));
+  }
+  const auto variant = [&](int va, int vb, std::vector<launch_requirement> req) {
+    launch_variant lv;
+    lv.requirements = std::move(req);
+    lv.launches.push_back(main(va, vb));
+    lv.launches.insert(lv.launches.end(), tail.begin(), tail.end());
+    return lv;
+  };
+  if (plan.fast) {
+    std::vector<launch_requirement> req;
+    add_vector_requirements(req, kernel, "X", v.x, plan.fx, plan.va, true);
+    add_vector_requirements(req, kernel, "W", v.w, plan.fw, plan.vb, false);
+    d.variants.push_back(variant(plan.va, plan.vb, std::move(req)));
+  }
+  if (!plan.fast || plan.needs_fallback) d.variants.push_back(variant(1, 1, {}));
+  return d;
+}
+
+// What the Hopper path needs of a problem at run time (statically true conditions left out): one
+// matrix, sizes that fit int32, N and the row pitches of X, W and Y multiples of 8 elements (TMA
+// pitches of 16 bytes, 16-byte stores; a pitch never stepped is free), 16-byte aligned X, W, Y.
+[[nodiscard]] inline std::vector<launch_requirement> sm90_requirements(const rocm_template_kernel& kernel,
+                                                                       const gemm_view& v) {
+  std::vector<launch_requirement> req;
+  const auto add = [&](launch_requirement r) {
+    const auto c = r.expr.constant();
+    if (c && r.kind == launch_requirement_kind::equals && *c == r.value) return;
+    if (c && r.kind == launch_requirement_kind::at_most && *c <= r.value) return;
+    if (c && r.kind == launch_requirement_kind::multiple_of && *c % r.value == 0) return;
+    req.push_back(std::move(r));
+  };
+  add({.kind = launch_requirement_kind::equals, .expr = v.batch, .value = 1});
+  for (const sym_expr* e : {&v.m, &v.n, &v.k}) {
+    add({.kind = launch_requirement_kind::at_most, .expr = *e, .value = 2147483647});
+  }
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.n, .value = 8});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.x.stride_r, .value = 8, .unless_at_most_one = v.m});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.w.stride_r, .value = 8, .unless_at_most_one = v.k});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.y.stride_r, .value = 8});
+  for (const auto& [name, op] : {std::pair{"X", &v.x}, std::pair{"W", &v.w}, std::pair{"Y", &v.y}}) {
+    req.push_back({.kind = launch_requirement_kind::aligned_pointer,
+                   .tensor = abi_tensor_index(kernel.args(), name),
+                   .expr = op->offset,
+                   .value = 16});
+  }
+  return req;
+}
+
+// The Hopper launch: tensor maps of X and W, the tensors, the sizes; a persistent grid of at most
+// one block per SM; no workspace.
+[[nodiscard]] inline launch_description sm90_launch_description(const rocm_template_kernel& kernel,
+                                                                const gemm_plan& plan) {
+  const auto& c = plan.config;
+  const auto& v = plan.v;
+  launch_description d = launch_description_for(kernel.args());
+  kernel_launch l;
+  l.symbol = kernel.kernel_name() + "_sm90";
+  l.grid[0] = {.sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
+                        floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n)),
+               .at_most_sm_count = true};
+  l.block = {128 * 3, 1, 1};  // gemm_sm90::threads: a producer and two consumer warpgroups
+  l.shared_bytes = c.shared_bytes();
+  const auto map = [&](const std::string& name, const gemm_operand& op, const sym_expr& rows, const sym_expr& cols,
+                       std::int64_t box_rows, sym_expr one_row_pitch) {
+    const auto index = abi_tensor_index(kernel.args(), name);
+    l.params.push_back({.kind = launch_param_kind::tensor_map,
+                        .index = index,
+                        .name = "map_" + name,
+                        .map = tensor_map_spec{.tensor = index,
+                                               .element = op.node->type(),
+                                               .offset = op.offset,
+                                               .rows = rows,
+                                               .cols = cols,
+                                               .pitch = op.stride_r,
+                                               .box_rows = box_rows,
+                                               .box_cols = 64,
+                                               .pitch_if_one_row = std::move(one_row_pitch)}});
+  };
+  map("X", v.x, v.m, v.k, c.block_m, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
+  map("W", v.w, v.k, v.n, 64, v.n);
+  for (auto& p : gemm_launch_params(kernel, plan)) {
+    if (p.kind == launch_param_kind::tensor || p.kind == launch_param_kind::size) l.params.push_back(std::move(p));
+  }
+  d.variants.push_back({sm90_requirements(kernel, v), {std::move(l)}});
+  return d;
 }
 
 // The operands in prelude order, with the names of their fields.
@@ -288,7 +463,8 @@ inline void write_device_code(indented_buffer& src, const gemm_plan& plan) {
   return std::clamp(65536 / (std::max(c.threads(), 32) * c.register_estimate()), 1, 2);
 }
 
-// gemm_kernel<VecA, VecB> and, with split-K, the kernel that reduces the partials.
+// gemm_kernel_body<VecA, VecB> and, with split-K, the body of the kernel that reduces the
+// partials (device functions; the extern "C" kernels that call them come after the namespace).
 inline void write_kernels(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
   src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, " +
@@ -297,7 +473,7 @@ inline void write_kernels(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)");
   src.writeline("#endif");
   src.writeline("template <int VecA, int VecB>");
-  src.writeline("__global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS gemm_kernel(" + plan.params + ") {");
+  src.writeline("__device__ __forceinline__ void gemm_kernel_body(" + plan.params + ") {");
   src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
   src.writeline("    const gemm_pointers t" + plan.pointers + ";");
   src.writeline(std::string("    gemm_mainloop<VecA, VecB>(p, t, ") + (plan.split ? "split_k" : "1") + ");");
@@ -305,7 +481,7 @@ inline void write_kernels(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("");
   if (!plan.split) return;
   src.writeline("// Split-K: sums the fp32 partials of every slice and applies the epilogue.");
-  src.writeline("__global__ void __launch_bounds__(256) gemm_split_k_reduce(" + plan.params + ") {");
+  src.writeline("__device__ __forceinline__ void gemm_split_k_reduce_body(" + plan.params + ") {");
   // Pre-indented fragment (written verbatim: rendering speed).
   src.write_verbatim(R"hip(    const gemm_problem p = make_problem()hip" + plan.sym_args + R"hip();
     const gemm_pointers t)hip" +
@@ -324,53 +500,51 @@ inline void write_kernels(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("");
 }
 
-// gemm_launch<VecA, VecB> (with the NVIDIA shared-memory opt-in), gemm_aligned(), the namespace's end.
-inline void write_launcher(indented_buffer& src, const gemm_plan& plan) {
-  src.writeline("template <int VecA, int VecB>");
-  src.writeline("hipError_t gemm_launch(dim3 grid, hipStream_t stream, " + plan.params + ") {");
-  // Pre-indented fragment (written verbatim: rendering speed).
-  src.write_verbatim(R"hip(    #if defined(ROCMTPL_PLATFORM_NVIDIA)
-    // Above 48 KiB of dynamic shared memory a kernel must opt in.
-    if (gemm_dynamic_shared > 48 * 1024) {
-        const hipError_t e = hipFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<VecA, VecB>),
-                                                 hipFuncAttributeMaxDynamicSharedMemorySize, gemm_dynamic_shared);
-        if (e != hipSuccess) return e;
-    }
-    #endif
-)hip");
-  src.writeline("    gemm_kernel<VecA, VecB><<<grid, dim3(block_threads), gemm_dynamic_shared, stream>>>(" + plan.args +
-                ");");
-  src.writeline("    return hipGetLastError();");
-  src.writeline("}");
-  src.writeline("");
-  // Pre-indented fragment (written verbatim: rendering speed).
-  src.write_verbatim(
-      R"hip(// Fast-path alignment: pointer (with its offset) and strides are multiples of the vector width.
-template <class T>
-bool gemm_aligned(const T* ptr, int64_t vec, int64_t a, int64_t b, int64_t c) {
-    return reinterpret_cast<uintptr_t>(ptr) % (static_cast<uintptr_t>(vec) * sizeof(T)) == 0 && a % vec == 0 &&
-           b % vec == 0 && c % vec == 0;
-}
-)hip");
-  src.writeline("");
+// The host helpers of the entry and the namespace's end.
+inline void write_launcher(indented_buffer& src) {
   src.write_verbatim(checked_size_helpers_text);
+  src.write_verbatim(launch_cpp_helpers);
   src.writeline("");
   src.writeline("}  // namespace");
   src.writeline("");
 }
 
 // The workspace the entry point's query answers, as an expression of the size symbols: split-K's
-// fp32 partials (`partial_bytes` in write_entry_checks) when the configuration splits K at run time;
-// the Hopper entry point (write_sm90_entry) and every other configuration need none. Keep the two
-// in step: a test compares this with the compiled query (test/runtime/caller_runtime_test.cpp).
+// fp32 partials (the launch description's workspace_bytes, gemm_launch_description(), which the
+// entry's query answers) when the configuration splits K at run time; the Hopper entry point
+// (write_sm90_entry) and every other configuration need none. Keep the two in step: a test compares
+// this with the compiled query (test/runtime/caller_runtime_test.cpp).
 [[nodiscard]] inline sym_expr gemm_workspace_bytes(const gemm_view& v, const gemm_config& config,
                                                    const gemm_options& options) {
   if (!options.runtime_split_k || config.split_k <= 1 || config.math == gemm_math::wgmma) return sym_expr(0);
   return sym_expr(config.split_k) * v.batch * v.m * v.n * sym_expr(static_cast<std::int64_t>(sizeof(float)));
 }
 
-// Entry point, first part: size and split_k checks, the workspace query, null checks, the grid.
-inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan) {
+// The described kernels as `extern "C" __global__` functions with unmangled names (looked up by
+// name in a code object), each calling its body: variant 0 holds the vectorised instantiation when
+// there is one, a later variant the scalar one; the split-K reduction follows the main kernel.
+inline void write_global_kernels(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
+  for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
+    const auto& launches = d.variants[vi].launches;
+    const bool vectorised = plan.fast && vi == 0;
+    src.writeline("extern \"C\" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS " + launches.front().symbol + "(" +
+                  plan.params + ") {");
+    src.writeline("    gemm_kernel_body<" + std::to_string(vectorised ? plan.va : 1) + ", " +
+                  std::to_string(vectorised ? plan.vb : 1) + ">(" + plan.args + ");");
+    src.writeline("}");
+  }
+  if (plan.split) {
+    src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " + d.variants.front().launches.back().symbol +
+                  "(" + plan.params + ") {");
+    src.writeline("    gemm_split_k_reduce_body(" + plan.args + ");");
+    src.writeline("}");
+  }
+  src.writeline("");
+}
+
+// Entry point, first part: size and split_k checks, the workspace query, null checks.
+inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
+                               const launch_description& d) {
   for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   if (plan.split) {
     src.writeline("if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
@@ -378,93 +552,27 @@ inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kerne
     src.writeline("constexpr int32_t split_k = 1;");
   }
   src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  // Pre-indented fragment (written verbatim: rendering speed). Sizes are non-negative here; their
-  // products are checked before they size a workspace or a grid.
+  // Pre-indented fragment (written verbatim: rendering speed). Sizes are non-negative here; the
+  // element count is checked before anything sizes a workspace or a grid.
   src.write_verbatim(R"hip(    int64_t rocmtpl_elements = 0;
     if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
         !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
-    size_t partial_bytes = 0;
-    if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    }
-    if (workspace_size) {
-        *workspace_size = partial_bytes;
-        return ROCMTPL_STATUS_OK;
-    }
 )hip");
+  write_workspace_query(src, d);
   const auto& v = plan.v;
   for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
-  // Pre-indented fragment (written verbatim: rendering speed).
-  src.write_verbatim(R"hip(    if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;
-    if (partial_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;
-    int64_t tiles = 0;
-    if (!rocmtpl_checked_mul(rocmtpl_cdiv(p.m_size, block_m), rocmtpl_cdiv(p.n_size, block_n), tiles) ||
-        tiles > 2147483647 || p.batch > 65535) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    }
-    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.batch), static_cast<unsigned>(split_k));
-)hip");
+  src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
 }
 
-// `gemm_aligned(X, 8, ...) && gemm_aligned(W, 8, ...)` for the operands that take vectors.
-[[nodiscard]] inline std::string fast_path_condition(const gemm_plan& plan) {
-  std::string cond;
-  const auto add = [&](const std::string& ptr, const gemm_copy_facts& f, const std::string& prefix, int vec) {
-    if (vec == 1) return;
-    const std::string other = f.k_major ? (prefix == "x" ? "p.x_stride_m" : "p.w_stride_n")
-                                        : (prefix == "x" ? "p.x_stride_k" : "p.w_stride_k");
-    cond += std::string(cond.empty() ? "" : " && ") + "gemm_aligned(" + ptr + ", " + std::to_string(vec) + ", p." +
-            prefix + "_offset, " + other + ", p." + prefix + "_stride_b)";
-  };
-  add("X", plan.fx, "x", plan.va);
-  add("W", plan.fw, "w", plan.vb);
-  return cond;
-}
-
-// Entry point, second part: the workspace pointer, the launch of the right instantiation, the
-// split-K reduction.
-inline void write_entry_launch(indented_buffer& src, const gemm_plan& plan) {
-  if (plan.split) {
-    src.writeline("float* const Partial = reinterpret_cast<float*>(workspace);");
-  } else {
-    src.writeline("(void)workspace;");
-  }
-  const std::string launch_args = "grid, stream, " + plan.args;
-  const auto launch = [&](int a, int b) {
-    return "gemm_launch<" + std::to_string(a) + ", " + std::to_string(b) + ">(" + launch_args + ")";
-  };
-  if (!plan.fast) {
-    src.writeline("const hipError_t err = " + launch(1, 1) + ";");
-  } else {
-    src.writeline("const bool fast = " + fast_path_condition(plan) + ";");
-    if (plan.needs_fallback) {
-      src.writeline("const hipError_t err = fast ? " + launch(plan.va, plan.vb) + " : " + launch(1, 1) + ";");
-    } else {
-      src.writeline("// Static strides are aligned; only a misaligned pointer misses the fast path.");
-      src.writeline("if (!fast) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-      src.writeline("const hipError_t err = " + launch(plan.va, plan.vb) + ";");
-    }
-  }
-  src.writeline("if (err != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;");
-  if (plan.split) {
-    // Pre-indented fragment (written verbatim: rendering speed).
-    src.write_verbatim(R"hip(    if (split_k > 1) {
-        const int64_t blocks = rocmtpl_cdiv(rocmtpl_elements, 256) < 65536 ? rocmtpl_cdiv(rocmtpl_elements, 256) : 65536;
-        gemm_split_k_reduce<<<dim3(static_cast<unsigned>(blocks)), dim3(256), 0, stream>>>()hip" +
-                       plan.args + R"hip();
-    }
-)hip");
-  }
-  src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
-}
-
-// The entry point's body (its declaration is rendered from the parts' signature).
-inline void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan) {
+// The entry point's body (its declaration, and the device-only guard, are rendered from the
+// parts): the checks, then the launches of the description.
+inline void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
+                        const launch_description& d) {
   auto body = src.indent();
-  write_entry_checks(src, kernel, plan);
-  write_entry_launch(src, plan);
+  write_entry_checks(src, kernel, plan, d);
+  write_launches(src, d, abi_tensor_names(kernel.args()));
 }
 
 // Hopper path: the tile constants, the epilogue's constants and the Hopper device and host code.
@@ -495,14 +603,39 @@ inline void write_sm90_code(indented_buffer& src, const gemm_plan& plan) {
   src.write_verbatim(sm90_body_text);
   src.writeline("");
   src.write_verbatim(sm90_host_text);
+  src.write_verbatim(launch_cpp_helpers);
   src.writeline("");
   src.writeline("}  // namespace");
   src.writeline("");
 }
 
-// The Hopper entry point's body: the size checks, the workspace query (none), the null checks, then
-// gemm_sm90_run(), which refuses what the path cannot serve (see sm90_device_code.hpp).
-inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan) {
+// The Hopper kernel, `extern "C"` with an unmangled name; a trap on NVIDIA targets other than
+// sm_90a (whose devices the entry refuses), absent from AMD builds.
+inline void write_sm90_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
+  std::string sizes;
+  for (const auto& s : plan.symbols) sizes += ", int64_t " + s;
+  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+  src.writeline("extern \"C\" __global__ void __launch_bounds__(gemm_sm90::threads, 1) " +
+                d.variants.front().launches.front().symbol +
+                "(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, " +
+                gemm_tensor_params(plan.v, true).first + sizes + ") {");
+  src.writeline("#if defined(ROCMTPL_GEMM_SM90_DEVICE)");
+  src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
+  src.writeline("    const gemm_pointers t" + gemm_pointer_init(plan.v, "nullptr") + ";");
+  src.writeline("    gemm_sm90::mainloop(&map_X, &map_W, p, t);");
+  src.writeline("#elif defined(__CUDA_ARCH__)");
+  src.writeline("    __trap();  // built without sm_90a features: the entry refuses other devices");
+  src.writeline("#endif");
+  src.writeline("}");
+  src.writeline("#endif  // ROCMTPL_PLATFORM_NVIDIA");
+  src.writeline("");
+}
+
+// The Hopper entry point's body (its declaration comes from the parts): the size checks, the workspace query (none),
+// the null checks, then the launch of the description (its requirements refuse what the path cannot serve); an AMD
+// build refuses every call.
+inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
+                             const launch_description& d) {
   {
     auto body = src.indent();
     for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
@@ -515,18 +648,30 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
         !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
         return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
     }
-    if (workspace_size) {
-        *workspace_size = 0;
-        return ROCMTPL_STATUS_OK;
-    }
 )sm90");
+    write_workspace_query(src, d);
     const auto& v = plan.v;
     for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
     src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
+    src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+    write_launches(src, d, abi_tensor_names(kernel.args()));
+    src.writeline("#else");
     src.writeline("(void)workspace;");
-    src.writeline("const gemm_pointers t" + gemm_pointer_init(v, "nullptr") + ";");
-    src.writeline("return gemm_sm90_run(p, t, stream);");
+    src.writeline("(void)stream;");
+    src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only");
+    src.writeline("#endif");
   }
+}
+
+/// @brief The launch description of a configuration's entry (see codegen/launch.hpp).
+[[nodiscard]] inline launch_description describe_gemm_launch(rocm_template_kernel& kernel, const template_context& ctx,
+                                                             const gemm_config& config, const gemm_options& options) {
+  validate(config);
+  auto v = make_gemm_view(ctx, options);
+  check_gemm_renderable(config, v, options);
+  const gemm_plan plan = make_gemm_plan(kernel, ctx, config, options, std::move(v));
+  return config.math == gemm_math::wgmma ? sm90_launch_description(kernel, plan)
+                                         : gemm_launch_description(kernel, plan);
 }
 
 // The complete translation unit of one configuration, as parts (see gemm_policy::render()).
@@ -543,14 +688,18 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   write_source_head(src, plan);
   if (config.math == gemm_math::wgmma) {
     out.includes.emplace_back(sm90_includes_text);
+    const auto d = sm90_launch_description(kernel, plan);
     write_sm90_code(src, plan);
-    write_sm90_entry(entry, kernel, plan);
+    write_sm90_kernel(src, plan, d);
+    write_sm90_entry(entry, kernel, plan, d);
   } else {
+    const auto d = gemm_launch_description(kernel, plan);
     write_tile_constants(src, plan);
     write_device_code(src, plan);
     write_kernels(src, plan);
-    write_launcher(src, plan);
-    write_entry(entry, kernel, plan);
+    write_launcher(src);
+    write_global_kernels(src, plan, d);
+    write_entry(entry, kernel, plan, d);
   }
   out.device_code = std::move(src).str();
   out.entry_body = std::move(entry).str();

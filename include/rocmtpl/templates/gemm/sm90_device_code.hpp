@@ -17,7 +17,8 @@
 /// Everything is inside `#if defined(ROCMTPL_PLATFORM_NVIDIA)`; the device code only where
 /// `__CUDA_ARCH_FEAT_SM90_ALL` is defined (built with `-gencode=arch=compute_90a,code=sm_90a`):
 /// another NVIDIA target gets a kernel that traps (the host entry refuses such devices before
-/// launching), and an AMD build gets `gemm_sm90_run()` returning ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT.
+/// launching), and an AMD build gets an entry that returns ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT. The
+/// kernel and its launch come from the launch description (templates/gemm/render.hpp).
 /// The text uses the names of the GEMM prelude (templates/gemm/render.hpp): `block_m`, `block_n`,
 /// `block_k`, `warp_m`, `warp_n`, `stages`, `group_m`, `gemm_dynamic_shared`, `x_kind`, `y_kind`,
 /// `gemm_sm90_bias_mode`, `gemm_sm90_alpha`, `gemm_sm90_beta`, `gemm_problem`, `gemm_pointers`,
@@ -358,142 +359,91 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
 #endif  // ROCMTPL_GEMM_SM90_DEVICE
 )sm90";
 
-/// The kernel (a trap on NVIDIA targets other than sm_90a) and the host side: tensor maps through
-/// the driver entry point (no libcuda link), the run-time checks, the shared-memory opt-in, the
-/// persistent grid and the launch. `gemm_sm90_run()` returns a ROCMTPL_STATUS_* code.
-inline constexpr std::string_view sm90_host_text = R"sm90(__global__ void __launch_bounds__(gemm_sm90::threads, 1)
-    gemm_sm90_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
-                     const gemm_problem p, const gemm_pointers t) {
-#if defined(ROCMTPL_GEMM_SM90_DEVICE)
-    gemm_sm90::mainloop(&map_x, &map_w, p, t);
-#elif defined(__CUDA_ARCH__)
-    (void)map_x, (void)map_w, (void)p, (void)t;
-    __trap();  // built without sm_90a features: the host entry refuses other devices
-#endif
-}
-namespace gemm_sm90 {
-using tensor_map_encoder = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                        const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                        CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+/// The host side of the Hopper path (inside the source's anonymous namespace): the two functions
+/// the launch lines of codegen/launch.hpp call, `rocmtpl_make_tensor_map()` (the driver's
+/// cuTensorMapEncodeTiled through the runtime's entry-point query: no libcuda link) and
+/// `rocmtpl_sm_count()` (the SM count of the current device when it is a compute capability 9.0
+/// device, else 0: the entry then refuses the call). An AMD build gets neither. Ends the
+/// `#if defined(ROCMTPL_PLATFORM_NVIDIA)` block that sm90_head_text opens.
+inline constexpr std::string_view sm90_host_text = R"sm90(#if !defined(ROCMTPL_DEVICE_ONLY)
+using rocmtpl_tensor_map_encoder = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                                const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
+                                                CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                                CUtensorMapFloatOOBfill);
 // The driver's cuTensorMapEncodeTiled through the runtime; nullptr when absent.
-inline tensor_map_encoder encoder() {
-    static const tensor_map_encoder fn = [] {
+inline rocmtpl_tensor_map_encoder rocmtpl_encoder() {
+    static const rocmtpl_tensor_map_encoder fn = [] {
         void* f = nullptr;
         cudaDriverEntryPointQueryResult q{};
         if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
             q != cudaDriverEntryPointSuccess) {
             f = nullptr;
         }
-        return reinterpret_cast<tensor_map_encoder>(f);
+        return reinterpret_cast<rocmtpl_tensor_map_encoder>(f);
     }();
     return fn;
 }
-// 2-D map of a [rows, cols] 16-bit matrix with unit column stride and row pitch `pitch` elements;
-// box = box_rows x 64 columns (128 bytes), 128-byte swizzle, out-of-bounds elements read as zero.
-inline bool make_map(CUtensorMap& map, const void* base, uint64_t rows, uint64_t cols, uint64_t pitch, uint32_t box_rows) {
-    const tensor_map_encoder encode = encoder();
-    if (encode == nullptr) return false;
-    const cuuint64_t dims[2] = {cols, rows};
-    const cuuint64_t strides[1] = {pitch * 2};
-    const cuuint32_t box[2] = {64, box_rows};
+// 2-D map of a [rows, cols] 16-bit matrix (dtype code: 2 bf16, else f16) with unit column stride
+// and row pitch `pitch` elements; box = box_rows x box_cols, 128-byte swizzle, out-of-bounds
+// elements read as zero. An empty matrix leaves the map zeroed (nothing is loaded from it).
+// The last maps a thread encoded are reused for the same arguments (encoding is host work on
+// every call otherwise).
+inline bool rocmtpl_make_tensor_map(CUtensorMap& map, int dtype_code, const void* base, int64_t rows, int64_t cols,
+                                    int64_t pitch, int64_t box_rows, int64_t box_cols) {
+    if (rows == 0 || cols == 0) return true;
+    struct entry {
+        CUtensorMap map;
+        const void* base;
+        int64_t rows, cols, pitch, box_rows, box_cols;
+        int dtype_code;
+        bool valid;
+    };
+    static thread_local entry recent[4] = {};
+    static thread_local int next = 0;
+    for (const entry& e : recent) {
+        if (e.valid && e.base == base && e.rows == rows && e.cols == cols && e.pitch == pitch && e.box_rows == box_rows &&
+            e.box_cols == box_cols && e.dtype_code == dtype_code) {
+            map = e.map;
+            return true;
+        }
+    }
+    const rocmtpl_tensor_map_encoder encode = rocmtpl_encoder();
+    if (encode == nullptr || rows < 0 || cols < 0 || pitch <= 0) return false;
+    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(pitch) * 2};
+    const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
     const cuuint32_t elem_strides[2] = {1, 1};
-    return encode(&map, x_kind == 2 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-                  const_cast<void*>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-inline bool aligned16(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; }
-// What the path needs of a problem at run time: one matrix (no batch), sizes that fit int32, N and
-// the row pitches of X, W and Y multiples of 8 elements (TMA pitches of 16 bytes, 16-byte stores),
-// unit column strides, 16-byte aligned X, W and Y.
-inline bool supported(const gemm_problem& p, const gemm_pointers& t) {
-    if (p.batch != 1 || p.m_size > 2147483647 || p.n_size > 2147483647 || p.k_size > 2147483647) return false;
-    if (p.n_size % 8 != 0 || p.x_stride_k != 1 || p.w_stride_n != 1 || p.y_stride_n != 1) return false;
-    if ((p.m_size > 1 && p.x_stride_m % 8 != 0) || (p.k_size > 1 && p.w_stride_k % 8 != 0) || p.y_stride_m % 8 != 0) {
+    if (encode(&map, dtype_code == 1 /* bfloat16, rocmtpl::dtype_code() */ ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+               const_cast<void*>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
         return false;
     }
-    return aligned16(t.X + p.x_offset) && aligned16(t.W + p.w_offset) && aligned16(t.Y + p.y_offset);
+    recent[next] = entry{map, base, rows, cols, pitch, box_rows, box_cols, dtype_code, true};
+    next = (next + 1) % 4;
+    return true;
 }
-// What the path needs of the current device (compute capability 9.0) and its SM count, looked up
-// once per thread and device.
-inline bool device_facts(int device, int& sms) {
+// The current device's SM count when it has compute capability 9.0, else 0; looked up once per
+// thread and device.
+inline int64_t rocmtpl_sm_count() {
     static thread_local int known = -1;
-    static thread_local bool hopper = false;
-    static thread_local int known_sms = 0;
+    static thread_local int64_t sms = 0;
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return 0;
     if (known != device) {
         int major = 0, minor = 0, count = 0;
         if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
             cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
             cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-            return false;
+            return 0;
         }
         known = device;
-        hopper = major == 9 && minor == 0 && count > 0;
-        known_sms = count;
+        sms = major == 9 && minor == 0 ? count : 0;
     }
-    sms = known_sms;
-    return hopper;
+    return sms;
 }
-// The tensor maps of X and W, reused while a thread calls again with the same operands (encoding
-// them is host work on every call otherwise).
-inline bool tensor_maps(const gemm_problem& p, const gemm_pointers& t, CUtensorMap& map_x, CUtensorMap& map_w) {
-    struct entry {
-        const void* x = nullptr;
-        const void* w = nullptr;
-        uint64_t m = 0, n = 0, k = 0, x_pitch = 0, w_pitch = 0;
-        bool valid = false;
-        CUtensorMap map_x{}, map_w{};
-    };
-    static thread_local entry last;
-    const void* x = t.X + p.x_offset;
-    const void* w = t.W + p.w_offset;
-    const uint64_t m = static_cast<uint64_t>(p.m_size), n = static_cast<uint64_t>(p.n_size);
-    const uint64_t k = static_cast<uint64_t>(p.k_size);
-    // A pitch that is never used (one row) only has to be valid.
-    const uint64_t x_pitch = p.m_size > 1 ? static_cast<uint64_t>(p.x_stride_m) : (k + 7) / 8 * 8;
-    const uint64_t w_pitch = p.k_size > 1 ? static_cast<uint64_t>(p.w_stride_k) : n;
-    if (!(last.valid && last.x == x && last.w == w && last.m == m && last.n == n && last.k == k &&
-          last.x_pitch == x_pitch && last.w_pitch == w_pitch)) {
-        last.valid = false;
-        if (!make_map(last.map_x, x, m, k, x_pitch, block_m) || !make_map(last.map_w, w, k, n, w_pitch, 64)) return false;
-        last.x = x, last.w = w, last.m = m, last.n = n, last.k = k, last.x_pitch = x_pitch, last.w_pitch = w_pitch;
-        last.valid = true;
-    }
-    map_x = last.map_x;
-    map_w = last.map_w;
-    return true;
-}
-}  // namespace gemm_sm90
-
-// Checks, tensor maps, the shared-memory opt-in (once per device), the persistent grid, the launch.
-inline int gemm_sm90_run(const gemm_problem& p, const gemm_pointers& t, hipStream_t stream) {
-    if (!gemm_sm90::supported(p, t)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    const int64_t tiles = rocmtpl_cdiv(p.m_size, block_m) * rocmtpl_cdiv(p.n_size, block_n);
-    if (tiles > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    int device = 0, sms = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
-    if (device < 0 || device >= 64 || !gemm_sm90::device_facts(device, sms)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    CUtensorMap map_x{}, map_w{};  // K = 0: nothing is loaded, the maps stay empty
-    if (p.k_size > 0 && !gemm_sm90::tensor_maps(p, t, map_x, map_w)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    // The shared-memory opt-in, once per device (bit `device`).
-    static std::atomic<uint64_t> opted_in{0};
-    const uint64_t bit = uint64_t{1} << device;
-    if ((opted_in.load(std::memory_order_acquire) & bit) == 0) {
-        if (cudaFuncSetAttribute(gemm_sm90_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, gemm_dynamic_shared) !=
-            cudaSuccess) {
-            return ROCMTPL_STATUS_LAUNCH_FAILED;
-        }
-        opted_in.fetch_or(bit, std::memory_order_release);
-    }
-    const int64_t grid = tiles < sms ? tiles : sms;
-    gemm_sm90_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(gemm_sm90::threads), gemm_dynamic_shared, stream>>>(
-        map_x, map_w, p, t);
-    return cudaGetLastError() == cudaSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
-}
-#else
-// Not an NVIDIA build: the Hopper path does not exist here.
-inline int gemm_sm90_run(const gemm_problem&, const gemm_pointers&, hipStream_t) { return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT; }
-#endif  // ROCMTPL_PLATFORM_NVIDIA
+#endif  // !ROCMTPL_DEVICE_ONLY
+#endif  // ROCMTPL_PLATFORM_NVIDIA: the Hopper block that sm90_head_text opens
 )sm90";
 
 }  // namespace rocmtpl::templates::detail

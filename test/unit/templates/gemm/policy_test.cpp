@@ -15,8 +15,9 @@ using namespace gemm_test;
 static_assert(rocmtpl::kernel_template<gemm_policy>);
 static_assert(gemm_policy::capabilities ==
               rocmtpl::kernel_capabilities{
-                  .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true});
+                  .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true, .launch = true});
 static_assert(rocmtpl::detail::has_workspace<gemm_policy>);
+static_assert(rocmtpl::detail::has_launch<gemm_policy>);
 static_assert(rocmtpl::detail::has_reference<gemm_policy>);
 static_assert(rocmtpl::detail::has_runtime_args<gemm_policy>);
 static_assert(rocmtpl::detail::has_problem_configs<gemm_policy>);

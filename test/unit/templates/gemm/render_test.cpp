@@ -98,9 +98,12 @@ TEST(GemmRender, MatrixCorePathForBothVendorsInOneSource) {
   EXPECT_TRUE(contains(src, "[[maybe_unused]] constexpr bool x_k_major = true;"));
   EXPECT_TRUE(contains(src, "[[maybe_unused]] constexpr bool w_k_major = false;"));
   // Static, aligned strides: one fast instantiation; a misaligned pointer is refused, not run slowly.
-  EXPECT_TRUE(contains(src, "if (!fast) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
-  EXPECT_TRUE(contains(src, "gemm_launch<8, 8>("));
-  EXPECT_FALSE(contains(src, "gemm_launch<1, 1>("));
+  EXPECT_TRUE(contains(src,
+                       "if ((reinterpret_cast<uintptr_t>(X) % 16 == 0) && (reinterpret_cast<uintptr_t>(W) % 16 "
+                       "== 0)) {"));
+  EXPECT_TRUE(contains(src, "gemm_kernel_body<8, 8>("));
+  EXPECT_TRUE(contains(src, "rocm_gemm_v8_8<<<"));
+  EXPECT_FALSE(contains(src, "gemm_kernel_body<1, 1>("));
   // Column-major W (nn.Linear weight): K-major tile of W.
   rocmtpl::rocm_template<gemm_policy> lin(
       gemm_policy(),
@@ -130,18 +133,20 @@ TEST(GemmRender, MatrixCoreConfigNeedsSixteenBitOperands) {
 TEST(GemmRender, SymbolicAlignmentIsCheckedAtRunTimeWithAFallback) {
   auto t = square(dtype::f16, M, N, K);
   const auto src = t.generate(mma(128, 128, 32, 64, 64, 4), {{"M", 64}, {"N", 64}, {"K", 64}}).source();
+  // Variant 0 needs the pointers and the symbolic strides aligned; else the scalar variant runs.
   EXPECT_TRUE(contains(src,
-                       "const bool fast = gemm_aligned(X, 8, p.x_offset, p.x_stride_m, p.x_stride_b) && "
-                       "gemm_aligned(W, 8, p.w_offset, p.w_stride_k, p.w_stride_b);"));
-  EXPECT_TRUE(contains(src, "fast ? gemm_launch<8, 8>("));
-  EXPECT_TRUE(contains(src, ": gemm_launch<1, 1>("));
+                       "if ((reinterpret_cast<uintptr_t>(X) % 16 == 0) && (rocmtpl_mod(u_K, 8) == 0) && "
+                       "(reinterpret_cast<uintptr_t>(W) % 16 == 0) && (rocmtpl_mod(u_N, 8) == 0)) {"));
+  EXPECT_TRUE(contains(src, "rocm_gemm_v8_8<<<"));
+  EXPECT_TRUE(contains(src, "} else {\n        {\n            bool rocmtpl_grid_0_ok = true;"));
+  EXPECT_TRUE(contains(src, "rocm_gemm_v1_1<<<"));
   // Static K = 700 (a multiple of 4, not 8): the vector width drops to 4 at render time.
   auto t2 = square(dtype::f16, 64, 64, 700);
   const auto src2 = t2.generate(mma(64, 64, 32, 32, 32, 3)).source();
-  EXPECT_TRUE(contains(src2, "gemm_launch<4, 8>("));
+  EXPECT_TRUE(contains(src2, "gemm_kernel_body<4, 8>("));
   // Odd K: X cannot take vectors; W (N contiguous, N = 64) still can.
   auto t3 = square(dtype::f16, 64, 64, 33);
-  EXPECT_TRUE(contains(t3.generate(mma(64, 64, 32, 32, 32, 3)).source(), "gemm_launch<1, 8>("));
+  EXPECT_TRUE(contains(t3.generate(mma(64, 64, 32, 32, 32, 3)).source(), "gemm_kernel_body<1, 8>("));
 }
 
 TEST(GemmRender, BatchedOperandsAndBroadcastWeights) {
@@ -155,7 +160,7 @@ TEST(GemmRender, BatchedOperandsAndBroadcastWeights) {
   EXPECT_TRUE(contains(src, "problem_.x_stride_b = 64*u_M;"));
   EXPECT_TRUE(contains(src, "problem_.w_stride_b = 0;"));
   EXPECT_TRUE(contains(src, "problem_.y_stride_b = 32*u_M;"));
-  EXPECT_TRUE(contains(src, "static_cast<unsigned>(p.batch)"));
+  EXPECT_TRUE(contains(src, "const int64_t rocmtpl_grid_0_y = u_B;"));
   // Batch sizes that disagree are named.
   try {
     rocmtpl::rocm_template<gemm_policy> bad(
@@ -179,8 +184,11 @@ TEST(GemmRender, RuntimeSplitKUsesTheWorkspace) {
   const auto& src = caller.source();
   EXPECT_TRUE(contains(src, "int64_t u_M, int32_t split_k, size_t* workspace_size"));
   EXPECT_TRUE(contains(src, "if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
-  EXPECT_TRUE(contains(src, "*workspace_size = partial_bytes;"));
-  EXPECT_TRUE(contains(src, "gemm_split_k_reduce<<<"));
+  EXPECT_TRUE(contains(src, "*workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);"));
+  EXPECT_TRUE(contains(src, "rocm_gemm_split_k_reduce<<<"));
+  EXPECT_TRUE(contains(src,
+                       "const int64_t rocmtpl_grid_0_z = rocmtpl_size_mul(1, static_cast<int64_t>(split_k), "
+                       "&rocmtpl_grid_0_ok);"));
   EXPECT_TRUE(contains(src, "return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;"));
   // The runtime value travels in the benchmark request after the size arguments.
   EXPECT_EQ(caller.bmreq().size_arg_count, 1U);
@@ -215,9 +223,16 @@ TEST(GemmRender, PlanVectorWidthsAndLaunchBounds) {
   EXPECT_EQ(plan.vb, 8);
   EXPECT_TRUE(plan.fast);
   EXPECT_FALSE(plan.needs_fallback);
-  EXPECT_EQ(td::fast_path_condition(plan),
-            "gemm_aligned(X, 4, p.x_offset, p.x_stride_m, p.x_stride_b) && "
-            "gemm_aligned(W, 8, p.w_offset, p.w_stride_k, p.w_stride_b)");
+  // The launch description: one vectorised variant (static strides are aligned, so only the
+  // pointers are checked at run time: 4 and 8 halves) and no scalar fallback.
+  const auto d = td::gemm_launch_description(kernel, plan);
+  ASSERT_EQ(d.variants.size(), 1U);
+  const auto& req = d.variants[0].requirements;
+  ASSERT_EQ(req.size(), 2U);
+  EXPECT_EQ(req[0].kind, rocmtpl::launch_requirement_kind::aligned_pointer);
+  EXPECT_EQ(req[0].value, 8);
+  EXPECT_EQ(req[1].value, 16);
+  EXPECT_EQ(d.variants[0].launches.at(0).symbol, "rocm_gemm_v4_8");
   EXPECT_EQ(td::gemm_min_blocks(mma(64, 64, 32, 32, 32, 3)), 1);
   EXPECT_EQ(td::gemm_min_blocks(gemm_config{128, 128, 8, 8, 8, 8}), 2);
 }
@@ -232,19 +247,25 @@ TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
   c.split_k = 4;
   const auto src = t.generate(c, {{"M", 64}, {"N", 64}}).source();
   const auto helpers = src.find("inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out)");
-  const auto query = src.find("*workspace_size = partial_bytes;");
+  const auto query = src.find("*workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);");
   ASSERT_NE(helpers, std::string::npos);
   ASSERT_NE(query, std::string::npos);
   EXPECT_LT(helpers, query);
   const auto count_check = src.find(
       "if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||\n"
       "        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {");
+  // The workspace (split_k fp32 partials) and the grid come from the launch description, in
+  // checked arithmetic that refuses what does not fit.
   const auto bytes_check =
-      src.find("if (split_k > 1 && !rocmtpl_checked_bytes(rocmtpl_elements, split_k, sizeof(float), partial_bytes)) {");
+      src.find("if (!rocmtpl_ws_ok || rocmtpl_workspace_bytes < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   EXPECT_LT(count_check, query);
   EXPECT_LT(bytes_check, query);
-  EXPECT_TRUE(contains(
-      src, "if (!rocmtpl_checked_mul(rocmtpl_cdiv(p.m_size, block_m), rocmtpl_cdiv(p.n_size, block_n), tiles) ||"));
+  EXPECT_TRUE(contains(src,
+                       "rocmtpl_size_mul(rocmtpl_size_mul(rocmtpl_size_mul(4, u_M, &rocmtpl_ws_ok), u_N, "
+                       "&rocmtpl_ws_ok), static_cast<int64_t>(split_k), &rocmtpl_ws_ok)"));
+  EXPECT_TRUE(contains(src,
+                       "if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || "
+                       "rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   EXPECT_FALSE(contains(src, "p.batch * p.m_size * p.n_size"));
   // The reference entry checks its element count the same way.
   const auto ref = t.generate_reference({{"M", 64}, {"N", 64}}).source();

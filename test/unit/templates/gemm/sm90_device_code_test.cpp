@@ -39,15 +39,13 @@ TEST(GemmSm90DeviceCode, DeviceCodeOnlyForNvidiaSm90a) {
   EXPECT_TRUE(contains(head, "cp.async.bulk.tensor.2d"));
   EXPECT_TRUE(contains(std::string(sm90_body_text), "#endif  // ROCMTPL_GEMM_SM90_DEVICE"));
   const std::string host(sm90_host_text);
-  EXPECT_TRUE(contains(host, "__trap();  // built without sm_90a features"));
+  EXPECT_EQ(host.find("#if !defined(ROCMTPL_DEVICE_ONLY)"), 0U);
+  EXPECT_TRUE(host.ends_with("#endif  // ROCMTPL_PLATFORM_NVIDIA: the Hopper block that sm90_head_text opens\n"));
   EXPECT_TRUE(contains(host, "cudaGetDriverEntryPointByVersion(\"cuTensorMapEncodeTiled\""));
   EXPECT_FALSE(contains(host, "cuTensorMapEncodeTiled("));  // never linked against libcuda
-  EXPECT_TRUE(contains(host, "cudaFuncSetAttribute(gemm_sm90_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize"));
-  EXPECT_TRUE(contains(host, "hopper = major == 9 && minor == 0 && count > 0;"));
-  EXPECT_TRUE(contains(host, "static thread_local entry last;"));  // tensor maps reused for the same operands
-  // AMD builds: the run function refuses every call.
-  const auto amd = host.substr(host.rfind("#else"));
-  EXPECT_TRUE(contains(amd, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(host, "inline bool rocmtpl_make_tensor_map(CUtensorMap& map, int dtype_code"));
+  EXPECT_TRUE(contains(host, "sms = major == 9 && minor == 0 ? count : 0;"));  // other devices: refused
+  EXPECT_TRUE(contains(host, "static thread_local entry recent[4] = {};"));    // maps reused for the same operands
 }
 
 TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
@@ -65,7 +63,16 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   EXPECT_TRUE(contains(src, "#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL 0"));
   EXPECT_TRUE(contains(src, "m64n256k16.f32.f16.f16"));
   EXPECT_TRUE(contains(src, "apply_activation(float v) { return v > 0.0f ? v : 0.0f; }"));  // relu
-  EXPECT_TRUE(contains(src, "return gemm_sm90_run(p, t, stream);"));
+  // The kernel and the entry's launch come from the launch description.
+  EXPECT_TRUE(contains(src,
+                       "__global__ void __launch_bounds__(gemm_sm90::threads, 1) rocm_gemm_sm90(const "
+                       "__grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W"));
+  EXPECT_TRUE(contains(src, "__trap();  // built without sm_90a features"));
+  EXPECT_TRUE(contains(src,
+                       "hipFuncSetAttribute(reinterpret_cast<const void*>(&rocm_gemm_sm90), "
+                       "hipFuncAttributeMaxDynamicSharedMemorySize, 216144)"));
+  EXPECT_TRUE(contains(src, "const int64_t rocmtpl_grid_0_x = rocmtpl_launch_min(512, rocmtpl_sms);"));
+  EXPECT_TRUE(contains(src, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only"));
   EXPECT_FALSE(contains(src, "store_output("));  // the path has its own epilogue
   EXPECT_FALSE(contains(src, "mma.sync"));
   // Headers before the anonymous namespace (an include inside it would wrap std in it).
@@ -93,7 +100,7 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   EXPECT_TRUE(contains(s2, "gemm_sm90_beta = 2.0f;"));
   EXPECT_TRUE(contains(s2, "#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL 1"));
   EXPECT_TRUE(contains(s2, "if (split_k != 1) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
-  EXPECT_TRUE(contains(s2, "*workspace_size = 0;"));
+  EXPECT_TRUE(contains(s2, "const int64_t rocmtpl_workspace_bytes = 0;"));
 }
 
 TEST(GemmSm90DeviceCode, RenderRefusesProblemsThePathCannotServe) {

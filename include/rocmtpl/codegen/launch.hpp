@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief launch_description: how a rendered kernel is launched, in C++ (issue 9 part 4).
+///
+/// A policy describes, for one configuration, every kernel launch of its entry point: the
+/// `extern "C" __global__` symbol, grid, block, dynamic shared memory and the kernel's parameter
+/// list, each a function of the size symbols and runtime arguments, plus the workspace bytes and
+/// the run-time choice between instantiations (alternatives guarded by requirements on sizes and
+/// pointer alignment). Two consumers read the same description, so they cannot disagree:
+/// - the renderer writes the generated `extern "C"` entry's launch lines from it
+///   (write_workspace_query(), write_launches());
+/// - the runtime launches code objects through the GPU driver's module API from it
+///   (runtime/module_launcher.hpp): bind() evaluates it for concrete sizes and runtime arguments
+///   into a bound_launch, which holds plain integers only (it travels to the benchmark worker as
+///   JSON), and select_variant() picks the instantiation for concrete pointers.
+///
+/// Rules shared by both: variants are tried in order and the first whose requirements hold is
+/// launched (none: the arguments are unsupported); a launch with a zero grid dimension is skipped;
+/// grid x must fit int32 and grid y, z 65535; the shared-memory opt-in is made above 48 KiB. The
+/// rendered lines compute in checked arithmetic and refuse what overflows
+/// (ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT); bind() throws evaluation_error there instead.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/ir/dtype.hpp>
+#include <rocmtpl/ir/sym_expr.hpp>
+
+namespace rocmtpl {
+
+/// @brief The integer type of a size or runtime-argument kernel parameter.
+enum class launch_scalar : std::uint8_t { i32, i64 };
+
+/// @brief One launch quantity: `sizes` (over the size symbols), times a runtime argument when
+/// `times_runtime_arg` is set, zero unless that argument is above one when
+/// `only_when_runtime_arg_above_one` is set, capped at `at_most` (0: no cap) and, for persistent
+/// grids, at the device's multiprocessor count.
+struct launch_value {
+  sym_expr sizes{1};
+  std::optional<std::size_t> times_runtime_arg{};
+  std::optional<std::size_t> only_when_runtime_arg_above_one{};
+  std::int64_t at_most = 0;
+  bool at_most_sm_count = false;
+};
+
+/// @brief A Hopper TMA tensor map of a row-major 16-bit matrix (tensor `tensor` from element
+/// `offset` on): [rows, cols] with unit column stride and row pitch `pitch` elements, boxes of
+/// box_rows x box_cols, 128-byte swizzle, 256-byte L2 promotion, out-of-bounds reads as zero. A map
+/// of an empty matrix (rows or cols 0) is left zeroed: nothing is loaded through it.
+struct tensor_map_spec {
+  std::size_t tensor = 0;
+  dtype element = dtype::f16;
+  sym_expr offset{0};
+  sym_expr rows{0};
+  sym_expr cols{0};
+  sym_expr pitch{0};
+  std::int64_t box_rows = 0;
+  std::int64_t box_cols = 0;
+  /// The pitch used when `rows` <= 1 (a pitch that is never stepped only has to be valid).
+  std::optional<sym_expr> pitch_if_one_row{};
+};
+
+/// @brief What a kernel parameter is.
+enum class launch_param_kind : std::uint8_t {
+  tensor,       ///< pointer to tensor `index` of the C ABI (inputs, then the output)
+  workspace,    ///< the workspace pointer plus `byte_offset` (null when the caller passes none)
+  size,         ///< size symbol `index` (entry order), as `scalar`
+  runtime_arg,  ///< runtime argument `index`, as `scalar`
+  tensor_map,   ///< a CUtensorMap (128 bytes, by value) built from `map`
+};
+
+/// @brief One kernel parameter; `name` is the argument as the generated entry spells it.
+struct launch_param {
+  launch_param_kind kind = launch_param_kind::tensor;
+  std::size_t index = 0;
+  std::string name{};
+  launch_scalar scalar = launch_scalar::i64;
+  std::int64_t byte_offset = 0;
+  std::string cpp_type{};  ///< workspace: the pointer type the kernel takes ("float*")
+  std::optional<tensor_map_spec> map{};
+};
+
+/// @brief One `extern "C" __global__` kernel launch.
+struct kernel_launch {
+  std::string symbol{};
+  std::array<launch_value, 3> grid{};
+  std::array<std::int64_t, 3> block{1, 1, 1};
+  std::int64_t shared_bytes = 0;
+  std::vector<launch_param> params{};
+  /// AMD values where they differ (source with per-platform constants): block {0, 0, 0} and
+  /// shared bytes -1 mean "as above".
+  std::array<std::int64_t, 3> amd_block{0, 0, 0};
+  std::int64_t amd_shared_bytes = -1;
+};
+
+/// @brief A condition a variant needs.
+enum class launch_requirement_kind : std::uint8_t {
+  aligned_pointer,  ///< tensor `tensor` plus `expr` elements is `value`-byte aligned
+  multiple_of,      ///< `expr` % `value` == 0 (skipped when `unless_at_most_one` <= 1)
+  at_most,          ///< `expr` <= `value`
+  equals,           ///< `expr` == `value`
+};
+
+/// @brief One requirement of a variant (see launch_requirement_kind).
+struct launch_requirement {
+  launch_requirement_kind kind = launch_requirement_kind::multiple_of;
+  std::size_t tensor = 0;
+  sym_expr expr{0};
+  std::int64_t value = 1;
+  std::optional<sym_expr> unless_at_most_one{};
+};
+
+/// @brief The launches of one instantiation and what they need.
+struct launch_variant {
+  std::vector<launch_requirement> requirements{};
+  std::vector<kernel_launch> launches{};
+};
+
+/// @brief Everything the entry point launches, for one configuration.
+struct launch_description {
+  std::vector<std::string> size_symbols{};  ///< symbol names in entry order (their values' order)
+  std::vector<std::string> runtime_args{};  ///< runtime argument names in entry order
+  std::vector<dtype> tensor_types{};        ///< C ABI tensors (inputs, then the output)
+  launch_value workspace_bytes{sym_expr(0)};
+  std::vector<launch_variant> variants{};
+};
+
+/// @brief A description's head for an entry's arguments: size symbols, runtime arguments and
+/// tensor dtypes in entry order; no variants yet.
+[[nodiscard]] inline launch_description launch_description_for(const kernel_args& args) {
+  launch_description d;
+  d.size_symbols = args.size_symbols();
+  for (const auto& a : args.runtime_args()) d.runtime_args.push_back(a.name);
+  for (const auto& t : args.inputs()) d.tensor_types.push_back(t.node.type());
+  for (const auto& t : args.outputs()) d.tensor_types.push_back(t.node.type());
+  return d;
+}
+
+/// @brief C ABI position (inputs, then outputs) of the tensor bound as `arg_name`.
+/// @throws invalid_argument_error when no tensor is bound under that name.
+[[nodiscard]] inline std::size_t abi_tensor_index(const kernel_args& args, std::string_view arg_name) {
+  std::size_t i = 0;
+  for (const auto* list : {&args.inputs(), &args.outputs()}) {
+    for (const auto& t : *list) {
+      if (t.arg_name == arg_name) return i;
+      ++i;
+    }
+  }
+  throw invalid_argument_error("rocmtpl: launch_description: no tensor is bound as '" + std::string(arg_name) +
+                               "'; bind it with def_kernel first");
+}
+
+/// @brief The entry's tensor parameter names in C ABI order (inputs, then outputs).
+[[nodiscard]] inline std::vector<std::string> abi_tensor_names(const kernel_args& args) {
+  std::vector<std::string> names;
+  for (const auto& t : args.inputs()) names.push_back(t.arg_name);
+  for (const auto& t : args.outputs()) names.push_back(t.arg_name);
+  return names;
+}
+
+// ---- bound: evaluated for concrete sizes and runtime arguments ---------------------------------
+
+/// @brief A tensor map with concrete numbers.
+struct bound_tensor_map {
+  std::size_t tensor = 0;
+  dtype element = dtype::f16;
+  std::int64_t offset = 0, rows = 0, cols = 0, pitch = 0, box_rows = 0, box_cols = 0;
+  friend bool operator==(const bound_tensor_map&, const bound_tensor_map&) = default;
+};
+
+/// @brief A parameter with concrete numbers: `value` is the integer (size, runtime argument) or the
+/// workspace byte offset.
+struct bound_param {
+  launch_param_kind kind = launch_param_kind::tensor;
+  std::size_t index = 0;
+  launch_scalar scalar = launch_scalar::i64;
+  std::int64_t value = 0;
+  std::optional<bound_tensor_map> map{};
+  friend bool operator==(const bound_param&, const bound_param&) = default;
+};
+
+/// @brief A launch with concrete numbers; grid x is still capped at the SM count when asked.
+struct bound_kernel_launch {
+  std::string symbol{};
+  std::array<std::int64_t, 3> grid{1, 1, 1};
+  bool grid_x_at_most_sm_count = false;
+  std::array<std::int64_t, 3> block{1, 1, 1};
+  std::int64_t shared_bytes = 0;
+  std::vector<bound_param> params{};
+  friend bool operator==(const bound_kernel_launch&, const bound_kernel_launch&) = default;
+};
+
+/// @brief A pointer requirement left for launch time: (tensor + byte_offset) % alignment == 0.
+struct bound_alignment {
+  std::size_t tensor = 0;
+  std::int64_t byte_offset = 0;
+  std::int64_t alignment = 1;
+  friend bool operator==(const bound_alignment&, const bound_alignment&) = default;
+};
+
+/// @brief A variant whose size requirements held.
+struct bound_variant {
+  std::size_t index = 0;  ///< position in launch_description::variants
+  std::vector<bound_alignment> alignments{};
+  std::vector<bound_kernel_launch> launches{};
+  friend bool operator==(const bound_variant&, const bound_variant&) = default;
+};
+
+/// @brief A description evaluated for concrete sizes and runtime arguments.
+struct bound_launch {
+  std::int64_t workspace_bytes = 0;
+  std::vector<bound_variant> variants{};
+  friend bool operator==(const bound_launch&, const bound_launch&) = default;
+};
+
+/// @brief The arguments do not fit the description (no variant, a grid too large, overflow).
+class launch_unsupported_error : public invalid_argument_error {
+ public:
+  using invalid_argument_error::invalid_argument_error;
+};
+
+namespace detail::launch_impl {
+
+inline size_hints symbol_values(const launch_description& d, const std::vector<std::int64_t>& sizes,
+                                const std::vector<std::int64_t>& runtime_args) {
+  if (sizes.size() != d.size_symbols.size() || runtime_args.size() != d.runtime_args.size()) {
+    throw invalid_argument_error("rocmtpl: launch_description: got " + std::to_string(sizes.size()) + " sizes and " +
+                                 std::to_string(runtime_args.size()) + " runtime arguments, expected " +
+                                 std::to_string(d.size_symbols.size()) + " and " +
+                                 std::to_string(d.runtime_args.size()) + "; pass them in entry order");
+  }
+  size_hints h;
+  for (std::size_t i = 0; i < sizes.size(); ++i) h.emplace(d.size_symbols[i], sizes[i]);
+  return h;
+}
+
+inline std::int64_t runtime_arg(const std::vector<std::int64_t>& args, std::size_t i) {
+  if (i >= args.size()) {
+    throw invalid_argument_error("rocmtpl: launch_description: runtime argument " + std::to_string(i) +
+                                 " does not exist; fix the description");
+  }
+  return args[i];
+}
+
+// The value without the SM-count cap (that one is applied at launch time).
+inline std::int64_t evaluate(const launch_value& v, const size_hints& h, const std::vector<std::int64_t>& args) {
+  if (v.only_when_runtime_arg_above_one && runtime_arg(args, *v.only_when_runtime_arg_above_one) <= 1) return 0;
+  std::int64_t x = v.sizes.evaluate(h);
+  if (v.times_runtime_arg && __builtin_mul_overflow(x, runtime_arg(args, *v.times_runtime_arg), &x)) {
+    throw launch_unsupported_error("rocmtpl: launch: a launch quantity overflows int64; use smaller sizes");
+  }
+  if (v.at_most > 0 && x > v.at_most) x = v.at_most;
+  return x;
+}
+
+inline bool holds(const launch_requirement& r, const size_hints& h) {
+  if (r.kind == launch_requirement_kind::aligned_pointer) return true;  // at launch time
+  if (r.unless_at_most_one && r.unless_at_most_one->evaluate(h) <= 1) return true;
+  const std::int64_t x = r.expr.evaluate(h);
+  switch (r.kind) {
+    case launch_requirement_kind::multiple_of: return r.value != 0 && x % r.value == 0;
+    case launch_requirement_kind::at_most: return x <= r.value;
+    case launch_requirement_kind::equals: return x == r.value;
+    default: return true;
+  }
+}
+
+inline bound_param bind_param(const launch_param& p, const size_hints& h, const std::vector<std::int64_t>& sizes,
+                              const std::vector<std::int64_t>& args) {
+  bound_param b;
+  b.kind = p.kind;
+  b.index = p.index;
+  b.scalar = p.scalar;
+  switch (p.kind) {
+    case launch_param_kind::size:
+      if (p.index >= sizes.size()) throw invalid_argument_error("rocmtpl: launch: size parameter out of range");
+      b.value = sizes[p.index];
+      break;
+    case launch_param_kind::runtime_arg: b.value = runtime_arg(args, p.index); break;
+    case launch_param_kind::workspace: b.value = p.byte_offset; break;
+    case launch_param_kind::tensor_map:
+      if (p.map) {
+        const auto& m = *p.map;
+        const std::int64_t rows = m.rows.evaluate(h);
+        const std::int64_t pitch =
+            rows <= 1 && m.pitch_if_one_row ? m.pitch_if_one_row->evaluate(h) : m.pitch.evaluate(h);
+        b.map = bound_tensor_map{m.tensor,           m.element, m.offset.evaluate(h), rows,
+                                 m.cols.evaluate(h), pitch,     m.box_rows,           m.box_cols};
+      }
+      break;
+    case launch_param_kind::tensor: break;
+  }
+  return b;
+}
+
+}  // namespace detail::launch_impl
+
+/// @brief Evaluates a description for concrete sizes (size_symbols order) and runtime arguments:
+/// drops the variants whose size requirements fail, computes every grid, the workspace bytes and
+/// the tensor maps' numbers; `amd` picks the AMD block and shared bytes. Pure arithmetic: no GPU.
+/// @throws evaluation_error when an expression overflows; invalid_argument_error when the counts
+/// do not match.
+[[nodiscard]] inline bound_launch bind(const launch_description& d, const std::vector<std::int64_t>& sizes,
+                                       const std::vector<std::int64_t>& runtime_args, bool amd = false) {
+  namespace impl = detail::launch_impl;
+  const auto h = impl::symbol_values(d, sizes, runtime_args);
+  bound_launch out;
+  out.workspace_bytes = impl::evaluate(d.workspace_bytes, h, runtime_args);
+  for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
+    const auto& v = d.variants[vi];
+    bool ok = true;
+    for (const auto& r : v.requirements) ok = ok && impl::holds(r, h);
+    if (!ok) continue;
+    bound_variant bv;
+    bv.index = vi;
+    for (const auto& r : v.requirements) {
+      if (r.kind != launch_requirement_kind::aligned_pointer) continue;
+      const auto elem = static_cast<std::int64_t>(element_size(d.tensor_types.at(r.tensor)));
+      bv.alignments.push_back({r.tensor, r.expr.evaluate(h) * elem, r.value});
+    }
+    for (const auto& l : v.launches) {
+      bound_kernel_launch b;
+      b.symbol = l.symbol;
+      for (std::size_t i = 0; i < 3; ++i) b.grid[i] = impl::evaluate(l.grid[i], h, runtime_args);
+      b.grid_x_at_most_sm_count = l.grid[0].at_most_sm_count;
+      b.block = amd && l.amd_block[0] > 0 ? l.amd_block : l.block;
+      b.shared_bytes = amd && l.amd_shared_bytes >= 0 ? l.amd_shared_bytes : l.shared_bytes;
+      for (const auto& p : l.params) b.params.push_back(impl::bind_param(p, h, sizes, runtime_args));
+      bv.launches.push_back(std::move(b));
+    }
+    out.variants.push_back(std::move(bv));
+  }
+  return out;
+}
+
+/// @brief The first variant whose alignments hold for these tensor addresses (C ABI order).
+/// @throws launch_unsupported_error when none does.
+[[nodiscard]] inline const bound_variant& select_variant(const bound_launch& b,
+                                                         const std::vector<std::uintptr_t>& tensors) {
+  for (const auto& v : b.variants) {
+    bool ok = true;
+    for (const auto& a : v.alignments) {
+      if (a.tensor >= tensors.size()) throw invalid_argument_error("rocmtpl: launch: tensor index out of range");
+      const auto address = tensors[a.tensor] + static_cast<std::uintptr_t>(a.byte_offset);
+      ok = ok && a.alignment > 0 && address % static_cast<std::uintptr_t>(a.alignment) == 0;
+    }
+    if (ok) return v;
+  }
+  throw launch_unsupported_error(
+      "rocmtpl: launch: no instantiation accepts these sizes and pointers (alignment or size requirements); "
+      "align the tensors or use another configuration");
+}
+
+/// @brief The grid actually launched: the SM-count cap applied; checks the launch limits.
+/// @return the grid, or all zeros when the launch is skipped (a zero dimension)
+/// @throws launch_unsupported_error when grid x exceeds int32 or y, z exceed 65535
+[[nodiscard]] inline std::array<std::int64_t, 3> launch_grid(const bound_kernel_launch& l, std::int64_t sm_count) {
+  auto g = l.grid;
+  if (l.grid_x_at_most_sm_count && sm_count > 0 && g[0] > sm_count) g[0] = sm_count;
+  if (g[0] <= 0 || g[1] <= 0 || g[2] <= 0) return {0, 0, 0};
+  if (g[0] > 2147483647 || g[1] > 65535 || g[2] > 65535) {
+    throw launch_unsupported_error("rocmtpl: launch: grid of " + l.symbol +
+                                   " exceeds the launch limits; use smaller "
+                                   "sizes or another configuration");
+  }
+  return g;
+}
+
+// ---- rendering the entry's launch lines --------------------------------------------------------
+
+namespace detail::launch_impl {
+
+// C++ of a launch quantity with checked arithmetic into `ok`; runtime arguments by their entry name.
+inline std::string value_cpp(const launch_value& v, const launch_description& d, const std::string& ok,
+                             const std::string& sm_count) {
+  std::string e = v.sizes.to_cpp_checked(ok);
+  if (v.times_runtime_arg) {
+    e = "rocmtpl_size_mul(" + e + ", static_cast<int64_t>(" + d.runtime_args.at(*v.times_runtime_arg) + "), &" + ok +
+        ")";
+  }
+  if (v.at_most > 0) {
+    e = "rocmtpl_launch_min(" + e + ", " + std::to_string(v.at_most) + ")";
+  }
+  if (v.at_most_sm_count) e = "rocmtpl_launch_min(" + e + ", " + sm_count + ")";
+  if (v.only_when_runtime_arg_above_one) {
+    e = "(" + d.runtime_args.at(*v.only_when_runtime_arg_above_one) + " > 1 ? " + e + " : int64_t{0})";
+  }
+  return e;
+}
+
+inline std::string requirement_cpp(const launch_requirement& r, const std::vector<std::string>& tensor_names) {
+  std::string c;
+  switch (r.kind) {
+    case launch_requirement_kind::aligned_pointer:
+      c = "reinterpret_cast<uintptr_t>(" +
+          (r.expr == sym_expr(0) ? tensor_names.at(r.tensor)
+                                 : tensor_names.at(r.tensor) + " + (" + r.expr.to_cpp() + ")") +
+          ") % " + std::to_string(r.value) + " == 0";
+      break;
+    case launch_requirement_kind::multiple_of:
+      c = "rocmtpl_mod(" + r.expr.to_cpp() + ", " + std::to_string(r.value) + ") == 0";
+      break;
+    case launch_requirement_kind::at_most: c = r.expr.to_cpp() + " <= " + std::to_string(r.value); break;
+    case launch_requirement_kind::equals: c = r.expr.to_cpp() + " == " + std::to_string(r.value); break;
+  }
+  if (r.unless_at_most_one) c = "(" + r.unless_at_most_one->to_cpp() + " <= 1 || " + c + ")";
+  return "(" + c + ")";
+}
+
+inline std::string param_cpp(const launch_param& p, std::size_t launch_index) {
+  switch (p.kind) {
+    case launch_param_kind::workspace:
+      return "reinterpret_cast<" + p.cpp_type + ">(workspace" +
+             (p.byte_offset != 0 ? " + " + std::to_string(p.byte_offset) : std::string()) + ")";
+    case launch_param_kind::tensor_map:
+      return "rocmtpl_map_" + std::to_string(launch_index) + "_" + std::to_string(p.index);
+    default: return p.name;
+  }
+}
+
+}  // namespace detail::launch_impl
+
+/// @brief Host helpers the rendered launch lines use (`rocmtpl_launch_min`); paste once per
+/// source (or per namespace: a module wraps each kernel's source in a namespace of its own), after
+/// sym_expr_cpp_helpers. Host code, so left out of device-only compiles (ROCMTPL_DEVICE_ONLY).
+inline constexpr std::string_view launch_cpp_helpers =
+    R"hip(#if !defined(ROCMTPL_DEVICE_ONLY)
+[[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#endif
+)hip";
+
+/// @brief Writes the entry's workspace computation and query answer: `rocmtpl_workspace_bytes`
+/// (checked), then `if (workspace_size) { *workspace_size = ...; return ROCMTPL_STATUS_OK; }`.
+inline void write_workspace_query(indented_buffer& src, const launch_description& d) {
+  src.writeline("bool rocmtpl_ws_ok = true;");
+  src.writeline("const int64_t rocmtpl_workspace_bytes = " +
+                detail::launch_impl::value_cpp(d.workspace_bytes, d, "rocmtpl_ws_ok", "0") + ";");
+  src.writeline("if (!rocmtpl_ws_ok || rocmtpl_workspace_bytes < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+  src.writeline("if (workspace_size) {");
+  src.writeline("    *workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);");
+  src.writeline("    return ROCMTPL_STATUS_OK;");
+  src.writeline("}");
+}
+
+namespace detail::launch_impl {
+
+// One launch: the checked grid, its tensor maps, the shared-memory opt-in, `<<<...>>>`.
+inline void write_one_launch(indented_buffer& src, const launch_description& d, const kernel_launch& l, std::size_t li,
+                             const std::vector<std::string>& tensor_names) {
+  const std::string g = "rocmtpl_grid_" + std::to_string(li);
+  src.writeline("{");
+  {
+    auto block = src.indent();
+    src.writeline("bool " + g + "_ok = true;");
+    for (std::size_t i = 0; i < 3; ++i) {
+      src.writeline("const int64_t " + g + "_" + "xyz"[i] + " = " + value_cpp(l.grid[i], d, g + "_ok", "rocmtpl_sms") +
+                    ";");
+    }
+    src.writeline("if (!" + g + "_ok || " + g + "_x > 2147483647 || " + g + "_y > 65535 || " + g +
+                  "_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+    src.writeline("if (" + g + "_x > 0 && " + g + "_y > 0 && " + g + "_z > 0) {");
+    {
+      auto inner = src.indent();
+      std::string args;
+      for (const auto& p : l.params) {
+        if (p.kind == launch_param_kind::tensor_map && p.map) {
+          const auto& m = *p.map;
+          const std::string name = param_cpp(p, li);
+          const auto rows = m.rows.constant();
+          std::string pitch = m.pitch.to_cpp();
+          if (m.pitch_if_one_row && rows) {
+            pitch = (*rows <= 1 ? *m.pitch_if_one_row : m.pitch).to_cpp();
+          } else if (m.pitch_if_one_row) {
+            pitch = "(" + m.rows.to_cpp() + " <= 1 ? " + m.pitch_if_one_row->to_cpp() + " : " + pitch + ")";
+          }
+          src.writeline("CUtensorMap " + name + "{};");
+          src.writeline("if (!rocmtpl_make_tensor_map(" + name + ", " + std::to_string(dtype_code(m.element)) + ", " +
+                        (m.offset == sym_expr(0) ? tensor_names.at(m.tensor)
+                                                 : tensor_names.at(m.tensor) + " + (" + m.offset.to_cpp() + ")") +
+                        ", " + m.rows.to_cpp() + ", " + m.cols.to_cpp() + ", " + pitch + ", " +
+                        std::to_string(m.box_rows) + ", " + std::to_string(m.box_cols) +
+                        ")) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+        }
+        args += (args.empty() ? "" : ", ") + param_cpp(p, li);
+      }
+      if (l.shared_bytes > 48 * 1024) {
+        src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+        src.writeline("if (hipFuncSetAttribute(reinterpret_cast<const void*>(&" + l.symbol +
+                      "), hipFuncAttributeMaxDynamicSharedMemorySize, " + std::to_string(l.shared_bytes) +
+                      ") != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;");
+        src.writeline("#endif");
+      }
+      const auto dims = [](const std::array<std::int64_t, 3>& b) {
+        return "dim3(" + std::to_string(b[0]) + ", " + std::to_string(b[1]) + ", " + std::to_string(b[2]) + ")";
+      };
+      const std::string grid = "dim3(static_cast<unsigned>(" + g + "_x), static_cast<unsigned>(" + g +
+                               "_y), static_cast<unsigned>(" + g + "_z))";
+      const auto launch = [&](const std::array<std::int64_t, 3>& b, std::int64_t shared) {
+        src.writeline(l.symbol + "<<<" + grid + ", " + dims(b) + ", " + std::to_string(shared) + ", stream>>>(" + args +
+                      ");");
+      };
+      const bool amd_differs = (l.amd_block[0] > 0 && l.amd_block != l.block) ||
+                               (l.amd_shared_bytes >= 0 && l.amd_shared_bytes != l.shared_bytes);
+      if (amd_differs) {
+        src.writeline("#if defined(ROCMTPL_PLATFORM_AMD)");
+        launch(l.amd_block[0] > 0 ? l.amd_block : l.block,
+               l.amd_shared_bytes >= 0 ? l.amd_shared_bytes : l.shared_bytes);
+        src.writeline("#else");
+        launch(l.block, l.shared_bytes);
+        src.writeline("#endif");
+      } else {
+        launch(l.block, l.shared_bytes);
+      }
+      src.writeline("if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;");
+    }
+    src.writeline("}");
+  }
+  src.writeline("}");
+}
+
+}  // namespace detail::launch_impl
+
+/// @brief Writes the entry's launches: the variant choice (first whose requirements hold), then
+/// per launch the grid (checked; a zero dimension skips it), tensor maps, the shared-memory opt-in
+/// above 48 KiB and the `<<<...>>>` launch. Needs `rocmtpl_workspace_bytes` (write_workspace_query)
+/// and, for tensor maps or SM-count caps, `rocmtpl_make_tensor_map()` and `rocmtpl_sm_count()` in
+/// the source. `tensor_names` are the entry's tensor parameters in C ABI order.
+inline void write_launches(indented_buffer& src, const launch_description& d,
+                           const std::vector<std::string>& tensor_names) {
+  namespace impl = detail::launch_impl;
+  src.writeline("if (rocmtpl_workspace_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;");
+  bool needs_sms = false;
+  for (const auto& v : d.variants) {
+    for (const auto& l : v.launches) needs_sms = needs_sms || l.grid[0].at_most_sm_count;
+  }
+  if (needs_sms) {
+    src.writeline("const int64_t rocmtpl_sms = rocmtpl_sm_count();");
+    src.writeline("if (rocmtpl_sms <= 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+  }
+  for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
+    const auto& v = d.variants[vi];
+    std::string cond;
+    for (const auto& r : v.requirements) cond += (cond.empty() ? "" : " && ") + impl::requirement_cpp(r, tensor_names);
+    if (cond.empty()) {
+      src.writeline(vi == 0 ? "{" : "} else {");
+    } else {
+      src.writeline((vi == 0 ? "if (" : "} else if (") + cond + ") {");
+    }
+    auto body = src.indent();
+    for (std::size_t li = 0; li < v.launches.size(); ++li) {
+      detail::launch_impl::write_one_launch(src, d, v.launches[li], li, tensor_names);
+    }
+  }
+  const bool unconditional_last = !d.variants.empty() && d.variants.back().requirements.empty();
+  if (!unconditional_last) {
+    src.writeline(d.variants.empty() ? "{" : "} else {");
+    src.writeline("    return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+  }
+  src.writeline("}");
+  src.writeline("return ROCMTPL_STATUS_OK;");
+}
+
+}  // namespace rocmtpl

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// runtime/module_launcher.hpp against a fake CUDA runtime (test/runtime/gpu_runtime/fake_cudart.cpp)
+// and a fake driver (test/runtime/fake_cuda_driver.cpp), on any machine: the kernels, grids,
+// blocks, shared memory, shared-memory opt-in, parameter bytes, variant choice and tensor maps
+// that a module_kernel passes to cuLaunchKernel for GEMM descriptions. Its own executable: it
+// points the process's GPU runtime at the fakes before first use (skips where a real one loads).
+#include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/runtime/module_launcher.hpp>
+#include <rocmtpl/templates/gemm.hpp>
+
+#include "support/temp_dir.hpp"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+namespace fs = std::filesystem;
+using namespace rocmtpl;
+using namespace rocmtpl::runtime;
+using templates::gemm_config;
+using templates::gemm_math;
+using templates::gemm_options;
+using templates::gemm_policy;
+
+struct launch_seen {
+  std::string kernel;
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared;
+  std::vector<std::uint64_t> params;
+};
+
+// The fakes, loaded as the process's runtime and driver (the fake runtime first, under the soname
+// libcudart.so.13 the loader asks for); false where the process's runtime is another one.
+bool use_fakes() {
+  static const bool ok = [] {
+    if (::dlopen(ROCMTPL_FAKE_CUDART, RTLD_NOW | RTLD_GLOBAL) == nullptr) return false;
+    ::setenv("ROCMTPL_PLATFORM", "nvidia", 1);
+    ::setenv("ROCMTPL_CUDA_DRIVER", ROCMTPL_FAKE_CUDA_DRIVER, 1);
+    const auto& rt = gpu_runtime::instance();
+    int (*count)(const char*) = nullptr;
+    if (void* h = ::dlopen(rt.library().c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+      count = reinterpret_cast<int (*)(const char*)>(::dlsym(h, "rocmtpl_fake_count"));
+    }
+    return rt.available() && count != nullptr;
+  }();
+  return ok;
+}
+
+template <class Fn>
+Fn driver_fn(const char* name) {
+  void* h = ::dlopen(ROCMTPL_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(h, nullptr);
+  return reinterpret_cast<Fn>(::dlsym(h, name));
+}
+int count(const char* what) { return driver_fn<int (*)(const char*)>("rocmtpl_fake_driver_count")(what); }
+void expect_params(int n) { driver_fn<void (*)(int)>("rocmtpl_fake_driver_params")(n); }
+launch_seen seen(int i, std::size_t params) {
+  launch_seen s{};
+  s.params.resize(params);
+  s.kernel = driver_fn<const char* (*)(int, unsigned*, unsigned*, unsigned*, std::uint64_t*)>(
+      "rocmtpl_fake_driver_launch")(i, s.grid, s.block, &s.shared, s.params.data());
+  return s;
+}
+
+// The caller's source stands in for its code object: the fake driver finds kernels by name in it.
+fs::path code_object_file(const test::temp_dir& dir, const rocm_template_caller& c) {
+  const auto p = dir.path() / (c.name() + ".co");
+  std::ofstream(p, std::ios::binary) << c.source() << '\0';
+  return p;
+}
+
+std::uint64_t word(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+TEST(ModuleLauncherFake, SplitKGemmLaunchesBothKernelsWithTheirArguments) {
+  if (!use_fakes()) GTEST_SKIP() << "a real CUDA runtime is present";
+  const sym_expr m = sym_expr::symbol("M");
+  const sym_expr k = sym_expr::symbol("K");
+  rocm_template<gemm_policy> t(gemm_policy(gemm_options{.runtime_split_k = true}),
+                               {buffer("x", layout::row_major(dtype::f16, {m, k})),
+                                buffer("w", layout::row_major(dtype::f16, {k, sym_expr(256)}))},
+                               layout::row_major(dtype::f16, {m, sym_expr(256)}));
+  const gemm_config c{.block_m = 128,
+                      .block_n = 128,
+                      .block_k = 32,
+                      .thread_m = 0,
+                      .thread_n = 0,
+                      .group_m = 8,
+                      .math = gemm_math::matrix_core,
+                      .warp_m = 64,
+                      .warp_n = 64,
+                      .stages = 4,
+                      .vector = 8,
+                      .split_k = 3};
+  const auto caller = t.generate(c, {{"M", 1000}, {"K", 512}});
+  test::temp_dir dir;
+  const module_kernel kernel(code_object_file(dir, caller), *caller.launch(), {1000, 512}, {3});
+  const std::vector<std::int64_t> extra{1000, 512, 3};
+  EXPECT_EQ(kernel.workspace_size(extra), 1000U * 256U * 4U * 3U);
+  EXPECT_THROW((void)kernel.workspace_size({1000, 512, 2}), invalid_argument_error);
+
+  // Parameters: X, W, Y, Partial, M, K, split_k.
+  expect_params(7);
+  const int before = count("launches");
+  alignas(16) static char memory[4][64];
+  const std::vector<const void*> tensors{memory[0], memory[1], memory[2]};
+  kernel.launch(tensors, extra, memory[3], nullptr);
+  ASSERT_EQ(count("launches"), before + 2);
+  const auto main = seen(before, 7);
+  EXPECT_EQ(main.kernel, "rocm_gemm_v8_8");
+  EXPECT_EQ(main.grid[0], 8U * 2U);  // cdiv(1000, 128) * cdiv(256, 128)
+  EXPECT_EQ(main.grid[1], 1U);
+  EXPECT_EQ(main.grid[2], 3U);  // split_k
+  EXPECT_EQ(main.block[0], 128U);
+  EXPECT_EQ(main.shared, 65536U);  // above 48 KiB: the fake refuses it unless the opt-in was made
+  EXPECT_EQ(main.params[0], word(memory[0]));
+  EXPECT_EQ(main.params[1], word(memory[1]));
+  EXPECT_EQ(main.params[2], word(memory[2]));
+  EXPECT_EQ(main.params[3], word(memory[3]));
+  EXPECT_EQ(main.params[4], 1000U);
+  EXPECT_EQ(main.params[5], 512U);
+  EXPECT_EQ(static_cast<std::uint32_t>(main.params[6]), 3U);  // int32
+  const auto reduce = seen(before + 1, 7);
+  EXPECT_EQ(reduce.kernel, "rocm_gemm_split_k_reduce");
+  EXPECT_EQ(reduce.grid[0], 1000U);  // cdiv(1000 * 256, 256)
+  EXPECT_EQ(reduce.block[0], 256U);
+  EXPECT_EQ(reduce.shared, 0U);
+
+  // A misaligned X takes the scalar instantiation (then the reduction); so does K % 8 != 0.
+  kernel.launch({memory[0] + 2, memory[1], memory[2]}, extra, memory[3], nullptr);
+  ASSERT_EQ(count("launches"), before + 4);
+  EXPECT_EQ(seen(before + 2, 7).kernel, "rocm_gemm_v1_1");
+  const module_kernel odd(code_object_file(dir, caller), *caller.launch(), {1000, 510}, {1});
+  odd.launch(tensors, {1000, 510, 1}, nullptr, nullptr);
+  ASSERT_EQ(count("launches"), before + 5) << "split_k 1: no reduction";
+  EXPECT_EQ(seen(before + 4, 7).kernel, "rocm_gemm_v1_1");
+  EXPECT_EQ(seen(before + 4, 7).params[3], 0U) << "no workspace: a null Partial, as the C entry passes it";
+  // A workspace is needed with split_k 3.
+  EXPECT_THROW(kernel.launch(tensors, extra, nullptr, nullptr), kernel_status_error);
+}
+
+TEST(ModuleLauncherFake, HopperGemmEncodesTensorMapsAndCapsTheGridAtTheSmCount) {
+  if (!use_fakes()) GTEST_SKIP() << "a real CUDA runtime is present";
+  rocm_template<gemm_policy> t(gemm_policy(),
+                               {buffer("x", layout::row_major(dtype::bf16, {4096, 1024})),
+                                buffer("w", layout::row_major(dtype::bf16, {1024, 4096}))},
+                               layout::row_major(dtype::bf16, {4096, 4096}));
+  const gemm_config c{.block_m = 128,
+                      .block_n = 256,
+                      .block_k = 64,
+                      .thread_m = 0,
+                      .thread_n = 0,
+                      .group_m = 8,
+                      .math = gemm_math::wgmma,
+                      .warp_m = 64,
+                      .warp_n = 256,
+                      .stages = 4,
+                      .vector = 8,
+                      .split_k = 1};
+  const auto caller = t.generate(c);
+  test::temp_dir dir;
+  const module_kernel kernel(code_object_file(dir, caller), *caller.launch(), {}, {});
+  EXPECT_EQ(kernel.workspace_size({}), 0U);
+  expect_params(5);  // map_X, map_W, X, W, Y
+  const int before = count("launches");
+  const int maps = count("maps_encoded");
+  alignas(16) static char memory[3][64];
+  kernel.launch({memory[0], memory[1], memory[2]}, {}, nullptr, nullptr);
+  ASSERT_EQ(count("launches"), before + 1);
+  EXPECT_EQ(count("maps_encoded"), maps + 2);
+  const auto l = seen(before, 5);
+  EXPECT_EQ(l.kernel, "rocm_gemm_sm90");
+  // 32 x 16 tiles, capped at the fake device's 160 SMs (attribute 16 answers 160).
+  EXPECT_EQ(l.grid[0], 160U);
+  EXPECT_EQ(l.block[0], 384U);
+  EXPECT_EQ(l.shared, static_cast<unsigned>(c.shared_bytes()));
+  EXPECT_EQ(l.params[0], word(memory[0])) << "map_X: the fake driver writes the base address first";
+  EXPECT_EQ(l.params[1], word(memory[1])) << "map_W";
+  EXPECT_EQ(l.params[2], word(memory[0]));
+  EXPECT_EQ(l.params[4], word(memory[2]));
+  // Unaligned Y: the Hopper path refuses (status unsupported), as its C entry does.
+  EXPECT_THROW(kernel.launch({memory[0], memory[1], memory[2] + 2}, {}, nullptr, nullptr), kernel_status_error);
+  // A kernel the code object lacks is a gpu_error naming it.
+  const auto other = dir.path() / "other.co";
+  std::ofstream(other, std::ios::binary) << "nothing here" << '\0';
+  const module_kernel missing(other, *caller.launch(), {}, {});
+  try {
+    missing.launch({memory[0], memory[1], memory[2]}, {}, nullptr, nullptr);
+    ADD_FAILURE() << "no error";
+  } catch (const gpu_error& e) {
+    EXPECT_NE(std::string(e.what()).find("rocm_gemm_sm90"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
