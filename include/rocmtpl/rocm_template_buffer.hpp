@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 

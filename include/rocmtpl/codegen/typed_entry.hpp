@@ -185,8 +185,8 @@ template <class List>
 struct filter_scalars;
 template <class... P>
 struct filter_scalars<type_list<P...>> {
-  using type = concat_t<
-      std::conditional_t<P::kind == param_kind::size || P::kind == param_kind::runtime_arg, type_list<P>, type_list<>>...>;
+  using type = concat_t<std::conditional_t<P::kind == param_kind::size || P::kind == param_kind::runtime_arg,
+                                           type_list<P>, type_list<>>...>;
 };
 
 }  // namespace detail

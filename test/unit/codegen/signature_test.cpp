@@ -87,7 +87,8 @@ void expect_matches_gemm(gemm_options options, const size_hints& hints) {
   EXPECT_EQ(kernel.args().cpp_argdefs(), Sig::argdefs());
   // The typed description and the run-time one (what the packed entry and kernel_entry check) agree.
   EXPECT_EQ(Sig::entry(), kernel.args().signature());
-  EXPECT_EQ(Sig::entry().declaration("rocm_gemm"), Sig::declaration("rocm_gemm").substr(std::string("extern \"C\" PT_EXPORT ").size()));
+  EXPECT_EQ(Sig::entry().declaration("rocm_gemm"),
+            Sig::declaration("rocm_gemm").substr(std::string("extern \"C\" PT_EXPORT ").size()));
   EXPECT_NE(src.find(Sig::declaration("rocm_gemm") + " {"), std::string::npos) << Sig::declaration("rocm_gemm");
   EXPECT_EQ(t.generate(gemm_config{}, hints).source(), src);
 }
