@@ -9,6 +9,7 @@
 #include <rocmtpl/templates/gemm.hpp>
 
 #include "support/temp_dir.hpp"
+#include "unit/templates/gemm/support.hpp"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -86,18 +87,8 @@ TEST(ModuleLauncherFake, SplitKGemmLaunchesBothKernelsWithTheirArguments) {
                                {buffer("x", layout::row_major(dtype::f16, {m, k})),
                                 buffer("w", layout::row_major(dtype::f16, {k, sym_expr(256)}))},
                                layout::row_major(dtype::f16, {m, sym_expr(256)}));
-  const gemm_config c{.block_m = 128,
-                      .block_n = 128,
-                      .block_k = 32,
-                      .thread_m = 0,
-                      .thread_n = 0,
-                      .group_m = 8,
-                      .math = gemm_math::matrix_core,
-                      .warp_m = 64,
-                      .warp_n = 64,
-                      .stages = 4,
-                      .vector = 8,
-                      .split_k = 3};
+  gemm_config c = gemm_test::mma(128, 128, 32, 64, 64, 4);
+  c.split_k = 3;
   const auto caller = t.generate(c, {{"M", 1000}, {"K", 512}});
   test::temp_dir dir;
   const module_kernel kernel(code_object_file(dir, caller), *caller.launch(), {1000, 512}, {3});
@@ -151,18 +142,7 @@ TEST(ModuleLauncherFake, HopperGemmEncodesTensorMapsAndCapsTheGridAtTheSmCount) 
                                {buffer("x", layout::row_major(dtype::bf16, {4096, 1024})),
                                 buffer("w", layout::row_major(dtype::bf16, {1024, 4096}))},
                                layout::row_major(dtype::bf16, {4096, 4096}));
-  const gemm_config c{.block_m = 128,
-                      .block_n = 256,
-                      .block_k = 64,
-                      .thread_m = 0,
-                      .thread_n = 0,
-                      .group_m = 8,
-                      .math = gemm_math::wgmma,
-                      .warp_m = 64,
-                      .warp_n = 256,
-                      .stages = 4,
-                      .vector = 8,
-                      .split_k = 1};
+  const gemm_config c = gemm_test::hopper(128, 256, 4);
   const auto caller = t.generate(c);
   test::temp_dir dir;
   const module_kernel kernel(code_object_file(dir, caller), *caller.launch(), {}, {});

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/runtime_test_support.hpp"
+#include "unit/templates/gemm/support.hpp"
 
 namespace {
 using namespace rocmtpl;
@@ -97,18 +98,8 @@ TEST(ModuleLauncher, DeviceOnlyGemmCodeObjectsExportTheDescribedKernels) {
                                 {buffer("x", layout::row_major(dtype::f16, {m, k})),
                                  buffer("w", layout::row_major(dtype::f16, {k, sym_expr(128)}))},
                                 layout::row_major(dtype::f16, {m, sym_expr(128)}));
-  const gemm_config c{.block_m = 64,
-                      .block_n = 64,
-                      .block_k = 32,
-                      .thread_m = 0,
-                      .thread_n = 0,
-                      .group_m = 8,
-                      .math = gemm_math::matrix_core,
-                      .warp_m = 32,
-                      .warp_n = 32,
-                      .stages = 2,
-                      .vector = 8,
-                      .split_k = 2};
+  gemm_config c = gemm_test::mma(64, 64, 32, 32, 32, 2);
+  c.split_k = 2;
   const auto caller = mc.generate(c, {{"M", 512}, {"K", 256}});
   EXPECT_EQ(described_symbols(*caller.launch()),
             (std::set<std::string>{"rocm_gemm_v8_8", "rocm_gemm_v1_1", "rocm_gemm_split_k_reduce"}));
