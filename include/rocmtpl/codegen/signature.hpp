@@ -98,9 +98,6 @@ struct param_desc {
   friend constexpr bool operator==(const param_desc&, const param_desc&) = default;
 };
 
-/// @brief The fixed tail of every entry point (the C ABI in ARCHITECTURE.md).
-inline constexpr std::string_view entry_abi_tail = "size_t* workspace_size, uint8_t* workspace, hipStream_t stream";
-
 /// @brief A signature does not match what a template declares or renders (runtime arguments,
 /// parameter names or types). The message lists both.
 class signature_error : public invalid_argument_error {
@@ -359,7 +356,7 @@ constexpr void write_declaration(Out& out, std::string_view kernel_name, const s
     append_argdef(out, p);
     out += ", ";
   }
-  out += entry_abi_tail;
+  out += entry_signature::tail;
   out += ")";
 }
 
@@ -432,15 +429,7 @@ struct kernel_signature<inputs<In...>, outputs<Out...>, Extras...> {
   static constexpr std::size_t output_count = sizeof...(Out);
 
   /// @brief The parameter declarations, as kernel_args::cpp_argdefs() writes them.
-  [[nodiscard]] static std::vector<std::string> argdefs() {
-    std::vector<std::string> out;
-    for (const auto& p : parameters) {
-      std::string s;
-      detail::append_argdef(s, p);
-      out.push_back(std::move(s));
-    }
-    return out;
-  }
+  [[nodiscard]] static std::vector<std::string> argdefs() { return entry().argdefs(); }
 
   /// @brief The same parameters as the run-time description that rendering, the packed entry and
   /// kernel_entry use (kernel_args::signature()), so the typed and the dynamic paths declare one text.
