@@ -91,18 +91,15 @@ inline entry_signature signature_from_json(const nlohmann::json& j) {
   entry_signature sig;
   for (const auto& p : j) {
     const auto kind = p.at("kind").get<std::string>();
-    param_kind k = param_kind::size;
-    if (kind == to_string(param_kind::tensor_in)) {
-      k = param_kind::tensor_in;
-    } else if (kind == to_string(param_kind::tensor_out)) {
-      k = param_kind::tensor_out;
-    } else if (kind == to_string(param_kind::runtime_arg)) {
-      k = param_kind::runtime_arg;
-    } else if (kind != to_string(param_kind::size)) {
+    std::optional<param_kind> k;
+    for (auto c : {param_kind::tensor_in, param_kind::tensor_out, param_kind::size, param_kind::runtime_arg}) {
+      if (kind == to_string(c)) k = c;
+    }
+    if (!k) {
       throw worker_protocol_error("rocmtpl: worker: parameter kind '" + kind +
                                   "' is not tensor_in, tensor_out, size or runtime_arg");
     }
-    sig.params.push_back({p.at("name").get<std::string>(), k, p.at("type").get<std::string>()});
+    sig.params.push_back({p.at("name").get<std::string>(), *k, p.at("type").get<std::string>()});
   }
   sig.validate();
   return sig;
