@@ -166,6 +166,12 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   }
 }
 
+// Bytes of one split-K slice of fp32 partials: batch * M * N floats. The launch description's
+// workspace (gemm_launch_description(), times split_k) and gemm_workspace_bytes() both use it.
+[[nodiscard]] inline sym_expr split_k_slice_bytes(const gemm_view& v) {
+  return v.batch * v.m * v.n * sym_expr(static_cast<std::int64_t>(sizeof(float)));
+}
+
 // The launches of the mma/SIMT entry: the main kernel (the vectorised instantiation when its
 // requirements hold, else the scalar one where one is rendered) and, with split_k above 1, the
 // reduction of the fp32 partials; the workspace holds the partials.
@@ -176,7 +182,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   launch_description d = launch_description_for(kernel.args());
   const sym_expr elements = v.batch * v.m * v.n;
   if (plan.split) {
-    d.workspace_bytes = {.sizes = elements * sym_expr(4), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
+    d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
   }
   const auto params = gemm_launch_params(kernel, plan);
   const auto main = [&](int va, int vb) {
@@ -509,15 +515,15 @@ inline void write_launcher(indented_buffer& src) {
   src.writeline("");
 }
 
-// The workspace the entry point's query answers, as an expression of the size symbols: split-K's
-// fp32 partials (the launch description's workspace_bytes, gemm_launch_description(), which the
-// entry's query answers) when the configuration splits K at run time; the Hopper entry point
-// (write_sm90_entry) and every other configuration need none. Keep the two in step: a test compares
-// this with the compiled query (test/runtime/caller_runtime_test.cpp).
+// The workspace the entry point's query answers for one configuration, as an expression of the size
+// symbols: split_k slices of fp32 partials (split_k_slice_bytes(), the slice the launch
+// description's workspace counts) when the configuration splits K at run time; the Hopper entry
+// point (write_sm90_entry) and every other configuration need none. A test compares this with the
+// compiled query (test/runtime/caller_runtime_test.cpp).
 [[nodiscard]] inline sym_expr gemm_workspace_bytes(const gemm_view& v, const gemm_config& config,
                                                    const gemm_options& options) {
   if (!options.runtime_split_k || config.split_k <= 1 || config.math == gemm_math::wgmma) return sym_expr(0);
-  return sym_expr(config.split_k) * v.batch * v.m * v.n * sym_expr(static_cast<std::int64_t>(sizeof(float)));
+  return sym_expr(config.split_k) * split_k_slice_bytes(v);
 }
 
 // The described kernels as `extern "C" __global__` functions with unmangled names (looked up by
