@@ -187,6 +187,7 @@ struct gemm_pointers {
 [[maybe_unused]] constexpr float gemm_sm90_beta = 1.0f;
 #define ROCMTPL_GEMM_SM90_HAS_BIAS 1
 #define ROCMTPL_GEMM_SM90_HAS_RESIDUAL 0
+#define ROCMTPL_GEMM_SM90_HAS_EPILOGUE 0
 
 // Overflow-checked size products (host): false when the exact result does not fit.
 #if !defined(ROCMTPL_DEVICE_ONLY)
@@ -379,6 +380,19 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     o[e] = pack2(y_type::to_float(a[2 * e]) + rv[2 * e], y_type::to_float(a[2 * e + 1]) + rv[2 * e + 1]);
+                }
+#endif
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+                {
+                    // The fused epilogue chain (codegen/epilogue.hpp) on the 8 values of Y's type,
+                    // 8 consecutive columns of one row (N is a multiple of 8 here).
+                    const uint16_t* ein = reinterpret_cast<const uint16_t*>(&v);
+                    float ev[8];
+#pragma unroll
+                    for (int e = 0; e < 8; ++e) ev[e] = rocmtpl_epilogue(t.epi, 0, grow, gcol + e, y_type::to_float(ein[e]));
+                    uint32_t* eout = reinterpret_cast<uint32_t*>(&v);
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) eout[e] = pack2(ev[2 * e], ev[2 * e + 1]);
                 }
 #endif
                 *reinterpret_cast<uint4*>(t.Y + p.y_offset + grow * p.y_stride_m + gcol) = v;

@@ -35,8 +35,10 @@ namespace rocmtpl::templates::detail {
   return load_as_float(op.node->type(), reference_index(op, row, col, name));
 }
 
-// The body of gemm_reference_kernel: index, dot product in double, epilogue, store.
-inline void write_reference_kernel_body(indented_buffer& src, const gemm_view& v, const gemm_options& options) {
+// The body of gemm_reference_kernel: index, dot product in double, epilogue (then a fused chain),
+// store.
+inline void write_reference_kernel_body(indented_buffer& src, const gemm_view& v, const gemm_options& options,
+                                        const std::vector<std::string>& symbols) {
   auto line = [&](const std::string& n, const sym_expr& e) {
     src.writeline("const int64_t " + n + " = " + e.to_cpp() + ";");
   };
@@ -61,6 +63,9 @@ inline void write_reference_kernel_body(indented_buffer& src, const gemm_view& v
   }
   src.writeline("float r = apply_activation(static_cast<float>(d));");
   if (v.residual.node != nullptr) src.writeline("r += " + reference_load(v.residual, "Residual", "gm", "gn") + ";");
+  if (v.fused != nullptr) {
+    src.writeline("r = rocmtpl_epilogue(" + epilogue_make_call(v.epi.size(), "E", symbols) + ", b, gm, gn, r);");
+  }
   src.writeline(reference_index(v.y, "gm", "gn", "Y") + " = " + store_from_float(v.y.node->type(), "r") + ";");
 }
 
@@ -71,6 +76,7 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
   src.writeline("(void)workspace;");
   for (const auto& s : symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
+  for (const auto& e : v.epi) src.write_lines(kernel.check_not_null(e.node));
   src.writeline("int64_t rocmtpl_elements = 0;");
   src.writeline("if (!rocmtpl_checked_mul(" + v.batch.to_cpp() + ", " + v.m.to_cpp() +
                 ", rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, " + v.n.to_cpp() +
@@ -85,10 +91,12 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
   src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
 }
 
-// The complete translation unit of the reference kernel, as parts (see gemm_policy::render_reference()).
+// The complete translation unit of the reference kernel, as parts (see gemm_policy::render_reference());
+// with `fused`, the same epilogue chain after its own (gemm_policy::render_epilogue_reference()).
 [[nodiscard]] inline rendered_source render_gemm_reference(rocm_template_kernel& kernel, const template_context& ctx,
-                                                           const gemm_options& options) {
-  const auto v = make_gemm_view(ctx, options);
+                                                           const gemm_options& options,
+                                                           const fused_epilogue* fused = nullptr) {
+  const auto v = make_gemm_view(ctx, options, fused);
   (void)bind_gemm_tensors(kernel, ctx, v);
   const auto symbols = kernel.args().size_params();
   auto [params, args] = gemm_tensor_params(v, false);
@@ -98,10 +106,11 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
   src.writeline("// gemm reference: one thread per output, double accumulation; " + gemm_formula(v, options));
   src.writeline("namespace {");
   src.writeline(activation_device_function(options.act));
+  if (v.fused != nullptr) src.write_verbatim(epilogue_device_code(v.fused->chain, v.epi, symbols));
   src.writeline("__global__ void gemm_reference_kernel(" + params + ") {");
   {
     auto body = src.indent();
-    write_reference_kernel_body(src, v, options);
+    write_reference_kernel_body(src, v, options, symbols);
   }
   src.writeline("}");
   src.write_verbatim(checked_size_helpers_text);

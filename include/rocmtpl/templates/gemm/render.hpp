@@ -93,7 +93,7 @@ inline void plan_gemm_params(gemm_plan& plan) {
   }
   plan.params += sym_params + (plan.split ? ", int32_t split_k" : "");
   plan.args += (plan.symbols.empty() ? "" : ", " + plan.sym_args) + (plan.split ? ", split_k" : "");
-  plan.pointers = gemm_pointer_init(plan.v, plan.split ? "Partial" : "nullptr");
+  plan.pointers = gemm_pointer_init(plan.v, plan.split ? "Partial" : "nullptr", plan.symbols);
 }
 
 // Binds the tensors in `kernel` and works out everything the writers below share.
@@ -132,6 +132,7 @@ inline void plan_gemm_params(gemm_plan& plan) {
   tensor("W");
   if (plan.v.bias.node != nullptr) tensor("Bias");
   if (plan.v.residual.node != nullptr) tensor("Residual");
+  for (std::size_t i = 0; i < plan.v.epi.size(); ++i) tensor("E" + std::to_string(i));
   tensor("Y");
   if (plan.split) {
     params.push_back({.kind = launch_param_kind::workspace, .name = "Partial", .cpp_type = "float*"});
@@ -385,6 +386,7 @@ inline void write_pointers_and_epilogue(indented_buffer& src, const gemm_view& v
   if (v.residual.node != nullptr) src.writeline("    const residual_type::storage* Residual;");
   src.writeline("    y_type::storage* Y;");
   src.writeline("    float* Partial;  // split-K slices");
+  if (v.fused != nullptr) src.writeline("    rocmtpl_epilogue_args epi;  // the fused epilogue's operands");
   src.writeline("};");
   if (!with_store_output) return;
   src.writeline("");
@@ -406,6 +408,9 @@ inline void write_pointers_and_epilogue(indented_buffer& src, const gemm_view& v
         "    v += residual_type::to_float(t.Residual[p.residual_offset + batch * p.residual_stride_b + gm * "
         "p.residual_stride_m + gn * p.residual_stride_n]);");
   }
+  // The fused epilogue chain (codegen/epilogue.hpp) after the template's own: every path and the
+  // split-K reduction store through here.
+  if (v.fused != nullptr) src.writeline("    v = rocmtpl_epilogue(t.epi, batch, gm, gn, v);");
   src.writeline(
       "    t.Y[p.y_offset + batch * p.y_stride_b + gm * p.y_stride_m + gn * p.y_stride_n] = y_type::from_float(v);");
   src.writeline("}");
@@ -422,6 +427,10 @@ inline void write_source_head(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("");
   write_operand_types(src, plan.v, plan.options.act);
   write_problem_struct(src, plan.v, plan.symbols);
+  if (plan.v.fused != nullptr) {
+    src.write_verbatim(epilogue_device_code(plan.v.fused->chain, plan.v.epi, plan.symbols));
+    src.writeline("");
+  }
   write_pointers_and_epilogue(src, plan.v, plan.options, plan.config.math != gemm_math::wgmma);
   src.writeline("");
 }
@@ -569,6 +578,7 @@ inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kerne
   write_workspace_query(src, d);
   const auto& v = plan.v;
   for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
+  for (const auto& e : v.epi) src.write_lines(kernel.check_not_null(e.node));
   src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
 }
 
@@ -601,6 +611,7 @@ inline void write_sm90_code(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("[[maybe_unused]] constexpr float gemm_sm90_beta = " + float_literal(plan.options.beta) + ";");
   src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_BIAS ") + (plan.v.bias.node != nullptr ? "1" : "0"));
   src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL ") + (plan.v.residual.node != nullptr ? "1" : "0"));
+  src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_EPILOGUE ") + (plan.v.fused != nullptr ? "1" : "0"));
   src.writeline("");
   src.write_verbatim(checked_size_helpers_text);
   src.writeline("");
@@ -627,7 +638,7 @@ inline void write_sm90_kernel(indented_buffer& src, const gemm_plan& plan, const
                 gemm_tensor_params(plan.v, true).first + sizes + ") {");
   src.writeline("#if defined(ROCMTPL_GEMM_SM90_DEVICE)");
   src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  src.writeline("    const gemm_pointers t" + gemm_pointer_init(plan.v, "nullptr") + ";");
+  src.writeline("    const gemm_pointers t" + gemm_pointer_init(plan.v, "nullptr", plan.symbols) + ";");
   src.writeline("    gemm_sm90::mainloop(&map_X, &map_W, p, t);");
   src.writeline("#elif defined(__CUDA_ARCH__)");
   src.writeline("    __trap();  // built without sm_90a features: the entry refuses other devices");
@@ -658,6 +669,7 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
     write_workspace_query(src, d);
     const auto& v = plan.v;
     for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
+    for (const auto& e : v.epi) src.write_lines(kernel.check_not_null(e.node));
     src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
     src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
     write_launches(src, d, abi_tensor_names(kernel.args()));
@@ -680,11 +692,26 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
                                          : gemm_launch_description(kernel, plan);
 }
 
-// The complete translation unit of one configuration, as parts (see gemm_policy::render()).
+// Refuses a fused epilogue the configuration's path cannot apply: the Hopper path stages Y in its
+// 16-bit type before the chain, so the chain must start from that type (the GEMM's own output dtype).
+inline void check_gemm_fusable(const gemm_config& config, const template_context& ctx, const fused_epilogue& e) {
+  if (config.math == gemm_math::wgmma && e.output.type() != ctx.output_node().type()) {
+    throw invalid_argument_error(
+        "rocmtpl: gemm: wgmma config " + config.name() +
+        " stages the output in its own dtype before a fused epilogue; the epilogue's output (" +
+        std::string(rocmtpl::name(e.output.type())) + ") must have the GEMM's output dtype (" +
+        std::string(rocmtpl::name(ctx.output_node().type())) + ")");
+  }
+}
+
+// The complete translation unit of one configuration, as parts (see gemm_policy::render()); with
+// `fused`, the kernel that applies that epilogue chain after its own (gemm_policy::render_epilogue()).
 [[nodiscard]] inline rendered_source render_gemm(rocm_template_kernel& kernel, const template_context& ctx,
-                                                 const gemm_config& config, const gemm_options& options) {
+                                                 const gemm_config& config, const gemm_options& options,
+                                                 const fused_epilogue* fused = nullptr) {
   validate(config);
-  auto v = make_gemm_view(ctx, options);
+  if (fused != nullptr) check_gemm_fusable(config, ctx, *fused);
+  auto v = make_gemm_view(ctx, options, fused);
   check_gemm_renderable(config, v, options);
   const gemm_plan plan = make_gemm_plan(kernel, ctx, config, options, std::move(v));
   rendered_source out = kernel.start_source(ctx);

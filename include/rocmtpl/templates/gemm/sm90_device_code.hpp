@@ -12,7 +12,8 @@
 /// and hand each stage back on its "empty" mbarrier. Persistent grid, group-M tile order. The
 /// epilogue (alpha, Bias along M or N prefetched when a tile starts, the activation, the cast to
 /// Y's 16-bit type, then Residual) goes through a padded per-warp staging tile so that every store
-/// to Y is 16 bytes wide.
+/// to Y is 16 bytes wide. A fused epilogue chain (`ROCMTPL_GEMM_SM90_HAS_EPILOGUE`) is applied to
+/// each staged row of 8 values after Residual, through the same `rocmtpl_epilogue()` as every path.
 ///
 /// Everything is inside `#if defined(ROCMTPL_PLATFORM_NVIDIA)`; the device code only where
 /// `__CUDA_ARCH_FEAT_SM90_ALL` is defined (built with `-gencode=arch=compute_90a,code=sm_90a`):
@@ -240,6 +241,19 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     o[e] = pack2(y_type::to_float(a[2 * e]) + rv[2 * e], y_type::to_float(a[2 * e + 1]) + rv[2 * e + 1]);
+                }
+#endif
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+                {
+                    // The fused epilogue chain (codegen/epilogue.hpp) on the 8 values of Y's type,
+                    // 8 consecutive columns of one row (N is a multiple of 8 here).
+                    const uint16_t* ein = reinterpret_cast<const uint16_t*>(&v);
+                    float ev[8];
+#pragma unroll
+                    for (int e = 0; e < 8; ++e) ev[e] = rocmtpl_epilogue(t.epi, 0, grow, gcol + e, y_type::to_float(ein[e]));
+                    uint32_t* eout = reinterpret_cast<uint32_t*>(&v);
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) eout[e] = pack2(ev[2 * e], ev[2 * e + 1]);
                 }
 #endif
                 *reinterpret_cast<uint4*>(t.Y + p.y_offset + grow * p.y_stride_m + gcol) = v;
