@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// Fused modules through the real compilers, without a GPU (issue 12): GEMMs with fused epilogue
+// chains (every op in one run of pointwise nodes; SIMT with split-K, matrix cores f16 and bf16) and
+// an unfused module build with hipcc for gfx90a and gfx940 and with nvcc for sm_90 without
+// register spills; the Hopper path with a fused chain builds for sm_90a. The AMD library of a fused
+// module loads and its workspace query no longer counts the fused intermediate. Skips a compiler
+// that is not installed.
+#include <rocmtpl/runtime.hpp>
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "runtime/runtime_test_support.hpp"
+#include "support/fusion.hpp"
+
+namespace {
+using namespace rocmtpl;
+using namespace rocmtpl::runtime;
+namespace fu = rocmtpl::test::fusion;
+
+bool have(platform p) {
+  try {
+    (void)compiler::find(p).version();
+    return true;
+  } catch (const compiler_not_found_error&) {
+    return false;
+  }
+}
+
+struct build {
+  std::string label;
+  module_source module;
+};
+
+std::vector<epilogue_chain> all_chains() {
+  std::vector<epilogue_chain> out;
+  for (const auto& [name, c] : fu::every_op_chains()) out.push_back(c);
+  return out;
+}
+
+std::vector<build> fused_builds() {
+  std::vector<build> out;
+  fu::gemm_problem simt;
+  simt.type = dtype::f32;
+  std::tie(simt.config, simt.options) = fu::simt_config(3);
+  out.push_back(
+      {"simt f32 split-K, every op", fu::emit_chain_module("fused_simt", simt, all_chains(), dtype::f32, true)});
+  for (dtype t : {dtype::f16, dtype::bf16}) {
+    fu::gemm_problem mc;
+    mc.type = t;
+    mc.config = fu::mma_config();
+    out.push_back({"matrix cores " + std::string(name(t)),
+                   fu::emit_chain_module("fused_mc", mc, {fu::bias_gelu_mul()}, t, true)});
+  }
+  fu::gemm_problem plain;
+  out.push_back({"unfused f16", fu::emit_chain_module("unfused", plain, {fu::bias_gelu_mul()}, dtype::f16, false)});
+  for (const auto& b : out) {
+    EXPECT_EQ(b.module.calls.size(), b.label == "unfused f16" ? 2U : 1U) << b.label;
+  }
+  return out;
+}
+
+// Compiles each module and checks every kernel's resources: no spills, no scratch or stack.
+void check_builds(const std::vector<build>& builds, const compile_options& opts) {
+  rocmtpl::test::temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  const compiler cc = compiler::find(opts.platform);
+  std::vector<std::future<compile_result>> running;
+  for (const auto& b : builds) {
+    running.push_back(std::async(std::launch::async, [&] { return cache.get_or_compile(cc, b.module.source, opts); }));
+  }
+  for (std::size_t i = 0; i < builds.size(); ++i) {
+    compile_result r;
+    try {
+      r = running[i].get();
+    } catch (const compile_error& e) {
+      ADD_FAILURE() << builds[i].label << ": " << e.what();
+      continue;
+    }
+    EXPECT_FALSE(r.resources.empty()) << builds[i].label << ": no resource usage in the log:\n" << r.log;
+    for (const auto& k : r.resources) {
+      std::cout << "[ fusion ] " << builds[i].label << ": " << to_string(k) << "\n";
+      EXPECT_FALSE(k.spills()) << builds[i].label << ": " << to_string(k);
+      if (opts.platform == platform::amd) {
+        EXPECT_EQ(k.scratch_bytes, 0) << builds[i].label << ": " << to_string(k);
+      } else {
+        EXPECT_EQ(k.stack_bytes, 0) << builds[i].label << ": " << to_string(k);
+      }
+    }
+  }
+}
+
+TEST(FusionCompile, AmdBuildsWithoutSpills) {
+  if (!have(platform::amd)) GTEST_SKIP() << "hipcc not installed";
+  check_builds(fused_builds(), amd_compile_options({"gfx90a", "gfx940"}));
+}
+
+compile_options nvidia_options(std::string arch) {
+  compile_options o;
+  o.platform = platform::nvidia;
+  o.archs = {std::move(arch)};
+  o.include_dirs = {device_include_dir()};
+  return o;
+}
+
+TEST(FusionCompile, NvidiaBuildsWithoutSpills) {
+  if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not installed";
+  check_builds(fused_builds(), nvidia_options("sm_90"));
+}
+
+TEST(FusionCompile, HopperWithFusedChainBuildsForSm90a) {
+  if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not installed";
+  fu::gemm_problem p;
+  p.config = fu::hopper_config();
+  p.n = sym_expr(256);
+  p.k = sym_expr(256);
+  auto m = fu::emit_chain_module("fused_hopper", p, {fu::bias_gelu_mul()}, dtype::f16, true);
+  ASSERT_EQ(m.calls.size(), 1U) << (m.notes.empty() ? "" : m.notes[0]);
+  check_builds({{"hopper f16", std::move(m)}}, nvidia_options("sm_90a"));
+}
+
+TEST(FusionCompile, FusedModuleWorkspaceHasNoIntermediate) {
+  if (!have(platform::amd)) GTEST_SKIP() << "hipcc not installed";
+  rocmtpl::test::temp_dir dir;
+  code_cache cache(dir.path() / "modules");
+  const compiler cc = compiler::find(platform::amd);
+  fu::gemm_problem p;  // f16 [M, 64] @ [64, 64]
+  const auto fused =
+      loaded_module::compile(fu::emit_chain_module("ws_fused", p, {fu::bias_gelu_mul()}, dtype::f16, true), cc,
+                             amd_compile_options({"gfx90a"}), cache);
+  const auto unfused =
+      loaded_module::compile(fu::emit_chain_module("ws_unfused", p, {fu::bias_gelu_mul()}, dtype::f16, false), cc,
+                             amd_compile_options({"gfx90a"}), cache);
+  EXPECT_EQ(fused.workspace_size({{"M", 1000}}), 0U);
+  EXPECT_EQ(unfused.workspace_size({{"M", 1000}}), 1000U * 64 * 2);  // h, f16 (a multiple of 256 already)
+}
+
+}  // namespace
