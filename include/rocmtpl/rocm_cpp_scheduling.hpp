@@ -23,7 +23,12 @@
 ///   codegen/launch.hpp) in the parts' device code and entry body (rename_device_symbols()), so
 ///   that the kernels of one module never share a symbol;
 /// - a refused epilogue is an exception carrying the template's reason (fusion_error), or a
-///   fusion_decision from can_fuse_epilogues(), instead of an assertion;
+///   fusion_decision from can_fuse_epilogues(), instead of an assertion; fusion_report() keeps every
+///   decision (issue 12);
+/// - pointwise epilogue nodes (rocm_template_buffer::pointwise(), codegen/epilogue.hpp) reach the
+///   template with their operation: one fused_epilogue (their chains in order, with a cast where an
+///   unfused node would store, their operands under reserved names that call_kernel maps back to
+///   the graph), rendered by the template's fused render (kernel_capabilities::epilogue);
 /// - with entry_linkage::internal (modules) the kernel's entry point is declared `static`, so that
 ///   only the module's own entry point (and its packed twin and signature) is exported;
 /// - the workspace of each call is known at code generation as an expression of the size symbols
@@ -551,6 +556,13 @@ class rocm_cpp_scheduling {
         }
         auto parts = render_fn();
         return {std::move(kernel), std::move(parts), fe.chain.to_string(), std::move(names)};
+      }
+      if (carry_operations(epilogue_nodes)) {
+        // A template that only sees the epilogues' buffers would write them without their chains.
+        throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: template '" + template_node.node.template_name() +
+                                     "' of node '" + template_node.name +
+                                     "' does not fuse epilogue nodes that carry pointwise chains: it does not declare "
+                                     "kernel_capabilities::epilogue");
       }
       auto [kernel, render_fn] = template_node.node.make_kernel_render(epilogue_buffers);
       if (!kernel || !render_fn) {

@@ -136,6 +136,25 @@ TEST(Fusion, SchedulerReportsDecisionsAndRefusesTemplatesWithoutTheCapability) {
       << sched.fusion_report()[1].to_string();
 }
 
+TEST(Fusion, BufferOnlyTemplateRefusesNodesThatCarryChains) {
+  // A template that renders epilogues from their buffers alone would write them without their
+  // chains: pointwise nodes are refused before it is asked.
+  const fu::gemm_problem p;
+  const auto g = fu::chain_module("m", p, {fu::bias_gelu_mul()}, dtype::f16);
+  bool asked = false;
+  make_kernel_render_fn make = [&asked](const rocm_template_buffer&, const std::vector<buffer>&) -> kernel_render {
+    asked = true;
+    throw invalid_argument_error("unreachable");
+  };
+  const auto& h = g.nodes()[0].node;
+  const scheduler_node copy{"h", rocm_template_buffer(h.output(), h.inputs(), make, 0, "copy"), {}};
+  rocm_cpp_scheduling sched;
+  const auto d = sched.can_fuse_epilogues(copy, {g.nodes()[1]});
+  EXPECT_FALSE(d.fused);
+  EXPECT_FALSE(asked);
+  EXPECT_TRUE(contains(d.reason, "does not fuse epilogue nodes that carry pointwise chains")) << d.reason;
+}
+
 TEST(Fusion, EpilogueReadingTheIntermediateIsNotFused) {
   // y = h * h: the chain's operand is the intermediate fusion would remove.
   const fu::gemm_problem p;
