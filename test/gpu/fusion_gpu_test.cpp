@@ -2,13 +2,16 @@
 // Epilogue fusion on the GPU (issue 12): for every math path (SIMT fp32, SIMT split-K, mma/MFMA f16
 // and bf16, matrix-core split-K, Hopper f16 on sm_90) a module GEMM -> five pointwise nodes that
 // together use every epilogue op and broadcast runs fused (one kernel) and unfused (six kernels) on
-// the same inputs; the outputs agree within the dtype's rounding. A fused module's ahead-of-time
-// artifact gives the same bits. Label gpu; skips without a GPU or a compiler.
+// the same inputs; the outputs agree within the dtype's rounding. Fused modules agree with the
+// GEMM's reference kernel rendered with the same chain; a fused module's ahead-of-time artifact
+// gives the same bits. Label gpu; skips without a GPU or a compiler.
 #include <rocmtpl/module.hpp>
 #include <rocmtpl/runtime/code_cache.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
 #include <rocmtpl/runtime/gpu_runtime.hpp>
+#include <rocmtpl/runtime/kernel_call.hpp>
 #include <rocmtpl/runtime/module_loader.hpp>
+#include <rocmtpl/runtime/shared_library.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>
 
 #include "support/fusion.hpp"
@@ -235,6 +238,69 @@ TEST(FusionGpu, EveryOpOnEveryMathPathMatchesTheUnfusedModule) {
       std::cout << "[ fusion ] " << c.name << " M=" << m << ": fused vs unfused worst relative difference " << worst
                 << "\n";
     }
+  }
+}
+
+// The GEMM's reference kernel with the same chain the scheduler fuses (cast to the GEMM's dtype, then
+// the chain): X, W, E0 (bias [N], f32), E1 (d [M, N]), Y; the entry point takes M.
+std::vector<double> run_fused_reference(const fu::gemm_problem& p, const compiler& cc, const compile_options& opts,
+                                        code_cache& cache, const module_source& src,
+                                        const std::map<std::string, std::vector<float>>& in, std::int64_t m) {
+  const buffer x("x", layout::row_major(p.type, {p.m, p.k}));
+  const buffer w("w", layout::row_major(p.type, {p.k, p.n}));
+  const auto y = layout::row_major(p.type, {p.m, p.n});
+  rocm_template<templates::gemm_policy> t(templates::gemm_policy(), {x, w}, y);
+  fused_epilogue e;
+  e.chain.ops.push_back(epilogue_op::cast(p.type));
+  e.chain = e.chain.then(fu::bias_gelu_mul(), 0);
+  e.inputs = {buffer("rocmtpl_epilogue_in0", layout::row_major(dtype::f32, {p.n})), buffer("rocmtpl_epilogue_in1", y)};
+  e.output = buffer("rocmtpl_epilogue_out", y);
+  rocm_template_kernel k("fused_reference");
+  const auto parts = t.policy().render_epilogue_reference(k, t.context(), e);
+  const auto lib = std::make_shared<shared_library>(cache.get_or_compile(cc, parts.str(), opts).library);
+  kernel_entry entry(lib, parts.entry_name, parts.signature);
+  runtime::stream s;
+  std::vector<device_buffer> keep;
+  std::vector<const void*> ptrs;
+  for (const auto& b : src.inputs) {  // x, w, bias, d: the reference's X, W, E0, E1
+    const auto bytes = encode(in.at(b.name()), b.type());
+    keep.emplace_back(bytes.size());
+    keep.back().copy_from_host(bytes.data());
+    ptrs.push_back(keep.back().get());
+  }
+  const auto y_bytes = static_cast<std::size_t>(m * p.n.evaluate({})) * element_size(p.type);
+  device_buffer dy(y_bytes);
+  ptrs.push_back(dy.get());
+  EXPECT_EQ(entry.call(ptrs, {m}, nullptr, nullptr, s.get()), kernel_status::ok);
+  s.synchronize();
+  std::vector<std::uint8_t> out(y_bytes);
+  dy.copy_to_host(out.data());
+  return decode(out, p.type);
+}
+
+TEST(FusionGpu, FusedModulesMatchTheFusedReferenceKernel) {
+  ROCMTPL_REQUIRE_GPU();
+  auto g = setup();
+  if (!g.cc) GTEST_SKIP() << g.skip;
+  temp_dir dir{"rocmtpl-fusion-gpu"};
+  code_cache cache(dir.path() / "cache");
+  for (const auto& c : paths()) {
+    if (c.hopper && g.arch != "sm_90") continue;
+    SCOPED_TRACE(c.name);
+    const auto src = fu::emit_chain_module("ref_" + c.name, c.p, {fu::bias_gelu_mul()}, c.p.type, true);
+    ASSERT_EQ(src.calls.size(), 1U);
+    const auto mod = loaded_module::compile(src, *g.cc, g.options, cache);
+    const std::int64_t m = 300;
+    const size_hints sizes{{"M", m}};
+    const auto in = make_inputs(src, sizes, 21U);
+    const auto a = run(src, mod, in, sizes);
+    const auto b = run_fused_reference(c.p, *g.cc, g.options, cache, src, in, m);
+    ASSERT_EQ(a.size(), b.size());
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (!(std::abs(a[i] - b[i]) <= tolerance(c.p.type) * std::max(1.0, std::abs(b[i])))) ++bad;
+    }
+    EXPECT_EQ(bad, 0U);
   }
 }
 
