@@ -471,6 +471,49 @@ class rocm_cpp_scheduling {
     if (t != dtype::f32) chain.ops.push_back(epilogue_op::cast(t));
   }
 
+  // The fused epilogue's index of each operand of epilogue node `e` (its inputs 1..): a new input
+  // `rocmtpl_epilogue_in<i>` (`names` maps it to the graph) unless the graph buffer is one already.
+  // Throws invalid_argument_error for an operand that fusion removes (a fused node's output).
+  static std::vector<std::size_t> map_operands(const scheduler_node& e, const std::vector<std::string>& fused,
+                                               fused_epilogue& fe, std::map<std::string, std::string>& names) {
+    std::vector<std::size_t> index;
+    const auto& ins = e.node.inputs();
+    for (std::size_t k = 1; k < ins.size(); ++k) {
+      const std::string g = e.graph_name(ins[k].name());
+      if (std::find(fused.begin(), fused.end(), g) != fused.end()) {
+        throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: epilogue node '" + e.name + "' reads '" + g +
+                                     "' as an operand, which fusion removes");
+      }
+      std::size_t i = 0;
+      while (i < fe.inputs.size() &&
+             !(names[fe.inputs[i].name()] == g && fe.inputs[i].get_layout() == ins[k].get_layout())) {
+        ++i;
+      }
+      if (i == fe.inputs.size()) {
+        const std::string kname = "rocmtpl_epilogue_in" + std::to_string(i);
+        names[kname] = g;
+        fe.inputs.emplace_back(kname, ins[k].get_layout());
+      }
+      index.push_back(i);
+    }
+    return index;
+  }
+
+  // Appends epilogue node `e`'s chain to `fe`, its operands renumbered by `index` (map_operands()).
+  static void append_chain(const scheduler_node& e, const std::vector<std::size_t>& index, fused_epilogue& fe) {
+    for (auto op : e.node.pointwise()->ops) {
+      if (op.has_input()) {
+        if (op.input >= index.size()) {
+          throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: epilogue node '" + e.name +
+                                       "' has a chain that reads operand " + std::to_string(op.input) + " but only " +
+                                       std::to_string(index.size()) + " operand inputs");
+        }
+        op.input = index[op.input];
+      }
+      fe.chain.ops.push_back(op);
+    }
+  }
+
   // The epilogue a template fuses for pointwise epilogue nodes: each node's chain in order, with a
   // cast where an unfused node would store, reading each operand under a reserved kernel name
   // (`names` maps them back to the graph). Throws invalid_argument_error for nodes that do not form
@@ -478,8 +521,13 @@ class rocm_cpp_scheduling {
   [[nodiscard]] static fused_epilogue make_fused_epilogue(const scheduler_node& template_node,
                                                           const std::vector<scheduler_node>& epilogue_nodes,
                                                           std::map<std::string, std::string>& names) {
+    for (const auto& b : template_node.node.inputs()) {
+      if (b.name().starts_with("rocmtpl_epilogue_")) {
+        throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: template input '" + b.name() +
+                                     "' has a name reserved for fused epilogues; rename it");
+      }
+    }
     fused_epilogue fe;
-    std::vector<std::string> graph_inputs;
     std::vector<std::string> fused{template_node.name};
     round_as_stored(fe.chain, template_node.node.get_layout().type());
     for (std::size_t j = 0; j < epilogue_nodes.size(); ++j) {
@@ -491,45 +539,10 @@ class rocm_cpp_scheduling {
                                      "' applies its chain to '" + value + "', not to '" + fused.back() +
                                      "'; epilogue nodes must form a chain");
       }
-      std::vector<std::size_t> index;  // the node's operand k -> fe.inputs index
-      for (std::size_t k = 1; k < ins.size(); ++k) {
-        const std::string g = e.graph_name(ins[k].name());
-        if (std::find(fused.begin(), fused.end(), g) != fused.end()) {
-          throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: epilogue node '" + e.name + "' reads '" + g +
-                                       "' as an operand, which fusion removes");
-        }
-        auto it = std::find(graph_inputs.begin(), graph_inputs.end(), g);
-        if (it == graph_inputs.end() ||
-            !(fe.inputs[static_cast<std::size_t>(it - graph_inputs.begin())].get_layout() == ins[k].get_layout())) {
-          const std::string kname = "rocmtpl_epilogue_in" + std::to_string(fe.inputs.size());
-          names[kname] = g;
-          graph_inputs.push_back(g);
-          fe.inputs.emplace_back(kname, ins[k].get_layout());
-          index.push_back(fe.inputs.size() - 1);
-        } else {
-          index.push_back(static_cast<std::size_t>(it - graph_inputs.begin()));
-        }
-      }
-      for (auto op : e.node.pointwise()->ops) {
-        if (op.has_input()) {
-          if (op.input >= index.size()) {
-            throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: epilogue node '" + e.name +
-                                         "' has a chain that reads operand " + std::to_string(op.input) + " but only " +
-                                         std::to_string(index.size()) + " operand inputs");
-          }
-          op.input = index[op.input];
-        }
-        fe.chain.ops.push_back(op);
-      }
+      append_chain(e, map_operands(e, fused, fe, names), fe);
       if (j + 1 < epilogue_nodes.size()) round_as_stored(fe.chain, e.node.get_layout().type());
       fused.push_back(e.name);
       fe.nodes.push_back(e.name);
-    }
-    for (const auto& b : template_node.node.inputs()) {
-      if (b.name().starts_with("rocmtpl_epilogue_")) {
-        throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: template input '" + b.name() +
-                                     "' has a name reserved for fused epilogues; rename it");
-      }
     }
     fe.output = buffer("rocmtpl_epilogue_out", epilogue_nodes.back().node.get_layout());
     names["rocmtpl_epilogue_out"] = epilogue_nodes.back().name;

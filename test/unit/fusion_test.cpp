@@ -69,6 +69,17 @@ TEST(Fusion, RunOfPointwiseNodesFusesWithRoundingWhereTheyStore) {
   EXPECT_EQ(m.calls[0].input_buffers, (std::vector<std::string>{"x", "w", "bias", "d"}));
 }
 
+TEST(Fusion, AnOperandTwoNodesReadIsPassedOnce) {
+  const fu::gemm_problem p;
+  const epilogue_chain add{{epilogue_op::add(0, epilogue_broadcast::row_vector)}};
+  const epilogue_chain mul{{epilogue_op::mul(0, epilogue_broadcast::row_vector)}};
+  const auto m = fu::emit_chain_module("m", p, {add, mul}, dtype::f16, true);
+  ASSERT_EQ(m.calls.size(), 1U);
+  EXPECT_EQ(m.calls[0].input_buffers, (std::vector<std::string>{"x", "w", "bias"}));
+  ASSERT_EQ(m.notes.size(), 1U);
+  EXPECT_TRUE(m.notes[0].ends_with("add(in0 row_vector) -> cast(float16) -> mul(in0 row_vector)")) << m.notes[0];
+}
+
 TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
   for (int split : {1, 4}) {
     fu::gemm_problem p;
