@@ -490,7 +490,7 @@ class rocm_cpp_scheduling {
         ++i;
       }
       if (i == fe.inputs.size()) {
-        const std::string kname = "rocmtpl_epilogue_in" + std::to_string(i);
+        const std::string kname = detail::indexed_name("rocmtpl_epilogue_in", i);
         names[kname] = g;
         fe.inputs.emplace_back(kname, ins[k].get_layout());
       }
@@ -505,8 +505,8 @@ class rocm_cpp_scheduling {
       if (op.has_input()) {
         if (op.input >= index.size()) {
           throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: epilogue node '" + e.name +
-                                       "' has a chain that reads operand " + std::to_string(op.input) + " but only " +
-                                       std::to_string(index.size()) + " operand inputs");
+                                       "' has a chain that reads operand " + detail::indexed_name("", op.input) +
+                                       " but only " + std::to_string(index.size()) + " operand inputs");
         }
         op.input = index[op.input];
       }

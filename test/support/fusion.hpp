@@ -94,12 +94,12 @@ inline module_graph chain_module(const std::string& name, const gemm_problem& p,
   layout prev_layout = h;
   for (std::size_t i = 0; i < chains.size(); ++i) {
     const bool last = i + 1 == chains.size();
-    const std::string node = last ? "y" : "e" + std::to_string(i);
+    const std::string node = last ? "y" : rocmtpl::detail::indexed_name("e", i);
     const auto ops = chain_operands(p, chains[i]);
     std::vector<buffer> tin{buffer("value", prev_layout)};
     std::vector<std::string> names{prev};
     for (std::size_t j = 0; j < ops.size(); ++j) {
-      tin.emplace_back("operand" + std::to_string(j), ops[j].get_layout());
+      tin.emplace_back(rocmtpl::detail::indexed_name("operand", j), ops[j].get_layout());
       names.push_back(ops[j].name());
     }
     const auto out_layout = layout::row_major(last ? out : p.type, {p.m, p.n});

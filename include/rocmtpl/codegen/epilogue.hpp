@@ -137,6 +137,16 @@ struct epilogue_op {
   return "?";
 }
 
+namespace detail {
+/// `<prefix><i>`, appended in steps (g++ 12 at -O3 reports a false -Werror=restrict on
+/// `"lit" + std::to_string(i)`).
+[[nodiscard]] inline std::string indexed_name(std::string_view prefix, std::size_t i) {
+  std::string s(prefix);
+  s += std::to_string(i);
+  return s;
+}
+}  // namespace detail
+
 namespace detail::epilogue_impl {
 inline std::string float_text(float v) {
   char buf[32];
@@ -168,8 +178,8 @@ struct epilogue_chain {
         case epilogue_op_kind::cast: out += "cast(" + std::string(name(o.type)) + ")"; break;
         default: {
           const char* k = o.kind == epilogue_op_kind::add ? "add" : (o.kind == epilogue_op_kind::sub ? "sub" : "mul");
-          out += std::string(k) + "(in" + std::to_string(o.input) + " " + std::string(rocmtpl::to_string(o.broadcast)) +
-                 ")";
+          out += std::string(k) + "(" + detail::indexed_name("in", o.input) + " " +
+                 std::string(rocmtpl::to_string(o.broadcast)) + ")";
         }
       }
     }
@@ -236,12 +246,12 @@ struct epilogue_operand {
     if (o.kind == epilogue_op_kind::cast) check_float_dtype(o.type, "cast");
     if (!o.has_input()) continue;
     if (o.input >= e.inputs.size()) {
-      throw invalid_argument_error("rocmtpl: epilogue: op reads input " + std::to_string(o.input) + " but " +
+      throw invalid_argument_error("rocmtpl: epilogue: op reads input " + detail::indexed_name("", o.input) + " but " +
                                    std::to_string(e.inputs.size()) + " inputs were given");
     }
     const int b = static_cast<int>(o.broadcast);
     if (seen[o.input] >= 0 && seen[o.input] != b) {
-      throw invalid_argument_error("rocmtpl: epilogue: input " + std::to_string(o.input) +
+      throw invalid_argument_error("rocmtpl: epilogue: input " + detail::indexed_name("", o.input) +
                                    " is used with two broadcasts; give it once per broadcast");
     }
     seen[o.input] = b;
@@ -316,7 +326,7 @@ inline std::string activation_text(epilogue_activation a) {
   std::string out;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     out += ", const " + std::string(storage_type(ops[i].node->type())) + (restrict ? "* __restrict__ " : "* ") +
-           std::string(prefix) + std::to_string(i);
+           detail::indexed_name(prefix, i);
   }
   return out;
 }
@@ -336,7 +346,7 @@ inline std::string activation_text(epilogue_activation a) {
   std::string s = "// Fused epilogue: " + chain.to_string() + "\n";
   s += "struct rocmtpl_epilogue_args {\n";
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    const auto n = "e" + std::to_string(i);
+    const auto n = detail::indexed_name("e", i);
     s += "    const " + std::string(storage_type(ops[i].node->type())) + "* " + n + ";\n";
     s += "    int64_t " + n + "_offset, " + n + "_stride_b, " + n + "_stride_r, " + n + "_stride_c;\n";
   }
@@ -345,15 +355,15 @@ inline std::string activation_text(epilogue_activation a) {
   std::string params;
   auto add = [&](const std::string& p) { params += (params.empty() ? "" : ", ") + p; };
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    add("const " + std::string(storage_type(ops[i].node->type())) + "* E" + std::to_string(i));
+    add("const " + std::string(storage_type(ops[i].node->type())) + "* " + detail::indexed_name("E", i));
   }
   for (const auto& sym : symbols) add("int64_t " + sym);
   s += "[[maybe_unused]] __host__ __device__ __forceinline__ rocmtpl_epilogue_args rocmtpl_epilogue_make(" + params +
        ") {\n";
   s += "    rocmtpl_epilogue_args a{};\n";
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    const auto n = "a.e" + std::to_string(i);
-    s += "    " + n + " = E" + std::to_string(i) + ";\n";
+    const auto n = detail::indexed_name("a.e", i);
+    s += "    " + n + " = " + detail::indexed_name("E", i) + ";\n";
     s += "    " + n + "_offset = " + ops[i].offset.to_cpp() + ";\n";
     s += "    " + n + "_stride_b = " + ops[i].stride_b.to_cpp() + ";\n";
     s += "    " + n + "_stride_r = " + ops[i].stride_r.to_cpp() + ";\n";
@@ -371,7 +381,7 @@ inline std::string activation_text(epilogue_activation a) {
       case epilogue_op_kind::scale: s += "    v = " + impl::float_text(o.scalar) + "f * v;\n"; break;
       case epilogue_op_kind::cast: s += "    v = " + impl::round_to(o.type, "v") + ";\n"; break;
       default: {
-        const auto n = "ea.e" + std::to_string(o.input);
+        const auto n = detail::indexed_name("ea.e", o.input);
         std::string index = n + "_offset + batch * " + n + "_stride_b";
         if (o.broadcast != epilogue_broadcast::row_vector) index += " + row * " + n + "_stride_r";
         if (o.broadcast != epilogue_broadcast::column_vector) index += " + col * " + n + "_stride_c";
@@ -391,7 +401,7 @@ inline std::string activation_text(epilogue_activation a) {
                                                     const std::vector<std::string>& symbols) {
   std::string args;
   auto add = [&](const std::string& a) { args += (args.empty() ? "" : ", ") + a; };
-  for (std::size_t i = 0; i < operands; ++i) add(std::string(prefix) + std::to_string(i));
+  for (std::size_t i = 0; i < operands; ++i) add(detail::indexed_name(prefix, i));
   for (const auto& s : symbols) add(s);
   return "rocmtpl_epilogue_make(" + args + ")";
 }

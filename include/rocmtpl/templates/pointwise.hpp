@@ -81,7 +81,7 @@ class pointwise_policy {
     std::string params = "const " + detail::storage_text(x) + "* __restrict__ X" +
                          epilogue_params(pr.operands, "E", true) + ", " + detail::storage_text(y) + "* __restrict__ Y";
     std::string args = "X";
-    for (std::size_t i = 0; i < pr.operands.size(); ++i) args += ", E" + std::to_string(i);
+    for (std::size_t i = 0; i < pr.operands.size(); ++i) args += ", " + rocmtpl::detail::indexed_name("E", i);
     args += ", Y";
     detail::append_size_symbols(params, args, symbols);
 
@@ -160,7 +160,7 @@ class pointwise_policy {
     std::string names = "X";
     for (std::size_t i = 1; i < ins.size(); ++i) {
       inputs.push_back(&ins[i]);
-      names += ", E" + std::to_string(i - 1);
+      names += ", " + rocmtpl::detail::indexed_name("E", i - 1);
     }
     (void)kernel.def_kernel(inputs, {&y}, names + ", Y", ctx.input_reorder());
     pr.operands = epilogue_operands(pr.e, pr.batch, pr.m, pr.n);
@@ -181,7 +181,7 @@ class pointwise_policy {
       l.params.push_back({.kind = launch_param_kind::tensor, .index = abi_tensor_index(kernel.args(), n), .name = n});
     };
     tensor("X");
-    for (std::size_t i = 1; i < ctx.input_nodes().size(); ++i) tensor("E" + std::to_string(i - 1));
+    for (std::size_t i = 1; i < ctx.input_nodes().size(); ++i) tensor(rocmtpl::detail::indexed_name("E", i - 1));
     tensor("Y");
     const auto sizes = kernel.args().size_params();
     for (std::size_t i = 0; i < sizes.size(); ++i) {

@@ -247,7 +247,7 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
   }
   for (std::size_t i = 0; i < v.epi.size(); ++i) {
     inputs.push_back(v.epi[i].node);
-    names += "E" + std::to_string(i) + ", ";
+    names += rocmtpl::detail::indexed_name("E", i) + ", ";
   }
   names += "Y";
   // The epilogue's operands follow the template's inputs (input_reorder covers those only).
@@ -323,7 +323,7 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
     args += ", Residual";
   }
   params += epilogue_params(v.epi, "E", restrict);
-  for (std::size_t i = 0; i < v.epi.size(); ++i) args += ", E" + std::to_string(i);
+  for (std::size_t i = 0; i < v.epi.size(); ++i) args += ", " + rocmtpl::detail::indexed_name("E", i);
   params += ", " + storage_text(*v.y.node) + "*" + r + "Y";
   args += ", Y";
   return {params, args};

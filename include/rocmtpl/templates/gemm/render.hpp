@@ -132,7 +132,7 @@ inline void plan_gemm_params(gemm_plan& plan) {
   tensor("W");
   if (plan.v.bias.node != nullptr) tensor("Bias");
   if (plan.v.residual.node != nullptr) tensor("Residual");
-  for (std::size_t i = 0; i < plan.v.epi.size(); ++i) tensor("E" + std::to_string(i));
+  for (std::size_t i = 0; i < plan.v.epi.size(); ++i) tensor(rocmtpl::detail::indexed_name("E", i));
   tensor("Y");
   if (plan.split) {
     params.push_back({.kind = launch_param_kind::workspace, .name = "Partial", .cpp_type = "float*"});
