@@ -136,50 +136,6 @@ std::vector<double> run(const module_source& src, const loaded_module& mod,
 
 double tolerance(dtype t) { return t == dtype::f32 ? 1e-5 : (t == dtype::f16 ? 2e-3 : 1.6e-2); }
 
-std::vector<epilogue_chain> every_op() {
-  std::vector<epilogue_chain> out;
-  for (const auto& [name, c] : fu::every_op_chains()) out.push_back(c);
-  return out;
-}
-
-struct path_case {
-  std::string name;
-  fu::gemm_problem p;
-  bool hopper = false;
-};
-
-std::vector<path_case> paths() {
-  std::vector<path_case> out;
-  fu::gemm_problem simt;
-  simt.type = dtype::f32;
-  simt.n = sym_expr(96);
-  simt.k = sym_expr(128);
-  out.push_back({"simt_f32", simt});
-  std::tie(simt.config, simt.options) = fu::simt_config(3);
-  out.push_back({"simt_f32_split_k", simt});
-  for (dtype t : {dtype::f16, dtype::bf16}) {
-    fu::gemm_problem mc;
-    mc.type = t;
-    mc.config = fu::mma_config();
-    mc.n = sym_expr(96);
-    mc.k = sym_expr(128);
-    out.push_back({"mma_" + std::string(name(t)), mc});
-  }
-  fu::gemm_problem mcs;
-  mcs.config = fu::mma_config();
-  mcs.config.split_k = 2;
-  mcs.options.runtime_split_k = true;
-  mcs.n = sym_expr(96);
-  mcs.k = sym_expr(256);
-  out.push_back({"mma_f16_split_k", mcs});
-  fu::gemm_problem h;
-  h.config = fu::hopper_config();
-  h.n = sym_expr(256);
-  h.k = sym_expr(256);
-  out.push_back({"hopper_f16", h, true});
-  return out;
-}
-
 struct gpu_setup {
   compile_options options;
   std::optional<compiler> cc;
@@ -206,14 +162,14 @@ TEST(FusionGpu, EveryOpOnEveryMathPathMatchesTheUnfusedModule) {
   if (!g.cc) GTEST_SKIP() << g.skip;
   temp_dir dir{"rocmtpl-fusion-gpu"};
   code_cache cache(dir.path() / "cache");
-  for (const auto& c : paths()) {
+  for (const auto& c : fu::gpu_paths()) {
     if (c.hopper && g.arch != "sm_90") {
       std::cout << "[ fusion ] " << c.name << ": skipped (device " << g.arch << " is not sm_90)\n";
       continue;
     }
     SCOPED_TRACE(c.name);
-    const auto fused_src = fu::emit_chain_module("fused_" + c.name, c.p, every_op(), c.p.type, true);
-    const auto unfused_src = fu::emit_chain_module("unfused_" + c.name, c.p, every_op(), c.p.type, false);
+    const auto fused_src = fu::emit_chain_module("fused_" + c.name, c.p, fu::every_op(), c.p.type, true);
+    const auto unfused_src = fu::emit_chain_module("unfused_" + c.name, c.p, fu::every_op(), c.p.type, false);
     ASSERT_EQ(fused_src.calls.size(), 1U) << (fused_src.notes.empty() ? "" : fused_src.notes[0]);
     ASSERT_EQ(unfused_src.calls.size(), 6U);
     const auto fused = loaded_module::compile(fused_src, *g.cc, g.options, cache);
@@ -284,7 +240,7 @@ TEST(FusionGpu, FusedModulesMatchTheFusedReferenceKernel) {
   if (!g.cc) GTEST_SKIP() << g.skip;
   temp_dir dir{"rocmtpl-fusion-gpu"};
   code_cache cache(dir.path() / "cache");
-  for (const auto& c : paths()) {
+  for (const auto& c : fu::gpu_paths()) {
     if (c.hopper && g.arch != "sm_90") continue;
     SCOPED_TRACE(c.name);
     const auto src = fu::emit_chain_module("ref_" + c.name, c.p, {fu::bias_gelu_mul()}, c.p.type, true);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -159,6 +160,54 @@ inline std::pair<templates::gemm_config, templates::gemm_options> simt_config(in
   templates::gemm_options o;
   o.runtime_split_k = split > 1;
   return {c, o};
+}
+
+/// Every chain of every_op_chains(), as one run of pointwise nodes.
+inline std::vector<epilogue_chain> every_op() {
+  std::vector<epilogue_chain> out;
+  for (const auto& [name, c] : every_op_chains()) out.push_back(c);
+  return out;
+}
+
+/// One math path of the GPU test: a name, the GEMM problem, whether it needs an sm_90 device.
+struct path_case {
+  std::string name;
+  gemm_problem p;
+  bool hopper = false;
+};
+
+/// The math paths the GPU test runs: SIMT f32 (with and without split-K), matrix cores f16 and
+/// bf16, matrix cores f16 with split-K, Hopper f16.
+inline std::vector<path_case> gpu_paths() {
+  std::vector<path_case> out;
+  gemm_problem simt;
+  simt.type = dtype::f32;
+  simt.n = sym_expr(96);
+  simt.k = sym_expr(128);
+  out.push_back({"simt_f32", simt});
+  std::tie(simt.config, simt.options) = simt_config(3);
+  out.push_back({"simt_f32_split_k", simt});
+  for (dtype t : {dtype::f16, dtype::bf16}) {
+    gemm_problem mc;
+    mc.type = t;
+    mc.config = mma_config();
+    mc.n = sym_expr(96);
+    mc.k = sym_expr(128);
+    out.push_back({"mma_" + std::string(name(t)), mc});
+  }
+  gemm_problem mcs;
+  mcs.config = mma_config();
+  mcs.config.split_k = 2;
+  mcs.options.runtime_split_k = true;
+  mcs.n = sym_expr(96);
+  mcs.k = sym_expr(256);
+  out.push_back({"mma_f16_split_k", mcs});
+  gemm_problem h;
+  h.config = hopper_config();
+  h.n = sym_expr(256);
+  h.k = sym_expr(256);
+  out.push_back({"hopper_f16", h, true});
+  return out;
 }
 
 }  // namespace rocmtpl::test::fusion

@@ -96,6 +96,12 @@ TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
   const auto m2 = fu::emit_chain_module("m", mma, {fu::bias_gelu_mul()}, dtype::f16, true);
   EXPECT_EQ(m2.calls.size(), 1U);
   EXPECT_TRUE(contains(m2.source, "v = rocmtpl_epilogue(t.epi, batch, gm, gn, v);"));
+  fu::gemm_problem mma_split = mma;
+  mma_split.config.split_k = 2;
+  mma_split.options.runtime_split_k = true;
+  const auto m4 = fu::emit_chain_module("m", mma_split, {fu::bias_gelu_mul()}, dtype::f16, true);
+  EXPECT_EQ(m4.calls.size(), 1U);
+  EXPECT_TRUE(contains(m4.source, "gemm_split_k_reduce_body("));
   fu::gemm_problem hopper;
   hopper.config = fu::hopper_config();
   hopper.n = sym_expr(256);
@@ -103,6 +109,18 @@ TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
   ASSERT_EQ(m3.calls.size(), 1U) << (m3.notes.empty() ? "" : m3.notes[0]);
   EXPECT_TRUE(contains(m3.source, "#define ROCMTPL_GEMM_SM90_HAS_EPILOGUE 1"));
   EXPECT_TRUE(contains(m3.source, "rocmtpl_epilogue(t.epi, 0, grow, gcol + e,"));
+}
+
+TEST(Fusion, EveryGpuTestPathFusesEveryOp) {
+  // What test/gpu/fusion_gpu_test.cpp runs renders here: one kernel fused, six unfused.
+  for (const auto& c : fu::gpu_paths()) {
+    const auto fused = fu::emit_chain_module("f", c.p, fu::every_op(), c.p.type, true);
+    EXPECT_EQ(fused.calls.size(), 1U) << c.name << ": " << (fused.notes.empty() ? "" : fused.notes[0]);
+    EXPECT_TRUE(fused.intermediates.empty()) << c.name;
+    const auto unfused = fu::emit_chain_module("u", c.p, fu::every_op(), c.p.type, false);
+    EXPECT_EQ(unfused.calls.size(), 6U) << c.name;
+    EXPECT_EQ(unfused.intermediates.size(), 5U) << c.name;
+  }
 }
 
 TEST(Fusion, RefusalsKeepTwoKernelsAndSayWhy) {
