@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Fused modules through the real compilers, without a GPU (issue 12): GEMMs with fused epilogue
-// chains (every op in one run of pointwise nodes; SIMT with split-K, matrix cores f16 and bf16) and
-// an unfused module build with hipcc for gfx90a and gfx940 and with nvcc for sm_90 without
-// register spills; the Hopper path with a fused chain builds for sm_90a. The AMD library of a fused
+// Fused modules through the real compilers, without a GPU (issue 12): the GPU test's modules (every
+// op fused, as one run of pointwise nodes, on SIMT f32 with and without split-K, matrix cores f16
+// and bf16, matrix cores f16 with split-K) and an unfused module build with hipcc for gfx90a and gfx940 and with nvcc
+// for sm_90 without register spills; the Hopper path with a fused chain builds for sm_90a. The AMD library of a fused
 // module loads and its workspace query no longer counts the fused intermediate. Skips a compiler
 // that is not installed.
 #include <rocmtpl/runtime.hpp>
@@ -36,31 +36,19 @@ struct build {
   module_source module;
 };
 
-std::vector<epilogue_chain> all_chains() {
-  std::vector<epilogue_chain> out;
-  for (const auto& [name, c] : fu::every_op_chains()) out.push_back(c);
-  return out;
-}
-
+// What the GPU test runs (test/gpu/fusion_gpu_test.cpp): every op fused on each math path but
+// Hopper (built for sm_90a below), and one unfused module.
 std::vector<build> fused_builds() {
   std::vector<build> out;
-  fu::gemm_problem simt;
-  simt.type = dtype::f32;
-  std::tie(simt.config, simt.options) = fu::simt_config(3);
-  out.push_back(
-      {"simt f32 split-K, every op", fu::emit_chain_module("fused_simt", simt, all_chains(), dtype::f32, true)});
-  for (dtype t : {dtype::f16, dtype::bf16}) {
-    fu::gemm_problem mc;
-    mc.type = t;
-    mc.config = fu::mma_config();
-    out.push_back({"matrix cores " + std::string(name(t)),
-                   fu::emit_chain_module("fused_mc", mc, {fu::bias_gelu_mul()}, t, true)});
+  for (const auto& c : fu::gpu_paths()) {
+    if (c.hopper) continue;
+    out.push_back(
+        {c.name + ", every op", fu::emit_chain_module("fused_" + c.name, c.p, fu::every_op(), c.p.type, true)});
+    EXPECT_EQ(out.back().module.calls.size(), 1U) << c.name;
   }
   fu::gemm_problem plain;
   out.push_back({"unfused f16", fu::emit_chain_module("unfused", plain, {fu::bias_gelu_mul()}, dtype::f16, false)});
-  for (const auto& b : out) {
-    EXPECT_EQ(b.module.calls.size(), b.label == "unfused f16" ? 2U : 1U) << b.label;
-  }
+  EXPECT_EQ(out.back().module.calls.size(), 2U);
   return out;
 }
 
@@ -114,13 +102,11 @@ TEST(FusionCompile, NvidiaBuildsWithoutSpills) {
 
 TEST(FusionCompile, HopperWithFusedChainBuildsForSm90a) {
   if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not installed";
-  fu::gemm_problem p;
-  p.config = fu::hopper_config();
-  p.n = sym_expr(256);
-  p.k = sym_expr(256);
-  auto m = fu::emit_chain_module("fused_hopper", p, {fu::bias_gelu_mul()}, dtype::f16, true);
+  const auto hopper = fu::gpu_paths().back();
+  ASSERT_TRUE(hopper.hopper);
+  auto m = fu::emit_chain_module("fused_hopper", hopper.p, fu::every_op(), dtype::f16, true);
   ASSERT_EQ(m.calls.size(), 1U) << (m.notes.empty() ? "" : m.notes[0]);
-  check_builds({{"hopper f16", std::move(m)}}, nvidia_options("sm_90a"));
+  check_builds({{"hopper f16, every op", std::move(m)}}, nvidia_options("sm_90a"));
 }
 
 TEST(FusionCompile, FusedModuleWorkspaceHasNoIntermediate) {
