@@ -22,6 +22,7 @@
 /// rendered lines compute in checked arithmetic and refuse what overflows
 /// (ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT); bind() throws evaluation_error there instead.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -91,9 +92,11 @@ struct launch_param {
   std::optional<tensor_map_spec> map{};
 };
 
-/// @brief One `extern "C" __global__` kernel launch.
+/// @brief One `extern "C" __global__` kernel launch. The kernel's symbol is
+/// `<launch_description::kernel_name>_<suffix>` (device_symbol()); generated code spells it
+/// device_symbol_ref(suffix), so that naming a kernel sets a field and never edits its text.
 struct kernel_launch {
-  std::string symbol{};
+  std::string suffix{};  ///< the symbol after the entry's name and '_', e.g. `v8_8`
   std::array<launch_value, 3> grid{};
   std::array<std::int64_t, 3> block{1, 1, 1};
   std::int64_t shared_bytes = 0;
@@ -129,6 +132,7 @@ struct launch_variant {
 
 /// @brief Everything the entry point launches, for one configuration.
 struct launch_description {
+  std::string kernel_name{};                ///< the entry's name: every device symbol starts with it
   std::vector<std::string> size_symbols{};  ///< symbol names in entry order (their values' order)
   std::vector<std::string> runtime_args{};  ///< runtime argument names in entry order
   std::vector<dtype> tensor_types{};        ///< C ABI tensors (inputs, then the output)
@@ -136,10 +140,47 @@ struct launch_description {
   std::vector<launch_variant> variants{};
 };
 
-/// @brief A description's head for an entry's arguments: size symbols, runtime arguments and
-/// tensor dtypes in entry order; no variants yet.
-[[nodiscard]] inline launch_description launch_description_for(const kernel_args& args) {
+/// @brief The symbol of device kernel `suffix` of kernel (entry) `kernel_name`: `<kernel_name>_<suffix>`.
+[[nodiscard]] inline std::string device_symbol(std::string_view kernel_name, std::string_view suffix) {
+  std::string out(kernel_name);
+  out += '_';
+  out += suffix;
+  return out;
+}
+
+/// @brief The symbol of one of the description's launches: device_symbol(d.kernel_name, l.suffix).
+[[nodiscard]] inline std::string device_symbol(const launch_description& d, const kernel_launch& l) {
+  return device_symbol(d.kernel_name, l.suffix);
+}
+
+/// @brief The macro through which generated code names its kernel's device symbols. Whoever
+/// assembles a kernel's code defines it from the entry's name around that code
+/// (rendered_source::kernel_text()), so the text of a kernel never holds its own name: renaming a
+/// kernel, and deduplicating kernels by their text, never edit or search generated code.
+inline constexpr std::string_view device_symbol_macro = "ROCMTPL_KERNEL_SYMBOL";
+
+/// @brief How generated code spells device symbol `suffix`: `ROCMTPL_KERNEL_SYMBOL(suffix)`.
+/// @throws invalid_argument_error when `suffix` is empty or not made of letters, digits and '_'.
+[[nodiscard]] inline std::string device_symbol_ref(std::string_view suffix) {
+  const bool ok = !suffix.empty() && std::all_of(suffix.begin(), suffix.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!ok) {
+    throw invalid_argument_error("rocmtpl: launch_description: device symbol suffix '" + std::string(suffix) +
+                                 "' is not an identifier fragment; use letters, digits and '_'");
+  }
+  std::string out(device_symbol_macro);
+  out += '(';
+  out += suffix;
+  out += ')';
+  return out;
+}
+
+/// @brief A description's head for an entry: its name (the device symbols' prefix), the size
+/// symbols, runtime arguments and tensor dtypes in entry order; no variants yet.
+[[nodiscard]] inline launch_description launch_description_for(std::string_view kernel_name, const kernel_args& args) {
   launch_description d;
+  d.kernel_name = std::string(kernel_name);
   d.size_symbols = args.size_symbols();
   for (const auto& a : args.runtime_args()) d.runtime_args.push_back(a.name);
   for (const auto& t : args.inputs()) d.tensor_types.push_back(t.node.type());
@@ -192,7 +233,7 @@ struct bound_param {
 
 /// @brief A launch with concrete numbers; grid x is still capped at the SM count when asked.
 struct bound_kernel_launch {
-  std::string symbol{};
+  std::string symbol{};  ///< the device symbol (device_symbol()), as the code object names it
   std::array<std::int64_t, 3> grid{1, 1, 1};
   bool grid_x_at_most_sm_count = false;
   std::array<std::int64_t, 3> block{1, 1, 1};
@@ -331,7 +372,7 @@ inline bound_param bind_param(const launch_param& p, const size_hints& h, const 
     }
     for (const auto& l : v.launches) {
       bound_kernel_launch b;
-      b.symbol = l.symbol;
+      b.symbol = device_symbol(d, l);
       for (std::size_t i = 0; i < 3; ++i) b.grid[i] = impl::evaluate(l.grid[i], h, runtime_args);
       b.grid_x_at_most_sm_count = l.grid[0].at_most_sm_count;
       b.block = amd && l.amd_block[0] > 0 ? l.amd_block : l.block;
@@ -496,7 +537,7 @@ inline void write_one_launch(indented_buffer& src, const launch_description& d, 
       }
       if (l.shared_bytes > 48 * 1024) {
         src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-        src.writeline("if (hipFuncSetAttribute(reinterpret_cast<const void*>(&" + l.symbol +
+        src.writeline("if (hipFuncSetAttribute(reinterpret_cast<const void*>(&" + device_symbol_ref(l.suffix) +
                       "), hipFuncAttributeMaxDynamicSharedMemorySize, " + std::to_string(l.shared_bytes) +
                       ") != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;");
         src.writeline("#endif");
@@ -507,8 +548,8 @@ inline void write_one_launch(indented_buffer& src, const launch_description& d, 
       const std::string grid = "dim3(static_cast<unsigned>(" + g + "_x), static_cast<unsigned>(" + g +
                                "_y), static_cast<unsigned>(" + g + "_z))";
       const auto launch = [&](const std::array<std::int64_t, 3>& b, std::int64_t shared) {
-        src.writeline(l.symbol + "<<<" + grid + ", " + dims(b) + ", " + std::to_string(shared) + ", stream>>>(" + args +
-                      ");");
+        src.writeline(device_symbol_ref(l.suffix) + "<<<" + grid + ", " + dims(b) + ", " + std::to_string(shared) +
+                      ", stream>>>(" + args + ");");
       };
       const bool amd_differs = (l.amd_block[0] > 0 && l.amd_block != l.block) ||
                                (l.amd_shared_bytes >= 0 && l.amd_shared_bytes != l.shared_bytes);

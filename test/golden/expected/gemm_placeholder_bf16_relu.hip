@@ -80,6 +80,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 }
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
+#define ROCMTPL_KERNEL_SYMBOL(suffix) KERNEL_NAME_##suffix
 // gemm bm64_bn64_bk16_tm4_tn4_g8_s2_v4: Y = relu(X @ W)
 // x bfloat16[64, 64] strides [64, 1] offset 0
 // w bfloat16[64, 64] strides [64, 1] offset 0
@@ -449,7 +450,7 @@ __device__ __forceinline__ void gemm_kernel_body(const uint16_t* __restrict__ X,
 
 }  // namespace
 
-extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS KERNEL_NAME_v4_4(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, uint16_t* __restrict__ Y) {
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS ROCMTPL_KERNEL_SYMBOL(v4_4)(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, uint16_t* __restrict__ Y) {
     gemm_kernel_body<4, 4>(X, W, Y);
 }
 
@@ -482,7 +483,7 @@ extern "C" PT_EXPORT int KERNEL_NAME(const uint16_t* X, const uint16_t* W, uint1
             const int64_t rocmtpl_grid_0_z = 1;
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
-                KERNEL_NAME_v4_4<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Y);
+                ROCMTPL_KERNEL_SYMBOL(v4_4)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Y);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -501,3 +502,4 @@ extern "C" PT_EXPORT int KERNEL_NAME_packed(void* const* args, size_t* workspace
 // The entry's declaration, for loaders that check a library they did not render.
 extern "C" PT_EXPORT const char* KERNEL_NAME_signature(void) { return "int KERNEL_NAME(const uint16_t* X, const uint16_t* W, uint16_t* Y, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }
 #endif  // !ROCMTPL_DEVICE_ONLY
+#undef ROCMTPL_KERNEL_SYMBOL

@@ -179,7 +179,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                                                 const gemm_plan& plan) {
   const auto& c = plan.config;
   const auto& v = plan.v;
-  launch_description d = launch_description_for(kernel.args());
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   const sym_expr elements = v.batch * v.m * v.n;
   if (plan.split) {
     d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
@@ -187,7 +187,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   const auto params = gemm_launch_params(kernel, plan);
   const auto main = [&](int va, int vb) {
     kernel_launch l;
-    l.symbol = kernel.kernel_name() + "_v" + std::to_string(va) + "_" + std::to_string(vb);
+    l.suffix = "v" + std::to_string(va) + "_" + std::to_string(vb);
     l.grid[0].sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
                       floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n));
     l.grid[1].sizes = v.batch;
@@ -204,7 +204,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   std::vector<kernel_launch> tail;
   if (plan.split) {
     kernel_launch r;
-    r.symbol = kernel.kernel_name() + "_split_k_reduce";
+    r.suffix = "split_k_reduce";
     r.grid[0] = {.sizes = floor_div(elements + sym_expr(255), sym_expr(256)),
                  .only_when_runtime_arg_above_one = 0,
                  .at_most = 65536};
@@ -265,9 +265,9 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                                                 const gemm_plan& plan) {
   const auto& c = plan.config;
   const auto& v = plan.v;
-  launch_description d = launch_description_for(kernel.args());
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   kernel_launch l;
-  l.symbol = kernel.kernel_name() + "_sm90";
+  l.suffix = "sm90";
   l.grid[0] = {.sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
                         floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n)),
                .at_most_sm_count = true};
@@ -533,15 +533,15 @@ inline void write_global_kernels(indented_buffer& src, const gemm_plan& plan, co
   for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
     const auto& launches = d.variants[vi].launches;
     const bool vectorised = plan.fast && vi == 0;
-    src.writeline("extern \"C\" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS " + launches.front().symbol + "(" +
-                  plan.params + ") {");
+    src.writeline("extern \"C\" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS " +
+                  device_symbol_ref(launches.front().suffix) + "(" + plan.params + ") {");
     src.writeline("    gemm_kernel_body<" + std::to_string(vectorised ? plan.va : 1) + ", " +
                   std::to_string(vectorised ? plan.vb : 1) + ">(" + plan.args + ");");
     src.writeline("}");
   }
   if (plan.split) {
-    src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " + d.variants.front().launches.back().symbol +
-                  "(" + plan.params + ") {");
+    src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " +
+                  device_symbol_ref(d.variants.front().launches.back().suffix) + "(" + plan.params + ") {");
     src.writeline("    gemm_split_k_reduce_body(" + plan.args + ");");
     src.writeline("}");
   }
@@ -622,7 +622,7 @@ inline void write_sm90_kernel(indented_buffer& src, const gemm_plan& plan, const
   for (const auto& s : plan.symbols) sizes += ", int64_t " + s;
   src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
   src.writeline("extern \"C\" __global__ void __launch_bounds__(gemm_sm90::threads, 1) " +
-                d.variants.front().launches.front().symbol +
+                device_symbol_ref(d.variants.front().launches.front().suffix) +
                 "(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, " +
                 gemm_tensor_params(plan.v, true).first + sizes + ") {");
   src.writeline("#if defined(ROCMTPL_GEMM_SM90_DEVICE)");
