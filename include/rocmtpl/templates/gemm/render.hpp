@@ -548,18 +548,24 @@ inline void write_global_kernels(indented_buffer& src, const gemm_plan& plan, co
   src.writeline("");
 }
 
-// Entry point, first part: size and split_k checks, the workspace query, null checks.
-inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
-                               const launch_description& d) {
+// Every entry point's first part (the mma/SIMT entry and the Hopper one): the size checks, the
+// split_k check (the Hopper path refuses a split; without runtime split-K, split_k is the constant
+// 1), the problem and its element count (checked: refused when it does not fit, before anything
+// sizes a workspace or a grid), the workspace query, the null checks and the early return of an
+// empty problem.
+inline void write_entry_prologue(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
+                                 const launch_description& d) {
   for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  if (plan.split) {
+  if (plan.config.math == gemm_math::wgmma) {
+    if (plan.split)
+      src.writeline("if (split_k != 1) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K is not split here");
+  } else if (plan.split) {
     src.writeline("if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   } else {
     src.writeline("constexpr int32_t split_k = 1;");
   }
   src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  // Pre-indented fragment (written verbatim: rendering speed). Sizes are non-negative here; the
-  // element count is checked before anything sizes a workspace or a grid.
+  // Pre-indented fragment (written verbatim: rendering speed); sizes are non-negative here.
   src.write_verbatim(R"hip(    int64_t rocmtpl_elements = 0;
     if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
         !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
@@ -577,7 +583,7 @@ inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kerne
 inline void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                         const launch_description& d) {
   auto body = src.indent();
-  write_entry_checks(src, kernel, plan, d);
+  write_entry_prologue(src, kernel, plan, d);
   write_launches(src, d, abi_tensor_names(kernel.args()));
 }
 
@@ -637,36 +643,20 @@ inline void write_sm90_kernel(indented_buffer& src, const gemm_plan& plan, const
   src.writeline("");
 }
 
-// The Hopper entry point's body (its declaration comes from the parts): the size checks, the workspace query (none),
-// the null checks, then the launch of the description (its requirements refuse what the path cannot serve); an AMD
-// build refuses every call.
+// The Hopper entry point's body (its declaration comes from the parts): the prologue (write_entry_prologue; the
+// workspace query answers none), then the launch of the description (its requirements refuse what the path cannot
+// serve); an AMD build refuses every call.
 inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                              const launch_description& d) {
-  {
-    auto body = src.indent();
-    for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-    if (plan.split)
-      src.writeline("if (split_k != 1) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K is not split here");
-    src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
-    // Pre-indented fragment (written verbatim: rendering speed).
-    src.write_verbatim(R"sm90(    int64_t rocmtpl_elements = 0;
-    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
-        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    }
-)sm90");
-    write_workspace_query(src, d);
-    const auto& v = plan.v;
-    for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
-    src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
-    src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-    write_launches(src, d, abi_tensor_names(kernel.args()));
-    src.writeline("#else");
-    src.writeline("(void)workspace;");
-    src.writeline("(void)stream;");
-    src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only");
-    src.writeline("#endif");
-  }
+  auto body = src.indent();
+  write_entry_prologue(src, kernel, plan, d);
+  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+  write_launches(src, d, abi_tensor_names(kernel.args()));
+  src.writeline("#else");
+  src.writeline("(void)workspace;");
+  src.writeline("(void)stream;");
+  src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only");
+  src.writeline("#endif");
 }
 
 /// @brief The launch description of a configuration's entry (see codegen/launch.hpp).
