@@ -258,7 +258,7 @@ class rocm_cpp_scheduling {
   /// `KERNEL_NAME` and exported, so that renderings that differ only in the entry's name or linkage
   /// share a kernel. (The one place the placeholder name matters.)
   [[nodiscard]] static std::string dedup_key(rendered_source parts) {
-    parts.entry_name = std::string(kernel_name_placeholder);
+    parts.rename(kernel_name_placeholder);
     parts.linkage = entry_linkage::exported;
     return parts.str();
   }
@@ -266,9 +266,10 @@ class rocm_cpp_scheduling {
   /// @brief Defines a kernel from rendered parts, or returns the name of the kernel already defined
   /// from the same parts (dedup_key()).
   ///
-  /// A new kernel is named `rocm_<fused origins>_<n>`: the parts' entry gets that name and the
-  /// scheduler's linkage (entry_linkage::internal declares it `static`, for a module). A reused
-  /// kernel adds `node_schedule` to its origins.
+  /// A new kernel is named `rocm_<fused origins>_<n>`: the parts get that name
+  /// (rendered_source::rename(): the entry, its device symbols and its launch description, if any)
+  /// and the scheduler's linkage (entry_linkage::internal declares it `static`, for a module). A
+  /// reused kernel adds `node_schedule` to its origins.
   /// @param parts the rendered parts (make_kernel_render() names the entry `KERNEL_NAME`)
   /// @param node_schedule the nodes the kernel computes (template first)
   /// @return the kernel name
@@ -282,7 +283,7 @@ class rocm_cpp_scheduling {
     const std::string fused = options_.descriptive_names ? fused_kernel_name(node_schedule) : std::string();
     const std::string name = "rocm_" + (fused.empty() ? std::string() : fused + "_") + next_kernel_suffix();
     kernel_definition def{name, {}, {}, node_schedule, parts};
-    def.parts.entry_name = name;
+    def.parts.rename(name);  // the entry and its launch description's symbols; the text is untouched
     def.parts.linkage = options_.linkage;
     def.source = def.parts.str();
     def.source_hash = detail::hash_hex(def.source);

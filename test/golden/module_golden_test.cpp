@@ -176,7 +176,7 @@ TEST(Module, KernelTextIsTheRenderedPartsUnchanged) {
     const auto& k = m.kernels[i];
     auto [kernel, render] = g.nodes()[i].node.make_kernel_render({});
     rendered_source expected = render();
-    expected.entry_name = k.name;
+    expected.rename(k.name);
     expected.linkage = entry_linkage::internal;
     EXPECT_EQ(k.parts, expected) << k.name;
     const std::string ns = rocm_cpp_scheduling::kernel_namespace(k.name);

@@ -174,10 +174,16 @@ TEST(RocmCppScheduling, DefinitionsAreTheRenderedPartsUnchanged) {
   EXPECT_EQ(def.parts.entry_body, fresh.entry_body);
   EXPECT_EQ(def.parts.signature, fresh.signature);
   auto named = fresh;
-  named.entry_name = def.name;
+  named.rename(def.name);
   named.linkage = entry_linkage::internal;
   EXPECT_EQ(def.parts, named);
   EXPECT_EQ(def.source, named.str());
+  // The launch description the parts carry names the final symbols.
+  ASSERT_TRUE(def.parts.launch);
+  EXPECT_EQ(def.parts.launch->kernel_name, def.name);
+  const auto bound = bind(*def.parts.launch, {128}, {});
+  EXPECT_EQ(bound.variants.at(0).launches.at(0).symbol, def.name + "_v4_4");
+  EXPECT_TRUE(contains(def.source, "#define ROCMTPL_KERNEL_SYMBOL(suffix) " + def.name + "_##suffix\n"));
   // The rendered device code names no kernel: its symbols go through the macro.
   EXPECT_TRUE(contains(fresh.device_code, "ROCMTPL_KERNEL_SYMBOL(v")) << fresh.device_code;
   for (const auto& k : sched.kernels()) {

@@ -53,6 +53,7 @@ struct launch_value {
   std::optional<std::size_t> only_when_runtime_arg_above_one{};
   std::int64_t at_most = 0;
   bool at_most_sm_count = false;
+  friend bool operator==(const launch_value&, const launch_value&) = default;
 };
 
 /// @brief A Hopper TMA tensor map of a row-major 16-bit matrix (tensor `tensor` from element
@@ -70,6 +71,7 @@ struct tensor_map_spec {
   std::int64_t box_cols = 0;
   /// The pitch used when `rows` <= 1 (a pitch that is never stepped only has to be valid).
   std::optional<sym_expr> pitch_if_one_row{};
+  friend bool operator==(const tensor_map_spec&, const tensor_map_spec&) = default;
 };
 
 /// @brief What a kernel parameter is.
@@ -90,6 +92,7 @@ struct launch_param {
   std::int64_t byte_offset = 0;
   std::string cpp_type{};  ///< workspace: the pointer type the kernel takes ("float*")
   std::optional<tensor_map_spec> map{};
+  friend bool operator==(const launch_param&, const launch_param&) = default;
 };
 
 /// @brief One `extern "C" __global__` kernel launch. The kernel's symbol is
@@ -105,6 +108,7 @@ struct kernel_launch {
   /// shared bytes -1 mean "as above".
   std::array<std::int64_t, 3> amd_block{0, 0, 0};
   std::int64_t amd_shared_bytes = -1;
+  friend bool operator==(const kernel_launch&, const kernel_launch&) = default;
 };
 
 /// @brief A condition a variant needs.
@@ -122,12 +126,14 @@ struct launch_requirement {
   sym_expr expr{0};
   std::int64_t value = 1;
   std::optional<sym_expr> unless_at_most_one{};
+  friend bool operator==(const launch_requirement&, const launch_requirement&) = default;
 };
 
 /// @brief The launches of one instantiation and what they need.
 struct launch_variant {
   std::vector<launch_requirement> requirements{};
   std::vector<kernel_launch> launches{};
+  friend bool operator==(const launch_variant&, const launch_variant&) = default;
 };
 
 /// @brief Everything the entry point launches, for one configuration.
@@ -138,6 +144,7 @@ struct launch_description {
   std::vector<dtype> tensor_types{};        ///< C ABI tensors (inputs, then the output)
   launch_value workspace_bytes{sym_expr(0)};
   std::vector<launch_variant> variants{};
+  friend bool operator==(const launch_description&, const launch_description&) = default;
 };
 
 /// @brief The symbol of device kernel `suffix` of kernel (entry) `kernel_name`: `<kernel_name>_<suffix>`.

@@ -9,6 +9,7 @@
 /// kernel's device symbols are spelt through a macro (device_symbol_ref()) that kernel_text()
 /// defines from the entry's name, so the generated text never holds the kernel's own name.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -123,6 +124,19 @@ struct rendered_source {
   std::string entry_body;
   /// @brief How the entry point is declared.
   entry_linkage linkage = entry_linkage::exported;
+  /// @brief How the entry launches its kernels, when the template describes it while rendering
+  /// (codegen/launch.hpp): rendering and describing are one pass. Its kernel_name is the entry's
+  /// name (rename() keeps them together), so its symbols are the ones kernel_text() defines. Not
+  /// part of the text: str() renders the launch lines the template wrote into entry_body.
+  std::optional<launch_description> launch{};
+
+  /// @brief Names the kernel: the entry's name and the launch description's kernel name (the
+  /// device symbols' prefix) together. The text is not touched (the symbols are spelt through the
+  /// macro kernel_text() defines from the name).
+  void rename(std::string_view name) {
+    entry_name = std::string(name);
+    if (launch) launch->kernel_name = entry_name;
+  }
 
   /// @brief entry_declaration() of the entry.
   [[nodiscard]] std::string declaration() const { return entry_declaration(entry_name, signature, linkage); }

@@ -122,6 +122,7 @@ class elementwise_policy {
     write_entry(entry, kernel, x, bias, y, d);
     out.device_code = std::move(src).str();
     out.entry_body = std::move(entry).str();
+    out.launch = d;  // rocm_template::generate() takes it from the parts: no second pass
     return out;
   }
 

@@ -682,14 +682,16 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   src.reserve(48 * 1024);
   indented_buffer entry;
   write_source_head(src, plan);
-  if (config.math == gemm_math::wgmma) {
+  // The launch description: the entry's launch lines and the kernels come from it, and the parts
+  // carry it (rocm_template::generate() gives it to the caller: no second pass).
+  const bool wgmma = config.math == gemm_math::wgmma;
+  auto d = wgmma ? sm90_launch_description(kernel, plan) : gemm_launch_description(kernel, plan);
+  if (wgmma) {
     out.includes.emplace_back(sm90_includes_text);
-    const auto d = sm90_launch_description(kernel, plan);
     write_sm90_code(src, plan);
     write_sm90_kernel(src, plan, d);
     write_sm90_entry(entry, kernel, plan, d);
   } else {
-    const auto d = gemm_launch_description(kernel, plan);
     write_tile_constants(src, plan);
     write_device_code(src, plan);
     write_kernels(src, plan);
@@ -699,6 +701,7 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   }
   out.device_code = std::move(src).str();
   out.entry_body = std::move(entry).str();
+  out.launch = std::move(d);
   return out;
 }
 
