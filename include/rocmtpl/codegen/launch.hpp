@@ -485,8 +485,41 @@ inline std::string param_cpp(const launch_param& p, std::size_t launch_index) {
 inline constexpr std::string_view launch_cpp_helpers =
     R"hip(#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 )hip";
+
+/// @brief Above this many bytes of dynamic shared memory a launch opts in first (on NVIDIA).
+inline constexpr std::int64_t launch_shared_opt_in_bytes = 48 * 1024;
+
+/// @brief The include blocks the launch lines of `d` need besides the portability header: `<atomic>`
+/// on NVIDIA when a launch opts into more than 48 KiB of shared memory (its once-per-device flag).
+/// A template adds them to its parts' includes (rendered_source::includes).
+[[nodiscard]] inline std::vector<std::string> launch_includes(const launch_description& d) {
+  for (const auto& v : d.variants) {
+    for (const auto& l : v.launches) {
+      if (l.shared_bytes > launch_shared_opt_in_bytes) {
+        return {"#if defined(ROCMTPL_PLATFORM_NVIDIA)\n#include <atomic>\n#endif\n"};
+      }
+    }
+  }
+  return {};
+}
 
 /// @brief Writes the entry's workspace computation and query answer: `rocmtpl_workspace_bytes`
 /// (checked), then `if (workspace_size) { *workspace_size = ...; return ROCMTPL_STATUS_OK; }`.
@@ -542,11 +575,13 @@ inline void write_one_launch(indented_buffer& src, const launch_description& d, 
         }
         args += (args.empty() ? "" : ", ") + param_cpp(p, li);
       }
-      if (l.shared_bytes > 48 * 1024) {
+      if (l.shared_bytes > launch_shared_opt_in_bytes) {
+        // Once per device (rocmtpl_raise_shared_limit), not on every launch.
         src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-        src.writeline("if (hipFuncSetAttribute(reinterpret_cast<const void*>(&" + device_symbol_ref(l.suffix) +
-                      "), hipFuncAttributeMaxDynamicSharedMemorySize, " + std::to_string(l.shared_bytes) +
-                      ") != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;");
+        src.writeline("static std::atomic<uint64_t> rocmtpl_shared_raised{0};  // a bit per device");
+        src.writeline("if (!rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&" + device_symbol_ref(l.suffix) +
+                      "), " + std::to_string(l.shared_bytes) +
+                      ", rocmtpl_shared_raised)) return ROCMTPL_STATUS_LAUNCH_FAILED;");
         src.writeline("#endif");
       }
       const auto dims = [](const std::array<std::int64_t, 3>& b) {
@@ -581,9 +616,10 @@ inline void write_one_launch(indented_buffer& src, const launch_description& d, 
 
 /// @brief Writes the entry's launches: the variant choice (first whose requirements hold), then
 /// per launch the grid (checked; a zero dimension skips it), tensor maps, the shared-memory opt-in
-/// above 48 KiB and the `<<<...>>>` launch. Needs `rocmtpl_workspace_bytes` (write_workspace_query)
-/// and, for tensor maps or SM-count caps, `rocmtpl_make_tensor_map()` and `rocmtpl_sm_count()` in
-/// the source. `tensor_names` are the entry's tensor parameters in C ABI order.
+/// above 48 KiB (once per device) and the `<<<...>>>` launch. Needs `rocmtpl_workspace_bytes`
+/// (write_workspace_query), launch_cpp_helpers and launch_includes(d) in the source and, for tensor
+/// maps or SM-count caps, `rocmtpl_make_tensor_map()` and `rocmtpl_sm_count()`. `tensor_names`
+/// are the entry's tensor parameters in C ABI order.
 inline void write_launches(indented_buffer& src, const launch_description& d,
                            const std::vector<std::string>& tensor_names) {
   namespace impl = detail::launch_impl;

@@ -120,6 +120,7 @@ class elementwise_policy {
     src.writeline("");
     indented_buffer entry;
     write_entry(entry, kernel, x, bias, y, d);
+    for (auto& block : launch_includes(d)) out.includes.push_back(std::move(block));
     out.device_code = std::move(src).str();
     out.entry_body = std::move(entry).str();
     out.launch = d;  // rocm_template::generate() takes it from the parts: no second pass

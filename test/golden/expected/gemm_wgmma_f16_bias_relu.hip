@@ -5,6 +5,9 @@
 #include <cuda.h>
 #include <atomic>
 #endif
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#include <atomic>
+#endif
 
 // We compile all models with -fvisibility=hidden. Any symbols that need to be
 // exposed in the final shared library must be declared with PT_EXPORT to make
@@ -579,6 +582,22 @@ inline int64_t rocmtpl_sm_count() {
 #endif  // ROCMTPL_PLATFORM_NVIDIA: the Hopper block that sm90_head_text opens
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
@@ -632,7 +651,8 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const u
                 CUtensorMap rocmtpl_map_0_1{};
                 if (!rocmtpl_make_tensor_map(rocmtpl_map_0_1, 0, W, 4096, 4096, 4096, 64, 64)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
                 #if defined(ROCMTPL_PLATFORM_NVIDIA)
-                if (hipFuncSetAttribute(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(sm90)), hipFuncAttributeMaxDynamicSharedMemorySize, 216144) != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+                static std::atomic<uint64_t> rocmtpl_shared_raised{0};  // a bit per device
+                if (!rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(sm90)), 216144, rocmtpl_shared_raised)) return ROCMTPL_STATUS_LAUNCH_FAILED;
                 #endif
                 ROCMTPL_KERNEL_SYMBOL(sm90)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(384, 1, 1), 216144, stream>>>(rocmtpl_map_0_0, rocmtpl_map_0_1, X, W, Bias, Y);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;

@@ -157,9 +157,15 @@ TEST(Launch, RenderedLinesFollowTheDescription) {
   EXPECT_TRUE(contains(s, "if ((reinterpret_cast<uintptr_t>(X + (8)) % 16 == 0) && (rocmtpl_mod(u_N, 8) == 0)) {"));
   EXPECT_TRUE(contains(s, "} else {"));
   EXPECT_FALSE(contains(s, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;\n}\nreturn"));  // the last variant always runs
+  // 64 KiB of shared memory: the opt-in, once per device (a function-local bit set per launch).
+  EXPECT_TRUE(contains(s, "static std::atomic<uint64_t> rocmtpl_shared_raised{0};  // a bit per device\n")) << s;
   EXPECT_TRUE(contains(s,
-                       "hipFuncSetAttribute(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(v8)), "
-                       "hipFuncAttributeMaxDynamicSharedMemorySize, 65536)"));
+                       "if (!rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(v8)), "
+                       "65536, rocmtpl_shared_raised)) return ROCMTPL_STATUS_LAUNCH_FAILED;"))
+      << s;
+  EXPECT_FALSE(contains(s, "hipFuncSetAttribute")) << s;  // only inside the helper
+  EXPECT_EQ(launch_includes(d),
+            (std::vector<std::string>{"#if defined(ROCMTPL_PLATFORM_NVIDIA)\n#include <atomic>\n#endif\n"}));
   EXPECT_TRUE(contains(s, "#if defined(ROCMTPL_PLATFORM_AMD)"));
   EXPECT_TRUE(
       contains(s, "dim3(512, 1, 1), 0, stream>>>(X, Y, reinterpret_cast<float*>(workspace + 16), u_N, split_k);"));
@@ -184,6 +190,32 @@ TEST(Launch, SymbolsFollowTheDescriptionsKernelName) {
   EXPECT_EQ(device_symbol_ref("v8_8"), "ROCMTPL_KERNEL_SYMBOL(v8_8)");
   EXPECT_THROW((void)device_symbol_ref(""), invalid_argument_error);
   EXPECT_THROW((void)device_symbol_ref("v8)(x"), invalid_argument_error);
+}
+
+// The helper the opt-in calls sets the attribute once per device: a bit per device, checked before
+// and set after the attribute; devices past 63 have no bit.
+TEST(Launch, SharedLimitHelperRaisesOncePerDevice) {
+  const std::string h(launch_cpp_helpers);
+  EXPECT_TRUE(
+      contains(h, "static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised)"));
+  const auto check = h.find("(raised.load() & bit) != 0) return true;");
+  const auto set = h.find("hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes)");
+  const auto mark = h.find("raised.fetch_or(bit);");
+  ASSERT_NE(check, std::string::npos);
+  ASSERT_NE(set, std::string::npos);
+  ASSERT_NE(mark, std::string::npos);
+  EXPECT_LT(check, set);
+  EXPECT_LT(set, mark);
+  EXPECT_TRUE(contains(h, "device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0}"));
+  // No opt-in, no include.
+  auto small = two_variants();
+  for (auto& v : small.variants) {
+    for (auto& l : v.launches) l.shared_bytes = 48 * 1024;
+  }
+  EXPECT_TRUE(launch_includes(small).empty());
+  indented_buffer src;
+  write_launches(src, small, {"X", "W", "Y"});
+  EXPECT_FALSE(contains(src.str(), "rocmtpl_raise_shared_limit"));
 }
 
 TEST(Launch, DescriptionHeadFromKernelArguments) {

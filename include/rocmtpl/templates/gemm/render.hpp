@@ -699,6 +699,7 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
     write_global_kernels(src, plan, d);
     write_entry(entry, kernel, plan, d);
   }
+  for (auto& block : launch_includes(d)) out.includes.push_back(std::move(block));
   out.device_code = std::move(src).str();
   out.entry_body = std::move(entry).str();
   out.launch = std::move(d);
