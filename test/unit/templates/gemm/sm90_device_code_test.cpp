@@ -65,12 +65,12 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   EXPECT_TRUE(contains(src, "apply_activation(float v) { return v > 0.0f ? v : 0.0f; }"));  // relu
   // The kernel and the entry's launch come from the launch description.
   EXPECT_TRUE(contains(src,
-                       "__global__ void __launch_bounds__(gemm_sm90::threads, 1) rocm_gemm_sm90(const "
+                       "__global__ void __launch_bounds__(gemm_sm90::threads, 1) ROCMTPL_KERNEL_SYMBOL(sm90)(const "
                        "__grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W"));
   EXPECT_TRUE(contains(src, "__trap();  // built without sm_90a features"));
   EXPECT_TRUE(contains(src,
-                       "hipFuncSetAttribute(reinterpret_cast<const void*>(&rocm_gemm_sm90), "
-                       "hipFuncAttributeMaxDynamicSharedMemorySize, 216144)"));
+                       "rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(sm90)), "
+                       "216144, rocmtpl_shared_raised)"));
   EXPECT_TRUE(contains(src, "const int64_t rocmtpl_grid_0_x = rocmtpl_launch_min(512, rocmtpl_sms);"));
   EXPECT_TRUE(contains(src, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only"));
   EXPECT_FALSE(contains(src, "store_output("));  // the path has its own epilogue
