@@ -432,6 +432,14 @@ TEST(AutotuneSteps, CandidatesAreTimedBeforeTheReferenceAndVerifiedAfterIt) {
   }
   EXPECT_EQ(c[1].result.status, candidate_status::verify_failed);
   EXPECT_EQ(c[1].result.reason, "wrong");
+  // The timeline follows the events' order.
+  const auto& tl = f.report.timeline;
+  EXPECT_GT(tl.helpers_ready, 0.0);
+  EXPECT_LE(tl.helpers_ready, tl.first_measured);
+  EXPECT_LE(tl.first_measured, tl.reference_ready);
+  EXPECT_LE(tl.reference_ready, tl.compiles_done);
+  EXPECT_LE(tl.compiles_done, tl.measured_done);
+  EXPECT_TRUE(f.report.to_json().at("timeline").contains("measured_done"));
   EXPECT_EQ(f.report.benchmarked, 4U);
   // Every measurement reached the database once final, and the winner is a verified one.
   for (const auto& cr : c) EXPECT_TRUE(db.find_measurement(f.report.key, cr.id).has_value()) << cr.id;

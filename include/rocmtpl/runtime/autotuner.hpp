@@ -77,6 +77,23 @@ struct candidate_report {
   bool code_object = false;       ///< compiled device-only, measured through the module API
 };
 
+/// @brief When the steps of a tune happened, in seconds since the tune started (0: did not happen).
+/// The cold tune's critical path: compiles, then the benchmarks that follow the last one.
+struct tune_timeline {
+  double compiles_started = 0;  ///< the compile pool started (rendering, key and database look-up before)
+  double helpers_ready = 0;     ///< the helper kernels compiled and the bench set up (inputs filled)
+  double reference_ready = 0;   ///< the reference compiled and ran
+  double first_measured = 0;    ///< the first candidate measured
+  double compiles_done = 0;     ///< the last compile finished
+  double measured_done = 0;     ///< the last candidate measured (and verified)
+
+  [[nodiscard]] nlohmann::json to_json() const {
+    return {{"compiles_started", compiles_started}, {"helpers_ready", helpers_ready},
+            {"reference_ready", reference_ready},   {"first_measured", first_measured},
+            {"compiles_done", compiles_done},       {"measured_done", measured_done}};
+  }
+};
+
 /// @brief What a tune did and found.
 struct autotune_report {
   tuning_key key;
@@ -88,6 +105,7 @@ struct autotune_report {
   std::size_t compiled = 0;           ///< compiler processes spawned
   std::size_t benchmarked = 0;        ///< candidates measured in this run
   double wall_seconds = 0;
+  tune_timeline timeline{};  ///< when its steps happened (a cold tune's critical path)
 
   /// @brief The winning candidate, or nullptr.
   [[nodiscard]] const candidate_report* best() const noexcept { return winner ? &candidates[*winner] : nullptr; }
@@ -161,6 +179,7 @@ struct autotune_report {
             {"compiled", compiled},
             {"benchmarked", benchmarked},
             {"wall_seconds", wall_seconds},
+            {"timeline", timeline.to_json()},
             {"candidates", cs}};
   }
 };
@@ -334,6 +353,10 @@ inline std::vector<std::size_t> pending_candidates(const tuning_db* db, const au
     if (!db || !db->find_measurement(report.key, report.candidates[i].id)) todo.push_back(i);
   }
   return todo;
+}
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // ---- compile jobs -------------------------------------------------------------------------------
@@ -728,8 +751,9 @@ template <class Pool, class Bench, class Callers>
 class bench_loop {
  public:
   bench_loop(autotune_report& report, const Callers& callers, const compile_jobs& jobs, Bench& bench, tuning_db* db,
-             progress_line& progress)
-      : report_(report),
+             progress_line& progress, std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now())
+      : started_(started),
+        report_(report),
         callers_(callers),
         jobs_(jobs),
         bench_(bench),
@@ -741,7 +765,12 @@ class bench_loop {
 
   // Takes every job of the plan from `pool`.
   void run(Pool& pool) {
-    for (std::size_t n = 0; n < jobs_.jobs.size(); ++n) on_compiled(pool.pop());
+    for (std::size_t n = 0; n < jobs_.jobs.size(); ++n) {
+      auto item = pool.pop();
+      if (n + 1 == jobs_.jobs.size()) report_.timeline.compiles_done = now();
+      on_compiled(std::move(item));
+    }
+    report_.timeline.measured_done = now();
   }
 
  private:
@@ -760,6 +789,7 @@ class bench_loop {
       bench_.fail("helper kernels failed to compile: " + item.error);
     }
     helpers_ready_ = true;
+    report_.timeline.helpers_ready = now();
     if (held_reference_) on_reference(*std::exchange(held_reference_, std::nullopt));
     while (!early_.empty()) {
       auto next = std::move(early_.front());
@@ -779,6 +809,7 @@ class bench_loop {
       bench_.fail("reference failed to compile: " + item.error);
     }
     reference_done_ = true;
+    report_.timeline.reference_ready = now();
     verify_pending();
   }
 
@@ -794,6 +825,7 @@ class bench_loop {
     const std::size_t index = jobs_.jobs[item.index].candidate;
     auto& c = report_.candidates[index];
     measure_compiled(report_, c, item, callers_[index], bench_);
+    if (report_.timeline.first_measured == 0 && c.result.repetitions > 0) report_.timeline.first_measured = now();
     const bool unverified = reference_expected_ && !reference_done_ && !bench_.has_reference();
     if (unverified && c.result.status == candidate_status::ok) {
       pending_.push_back(index);  // timed; verified once the reference ran
@@ -826,6 +858,9 @@ class bench_loop {
                                  finished_, total_, best_ms_));
   }
 
+  [[nodiscard]] double now() const { return seconds_since(started_); }
+
+  std::chrono::steady_clock::time_point started_;
   autotune_report& report_;
   const Callers& callers_;
   const compile_jobs& jobs_;
@@ -860,10 +895,6 @@ inline void pick_and_store(autotune_report& report, tuning_db* db, bool require_
     if (!report.winner || m.min_ms < report.candidates[*report.winner].result.min_ms) report.winner = i;
   }
   if (db && report.winner) db->set_winner(report.key, report.candidates[*report.winner].id);
-}
-
-inline double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace detail
@@ -919,9 +950,10 @@ requires kernel_template<Policy>
   if (jobs.has(detail::job_kind::helpers)) bench.prestart();  // its GPU context starts while compiles run
   // One compile per core: measured on the 16-core H100 box, two per core made each compile twice as slow.
   const unsigned threads = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());
+  report.timeline.compiles_started = detail::seconds_since(started);
   detail::compile_pool pool(cache, cc, copts, jobs, threads);
   detail::bench_loop<detail::compile_pool, detail::candidate_bench, std::vector<rocm_template_caller>> loop(
-      report, callers, jobs, bench, db.get(), progress);
+      report, callers, jobs, bench, db.get(), progress, started);
   loop.run(pool);
   pool.join();
 
