@@ -323,6 +323,26 @@ TEST(AutotuneSteps, CompilePlanPutsWhatTheBenchmarksNeedFirst) {
   EXPECT_TRUE(rtd::plan_compiles(t, hints, callers, {}, true, true, true).jobs.empty()) << "nothing to measure";
 }
 
+// The reference compiles device-only through the candidates' compile path (hipcc --genco here),
+// its kernel under the unmangled name its launch description gives, without spills.
+TEST(AutotuneSteps, ReferenceCompilesDeviceOnlyForAmd) {
+  if (!have_compiler(platform::amd)) GTEST_SKIP() << "hipcc not found";
+  temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  const auto reference = symbolic_gemm().generate_reference({{"M", 256}});
+  ASSERT_TRUE(reference.launch().has_value());
+  auto options = amd_compile_options({"gfx90a", "gfx940"});
+  options.output = compile_output::code_object;
+  const auto r = cache.get_or_compile(compiler::find(platform::amd), reference.source(), options);
+  std::set<std::string> kernels;
+  for (const auto& k : r.resources) {
+    kernels.insert(k.kernel + "@" + k.arch);
+    EXPECT_FALSE(k.spills()) << k.kernel << " " << k.arch;
+  }
+  const auto symbol = reference.launch()->variants.front().launches.front().symbol;
+  EXPECT_EQ(kernels, (std::set<std::string>{symbol + "@gfx90a", symbol + "@gfx940"}));
+}
+
 // A bench stand-in for bench_loop: records what it is asked, in order. A measurement made while
 // the reference has run is verified in place (as candidate_bench's is); `wrong` fails verification.
 struct fake_bench {
