@@ -343,6 +343,12 @@ TEST(AutotuneSteps, ReferenceCompilesDeviceOnlyForAmd) {
   EXPECT_EQ(kernels, (std::set<std::string>{symbol + "@gfx90a", symbol + "@gfx940"}));
 }
 
+// a + b, appended in steps (g++ 12 -O3 reports a false -Wrestrict on "lit" + std::string).
+std::string cat(std::string a, const std::string& b) {
+  a += b;
+  return a;
+}
+
 // A bench stand-in for bench_loop: records what it is asked, in order. A measurement made while
 // the reference has run is verified in place (as candidate_bench's is); `wrong` fails verification.
 struct fake_bench {
@@ -351,10 +357,10 @@ struct fake_bench {
   bool reference = false;
   bool reference_fails = false;
   std::set<std::size_t> wrong;
-  void setup_helpers(const compiled_binary& b) { log.push_back("helpers " + b.path.string()); }
+  void setup_helpers(const compiled_binary& b) { log.push_back(cat("helpers ", b.path.string())); }
   void run_reference(const compiled_binary& b, const std::optional<launch_description>& launch) {
     if (!error.empty()) return;  // as candidate_bench: nothing runs after a failure
-    log.push_back("reference " + b.path.string() + (launch ? " described" : ""));
+    log.push_back(cat(cat("reference ", b.path.string()), launch ? " described" : ""));
     if (reference_fails) {
       fail("reference failed: boom");
       return;
@@ -377,7 +383,7 @@ struct fake_bench {
     return m;
   }
   measurement measure(const candidate_report&, std::size_t caller) {
-    log.push_back("measure " + std::to_string(caller) + (reference ? " verified" : ""));
+    log.push_back(cat(cat("measure ", std::to_string(caller)), reference ? " verified" : ""));
     measurement m = reference ? verdict(caller) : measurement{};
     if (m.status != candidate_status::ok) return m;
     m.min_ms = m.median_ms = 1.0 + static_cast<double>(caller);
@@ -385,7 +391,7 @@ struct fake_bench {
     return m;
   }
   measurement verify(const candidate_report&, std::size_t caller) {
-    log.push_back("verify " + std::to_string(caller));
+    log.push_back(cat("verify ", std::to_string(caller)));
     return verdict(caller);
   }
 };
@@ -414,12 +420,12 @@ struct loop_fixture {
                  {job_kind::candidate, 2, "c2", true}, {job_kind::candidate, 3, "c3", true}};
     jobs.reference_launch = launch_description{};
     report.gpu = true;
-    for (std::size_t i = 0; i < 4; ++i) report.candidates.push_back(row("c" + std::to_string(i), 0));
+    for (std::size_t i = 0; i < 4; ++i) report.candidates.push_back(row(cat("c", std::to_string(i)), 0));
     for (const auto j : order) {
       compile_result r;
-      r.library = "/cache/" + std::to_string(j) + ".co";
+      r.library = cat(cat("/cache/", std::to_string(j)), ".co");
       if (failed.count(j) != 0) {
-        pool.done.push_back({j, std::nullopt, "error " + std::to_string(j), true});
+        pool.done.push_back({j, std::nullopt, cat("error ", std::to_string(j)), true});
       } else {
         pool.done.push_back({j, r, {}, true});
       }

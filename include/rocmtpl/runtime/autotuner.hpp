@@ -624,8 +624,10 @@ class candidate_bench {
       if (!reply || !reply->at("ok").get<bool>()) {
         drop_worker();
         m.status = candidate_status::crashed;
-        m.reason = "worker " + command->at("op").get<std::string>() +
-                   " failed: " + (reply ? reply->value("error", std::string()) : detail);
+        m.reason = "worker ";  // appended in steps: g++ 12 -O3 reports a false -Wrestrict on "lit" + string
+        m.reason += command->at("op").get<std::string>();
+        m.reason += " failed: ";
+        m.reason += reply ? reply->value("error", std::string()) : detail;
         return false;
       }
       (command == &worker_setup_ ? worker_ready_ : worker_has_reference_) = true;
@@ -902,8 +904,10 @@ inline void pick_and_store(autotune_report& report, tuning_db* db, bool require_
 /// @brief Tunes a template for a problem and returns the report; the winner is stored in the
 /// tuning database, so the same problem later returns at once (no compile, no benchmark).
 ///
-/// With a GPU: compiles every candidate in parallel, benchmarks each as its compile finishes,
-/// verifies it against the template's reference, and picks the fastest verified one. Without a
+/// With a GPU: compiles every candidate in parallel (device-only, with the helper kernels and the
+/// reference, where launches are described and options.device_only is on), benchmarks each as its
+/// compile finishes, verifies it against the template's reference (candidates timed before the
+/// reference ran are verified once it has), and picks the fastest verified one. Without a
 /// GPU: compiles for `options.amd_archs`, reports resource usage, and says that benchmarking needs
 /// a GPU (report.gpu is false, nothing is stored).
 /// @throws invalid_argument_error when `ROCMTPL_PLATFORM` names no platform.

@@ -262,7 +262,11 @@ inline launch_description helper_launch(std::string symbol, const std::vector<st
 [[nodiscard]] inline const launch_description& compare_launch() {
   static const launch_description d = [] {
     sym_expr elements(1);
-    for (int i = 0; i < 6; ++i) elements = elements * sym_expr::symbol("s" + std::to_string(i));
+    for (int i = 0; i < 6; ++i) {
+      std::string name("s");  // appended in steps: g++ 12 -O3 reports a false -Wrestrict on "lit" + string
+      name += std::to_string(i);
+      elements = elements * sym_expr::symbol(name);
+    }
     return helper_launch("rocmtpl_compare_kernel", {"out", "ref", "sums", "counts"}, compare_ints(), elements, 4096);
   }();
   return d;
