@@ -181,7 +181,8 @@ class rocm_template {
   [[nodiscard]] static constexpr bool has_reference() noexcept { return detail::has_reference<Policy>; }
 
   /// @brief Renders the policy's reference kernel (choice `rocm_<name>_reference`), with the same
-  /// entry point, inputs and size arguments as every candidate and no runtime arguments.
+  /// entry point, inputs and size arguments as every candidate and no runtime arguments; with its
+  /// launch description when the policy declares kernel_capabilities::reference_launch.
   /// @throws invalid_argument_error when the policy does not declare the reference capability
   /// (`static constexpr kernel_capabilities capabilities{.reference = true}`, codegen/concepts.hpp).
   [[nodiscard]] rocm_template_caller generate_reference(const size_hints& hints = {}) const {
@@ -192,8 +193,19 @@ class rocm_template {
       const rendered_source parts = policy_.render_reference(kernel, *context_);
       check_expected_args(kernel);
       auto bmreq = make_request(kernel, parts, hints);
-      return {kernel_name + "_reference", std::string(name()), input_nodes_,           output_node_,
-              make_kernel_render_fn{},    std::move(bmreq),    {{"reference", "true"}}};
+      rocm_template_caller caller{kernel_name + "_reference", std::string(name()), input_nodes_,           output_node_,
+                                  make_kernel_render_fn{},    std::move(bmreq),    {{"reference", "true"}}};
+      if constexpr (detail::has_reference_launch<Policy>) {
+        if (parts.launch) {
+          caller.set_launch(*parts.launch);  // described while rendering: one pass
+          return caller;
+        }
+        // A render_reference() that does not return its launch: describing binds the tensors again.
+        rocm_template_kernel described(kernel_name);
+        name_size_args(described);
+        caller.set_launch(policy_.describe_reference_launch(described, *context_));
+      }
+      return caller;
     } else {
       (void)hints;
       throw invalid_argument_error("rocmtpl: rocm_template: template '" + std::string(name()) +

@@ -49,10 +49,14 @@ class gemm_policy {
   using policy_concept = kernel_template_tag;
   using config_type = gemm_config;
   /// @brief A reference kernel, the runtime argument split_k, per-problem search spaces, the
-  /// workspace known at code generation and a launch description (device-only tuning through the
-  /// module API).
-  static constexpr kernel_capabilities capabilities{
-      .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true, .launch = true};
+  /// workspace known at code generation and launch descriptions of the candidates and the reference
+  /// (device-only tuning through the module API).
+  static constexpr kernel_capabilities capabilities{.reference = true,
+                                                    .runtime_args = true,
+                                                    .problem_configs = true,
+                                                    .workspace = true,
+                                                    .launch = true,
+                                                    .reference_launch = true};
 
   explicit gemm_policy(gemm_options options = {}) : options_(options) {}
 
@@ -136,6 +140,13 @@ class gemm_policy {
   /// every candidate against it.
   [[nodiscard]] rendered_source render_reference(rocm_template_kernel& kernel, const template_context& ctx) const {
     return detail::render_gemm_reference(kernel, ctx, options_);
+  }
+
+  /// @brief The launch of render_reference()'s entry (one kernel, one thread per output), so that
+  /// the autotuner compiles the reference device-only like the candidates.
+  [[nodiscard]] launch_description describe_reference_launch(rocm_template_kernel& kernel,
+                                                             const template_context& ctx) const {
+    return detail::describe_gemm_reference_launch(kernel, ctx, options_);
   }
 
   /// @brief The checked problem of a template context: operands as (batch, rows, cols) with

@@ -13,9 +13,13 @@ namespace {
 using namespace gemm_test;
 
 static_assert(rocmtpl::kernel_template<gemm_policy>);
-static_assert(gemm_policy::capabilities ==
-              rocmtpl::kernel_capabilities{
-                  .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true, .launch = true});
+static_assert(gemm_policy::capabilities == rocmtpl::kernel_capabilities{.reference = true,
+                                                                        .runtime_args = true,
+                                                                        .problem_configs = true,
+                                                                        .workspace = true,
+                                                                        .launch = true,
+                                                                        .reference_launch = true});
+static_assert(rocmtpl::detail::has_reference_launch<gemm_policy>);
 static_assert(rocmtpl::detail::has_workspace<gemm_policy>);
 static_assert(rocmtpl::detail::has_launch<gemm_policy>);
 static_assert(rocmtpl::detail::has_reference<gemm_policy>);
@@ -57,7 +61,8 @@ TEST(GemmPolicy, ReferenceIsGeneratedThroughTheDeclaredCapability) {
   auto t = make(dtype::f16, activation::relu, true);
   static_assert(rocmtpl::rocm_template<gemm_policy>::has_reference());
   const auto ref = t.generate_reference({{"M", 4}});
-  EXPECT_TRUE(contains(ref.source(), "gemm_reference_kernel"));
+  EXPECT_TRUE(contains(ref.source(), "rocm_gemm_reference("));
+  EXPECT_TRUE(ref.launch().has_value()) << "described, so it compiles device-only";
   EXPECT_TRUE(contains(ref.source(), "return v > 0.0f ? v : 0.0f;"));
 }
 

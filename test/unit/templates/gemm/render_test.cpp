@@ -267,11 +267,11 @@ TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
                        "if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || "
                        "rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   EXPECT_FALSE(contains(src, "p.batch * p.m_size * p.n_size"));
-  // The reference entry checks its element count the same way.
+  // The reference entry's grid comes from its launch description, checked the same way.
   const auto ref = t.generate_reference({{"M", 64}, {"N", 64}}).source();
-  EXPECT_TRUE(
-      contains(ref,
-               "if (!rocmtpl_checked_mul(1, u_M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, u_N, "
-               "rocmtpl_elements)) {"));
+  EXPECT_TRUE(contains(ref, "rocmtpl_size_mul(u_M, u_N, &rocmtpl_grid_0_ok)")) << ref;
+  EXPECT_TRUE(contains(ref,
+                       "if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || "
+                       "rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
 }
 }  // namespace
