@@ -15,10 +15,10 @@
 // part, elsewhere they refuse at run time and the mma.sync ones win.
 //
 // Environment: ROCMTPL_BENCH_DTYPES=f32,f16,bf16  ROCMTPL_BENCH_SHAPES=0,1,...  (indices into the
-// shape list)  ROCMTPL_BENCH_CANDIDATES=16 (0: every configuration; then "best of the top 16 is the
-// best of all" is measured)  ROCMTPL_BENCH_FUSED_CANDIDATES (the same, for bias + relu; default:
-// ROCMTPL_BENCH_CANDIDATES).
-// Run: build/gpu/benchmark/gemm_runtime_bench
+// shape list)  ROCMTPL_BENCH_CANDIDATES=16 (0: every configuration; the summary's ranking
+// table then gives, per (shape, dtype), the best of the ranked top 16 against the best of all from
+// that one tune, and how many pairs are within 3%: issue 10 part 4)  ROCMTPL_BENCH_FUSED_CANDIDATES (the same, for bias
+// + relu; default: ROCMTPL_BENCH_CANDIDATES). Run: build/gpu/benchmark/gemm_runtime_bench
 #include <rocmtpl/runtime.hpp>
 
 #include <benchmark/benchmark.h>
@@ -140,6 +140,41 @@ device_buffer random_tensor(dtype t, std::size_t n, std::uint64_t seed) {
   return d;
 }
 
+// How the ranking did for one tune (issue 10, part 4), from the autotune report's per-candidate
+// times (report.candidates is in ranked order): the best time among the first `top` ranked
+// candidates against the best of all tuned ones. Only candidates that could win count (ok, timed,
+// and verified when the tune verifies).
+struct ranking_check {
+  static constexpr std::size_t top = 16;
+  std::size_t tuned = 0;          // candidates in the tune
+  std::size_t timed = 0;          // of them, eligible to win
+  double best_all_ms = 0;         // best of all
+  std::size_t best_all_rank = 0;  // its rank (0-based)
+  double best_top_ms = 0;         // best among the first `top` ranks (0: none of them ran)
+  std::size_t best_top_rank = 0;
+  [[nodiscard]] bool full() const noexcept { return tuned > top; }
+  // best_top / best_all: 1.0 when the top 16 hold the best of all.
+  [[nodiscard]] double ratio() const noexcept {
+    return best_all_ms > 0 && best_top_ms > 0 ? best_top_ms / best_all_ms : 0;
+  }
+  [[nodiscard]] bool within(double tolerance) const noexcept { return ratio() > 0 && ratio() <= 1.0 + tolerance; }
+};
+
+ranking_check check_ranking(const autotune_report& report, bool verified_only) {
+  ranking_check r;
+  r.tuned = report.candidates.size();
+  for (std::size_t i = 0; i < report.candidates.size(); ++i) {
+    const auto& m = report.candidates[i].result;
+    if (m.status != candidate_status::ok || !(m.min_ms > 0) || (verified_only && !m.verified)) continue;
+    ++r.timed;
+    if (r.best_all_ms == 0 || m.min_ms < r.best_all_ms) r.best_all_ms = m.min_ms, r.best_all_rank = i;
+    if (i < ranking_check::top && (r.best_top_ms == 0 || m.min_ms < r.best_top_ms)) {
+      r.best_top_ms = m.min_ms, r.best_top_rank = i;
+    }
+  }
+  return r;
+}
+
 // One tuned rocmtpl kernel for one problem (plain or bias + relu).
 struct tuned {
   std::shared_ptr<shared_library> lib;
@@ -149,6 +184,7 @@ struct tuned {
   std::size_t rank = 0;        // the winner's index in the ranked list
   std::size_t candidates = 0;  // how many were tuned
   bool from_database = false;
+  ranking_check ranking;
   std::string error;
 };
 
@@ -189,6 +225,7 @@ tuned tune(dtype t, const shape& s, bool bias_relu) {
     }
     out.candidates = report.candidates.size();
     out.from_database = report.from_database;
+    out.ranking = check_ranking(report, o.verify);
     const auto ranked = tpl.policy().configs(tpl.context(), hints);
     for (std::size_t i = 0; i < report.candidates.size() && i < ranked.size(); ++i) {
       if (&report.candidates[i] == best) {
@@ -215,6 +252,7 @@ struct result_row {
   double cublas_ms = 0, plain_ms = 0, fused_ms = 0;
   std::string config, fused_config;
   std::size_t rank = 0, candidates = 0;
+  ranking_check ranking, fused_ranking;
 };
 std::map<std::pair<std::string, std::size_t>, result_row> results;
 
@@ -324,16 +362,60 @@ void bm_rocmtpl(benchmark::State& state, dtype t, std::size_t si, bool bias_relu
   if (bias_relu) {
     row.fused_ms = ms;
     row.fused_config = k.config;
+    row.fused_ranking = k.ranking;
     if (row.plain_ms > 0) state.counters["overhead_%"] = 100.0 * (ms / row.plain_ms - 1.0);
   } else {
     row.plain_ms = ms;
     row.config = k.config;
     row.rank = k.rank;
     row.candidates = k.candidates;
+    row.ranking = k.ranking;
   }
   if (row.cublas_ms > 0) state.counters["vs_cublas"] = row.cublas_ms / ms;
   state.counters["winner_rank"] = static_cast<double>(k.rank);
   state.SetLabel(k.config + (k.from_database ? " (db)" : ""));
+}
+
+// One line of the ranking table; counts the pair when its tune covered more than the top 16.
+void print_ranking_row(const std::string& dtype_name, const shape& s, const char* problem, const ranking_check& r,
+                       std::size_t& full, std::size_t& within) {
+  if (r.tuned == 0) return;
+  const std::string dims = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+  const bool ok = r.within(0.03);
+  if (r.full()) {
+    ++full;
+    if (ok) ++within;
+  }
+  std::printf("%-5s %-18s %-9s %5zu %5zu %10.4f %5zu %10.4f %5zu %9.3f  %s\n", dtype_name.c_str(), dims.c_str(),
+              problem, r.tuned, r.timed, r.best_all_ms, r.best_all_rank, r.best_top_ms, r.best_top_rank, r.ratio(),
+              !r.full() ? "(top 16 only)" : (ok ? "within 3%" : "MISSED"));
+}
+
+// Issue 10 part 4: for every tuned (shape, dtype), the best of the ranked top 16 against the best
+// of all candidates of the same tune (one tune per problem: ROCMTPL_BENCH_CANDIDATES=0 tunes them
+// all), and how many pairs are within 3%.
+void print_ranking_summary() {
+  std::printf(
+      "\nranking: best of the ranked top %zu against the best of all tuned candidates (min ms; rank 0 = first)\n",
+      ranking_check::top);
+  std::printf("%-5s %-18s %-9s %5s %5s %10s %5s %10s %5s %9s\n", "dtype", "M x N x K", "problem", "tuned", "timed",
+              "best all", "rank", "top-16", "rank", "top/all");
+  std::size_t full = 0, within = 0, fused_full = 0, fused_within = 0;
+  for (const auto& [key, r] : results) {
+    print_ranking_row(key.first, shapes[key.second], "plain", r.ranking, full, within);
+    print_ranking_row(key.first, shapes[key.second], "bias+relu", r.fused_ranking, fused_full, fused_within);
+  }
+  const auto share = [](std::size_t a, std::size_t b) { return b > 0 ? 100.0 * static_cast<double>(a) / b : 0.0; };
+  if (full == 0) {
+    std::printf("no full tune: set ROCMTPL_BENCH_CANDIDATES=0 to tune every configuration and check the ranking\n");
+    return;
+  }
+  std::printf("top 16 within 3%% of the best of all: %zu of %zu (shape, dtype) pairs (%.1f%%; goal >= 90%%)\n", within,
+              full, share(within, full));
+  if (fused_full > 0) {
+    std::printf("bias + relu: top 16 within 3%% of the best of all: %zu of %zu pairs (%.1f%%)\n", fused_within,
+                fused_full, share(fused_within, fused_full));
+  }
 }
 
 void print_summary() {
@@ -362,6 +444,7 @@ void print_summary() {
     std::printf("%s: median ratio to cuBLAS %.3f over %zu shapes\n", d.c_str(), median, v.size());
   }
   std::printf("winner within the top 16 of the ranking: %zu of %zu tuned problems\n", in_top16, counted);
+  print_ranking_summary();
 }
 
 void register_all() {
