@@ -14,11 +14,16 @@
 // shape allows them (N and K multiples of 8); on an sm_90 device they compile for sm_90a and take
 // part, elsewhere they refuse at run time and the mma.sync ones win.
 //
-// Environment: ROCMTPL_BENCH_DTYPES=f32,f16,bf16  ROCMTPL_BENCH_SHAPES=0,1,...  (indices into the
-// shape list)  ROCMTPL_BENCH_CANDIDATES=16 (0: every configuration; the summary's ranking
-// table then gives, per (shape, dtype), the best of the ranked top 16 against the best of all from
-// that one tune, and how many pairs are within 3%: issue 10 part 4)  ROCMTPL_BENCH_FUSED_CANDIDATES (the same, for bias
-// + relu; default: ROCMTPL_BENCH_CANDIDATES). Run: build/gpu/benchmark/gemm_runtime_bench
+// Environment:
+//   ROCMTPL_BENCH_DTYPES=f32,f16,bf16
+//   ROCMTPL_BENCH_SHAPES=0,1,...  (indices into the shape list)
+//   ROCMTPL_BENCH_CANDIDATES=16  (0: every configuration; the summary's ranking table then gives,
+//     per (shape, dtype), the best of the ranked top 16 against the best of all from that one tune,
+//     and how many pairs are within 3%: issue 10 part 4)
+//   ROCMTPL_BENCH_FUSED_CANDIDATES  (the same, for bias + relu; default: ROCMTPL_BENCH_CANDIDATES)
+//   ROCMTPL_BENCH_SPLIT_K=1  (runtime split-K: the split variants of every path, Hopper included,
+//     join the ranked space; the winner runs with its workspace)
+// Run: build/gpu/benchmark/gemm_runtime_bench
 #include <rocmtpl/runtime.hpp>
 
 #include <benchmark/benchmark.h>
@@ -180,6 +185,7 @@ struct tuned {
   std::shared_ptr<shared_library> lib;
   std::unique_ptr<kernel_entry> entry;
   std::vector<std::int64_t> extra;
+  device_buffer workspace;  // split-K partials (ROCMTPL_BENCH_SPLIT_K=1)
   std::string config;
   std::size_t rank = 0;        // the winner's index in the ranked list
   std::size_t candidates = 0;  // how many were tuned
@@ -194,7 +200,12 @@ rocm_template<gemm_policy> make_problem(dtype t, bool bias_relu) {
   const auto k = sym_expr::symbol("K");
   std::vector<buffer> in{buffer("x", layout::row_major(t, {m, k})), buffer("w", layout::row_major(t, {k, n}))};
   if (bias_relu) in.emplace_back("bias", layout::row_major(t, {n}));
-  return {gemm_policy({.act = bias_relu ? activation::relu : activation::none}), in, layout::row_major(t, {m, n})};
+  // ROCMTPL_BENCH_SPLIT_K=1: runtime split-K, so that the ranked space holds the split variants of
+  // every path (the Hopper ones included, issue 10).
+  const char* split = std::getenv("ROCMTPL_BENCH_SPLIT_K");
+  return {gemm_policy({.act = bias_relu ? activation::relu : activation::none,
+                       .runtime_split_k = split != nullptr && std::string(split) == "1"}),
+          in, layout::row_major(t, {m, n})};
 }
 
 tuned tune(dtype t, const shape& s, bool bias_relu) {
@@ -237,6 +248,7 @@ tuned tune(dtype t, const shape& s, bool bias_relu) {
         out.lib = std::make_shared<shared_library>(lib.library);
         out.entry = std::make_unique<kernel_entry>(out.lib, caller.bmreq().kernel_name, caller.bmreq().signature);
         out.extra = caller.bmreq().extra_args;
+        if (const auto bytes = out.entry->workspace_size(out.extra); bytes > 0) out.workspace = device_buffer(bytes);
         out.config = ranked[i].name();
         out.rank = i;
       }
@@ -355,7 +367,7 @@ void bm_rocmtpl(benchmark::State& state, dtype t, std::size_t si, bool bias_relu
   if (bias_relu) tensors.push_back(ops->bias.get());
   tensors.push_back(ops->y.get());
   runtime::stream st;
-  const double ms = time_iterations(state, st, [&] { k.entry->launch(tensors, k.extra, nullptr, st.get()); });
+  const double ms = time_iterations(state, st, [&] { k.entry->launch(tensors, k.extra, k.workspace.get(), st.get()); });
   st.synchronize();
   set_flops(state, s, ms);
   auto& row = results[{std::string(name(t)), si}];
