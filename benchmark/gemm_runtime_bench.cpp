@@ -157,6 +157,7 @@ struct ranking_check {
   std::size_t best_all_rank = 0;  // its rank (0-based)
   double best_top_ms = 0;         // best among the first `top` ranks (0: none of them ran)
   std::size_t best_top_rank = 0;
+  std::string best_all_config;  // what won overall (where the cost model should look when it missed)
   [[nodiscard]] bool full() const noexcept { return tuned > top; }
   // best_top / best_all: 1.0 when the top 16 hold the best of all.
   [[nodiscard]] double ratio() const noexcept {
@@ -172,7 +173,10 @@ ranking_check check_ranking(const autotune_report& report, bool verified_only) {
     const auto& m = report.candidates[i].result;
     if (m.status != candidate_status::ok || !(m.min_ms > 0) || (verified_only && !m.verified)) continue;
     ++r.timed;
-    if (r.best_all_ms == 0 || m.min_ms < r.best_all_ms) r.best_all_ms = m.min_ms, r.best_all_rank = i;
+    if (r.best_all_ms == 0 || m.min_ms < r.best_all_ms) {
+      r.best_all_ms = m.min_ms, r.best_all_rank = i;
+      r.best_all_config = report.candidates[i].config;
+    }
     if (i < ranking_check::top && (r.best_top_ms == 0 || m.min_ms < r.best_top_ms)) {
       r.best_top_ms = m.min_ms, r.best_top_rank = i;
     }
@@ -398,9 +402,9 @@ void print_ranking_row(const std::string& dtype_name, const shape& s, const char
     ++full;
     if (ok) ++within;
   }
-  std::printf("%-5s %-18s %-9s %5zu %5zu %10.4f %5zu %10.4f %5zu %9.3f  %s\n", dtype_name.c_str(), dims.c_str(),
+  std::printf("%-5s %-18s %-9s %5zu %5zu %10.4f %5zu %10.4f %5zu %9.3f  %-13s %s\n", dtype_name.c_str(), dims.c_str(),
               problem, r.tuned, r.timed, r.best_all_ms, r.best_all_rank, r.best_top_ms, r.best_top_rank, r.ratio(),
-              !r.full() ? "(top 16 only)" : (ok ? "within 3%" : "MISSED"));
+              !r.full() ? "(top 16 only)" : (ok ? "within 3%" : "MISSED"), r.best_all_config.c_str());
 }
 
 // Issue 10 part 4: for every tuned (shape, dtype), the best of the ranked top 16 against the best
@@ -410,8 +414,8 @@ void print_ranking_summary() {
   std::printf(
       "\nranking: best of the ranked top %zu against the best of all tuned candidates (min ms; rank 0 = first)\n",
       ranking_check::top);
-  std::printf("%-5s %-18s %-9s %5s %5s %10s %5s %10s %5s %9s\n", "dtype", "M x N x K", "problem", "tuned", "timed",
-              "best all", "rank", "top-16", "rank", "top/all");
+  std::printf("%-5s %-18s %-9s %5s %5s %10s %5s %10s %5s %9s  %-13s %s\n", "dtype", "M x N x K", "problem", "tuned",
+              "timed", "best all", "rank", "top-16", "rank", "top/all", "verdict", "best of all");
   std::size_t full = 0, within = 0, fused_full = 0, fused_within = 0;
   for (const auto& [key, r] : results) {
     print_ranking_row(key.first, shapes[key.second], "plain", r.ranking, full, within);
