@@ -23,6 +23,7 @@
 //   ROCMTPL_BENCH_FUSED_CANDIDATES  (the same, for bias + relu; default: ROCMTPL_BENCH_CANDIDATES)
 //   ROCMTPL_BENCH_SPLIT_K=1  (runtime split-K: the split variants of every path, Hopper included,
 //     join the ranked space; the winner runs with its workspace)
+//   ROCMTPL_BENCH_TUNE_FLUSH_L2=0  (tune with a warm L2, as the benchmarks time; default: flushed)
 // Run: build/gpu/benchmark/gemm_runtime_bench
 #include <rocmtpl/runtime.hpp>
 
@@ -224,6 +225,11 @@ tuned tune(dtype t, const shape& s, bool bias_relu) {
     o.progress = false;
     o.bench.budget_ms = 10;
     o.bench.max_repetitions = 20;
+    // The tuner flushes L2 before every run; the timings below are back to back (warm L2), as
+    // cuBLAS's are. ROCMTPL_BENCH_TUNE_FLUSH_L2=0 tunes warm too, so that the winner is picked under
+    // the conditions it is reported in (matters where X, W and Y fit the 50 MB L2: 1000x3000x700).
+    const char* flush = std::getenv("ROCMTPL_BENCH_TUNE_FLUSH_L2");
+    o.bench.flush_l2 = flush == nullptr || std::string(flush) != "0";
     // The naive double-precision reference is slow on big shapes; the GPU test verifies those paths.
     o.verify = static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) <= 1.1e10;
     const auto report = autotune(tpl, hints, o);
