@@ -322,7 +322,8 @@ TEST(GemmGpu, StatusCodes) {
 // with partial tiles in M, N and K, one row, K = 0, several waves; each epilogue (Bias along N
 // or M, relu/gelu/silu/sigmoid, alpha and beta, Residual, output casts), runtime split-K at 1, and
 // runtime split-K above 1 (issue 10: fp32 partials per (K slice, tile) unit, then the reduction
-// applies the epilogue; slices that get no k-block, K = 0, one row); then the run-time refusals
+// applies the epilogue; slices that get no k-block, K = 0, one row), a batch with a shared W folded
+// into M; then the run-time refusals
 // (split_k 0, a missing workspace, misaligned pointers, N not a multiple of 8).
 TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
   ROCMTPL_REQUIRE_GPU_AND_COMPILER();
@@ -383,7 +384,23 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
     // K = 1032 (17 k-blocks) over 2 and 3 slices; K = 64 (one k-block) over 3 and 7 slices: the
     // empty slices write zeros; K = 0: every slice is empty.
     const std::vector<size_hints> split_shapes{shapes[0], shapes[1], shapes[2], shapes[3]};
+    // A batch with a shared W folds into M (rows of one batch straddle tiles and the next batch's
+    // rows): bias[N] + relu + a batched residual, also split 3 on the first config.
+    const auto sB = sym_expr::symbol("B");
+    gemm_options fold_relu{.act = activation::relu, .residual = true, .runtime_split_k = true};
+    auto fold = problem(fold_relu,
+                        {buffer("x", layout::row_major(d, {sB, sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+                         buffer("bias", layout::row_major(d, {sN})), buffer("res", layout::row_major(d, {sB, sM, sN}))},
+                        layout::row_major(d, {sB, sM, sN}));
+    const std::vector<size_hints> fold_shapes{{{"B", 3}, {"M", 100}, {"N", 264}, {"K", 200}},
+                                              {{"B", 2}, {"M", 1}, {"N", 72}, {"K", 64}}};
     for (const auto& base : hopper) {
+      cases.push_back({n + " hopper batch folded into M", fold, fold_relu, base, fold_shapes});
+      if (&base == &hopper.front()) {
+        auto c = base;
+        c.split_k = 3;
+        cases.push_back({n + " hopper batch folded into M split-K", fold, fold_relu, c, fold_shapes});
+      }
       for (int s : {2, 3, 7}) {
         auto c = base;
         c.split_k = s;

@@ -235,8 +235,9 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   return d;
 }
 
-// What the Hopper path needs of a problem at run time (statically true conditions left out): one
-// matrix, sizes that fit int32, N and the row pitches of X, W and Y multiples of 8 elements (TMA
+// What the Hopper path needs of a problem at run time (statically true conditions left out): a
+// batch of one, or one that folds into M (wgmma_fold_conditions()), sizes that fit int32 (the
+// folded rows batch * M too), N and the row pitches of X, W and Y multiples of 8 elements (TMA
 // pitches of 16 bytes, 16-byte stores; a pitch never stepped is free), 16-byte aligned X, W, Y.
 [[nodiscard]] inline std::vector<launch_requirement> sm90_requirements(const rocm_template_kernel& kernel,
                                                                        const gemm_view& v) {
@@ -248,12 +249,17 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
     if (c && r.kind == launch_requirement_kind::multiple_of && *c % r.value == 0) return;
     req.push_back(std::move(r));
   };
-  add({.kind = launch_requirement_kind::equals, .expr = v.batch, .value = 1});
-  for (const sym_expr* e : {&v.m, &v.n, &v.k}) {
+  const sym_expr rows = v.batch * v.m;  // X's and Y's rows with the batch folded in
+  if (const auto b = v.batch.constant(); !b || *b != 1) {
+    for (auto& c : wgmma_fold_conditions(v)) {
+      add({.kind = launch_requirement_kind::equals, .expr = std::move(c), .value = 0, .unless_at_most_one = v.batch});
+    }
+  }
+  for (const sym_expr* e : {&rows, &v.n, &v.k}) {
     add({.kind = launch_requirement_kind::at_most, .expr = *e, .value = 2147483647});
   }
   add({.kind = launch_requirement_kind::multiple_of, .expr = v.n, .value = 8});
-  add({.kind = launch_requirement_kind::multiple_of, .expr = v.x.stride_r, .value = 8, .unless_at_most_one = v.m});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.x.stride_r, .value = 8, .unless_at_most_one = rows});
   add({.kind = launch_requirement_kind::multiple_of, .expr = v.w.stride_r, .value = 8, .unless_at_most_one = v.k});
   add({.kind = launch_requirement_kind::multiple_of, .expr = v.y.stride_r, .value = 8});
   for (const auto& [name, op] : {std::pair{"X", &v.x}, std::pair{"W", &v.w}, std::pair{"Y", &v.y}}) {
@@ -279,7 +285,8 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   }
   kernel_launch l;
   l.symbol = kernel.kernel_name() + "_sm90";
-  l.grid[0] = {.sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
+  const sym_expr rows = v.batch * v.m;  // the batch folds into M (sm90_requirements())
+  l.grid[0] = {.sizes = floor_div(rows + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
                         floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n)),
                .at_most_sm_count = true};
   if (plan.split) l.grid[0].times_runtime_arg = 0;
@@ -301,7 +308,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                                .box_cols = 64,
                                                .pitch_if_one_row = std::move(one_row_pitch)}});
   };
-  map("X", v.x, v.m, v.k, c.block_m, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
+  map("X", v.x, rows, v.k, c.block_m, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
   map("W", v.w, v.k, v.n, 64, v.n);
   const auto params = gemm_launch_params(kernel, plan);  // the kernel's parameters after the maps: plan.params
   l.params.insert(l.params.end(), params.begin(), params.end());

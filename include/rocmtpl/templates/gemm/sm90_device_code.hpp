@@ -283,7 +283,8 @@ struct work_unit {
 // Work units are dealt out statically (u = blockIdx.x, blockIdx.x + gridDim.x, ...); producer and
 // consumers walk the same units in the same order, so the ring's stage and phase follow from the
 // number of k-blocks taken before. With split_k above 1 the consumers write fp32 partials
-// (Partial + z * M * N) instead of running the epilogue.
+// (Partial + z * M * N) instead of running the epilogue. A batch folds into M: row b * M + m
+// (the launch's requirements hold W shared and X, Y, Residual with back-to-back batches).
 __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtensorMap* map_w, const gemm_problem& p,
                                          const gemm_pointers& t, int split_k) {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
@@ -302,7 +303,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    const int M = static_cast<int>(p.m_size);
+    const int M = static_cast<int>(p.batch * p.m_size);  // a batch folds into M (launch requirements)
     const int N = static_cast<int>(p.n_size);
     const int tiles_m = (M + block_m - 1) / block_m;
     const int tiles_n = (N + block_n - 1) / block_n;
@@ -382,7 +383,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             wgmma_wait<0>();
             if (prev >= 0 && lane == 0) mbar_arrive(smem_addr(&empty[prev]));
             if (split_k > 1) {
-                float* slice = t.Partial + static_cast<int64_t>(w.z) * p.m_size * p.n_size;
+                float* slice = t.Partial + static_cast<int64_t>(w.z) * M * N;
 #pragma unroll
                 for (int i = 0; i < mi; ++i) store_partial_m64(acc[i], slice, M, N, row0 + i * 64 + warp * 16, n0, lane);
             } else {

@@ -168,14 +168,29 @@ TEST(GemmSearchSpace, HopperConfigsStayOffProblemsTheyCannotServe) {
   EXPECT_TRUE(has_wgmma(with(layout::row_major(dtype::f16, {M, K}), layout::row_major(dtype::f16, {K, N}),
                              layout::row_major(dtype::bf16, {M, N})),
                         h));
+  // A batch folds into M where W is shared and X, Y hold their batches back to back (issue 10);
+  // a W with batches of its own (bmm), a padded X batch, a Bias along M shared by the batches do not.
   const auto b = sym_expr::symbol("B");
-  EXPECT_FALSE(has_wgmma(with(layout::row_major(dtype::f16, {2, M, K}), layout::row_major(dtype::f16, {K, N}),
-                              layout::row_major(dtype::f16, {2, M, N})),
-                         h));
+  EXPECT_TRUE(has_wgmma(with(layout::row_major(dtype::f16, {2, M, K}), layout::row_major(dtype::f16, {K, N}),
+                             layout::row_major(dtype::f16, {2, M, N})),
+                        h));
   const auto batched = with(layout::row_major(dtype::f16, {b, M, K}), layout::row_major(dtype::f16, {K, N}),
                             layout::row_major(dtype::f16, {b, M, N}));
-  EXPECT_FALSE(has_wgmma(batched, {{"B", 4}, {"M", 512}, {"N", 512}, {"K", 512}}));
+  EXPECT_TRUE(has_wgmma(batched, {{"B", 4}, {"M", 512}, {"N", 512}, {"K", 512}}));
   EXPECT_TRUE(has_wgmma(batched, {{"B", 1}, {"M", 512}, {"N", 512}, {"K", 512}}));
+  EXPECT_FALSE(has_wgmma(batched, {{"M", 512}, {"N", 512}, {"K", 512}}));  // batch not known
+  EXPECT_FALSE(has_wgmma(with(layout::row_major(dtype::f16, {2, M, K}), layout::row_major(dtype::f16, {2, K, N}),
+                              layout::row_major(dtype::f16, {2, M, N})),
+                         h));
+  EXPECT_FALSE(has_wgmma(with(layout(dtype::f16, {2, M, K}, {M * K + 64, K, 1}), layout::row_major(dtype::f16, {K, N}),
+                              layout::row_major(dtype::f16, {2, M, N})),
+                         h));
+  rocmtpl::rocm_template<gemm_policy> bias_m(
+      gemm_policy({.bias_along = rocmtpl::templates::bias_dim::m}),
+      {buffer("x", layout::row_major(dtype::f16, {2, M, K})), buffer("w", layout::row_major(dtype::f16, {K, N})),
+       buffer("bias", layout::row_major(dtype::f32, {M}))},
+      layout::row_major(dtype::f16, {2, M, N}));
+  EXPECT_FALSE(has_wgmma(bias_m, h));
   // Bias: along N it must be 16-bit; along M any dtype; a full [M, N] bias is not served.
   const auto biased = [](dtype bias, std::vector<sym_expr> sizes, gemm_options o = {}) {
     return rocmtpl::rocm_template<gemm_policy>(

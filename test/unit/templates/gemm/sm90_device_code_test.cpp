@@ -187,4 +187,44 @@ TEST(GemmSm90DeviceCode, RenderRefusesProblemsThePathCannotServe) {
       layout::row_major(dtype::f16, {M, N}));
   EXPECT_THROW((void)full_bias.generate(c), rocmtpl::invalid_argument_error);
 }
+// A batch with a shared W folds into M (issue 10): the grid and X's tensor map count batch * M
+// rows; a symbolic batch comes with run-time checks that X and Y hold their batches back to back.
+TEST(GemmSm90DeviceCode, SharedWeightBatchFoldsIntoM) {
+  const auto b = sym_expr::symbol("B");
+  rocmtpl::rocm_template<gemm_policy> t(
+      gemm_policy({.act = activation::relu}),
+      {buffer("x", layout::row_major(dtype::f16, {b, M, K})), buffer("w", layout::row_major(dtype::f16, {K, N})),
+       buffer("bias", layout::row_major(dtype::f16, {N}))},
+      layout::row_major(dtype::f16, {b, M, N}));
+  const size_hints h{{"B", 3}, {"M", 100}, {"N", 256}, {"K", 128}};
+  const auto caller = t.generate(hopper(128, 128, 6), h);
+  EXPECT_TRUE(contains(caller.source(), "const int M = static_cast<int>(p.batch * p.m_size);"));
+  const auto& d = *caller.launch();
+  std::vector<std::int64_t> sizes;
+  for (const auto& s : d.size_symbols) sizes.push_back(h.at(s));
+  const auto bound = rocmtpl::bind(d, sizes, {});
+  ASSERT_EQ(bound.variants.size(), 1U);
+  const auto& l = bound.variants[0].launches[0];
+  EXPECT_EQ(l.grid[0], 3 * 2);  // cdiv(3 * 100, 128) x cdiv(256, 128)
+  ASSERT_TRUE(l.params[0].map.has_value());
+  EXPECT_EQ(l.params[0].map->rows, 300);  // X as [B * M, K]
+  EXPECT_EQ(l.params[0].map->cols, 128);
+  // Static row-major layouts fold without a run-time check; a padded X batch is refused at run time.
+  rocmtpl::rocm_template<gemm_policy> padded(
+      gemm_policy(),
+      {buffer("x", layout(dtype::f16, {b, M, K}, {sym_expr::symbol("S"), K, sym_expr(1)})),
+       buffer("w", layout::row_major(dtype::f16, {K, N}))},
+      layout::row_major(dtype::f16, {b, M, N}));
+  const size_hints ph{{"B", 3}, {"M", 100}, {"N", 256}, {"K", 128}, {"S", 12800}};
+  const auto pc = padded.generate(hopper(128, 128, 6), ph);
+  const auto& pd = *pc.launch();
+  const auto with_s = [&](std::int64_t s_value, std::int64_t batch) {
+    std::vector<std::int64_t> v;
+    for (const auto& s : pd.size_symbols) v.push_back(s == "S" ? s_value : (s == "B" ? batch : ph.at(s)));
+    return rocmtpl::bind(pd, v, {}).variants.size();
+  };
+  EXPECT_EQ(with_s(12800, 3), 1U);  // S = M * K: back to back
+  EXPECT_EQ(with_s(12864, 3), 0U);  // padded batches: no variant, the entry refuses
+  EXPECT_EQ(with_s(12864, 1), 1U);  // one batch: its stride is never stepped
+}
 }  // namespace
