@@ -199,6 +199,13 @@ TEST(AutotuneSteps, CandidatesAreRankedRowsWithStableIds) {
     EXPECT_EQ(rows[i].config, rows[i].result.config);
     EXPECT_EQ(rows[i].config.find("backend="), std::string::npos) << rows[i].config;
     EXPECT_EQ(rows[i].config.find("name="), std::string::npos) << rows[i].config;
+    // The configuration's values, field by field: the caller's info without backend and name.
+    std::vector<std::pair<std::string, std::string>> values;
+    for (const auto& kv : callers[i].info_dict()) {
+      if (kv.first != "backend" && kv.first != "name") values.push_back(kv);
+    }
+    EXPECT_FALSE(values.empty());
+    EXPECT_EQ(rows[i].config_values, values);
     ids.insert(rows[i].id);
   }
   EXPECT_EQ(ids.size(), rows.size()) << "every candidate has its own id";
@@ -319,6 +326,7 @@ TEST(AutotuneSteps, CompiledCandidatesAreSkippedWithTheReasonWhenTheyCannotBeMea
   compile_result built;
   built.library = "/cache/k.so";
   built.seconds = 1.5;
+  built.argv = {"hipcc", "--offload-arch=gfx90a", "-O3", "-shared"};
   autotune_report report;
   report.gpu = true;
   auto c = row("a", 0);
@@ -327,6 +335,7 @@ TEST(AutotuneSteps, CompiledCandidatesAreSkippedWithTheReasonWhenTheyCannotBeMea
   EXPECT_EQ(c.result.reason, "helper kernels failed to compile: boom");
   EXPECT_EQ(c.library, built.library);
   EXPECT_EQ(c.compile_seconds, 1.5);
+  EXPECT_EQ(c.compile_command, built.argv);
   EXPECT_EQ(report.benchmarked, 0U);
 
   report.gpu = false;
@@ -335,6 +344,36 @@ TEST(AutotuneSteps, CompiledCandidatesAreSkippedWithTheReasonWhenTheyCannotBeMea
   rtd::measure_compiled(report, c, rtd::compiled_candidate{0, std::nullopt, "error: x"}, callers.front(), bench);
   EXPECT_EQ(c.result.status, candidate_status::compile_failed);
   EXPECT_EQ(c.result.reason, "error: x");
+}
+
+// The report names, per candidate, the configuration's values and what it was compiled with (the
+// options, as a code object when device-only, and the exact command); the table says the target.
+TEST(AutotuneSteps, ReportCarriesConfigValuesAndCompileOptions) {
+  autotune_report report;
+  report.compile = amd_compile_options({"gfx90a", "gfx940"});
+  report.compile.defines = {"ROCMTPL_X=1"};
+  auto c = row("a", 0.5);
+  c.config = "block_m=64 split_k=1";
+  c.config_values = {{"block_m", "64"}, {"split_k", "1"}};
+  c.code_object = true;
+  c.compile_command = {"hipcc", "--genco", "-O3"};
+  report.candidates.push_back(c);
+  report.candidates.push_back(row("b", 0));
+  const auto j = report.to_json().at("candidates");
+  EXPECT_EQ(j[0].at("config_values"), (nlohmann::json{{"block_m", "64"}, {"split_k", "1"}}));
+  const auto& o = j[0].at("compile_options");
+  EXPECT_EQ(o.at("platform"), "amd");
+  EXPECT_EQ(o.at("archs"), (nlohmann::json{"gfx90a", "gfx940"}));
+  EXPECT_EQ(o.at("opt_level"), report.compile.opt_level);
+  EXPECT_EQ(o.at("defines"), (nlohmann::json{"ROCMTPL_X=1"}));
+  EXPECT_EQ(o.at("output"), "code_object");
+  EXPECT_EQ(j[0].at("compile_command"), (nlohmann::json{"hipcc", "--genco", "-O3"}));
+  EXPECT_EQ(j[1].at("compile_options").at("output"), "shared_library");
+  EXPECT_TRUE(j[1].at("compile_command").empty());  // not compiled in this run
+  EXPECT_TRUE(j[1].at("config_values").empty());
+  std::ostringstream table;
+  report.print_table(table);
+  EXPECT_NE(table.str().find("compiled for amd gfx90a,gfx940 -O3\n"), std::string::npos) << table.str();
 }
 
 // Regression (issue 8): with an invalid ROCMTPL_PLATFORM a tune used to compile for AMD as if no

@@ -70,10 +70,16 @@ launch_seen seen(int i, std::size_t params) {
   return s;
 }
 
-// The caller's source stands in for its code object: the fake driver finds kernels by name in it.
+// Stands in for the caller's code object: the fake driver finds kernels by name in it, so it lists
+// the symbols that the source's device-symbol macro expands to (device_symbol() of each described
+// launch; runtime_module_launcher_test checks real code objects against the same list).
 fs::path code_object_file(const test::temp_dir& dir, const rocm_template_caller& c) {
   const auto p = dir.path() / (c.name() + ".co");
-  std::ofstream(p, std::ios::binary) << c.source() << '\0';
+  std::ofstream out(p, std::ios::binary);
+  for (const auto& v : c.launch()->variants) {
+    for (const auto& l : v.launches) out << device_symbol(*c.launch(), l) << '\n';
+  }
+  out << '\0';
   return p;
 }
 

@@ -69,12 +69,14 @@ struct candidate_report {
   std::string name;    ///< choice name (rocm_<template>_<n>)
   std::string id;      ///< stable identity: the caller's hash_key (source hash and extra arguments)
   std::string config;  ///< configuration text
+  std::vector<std::pair<std::string, std::string>> config_values{};  ///< the configuration's (field, value) pairs
   measurement result;  ///< status, times, verification (result.candidate == id)
   std::vector<kernel_resource_usage> resources;
   double compile_seconds = 0;
   bool compile_cached = false;
-  std::filesystem::path library;  ///< the shared library, or the code object when `code_object`
-  bool code_object = false;       ///< compiled device-only, measured through the module API
+  std::filesystem::path library;               ///< the shared library, or the code object when `code_object`
+  bool code_object = false;                    ///< compiled device-only, measured through the module API
+  std::vector<std::string> compile_command{};  ///< the compiler's argv (empty when not compiled in this run)
 };
 
 /// @brief What a tune did and found.
@@ -88,6 +90,7 @@ struct autotune_report {
   std::size_t compiled = 0;           ///< compiler processes spawned
   std::size_t benchmarked = 0;        ///< candidates measured in this run
   double wall_seconds = 0;
+  compile_options compile{};  ///< what candidates are compiled with (device-only ones as code objects)
 
   /// @brief The winning candidate, or nullptr.
   [[nodiscard]] const candidate_report* best() const noexcept { return winner ? &candidates[*winner] : nullptr; }
@@ -109,6 +112,8 @@ struct autotune_report {
   /// @brief Candidates that ran, fastest first, then the failed ones with their reasons.
   void print_table(std::ostream& os, std::size_t top = 0) const {
     os << summary() << "\n";
+    os << "compiled for " << to_string(compile.platform) << " " << ::rocmtpl::detail::join(compile.archs, ",") << " -O"
+       << compile.opt_level << (compile.fast_math ? " fast-math" : "") << "\n";
     std::vector<const candidate_report*> rows;
     for (const auto& c : candidates) rows.push_back(&c);
     std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
@@ -143,9 +148,14 @@ struct autotune_report {
       // The code cache's record of each kernel's resources (one JSON shape), plus the spill total.
       nlohmann::json res = detail::code_cache_impl::resources_to_json(c.resources);
       for (std::size_t r = 0; r < c.resources.size(); ++r) res[r]["spills"] = c.resources[r].spills();
+      nlohmann::json values = nlohmann::json::object();
+      for (const auto& [field, value] : c.config_values) values[field] = value;
       cs.push_back({{"name", c.name},
                     {"id", c.id},
                     {"config", c.config},
+                    {"config_values", values},
+                    {"compile_options", compile_options_json(c.code_object)},
+                    {"compile_command", c.compile_command},
                     {"measurement", c.result},
                     {"resources", res},
                     {"compile_seconds", c.compile_seconds},
@@ -162,6 +172,21 @@ struct autotune_report {
             {"benchmarked", benchmarked},
             {"wall_seconds", wall_seconds},
             {"candidates", cs}};
+  }
+
+ private:
+  // The options a candidate was compiled with: the report's, as a code object when device-only.
+  [[nodiscard]] nlohmann::json compile_options_json(bool code_object) const {
+    std::vector<std::string> includes;
+    for (const auto& d : compile.include_dirs) includes.push_back(d.string());
+    return {{"platform", to_string(compile.platform)},
+            {"archs", compile.archs},
+            {"opt_level", compile.opt_level},
+            {"fast_math", compile.fast_math},
+            {"defines", compile.defines},
+            {"extra_flags", compile.extra_flags},
+            {"include_dirs", includes},
+            {"output", code_object ? "code_object" : "shared_library"}};
   }
 };
 
@@ -293,7 +318,9 @@ inline std::vector<candidate_report> describe_candidates(const std::vector<rocm_
     cr.id = c.hash_key();
     std::vector<std::string> fields;
     for (const auto& [k, v] : c.info_dict()) {
-      if (k != "backend" && k != "name") fields.push_back(k + "=" + v);
+      if (k == "backend" || k == "name") continue;
+      fields.push_back(k + "=" + v);
+      cr.config_values.emplace_back(k, v);
     }
     cr.config = ::rocmtpl::detail::join(fields, " ");
     cr.result.candidate = cr.id;
@@ -629,6 +656,7 @@ inline void measure_compiled(autotune_report& report, candidate_report& c, const
   c.compile_seconds = item.result->seconds;
   c.compile_cached = item.result->cached;
   c.code_object = item.code_object;
+  c.compile_command = item.result->argv;
   if (!report.gpu || !bench.setup_error().empty()) {
     c.result.status = candidate_status::skipped;
     c.result.reason = !report.gpu ? "no GPU" : bench.setup_error();
@@ -713,6 +741,7 @@ requires kernel_template<Policy>
   auto device = detail::find_device(report);
   compile_options copts = detail::target_compile_options(report.gpu, device, options);
   compiler cc = compiler::find(copts.platform);
+  report.compile = copts;
   report.key = detail::make_key(tpl.name(), callers, hints, device, options, cc);
   report.candidates = detail::describe_candidates(callers);
 
@@ -733,6 +762,7 @@ requires kernel_template<Policy>
     report.gpu_status = gpu_runtime::instance().status();
     copts = detail::target_compile_options(report.gpu, device, options);
     cc = compiler::find(copts.platform);
+    report.compile = copts;
   }
   code_cache cache(options.cache_dir.empty() ? code_cache::default_root() : options.cache_dir);
   const std::size_t compiles_before = cache.compiles();

@@ -5,6 +5,9 @@
 #include <cuda.h>
 #include <atomic>
 #endif
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#include <atomic>
+#endif
 
 // We compile all models with -fvisibility=hidden. Any symbols that need to be
 // exposed in the final shared library must be declared with PT_EXPORT to make
@@ -84,6 +87,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 }
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_gemm_##suffix
 // gemm wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8: Y = relu(X @ W + Bias)
 // x float16[4096, 4096] strides [4096, 1] offset 0
 // w float16[4096, 4096] strides [4096, 1] offset 0
@@ -615,12 +619,28 @@ inline int64_t rocmtpl_sm_count() {
 #endif  // ROCMTPL_PLATFORM_NVIDIA: the Hopper block that sm90_head_text opens
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
 
 #if defined(ROCMTPL_PLATFORM_NVIDIA)
-extern "C" __global__ void __launch_bounds__(gemm_sm90::threads, 1) rocm_gemm_sm90(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y) {
+extern "C" __global__ void __launch_bounds__(gemm_sm90::threads, 1) ROCMTPL_KERNEL_SYMBOL(sm90)(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y) {
 #if defined(ROCMTPL_GEMM_SM90_DEVICE)
     const gemm_problem p = make_problem();
     const gemm_pointers t{X, W, Bias, Y, nullptr};
@@ -668,9 +688,10 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const u
                 CUtensorMap rocmtpl_map_0_1{};
                 if (!rocmtpl_make_tensor_map(rocmtpl_map_0_1, 0, W, 4096, 4096, 4096, 64, 64)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
                 #if defined(ROCMTPL_PLATFORM_NVIDIA)
-                if (hipFuncSetAttribute(reinterpret_cast<const void*>(&rocm_gemm_sm90), hipFuncAttributeMaxDynamicSharedMemorySize, 216144) != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+                static std::atomic<uint64_t> rocmtpl_shared_raised{0};  // a bit per device
+                if (!rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(sm90)), 216144, rocmtpl_shared_raised)) return ROCMTPL_STATUS_LAUNCH_FAILED;
                 #endif
-                rocm_gemm_sm90<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(384, 1, 1), 216144, stream>>>(rocmtpl_map_0_0, rocmtpl_map_0_1, X, W, Bias, Y);
+                ROCMTPL_KERNEL_SYMBOL(sm90)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(384, 1, 1), 216144, stream>>>(rocmtpl_map_0_0, rocmtpl_map_0_1, X, W, Bias, Y);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -695,3 +716,4 @@ extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_s
 // The entry's declaration, for loaders that check a library they did not render.
 extern "C" PT_EXPORT const char* rocm_gemm_signature(void) { return "int rocm_gemm(const uint16_t* X, const uint16_t* W, const uint16_t* Bias, uint16_t* Y, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }
 #endif  // !ROCMTPL_DEVICE_ONLY
+#undef ROCMTPL_KERNEL_SYMBOL

@@ -175,11 +175,10 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
 // The split-K reduction launch (split_k above 1 only): sums the fp32 partials of every slice and
 // applies the epilogue, one thread per output element (grid-stride beyond 65536 blocks). The mma,
 // SIMT and Hopper entries share it.
-[[nodiscard]] inline kernel_launch split_k_reduce_launch(const rocm_template_kernel& kernel, const gemm_plan& plan,
-                                                         std::vector<launch_param> params) {
+[[nodiscard]] inline kernel_launch split_k_reduce_launch(const gemm_plan& plan, std::vector<launch_param> params) {
   const auto& v = plan.v;
   kernel_launch r;
-  r.symbol = kernel.kernel_name() + "_split_k_reduce";
+  r.suffix = "split_k_reduce";
   r.grid[0] = {.sizes = floor_div(v.batch * v.m * v.n + sym_expr(255), sym_expr(256)),
                .only_when_runtime_arg_above_one = 0,
                .at_most = 65536};
@@ -195,14 +194,14 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                                                 const gemm_plan& plan) {
   const auto& c = plan.config;
   const auto& v = plan.v;
-  launch_description d = launch_description_for(kernel.args());
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   if (plan.split) {
     d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
   }
   const auto params = gemm_launch_params(kernel, plan);
   const auto main = [&](int va, int vb) {
     kernel_launch l;
-    l.symbol = kernel.kernel_name() + "_v" + std::to_string(va) + "_" + std::to_string(vb);
+    l.suffix = "v" + std::to_string(va) + "_" + std::to_string(vb);
     l.grid[0].sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
                       floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n));
     l.grid[1].sizes = v.batch;
@@ -217,7 +216,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
     return l;
   };
   std::vector<kernel_launch> tail;
-  if (plan.split) tail.push_back(split_k_reduce_launch(kernel, plan, params));
+  if (plan.split) tail.push_back(split_k_reduce_launch(plan, params));
   const auto variant = [&](int va, int vb, std::vector<launch_requirement> req) {
     launch_variant lv;
     lv.requirements = std::move(req);
@@ -279,12 +278,12 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                                                 const gemm_plan& plan) {
   const auto& c = plan.config;
   const auto& v = plan.v;
-  launch_description d = launch_description_for(kernel.args());
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   if (plan.split) {
     d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
   }
   kernel_launch l;
-  l.symbol = kernel.kernel_name() + "_sm90";
+  l.suffix = "sm90";
   const sym_expr rows = v.batch * v.m;  // the batch folds into M (sm90_requirements())
   l.grid[0] = {.sizes = floor_div(rows + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
                         floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n)),
@@ -313,7 +312,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   const auto params = gemm_launch_params(kernel, plan);  // the kernel's parameters after the maps: plan.params
   l.params.insert(l.params.end(), params.begin(), params.end());
   std::vector<kernel_launch> launches{std::move(l)};
-  if (plan.split) launches.push_back(split_k_reduce_launch(kernel, plan, params));
+  if (plan.split) launches.push_back(split_k_reduce_launch(plan, params));
   d.variants.push_back({sm90_requirements(kernel, v), std::move(launches)});
   return d;
 }
@@ -552,9 +551,11 @@ inline void write_launcher(indented_buffer& src) {
   return sym_expr(config.split_k) * split_k_slice_bytes(v);
 }
 
-// The split-K reduction as an `extern "C" __global__` kernel named `symbol` (the description's last launch).
-inline void write_split_k_reduce_kernel(indented_buffer& src, const gemm_plan& plan, const std::string& symbol) {
-  src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " + symbol + "(" + plan.params + ") {");
+// The split-K reduction as an `extern "C" __global__` kernel (the description's last launch, whose
+// symbol suffix is `suffix`).
+inline void write_split_k_reduce_kernel(indented_buffer& src, const gemm_plan& plan, const std::string& suffix) {
+  src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " + device_symbol_ref(suffix) + "(" + plan.params +
+                ") {");
   src.writeline("    gemm_split_k_reduce_body(" + plan.args + ");");
   src.writeline("}");
 }
@@ -566,28 +567,30 @@ inline void write_global_kernels(indented_buffer& src, const gemm_plan& plan, co
   for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
     const auto& launches = d.variants[vi].launches;
     const bool vectorised = plan.fast && vi == 0;
-    src.writeline("extern \"C\" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS " + launches.front().symbol + "(" +
-                  plan.params + ") {");
+    src.writeline("extern \"C\" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS " +
+                  device_symbol_ref(launches.front().suffix) + "(" + plan.params + ") {");
     src.writeline("    gemm_kernel_body<" + std::to_string(vectorised ? plan.va : 1) + ", " +
                   std::to_string(vectorised ? plan.vb : 1) + ">(" + plan.args + ");");
     src.writeline("}");
   }
-  if (plan.split) write_split_k_reduce_kernel(src, plan, d.variants.front().launches.back().symbol);
+  if (plan.split) write_split_k_reduce_kernel(src, plan, d.variants.front().launches.back().suffix);
   src.writeline("");
 }
 
-// Entry point, first part: size and split_k checks, the workspace query, null checks.
-inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
-                               const launch_description& d) {
+// Every entry point's first part (the mma/SIMT entry and the Hopper one): the size checks, the
+// split_k check (without runtime split-K, split_k is the constant 1 on the mma/SIMT path), the problem and its element
+// count (checked: refused when it does not fit, before anything sizes a workspace or a grid), the workspace query, the
+// null checks and the early return of an empty problem.
+inline void write_entry_prologue(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
+                                 const launch_description& d) {
   for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   if (plan.split) {
     src.writeline("if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  } else {
+  } else if (plan.config.math != gemm_math::wgmma) {
     src.writeline("constexpr int32_t split_k = 1;");
   }
   src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  // Pre-indented fragment (written verbatim: rendering speed). Sizes are non-negative here; the
-  // element count is checked before anything sizes a workspace or a grid.
+  // Pre-indented fragment (written verbatim: rendering speed); sizes are non-negative here.
   src.write_verbatim(R"hip(    int64_t rocmtpl_elements = 0;
     if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
         !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
@@ -605,7 +608,7 @@ inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kerne
 inline void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                         const launch_description& d) {
   auto body = src.indent();
-  write_entry_checks(src, kernel, plan, d);
+  write_entry_prologue(src, kernel, plan, d);
   write_launches(src, d, abi_tensor_names(kernel.args()));
 }
 
@@ -651,7 +654,8 @@ inline void write_sm90_code(indented_buffer& src, const gemm_plan& plan) {
 inline void write_sm90_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
   const auto& launches = d.variants.front().launches;
   src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-  src.writeline("extern \"C\" __global__ void __launch_bounds__(gemm_sm90::threads, 1) " + launches.front().symbol +
+  src.writeline("extern \"C\" __global__ void __launch_bounds__(gemm_sm90::threads, 1) " +
+                device_symbol_ref(launches.front().suffix) +
                 "(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, " +
                 plan.params + ") {");
   src.writeline("#if defined(ROCMTPL_GEMM_SM90_DEVICE)");
@@ -662,41 +666,25 @@ inline void write_sm90_kernel(indented_buffer& src, const gemm_plan& plan, const
   src.writeline("    __trap();  // built without sm_90a features: the entry refuses other devices");
   src.writeline("#endif");
   src.writeline("}");
-  if (plan.split) write_split_k_reduce_kernel(src, plan, launches.back().symbol);
+  if (plan.split) write_split_k_reduce_kernel(src, plan, launches.back().suffix);
   src.writeline("#endif  // ROCMTPL_PLATFORM_NVIDIA");
   src.writeline("");
 }
 
-// The Hopper entry point's body (its declaration comes from the parts): the size and split_k checks, the workspace
-// query (split-K's partials, else none),
-// the null checks, then the launch of the description (its requirements refuse what the path cannot serve); an AMD
-// build refuses every call.
+// The Hopper entry point's body (its declaration comes from the parts): the prologue (write_entry_prologue; the
+// workspace query answers split-K's partials, else none), then the launch of the description (its requirements refuse
+// what the path cannot serve); an AMD build refuses every call.
 inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                              const launch_description& d) {
-  {
-    auto body = src.indent();
-    for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-    if (plan.split) src.writeline("if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-    src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
-    // Pre-indented fragment (written verbatim: rendering speed).
-    src.write_verbatim(R"sm90(    int64_t rocmtpl_elements = 0;
-    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
-        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    }
-)sm90");
-    write_workspace_query(src, d);
-    const auto& v = plan.v;
-    for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
-    src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
-    src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-    write_launches(src, d, abi_tensor_names(kernel.args()));
-    src.writeline("#else");
-    src.writeline("(void)workspace;");
-    src.writeline("(void)stream;");
-    src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only");
-    src.writeline("#endif");
-  }
+  auto body = src.indent();
+  write_entry_prologue(src, kernel, plan, d);
+  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+  write_launches(src, d, abi_tensor_names(kernel.args()));
+  src.writeline("#else");
+  src.writeline("(void)workspace;");
+  src.writeline("(void)stream;");
+  src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only");
+  src.writeline("#endif");
 }
 
 /// @brief The launch description of a configuration's entry (see codegen/launch.hpp).
@@ -722,14 +710,16 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   src.reserve(48 * 1024);
   indented_buffer entry;
   write_source_head(src, plan);
-  if (config.math == gemm_math::wgmma) {
+  // The launch description: the entry's launch lines and the kernels come from it, and the parts
+  // carry it (rocm_template::generate() gives it to the caller: no second pass).
+  const bool wgmma = config.math == gemm_math::wgmma;
+  auto d = wgmma ? sm90_launch_description(kernel, plan) : gemm_launch_description(kernel, plan);
+  if (wgmma) {
     out.includes.emplace_back(sm90_includes_text);
-    const auto d = sm90_launch_description(kernel, plan);
     write_sm90_code(src, plan);
     write_sm90_kernel(src, plan, d);
     write_sm90_entry(entry, kernel, plan, d);
   } else {
-    const auto d = gemm_launch_description(kernel, plan);
     write_tile_constants(src, plan);
     write_device_code(src, plan);
     write_kernels(src, plan);
@@ -737,8 +727,10 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
     write_global_kernels(src, plan, d);
     write_entry(entry, kernel, plan, d);
   }
+  for (auto& block : launch_includes(d)) out.includes.push_back(std::move(block));
   out.device_code = std::move(src).str();
   out.entry_body = std::move(entry).str();
+  out.launch = std::move(d);
   return out;
 }
 

@@ -67,12 +67,12 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   EXPECT_TRUE(contains(src, "apply_activation(float v) { return v > 0.0f ? v : 0.0f; }"));  // relu
   // The kernel and the entry's launch come from the launch description.
   EXPECT_TRUE(contains(src,
-                       "__global__ void __launch_bounds__(gemm_sm90::threads, 1) rocm_gemm_sm90(const "
+                       "__global__ void __launch_bounds__(gemm_sm90::threads, 1) ROCMTPL_KERNEL_SYMBOL(sm90)(const "
                        "__grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W"));
   EXPECT_TRUE(contains(src, "__trap();  // built without sm_90a features"));
   EXPECT_TRUE(contains(src,
-                       "hipFuncSetAttribute(reinterpret_cast<const void*>(&rocm_gemm_sm90), "
-                       "hipFuncAttributeMaxDynamicSharedMemorySize, 216144)"));
+                       "rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(sm90)), "
+                       "216144, rocmtpl_shared_raised)"));
   EXPECT_TRUE(contains(src, "const int64_t rocmtpl_grid_0_x = rocmtpl_launch_min(512, rocmtpl_sms);"));
   EXPECT_TRUE(contains(src, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only"));
   EXPECT_FALSE(contains(src, "store_output("));  // the path has its own epilogue
@@ -110,9 +110,9 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   EXPECT_TRUE(contains(s2, "float* __restrict__ Partial"));
   EXPECT_TRUE(contains(s2, "gemm_sm90::mainloop(&map_X, &map_W, p, t, split_k);"));
   EXPECT_TRUE(contains(s2, "store_partial_m64(acc[i], slice, M, N, row0 + i * 64 + warp * 16, n0, lane);"));
-  EXPECT_TRUE(contains(s2, "rocm_gemm_split_k_reduce<<<"));
+  EXPECT_TRUE(contains(s2, "ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<"));
   EXPECT_TRUE(contains(s2, "store_output("));  // the reduction's epilogue
-  EXPECT_LT(s2.find("rocm_gemm_sm90<<<"), s2.find("rocm_gemm_split_k_reduce<<<"));
+  EXPECT_LT(s2.find("ROCMTPL_KERNEL_SYMBOL(sm90)<<<"), s2.find("ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<"));
 }
 
 // The launch description of a Hopper split-K configuration, evaluated for concrete sizes: a
