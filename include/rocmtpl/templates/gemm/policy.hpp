@@ -13,10 +13,12 @@
 ///   multi-stage pipeline, ldmatrix) or MFMA (AMD gfx90a, gfx940), chosen in the rendered source by
 ///   `ROCMTPL_PLATFORM_NVIDIA` / `ROCMTPL_PLATFORM_AMD`;
 /// - `gemm_math::wgmma`: the Hopper path for f16/bf16 (sm_90a: TMA-fed ring of shared-memory stages,
-///   producer/consumer warpgroups on wgmma; templates/gemm/sm90_device_code.hpp), for row-major
-///   single-matrix problems; its entry point refuses other devices, batches, N or row pitches that
-///   are not multiples of 8, misaligned pointers and split_k above 1 with
-///   ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses every call.
+///   producer/consumer warpgroups on wgmma, runtime split-K through the workspace;
+///   templates/gemm/sm90_device_code.hpp), for row-major problems whose batch is 1 or folds into M
+///   (W shared by the batches, X and Y batches back to back); its entry point refuses other
+///   devices, batches that do not fold, N or row pitches that are not multiples of 8 and
+///   misaligned pointers with ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses
+///   every call.
 /// The addmm order [Bias, X, W] is input_reorder {2, 0, 1}. With gemm_options::runtime_split_k the
 /// entry point takes `int32_t split_k` and asks for an fp32 workspace when it is above 1.
 ///
@@ -111,7 +113,7 @@ class gemm_policy {
 
   /// @brief The workspace of a configuration's entry point in bytes, as its workspace query answers:
   /// split-K's fp32 partials, `split_k * batch * M * N * sizeof(float)`, when the configuration
-  /// splits K (gemm_options::runtime_split_k and split_k above 1, not the wgmma path); else 0.
+  /// splits K (gemm_options::runtime_split_k and split_k above 1, on every path); else 0.
   /// @throws invalid_argument_error when the problem is malformed (see view()).
   [[nodiscard]] sym_expr workspace_bytes(const template_context& ctx, const gemm_config& config) const {
     return detail::gemm_workspace_bytes(view(ctx), config, options_);
