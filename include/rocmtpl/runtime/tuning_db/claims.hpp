@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
