@@ -35,43 +35,22 @@ done
 [ -x "$tune" ] || { echo "figure: $tune not built (cmake --build --preset release --target rocmtpl-tune)" >&2; exit 2; }
 
 # ---- the server ---------------------------------------------------------------------------------
-bin=""
-if command -v initdb > /dev/null; then bin=$(dirname "$(readlink -f "$(command -v initdb)")"); fi
-if [ -z "$bin" ] || [ ! -x "$bin/pg_ctl" ]; then
-  bin=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -n 1 || true)
-fi
-if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
-  echo "figure: SKIP: PostgreSQL server binaries not found (apt-get install postgresql)"
-  exit 77
-fi
-psql_bin=$bin/psql
-[ -x "$psql_bin" ] || psql_bin=$(command -v psql)
-
-work=$(mktemp -d /tmp/rocmtpl-pgfig-XXXXXX)
-as_server=()
-if [ "$(id -u)" -eq 0 ]; then
-  chown 65534:65534 "$work"
-  if command -v setpriv > /dev/null; then
-    as_server=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-  else
-    as_server=(runuser -u nobody --)
-  fi
-fi
+source tools/pg_local.sh
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2> /dev/null || true; done
-  (cd "$work" && "${as_server[@]}" "$bin/pg_ctl" -D "$work/data" -m immediate -w stop > /dev/null 2>&1) || true
-  [ -n "${ROCMTPL_KEEP_TEST_FILES:-}" ] || rm -rf "$work"
+  pg_local_stop
 }
 trap cleanup EXIT
-(cd "$work" && "${as_server[@]}" "$bin/initdb" -D "$work/data" -U rocmtpl -A trust -E UTF8 --locale=C --no-sync \
-  > "$work/initdb.log" 2>&1) || { cat "$work/initdb.log"; exit 1; }
-(cd "$work" && "${as_server[@]}" "$bin/pg_ctl" -D "$work/data" -l "$work/server.log" -w -t 60 \
-  -o "-k $work -c listen_addresses= -F" start > /dev/null) || { cat "$work/server.log"; exit 1; }
-"$psql_bin" -h "$work" -U rocmtpl -d postgres -q -c "CREATE DATABASE figure"
-url="postgresql:///figure?host=$work&user=rocmtpl"
-sql() { "$psql_bin" -h "$work" -U rocmtpl -d figure -At -F ' ' -c "$1"; }
-echo "figure: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on $work (Unix socket only)"
+rc=0
+pg_local_start || rc=$?
+[ "$rc" -eq 77 ] && { echo "figure: SKIP"; exit 77; }
+[ "$rc" -eq 0 ] || exit 1
+work=$PG_WORK
+pg_local_sql postgres "CREATE DATABASE figure"
+url=$(pg_local_url figure)
+sql() { pg_local_sql figure "$1"; }
+echo "figure: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on $work (Unix socket only)"
 
 if ! out=$("$tune" db --db "$url" list 2>&1); then
   if grep -q "without the PostgreSQL backend" <<< "$out"; then
