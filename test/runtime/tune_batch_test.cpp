@@ -176,6 +176,28 @@ TEST_F(TuneBatch, InterruptReleasesTheClaimAndAResumeFinishes) {
   EXPECT_EQ(second.done, 3U);
 }
 
+TEST_F(TuneBatch, AnInterruptDuringATuneNeverFinishesTheProblem) {
+  // The signal arrives as the tune returns (a Ctrl-C makes the compilers fail): the outcome is not
+  // trusted, the problem is released even if the lease keeper did not see the signal yet.
+  const auto problems = rt::parse_batch(three_problems());
+  std::atomic<bool> stop{false};
+  auto o = options("A");
+  o.interrupt = &stop;
+  int calls = 0;
+  rt::tuning_db db(dir_ / "tuning.sqlite3");
+  const auto s = rt::run_batch(db, problems, o, [&](const rt::batch_claim&, const json&) {
+    ++calls;
+    stop = true;
+    return rt::batch_outcome{};  // "failed"
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(s.interrupted);
+  EXPECT_EQ(s.failed_here, 0U);
+  for (const auto& it : db.batch_items("b", "compile-only:gfx90a")) {
+    EXPECT_EQ(it.state, rt::batch_state::pending) << it.item;
+  }
+}
+
 TEST_F(TuneBatch, AFailureIsStoredAndNotRetried) {
   auto doc = three_problems();
   doc[1]["fail"] = true;

@@ -422,7 +422,10 @@ inline batch_summary run_batch(tuning_db& db, const std::vector<batch_problem>& 
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     s.compiled += out.compiled;
     s.benchmarked += out.benchmarked;
-    if (released) {
+    // Interrupted while tuning: the outcome may be the signal's doing (a Ctrl-C also stops the
+    // compilers), so the problem is given back, never finished.
+    if (released || (o.interrupt != nullptr && o.interrupt->load())) {
+      if (!released) db.release_batch_claim(o.name, o.target, claim->item, o.tuner);
       s.interrupted = true;
       break;
     }

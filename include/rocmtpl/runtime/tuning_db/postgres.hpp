@@ -604,8 +604,8 @@ class pg_store {
  public:
   explicit pg_store(const std::string& url) {
     throw tuning_db_error(redact_postgresql_url(url), "open",
-                          "this rocmtpl was built without the PostgreSQL backend (libpq was not found when it was "
-                          "configured)",
+                          "this rocmtpl was built without the PostgreSQL backend (libpq was not found, or "
+                          "ROCMTPL_WITH_POSTGRESQL was off, when it was configured)",
                           0, "apt-get install libpq-dev and configure again, or use a SQLite file");
   }
   [[noreturn]] static void unreachable() { std::abort(); }
