@@ -95,11 +95,12 @@ done
 [ -n "$held" ] || { echo "figure: tuner-$victim never held a claim to kill"; exit 1; }
 kill -9 "$victim_pid"
 killed_at=$(date +%s.%N)
-echo "figure: kill -9 tuner-$victim (pid $victim_pid) while it held problem $held"
+echo "figure: kill -9 tuner-$victim (pid $victim_pid) at $(date -u +%H:%M:%S.%3N) while it held problem $held"
+{ wait "$victim_pid"; } 2> /dev/null || true  # reap it quietly (no "Killed" line)
 
 status=0
 for i in $(seq 1 "$tuners"); do
-  [ "$i" -eq "$victim" ] && { wait "${pids[$((i - 1))]}" 2> /dev/null || true; continue; }
+  [ "$i" -eq "$victim" ] && continue
   wait "${pids[$((i - 1))]}" || { echo "figure: tuner-$i failed:"; cat "$work/tuner-$i.log"; status=1; }
 done
 pids=()

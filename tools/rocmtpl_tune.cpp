@@ -872,7 +872,7 @@ int run_batch_command(batch_args& b) {
   const auto s = run_batch(db, problems, o, [&](const batch_claim& claim, const nlohmann::json& spec) {
     if (auto it = index.find(claim.item); it != index.end()) return tune_batch_problem(args[it->second]);
     // A problem another tuner added from a different file: check it the same way.
-    return tune_batch_problem(gemm_args_from_json(spec, b.defaults, "problem " + claim.item));
+    return tune_batch_problem(gemm_args_from_json(spec, b.defaults, fmt::format("problem {}", claim.item)));
   });
   std::cout << fmt::format(
       "batch {}: {} problems: {} done, {} failed{}; this tuner: {} tuned, {} failed, {} taken over, {} lost; "

@@ -85,9 +85,9 @@ struct fake_tuner {
     if (spec.contains("fail")) throw std::runtime_error("planted failure");
     rt::batch_outcome out;
     out.ok = true;
-    out.summary = "m=" + spec.at("m").dump();
+    out.summary = fmt::format("m={}", spec.at("m").dump());
     out.compiled = 2;
-    out.result = {{"winner", "c" + spec.at("m").dump()}};
+    out.result = {{"winner", fmt::format("c{}", spec.at("m").dump())}};
     return out;
   }
 };

@@ -9,6 +9,7 @@
 
 #include <rocmtpl/runtime/process.hpp>
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,18 +39,19 @@ class pg_server {
 
   pg_server() {
     std::string pattern = "/tmp/rocmtpl-pg-XXXXXX";  // short: a socket path has at most 107 bytes
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error(fmt::format("mkdtemp failed for {}", pattern));
     dir_ = pattern;
     if (::geteuid() == 0) {
       // The server runs as nobody: it must own its folder.
-      if (::chown(dir_.c_str(), 65534, 65534) != 0) throw std::runtime_error("chown failed on " + dir_.string());
+      if (::chown(dir_.c_str(), 65534, 65534) != 0)
+        throw std::runtime_error(fmt::format("chown failed on {}", dir_.string()));
     }
     const auto bin = *bin_dir();
     run({(bin / "initdb").string(), "-D", (dir_ / "data").string(), "-U", "rocmtpl", "-A", "trust", "-E", "UTF8",
          "--locale=C", "--no-sync"},
         "initdb");
     run({(bin / "pg_ctl").string(), "-D", (dir_ / "data").string(), "-l", (dir_ / "server.log").string(), "-w", "-t",
-         "60", "-o", "-k " + dir_.string() + " -c listen_addresses= -F", "start"},
+         "60", "-o", fmt::format("-k {} -c listen_addresses= -F", dir_.string()), "start"},
         "pg_ctl start");
     started_ = true;
   }
@@ -69,7 +71,7 @@ class pg_server {
 
   // A libpq URL of database `db` on this server (the socket folder as host).
   [[nodiscard]] std::string url(const std::string& db = "postgres") const {
-    return "postgresql:///" + db + "?host=" + dir_.string() + "&user=rocmtpl";
+    return fmt::format("postgresql:///{}?host={}&user=rocmtpl", db, dir_.string());
   }
 
   // Creates a fresh database and returns its URL.
@@ -78,7 +80,8 @@ class pg_server {
     const auto psql =
         std::filesystem::exists(psql_in_bin) ? std::optional(psql_in_bin) : runtime::find_executable("psql");
     if (!psql) throw std::runtime_error("psql not found next to initdb or on PATH");
-    run({psql->string(), "-h", dir_.string(), "-U", "rocmtpl", "-d", "postgres", "-q", "-c", "CREATE DATABASE " + name},
+    run({psql->string(), "-h", dir_.string(), "-U", "rocmtpl", "-d", "postgres", "-q", "-c",
+         fmt::format("CREATE DATABASE {}", name)},
         "psql CREATE DATABASE", false);
     return url(name);
   }

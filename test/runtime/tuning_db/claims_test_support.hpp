@@ -7,6 +7,7 @@
 
 #include <rocmtpl/runtime/tuning_db.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,8 +28,7 @@ using db_opener = std::function<runtime::tuning_db()>;
 
 inline std::vector<std::pair<std::string, std::string>> sample_items(int n) {
   std::vector<std::pair<std::string, std::string>> items;
-  for (int i = 0; i < n; ++i)
-    items.emplace_back("p" + std::to_string(i), "{\"m\":" + std::to_string(64 * (i + 1)) + "}");
+  for (int i = 0; i < n; ++i) items.emplace_back(fmt::format("p{}", i), fmt::format("{{\"m\":{}}}", 64 * (i + 1)));
   return items;
 }
 
@@ -137,7 +137,7 @@ inline void check_threads_never_overlap(const db_opener& open, int tuners, int p
     threads.emplace_back([&, t] {
       try {
         auto db = open();
-        const std::string me = "T" + std::to_string(t);
+        const std::string me = fmt::format("T{}", t);
         while (auto c = db.claim_batch_item("b", "t", me, 60s)) {
           std::this_thread::sleep_for(2ms);  // "tuning"
           if (!db.finish_batch_item("b", "t", c->item, me, runtime::batch_state::done, "{}")) {
@@ -178,7 +178,7 @@ inline void check_processes_never_overlap(const db_opener& open, int tuners, int
       int rc = 0;
       try {
         auto db = open();
-        const std::string me = "P" + std::to_string(t);
+        const std::string me = fmt::format("P{}", t);
         while (auto c = db.claim_batch_item("b", "t", me, 60s)) {
           std::this_thread::sleep_for(2ms);
           if (!db.finish_batch_item("b", "t", c->item, me, runtime::batch_state::done, "{}")) rc = 3;

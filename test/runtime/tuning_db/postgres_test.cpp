@@ -12,6 +12,7 @@
 #include "runtime/tuning_db/tuning_db_test_support.hpp"
 #include "support/pg_server.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -55,7 +56,7 @@ TEST(PostgresBackend, UnreachableServerIsTuningDbError) {
   }
   rocmtpl::test::temp_dir dir;  // an empty folder: no server socket there
   try {
-    rt::tuning_db db("postgresql://me:pw@/db?host=" + dir.path().string() + "&connect_timeout=2");
+    rt::tuning_db db(fmt::format("postgresql://me:pw@/db?host={}&connect_timeout=2", dir.path().string()));
     FAIL() << "connected to nothing";
   } catch (const rt::tuning_db_error& e) {
     const std::string what = e.what();
@@ -78,7 +79,7 @@ class Postgres : public ::testing::Test {
     if (!rt::postgresql_enabled) GTEST_SKIP() << "built without libpq (apt-get install libpq-dev, then configure)";
     if (auto why = rocmtpl::test::pg_server::unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
     static int counter = 0;
-    url_ = server_->create_database("t" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
+    url_ = server_->create_database(fmt::format("t{}_{}", ::getpid(), ++counter));
   }
 
   rocmtpl::test::db_opener opener() const {
