@@ -194,7 +194,8 @@ TEST(AutotuneGpu, HelperKernelsAgreeAsLibraryAndCodeObject) {
     const auto by_lib = lib.compare(a.get(), meta, b.get(), meta, s.get());
     const auto by_obj = obj.compare(a.get(), meta, b.get(), meta, s.get());
     EXPECT_GT(by_obj.relative_l2, 0.1) << name(t);
-    EXPECT_EQ(by_lib.relative_l2, by_obj.relative_l2) << name(t);
+    // The compare kernel sums with atomics: the order, and so the last bits, differ between runs.
+    EXPECT_NEAR(by_lib.relative_l2, by_obj.relative_l2, 1e-12 * by_obj.relative_l2) << name(t);
     EXPECT_EQ(by_lib.max_abs, by_obj.max_abs) << name(t);
   }
 }
