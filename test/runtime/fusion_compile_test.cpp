@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Fused modules through the real compilers, without a GPU (issue 12): the GPU test's modules (every
 // op fused, as one run of pointwise nodes, on SIMT f32 with and without split-K, matrix cores f16
-// and bf16, matrix cores f16 with split-K) and an unfused module build with hipcc for gfx90a and gfx940 and with nvcc
-// for sm_90 without register spills; the Hopper path with a fused chain builds for sm_90a. The AMD library of a fused
-// module loads and its workspace query no longer counts the fused intermediate. Skips a compiler
-// that is not installed.
+// and bf16, matrix cores f16 with split-K) and an unfused module build with hipcc for gfx90a and
+// gfx940 and with nvcc for sm_90 without register spills; the Hopper path with a fused chain, with
+// and without split-K, builds for sm_90a. The AMD library of a fused module loads and its workspace
+// query no longer counts the fused intermediate. Skips a compiler that is not installed.
 #include <rocmtpl/runtime.hpp>
 
 #include <gtest/gtest.h>
@@ -102,11 +102,42 @@ TEST(FusionCompile, NvidiaBuildsWithoutSpills) {
 
 TEST(FusionCompile, HopperWithFusedChainBuildsForSm90a) {
   if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not installed";
-  const auto hopper = fu::gpu_paths().back();
-  ASSERT_TRUE(hopper.hopper);
-  auto m = fu::emit_chain_module("fused_hopper", hopper.p, fu::every_op(), dtype::f16, true);
-  ASSERT_EQ(m.calls.size(), 1U) << (m.notes.empty() ? "" : m.notes[0]);
-  check_builds({{"hopper f16, every op", std::move(m)}}, nvidia_options("sm_90a"));
+  std::vector<build> builds;
+  for (const auto& c : fu::gpu_paths()) {  // Hopper with and without split-K
+    if (!c.hopper) continue;
+    auto m = fu::emit_chain_module("fused_" + c.name, c.p, fu::every_op(), dtype::f16, true);
+    ASSERT_EQ(m.calls.size(), 1U) << (m.notes.empty() ? "" : m.notes[0]);
+    builds.push_back({c.name + ", every op", std::move(m)});
+  }
+  ASSERT_EQ(builds.size(), 2U);
+  check_builds(builds, nvidia_options("sm_90a"));
+}
+
+// The GEMM reference with a fused chain (what fused candidates are verified against) compiles
+// device-only, as the autotuner builds the reference: its one kernel under the symbol its launch
+// description gives, without spills.
+TEST(FusionCompile, FusedReferenceCompilesDeviceOnlyForAmd) {
+  if (!have(platform::amd)) GTEST_SKIP() << "hipcc not installed";
+  const fu::gemm_problem p;
+  const auto h = layout::row_major(p.type, {p.m, p.n});
+  const buffer x("x", layout::row_major(p.type, {p.m, p.k}));
+  const buffer w("w", layout::row_major(p.type, {p.k, p.n}));
+  fused_epilogue e;
+  e.chain = fu::bias_gelu_mul();
+  e.inputs = {buffer("rocmtpl_epilogue_in0", layout::row_major(dtype::f32, {p.n})), buffer("rocmtpl_epilogue_in1", h)};
+  e.output = buffer("rocmtpl_epilogue_out", h);
+  rocm_template<templates::gemm_policy> t(templates::gemm_policy(), {x, w}, h);
+  rocm_template_kernel k("fused_reference");
+  const auto parts = t.policy().render_epilogue_reference(k, t.context(), e);
+  ASSERT_TRUE(parts.launch.has_value());
+  rocmtpl::test::temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  auto options = amd_compile_options({"gfx90a"});
+  options.output = compile_output::code_object;
+  const auto r = cache.get_or_compile(compiler::find(platform::amd), parts.str(), options);
+  ASSERT_EQ(r.resources.size(), 1U) << r.log;
+  EXPECT_EQ(r.resources[0].kernel, device_symbol(*parts.launch, parts.launch->variants.front().launches.front()));
+  EXPECT_FALSE(r.resources[0].spills()) << to_string(r.resources[0]);
 }
 
 TEST(FusionCompile, FusedModuleWorkspaceHasNoIntermediate) {

@@ -177,7 +177,7 @@ struct path_case {
 };
 
 /// The math paths the GPU test runs: SIMT f32 (with and without split-K), matrix cores f16 and
-/// bf16, matrix cores f16 with split-K, Hopper f16.
+/// bf16, matrix cores f16 with split-K, Hopper f16 (with and without split-K).
 inline std::vector<path_case> gpu_paths() {
   std::vector<path_case> out;
   gemm_problem simt;
@@ -207,6 +207,11 @@ inline std::vector<path_case> gpu_paths() {
   h.n = sym_expr(256);
   h.k = sym_expr(256);
   out.push_back({"hopper_f16", h, true});
+  // Hopper with runtime split-K: the consumers write fp32 partials, the shared reduction applies the
+  // chain once after the sum (K = 256: 4 k-blocks in 3 slices).
+  h.config.split_k = 3;
+  h.options.runtime_split_k = true;
+  out.push_back({"hopper_f16_split_k", h, true});
   return out;
 }
 

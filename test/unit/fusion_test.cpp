@@ -108,7 +108,30 @@ TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
   const auto m3 = fu::emit_chain_module("m", hopper, {fu::bias_gelu_mul()}, dtype::f16, true);
   ASSERT_EQ(m3.calls.size(), 1U) << (m3.notes.empty() ? "" : m3.notes[0]);
   EXPECT_TRUE(contains(m3.source, "#define ROCMTPL_GEMM_SM90_HAS_EPILOGUE 1"));
-  EXPECT_TRUE(contains(m3.source, "rocmtpl_epilogue(t.epi, 0, grow, gcol + e,"));
+  // A batch folded into M is split back out of the row for the chain's operands.
+  EXPECT_TRUE(contains(m3.source, "rocmtpl_epilogue(t.epi, eb, erow, gcol + e,"));
+  EXPECT_FALSE(contains(m3.source, "gemm_split_k_reduce_body("));
+  // Hopper split-K: the consumers store fp32 partials (no chain there); the shared reduction applies
+  // the chain once, after the sum, through store_output(). The chain is called in exactly two places:
+  // the Hopper epilogue (split_k 1 at run time) and store_output().
+  fu::gemm_problem hopper_split = hopper;
+  hopper_split.config.split_k = 3;
+  hopper_split.options.runtime_split_k = true;
+  const auto m5 = fu::emit_chain_module("m", hopper_split, {fu::bias_gelu_mul()}, dtype::f16, true);
+  ASSERT_EQ(m5.calls.size(), 1U) << (m5.notes.empty() ? "" : m5.notes[0]);
+  EXPECT_TRUE(contains(m5.source, "gemm_sm90::mainloop(&map_X, &map_W, p, t, split_k);"));
+  EXPECT_TRUE(contains(m5.source, "gemm_split_k_reduce_body("));
+  EXPECT_TRUE(contains(m5.source, "v = rocmtpl_epilogue(t.epi, batch, gm, gn, v);"));
+  std::size_t calls = 0;
+  for (auto at = m5.source.find("rocmtpl_epilogue(t.epi"); at != std::string::npos;
+       at = m5.source.find("rocmtpl_epilogue(t.epi", at + 1)) {
+    ++calls;
+  }
+  EXPECT_EQ(calls, 2U);
+  const auto partial = m5.source.find("void store_partial_m64(");
+  ASSERT_NE(partial, std::string::npos);
+  const auto partial_end = m5.source.find("\n}\n", partial);
+  EXPECT_EQ(m5.source.substr(partial, partial_end - partial).find("rocmtpl_epilogue"), std::string::npos);
 }
 
 TEST(Fusion, EveryGpuTestPathFusesEveryOp) {
@@ -227,6 +250,22 @@ TEST(Fusion, ReferenceAppliesTheSameChain) {
   EXPECT_TRUE(contains(parts.declaration(),
                        "const uint16_t* X, const uint16_t* W, const float* E0, const uint16_t* E1, uint16_t* Y"))
       << parts.declaration();
+  // Device-only form: an extern "C" kernel under its described symbol, launched from the description
+  // with the chain's operands between the GEMM's inputs and Y.
+  EXPECT_TRUE(contains(src, "extern \"C\" __global__ void __launch_bounds__(256) ROCMTPL_KERNEL_SYMBOL(reference)("))
+      << src;
+  ASSERT_TRUE(parts.launch.has_value());
+  ASSERT_EQ(parts.launch->variants.size(), 1U);
+  ASSERT_EQ(parts.launch->variants.front().launches.size(), 1U);
+  const auto& l = parts.launch->variants.front().launches.front();
+  EXPECT_EQ(device_symbol(*parts.launch, l), "ref_reference");
+  std::vector<std::string> names;
+  for (const auto& prm : l.params) names.push_back(prm.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"X", "W", "E0", "E1", "Y", "u_M"}));
+  ASSERT_EQ(l.params.size(), 6U);
+  EXPECT_EQ(l.params[2].index, 2U);  // E0 is the entry's third tensor
+  EXPECT_EQ(l.params[4].index, 4U);  // Y after E1
+  EXPECT_TRUE(contains(parts.entry_body, "ROCMTPL_KERNEL_SYMBOL(reference)<<<")) << parts.entry_body;
 }
 
 }  // namespace

@@ -57,6 +57,10 @@ struct kernel_capabilities {
   /// the launches of render()'s entry (codegen/launch.hpp); the autotuner then compiles device code
   /// only and launches through the module API
   bool launch = false;
+  /// `launch_description describe_reference_launch(rocm_template_kernel&, const template_context&) const`:
+  /// the launches of render_reference()'s entry; the autotuner then compiles the reference device-only
+  /// too (needs `reference`)
+  bool reference_launch = false;
   /// `rendered_source render_epilogue(rocm_template_kernel&, const template_context&, const config_type&,
   /// const fused_epilogue&) const`: render() with an epilogue chain fused after the template's own
   /// epilogue, writing the epilogue's output (codegen/epilogue.hpp); it throws invalid_argument_error
@@ -151,6 +155,14 @@ template <class P>
 concept names_describe_launch = requires {
   &P::describe_launch;
 };
+template <class P>
+concept reference_launch_member = requires(const P& p, rocm_template_kernel& k, const template_context& ctx) {
+  { p.describe_reference_launch(k, ctx) } -> std::convertible_to<launch_description>;
+};
+template <class P>
+concept names_describe_reference_launch = requires {
+  &P::describe_reference_launch;
+};
 
 template <class P>
 concept epilogue_member = has_config_type<P> &&
@@ -222,6 +234,13 @@ concept declared_launch_has_member_describe_launch = !declared_capabilities<P>()
 template <class P>
 concept member_describe_launch_is_declared = declared_capabilities<P>()
 .launch || !(names_describe_launch<P> || launch_member<P>);
+template <class P>
+concept declared_reference_launch_has_member_describe_reference_launch =
+    !declared_capabilities<P>().reference_launch ||
+    (declared_capabilities<P>().reference && reference_launch_member<P>);
+template <class P>
+concept member_describe_reference_launch_is_declared = declared_capabilities<P>()
+.reference_launch || !(names_describe_reference_launch<P> || reference_launch_member<P>);
 
 template <class P>
 concept declared_epilogue_has_member_render_epilogue = !declared_capabilities<P>().epilogue || epilogue_member<P>;
@@ -243,7 +262,9 @@ concept capabilities_match = capabilities_well_typed<P> && declared_reference_ha
     declared_size_args_has_member_size_args<P> && member_size_args_is_declared<P> &&
     declared_launch_has_member_describe_launch<P> && member_describe_launch_is_declared<P> &&
     declared_epilogue_has_member_render_epilogue<P> && member_render_epilogue_is_declared<P> &&
-    declared_pointwise_has_member_pointwise_chain<P> && member_pointwise_chain_is_declared<P>;
+    declared_pointwise_has_member_pointwise_chain<P> && member_pointwise_chain_is_declared<P> &&
+    declared_reference_launch_has_member_describe_reference_launch<P> &&
+    member_describe_reference_launch_is_declared<P>;
 
 // What the library uses: a declared capability (kernel_template guarantees its member exists).
 template <class P>
@@ -270,6 +291,9 @@ concept has_epilogue = declared_capabilities<P>()
 template <class P>
 concept has_pointwise = declared_capabilities<P>()
 .pointwise&& pointwise_member<P>;
+template <class P>
+concept has_reference_launch = has_reference<P> && declared_capabilities<P>()
+.reference_launch&& reference_launch_member<P>;
 }  // namespace detail
 
 /// @brief A policy that renders HIP source for one kernel template.
@@ -292,7 +316,8 @@ concept has_pointwise = declared_capabilities<P>()
 ///    candidate; `workspace_bytes(context, config)`, the workspace as a size expression known at
 ///    code generation; `size_args(context)`, the entry point's size arguments by name;
 ///    `describe_launch(kernel, context, config)`, the launches of the entry (device-only tuning
-///    through the module API); `render_epilogue(kernel, context, config, epilogue)`, render() with a
+///    through the module API); `describe_reference_launch(kernel, context)`, the same for the
+///    reference's entry; `render_epilogue(kernel, context, config, epilogue)`, render() with a
 ///    pointwise chain fused after the template's own epilogue; `pointwise_chain(context)`, the chain a
 ///    pointwise template's node carries (so that the template before it may fuse it).
 template <class P>
@@ -382,6 +407,12 @@ consteval bool check_kernel_template() {
   static_assert(detail::member_pointwise_chain_is_declared<P>,
                 "rocmtpl: kernel_template: policy has pointwise_chain that its capabilities do not declare; "
                 "add '.pointwise = true' to its capabilities");
+  static_assert(detail::declared_reference_launch_has_member_describe_reference_launch<P>,
+                "rocmtpl: kernel_template: capabilities declare reference_launch but the policy has no member "
+                "describe_reference_launch(kernel, context) const or does not declare reference; add them");
+  static_assert(detail::member_describe_reference_launch_is_declared<P>,
+                "rocmtpl: kernel_template: policy has describe_reference_launch that its capabilities do not "
+                "declare; add '.reference_launch = true' to its capabilities");
   return true;
 }
 

@@ -80,6 +80,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 }
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_fused_gemm_pointwise_0_##suffix
 // gemm mma_bm64_bn64_bk32_wm32_wn32_g8_s3_v8: Y = none(X @ W), then cast(float16) -> add(in0 row_vector) -> gelu -> mul(in1 full)
 // x float16[M, 128] strides [128, 1] offset 0
 // w float16[128, 256] strides [256, 1] offset 0
@@ -765,11 +766,27 @@ __device__ __forceinline__ void gemm_kernel_body(const uint16_t* __restrict__ X,
 #endif  // !ROCMTPL_DEVICE_ONLY
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
 
-extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_fused_gemm_pointwise_0_v8_8(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ E0, const uint16_t* __restrict__ E1, uint16_t* __restrict__ Y, int64_t u_M) {
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS ROCMTPL_KERNEL_SYMBOL(v8_8)(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ E0, const uint16_t* __restrict__ E1, uint16_t* __restrict__ Y, int64_t u_M) {
     gemm_kernel_body<8, 8>(X, W, E0, E1, Y, u_M);
 }
 
@@ -821,9 +838,9 @@ extern "C" PT_EXPORT int rocm_fused_gemm_pointwise_0(const uint16_t* X, const ui
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
                 #if defined(ROCMTPL_PLATFORM_AMD)
-                rocm_fused_gemm_pointwise_0_v8_8<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, E0, E1, Y, u_M);
+                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, E0, E1, Y, u_M);
                 #else
-                rocm_fused_gemm_pointwise_0_v8_8<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream>>>(X, W, E0, E1, Y, u_M);
+                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream>>>(X, W, E0, E1, Y, u_M);
                 #endif
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
@@ -846,3 +863,4 @@ extern "C" PT_EXPORT int rocm_fused_gemm_pointwise_0_packed(void* const* args, s
 // The entry's declaration, for loaders that check a library they did not render.
 extern "C" PT_EXPORT const char* rocm_fused_gemm_pointwise_0_signature(void) { return "int rocm_fused_gemm_pointwise_0(const uint16_t* X, const uint16_t* W, const float* E0, const uint16_t* E1, uint16_t* Y, int64_t u_M, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }
 #endif  // !ROCMTPL_DEVICE_ONLY
+#undef ROCMTPL_KERNEL_SYMBOL

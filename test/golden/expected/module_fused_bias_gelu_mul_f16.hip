@@ -84,13 +84,14 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_pointwise_0, source hash 670064f0c7fe7b6e
+// kernel rocm_fused_gemm_pointwise_0, source hash 55a5dbf62787e8b1
 // Topologically Sorted Source Nodes: [h, y], Original ops: [gemm, pointwise]
 // Source node to op mapping:
 //   h => gemm
 //   y => pointwise
 // Fused epilogue: y: cast(float16) -> add(in0 row_vector) -> gelu -> mul(in1 full)
 namespace rocm_fused_gemm_pointwise_0_ns {
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_fused_gemm_pointwise_0_##suffix
 // gemm bm64_bn64_bk16_tm4_tn4_g8_s2_v4_sk2: Y = none(X @ W), then cast(float16) -> add(in0 row_vector) -> gelu -> mul(in1 full)
 // x float16[M, 64] strides [64, 1] offset 0
 // w float16[64, 64] strides [64, 1] offset 0
@@ -522,14 +523,30 @@ __device__ __forceinline__ void gemm_split_k_reduce_body(const uint16_t* __restr
 #endif  // !ROCMTPL_DEVICE_ONLY
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
 
-extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_fused_gemm_pointwise_0_v4_4(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ E0, const uint16_t* __restrict__ E1, uint16_t* __restrict__ Y, float* __restrict__ Partial, int64_t u_M, int32_t split_k) {
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS ROCMTPL_KERNEL_SYMBOL(v4_4)(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ E0, const uint16_t* __restrict__ E1, uint16_t* __restrict__ Y, float* __restrict__ Partial, int64_t u_M, int32_t split_k) {
     gemm_kernel_body<4, 4>(X, W, E0, E1, Y, Partial, u_M, split_k);
 }
-extern "C" __global__ void __launch_bounds__(256) rocm_fused_gemm_pointwise_0_split_k_reduce(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ E0, const uint16_t* __restrict__ E1, uint16_t* __restrict__ Y, float* __restrict__ Partial, int64_t u_M, int32_t split_k) {
+extern "C" __global__ void __launch_bounds__(256) ROCMTPL_KERNEL_SYMBOL(split_k_reduce)(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ E0, const uint16_t* __restrict__ E1, uint16_t* __restrict__ Y, float* __restrict__ Partial, int64_t u_M, int32_t split_k) {
     gemm_split_k_reduce_body(X, W, E0, E1, Y, Partial, u_M, split_k);
 }
 
@@ -579,7 +596,7 @@ static int rocm_fused_gemm_pointwise_0(const uint16_t* X, const uint16_t* W, con
             const int64_t rocmtpl_grid_0_z = rocmtpl_size_mul(1, static_cast<int64_t>(split_k), &rocmtpl_grid_0_ok);
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
-                rocm_fused_gemm_pointwise_0_v4_4<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, E0, E1, Y, reinterpret_cast<float*>(workspace), u_M, split_k);
+                ROCMTPL_KERNEL_SYMBOL(v4_4)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, E0, E1, Y, reinterpret_cast<float*>(workspace), u_M, split_k);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -590,7 +607,7 @@ static int rocm_fused_gemm_pointwise_0(const uint16_t* X, const uint16_t* W, con
             const int64_t rocmtpl_grid_1_z = 1;
             if (!rocmtpl_grid_1_ok || rocmtpl_grid_1_x > 2147483647 || rocmtpl_grid_1_y > 65535 || rocmtpl_grid_1_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_1_x > 0 && rocmtpl_grid_1_y > 0 && rocmtpl_grid_1_z > 0) {
-                rocm_fused_gemm_pointwise_0_split_k_reduce<<<dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream>>>(X, W, E0, E1, Y, reinterpret_cast<float*>(workspace), u_M, split_k);
+                ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream>>>(X, W, E0, E1, Y, reinterpret_cast<float*>(workspace), u_M, split_k);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -599,6 +616,7 @@ static int rocm_fused_gemm_pointwise_0(const uint16_t* X, const uint16_t* W, con
     }
     return ROCMTPL_STATUS_OK;
 }
+#undef ROCMTPL_KERNEL_SYMBOL
 }  // namespace rocm_fused_gemm_pointwise_0_ns
 
 // ------------------------------------------------------------------------------------------
