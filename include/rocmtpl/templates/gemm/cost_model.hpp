@@ -27,6 +27,37 @@ namespace detail {
   const double tile_work = static_cast<double>(c.block_m) * c.block_n * (k_steps * c.block_k + 64.0 * 3);
   return rounds * tile_work / eff;
 }
+
+// The skinny paths (memory-bound matrix-vector kernels), in the same units (one FMA per SM; one
+// byte of DRAM traffic costs about 10 FMAs: an H100 does ~30 T fp32 FMA/s against ~3 TB/s): the
+// larger of the streaming time of the large operand and the FMA time, where the streaming rate
+// falls with idle SMs and with too few bytes in flight per SM (~32 KiB hide the DRAM latency:
+// 3 TB/s x ~1.5 us over 132 SMs); the Q tiles re-read the large operand, mostly from L2; K slices
+// add the fp32 partials and a second kernel. `vector` is the fitted width of 16-byte loads (its
+// element size is 16 / vector; narrower loads count as wider elements).
+[[nodiscard]] inline double skinny_cost(const gemm_config& c, double q, double p, double k, double batch, double sms) {
+  const double tiles_q = std::ceil(q / c.block_m);
+  const double units = c.vector > 1 ? std::ceil(p / c.vector) : p;
+  const double blocks = tiles_q * std::ceil(units / c.block_n) * c.split_k * batch;
+  const double esize = 16.0 / c.vector;
+  const int threads = std::max(c.threads(), 32);
+  const double occ = std::max(1, std::min({2048 / threads, 65536 / (threads * std::max(c.register_estimate(), 32)),
+                                           228 * 1024 / std::max(c.shared_bytes(), 1), 32}));
+  const double resident = std::min(occ, blocks / sms);
+  const double in_flight = resident * threads * c.block_k * c.thread_n * 16.0;
+  const double busy = std::min(1.0, blocks / sms);
+  const double rounds = std::ceil(blocks / (sms * occ));
+  const double wave = blocks / (rounds * sms * occ);
+  const double bw = busy * std::min(1.0, in_flight / (32.0 * 1024)) * std::max(0.5, std::min(1.0, wave + 0.3));
+  const double bytes = p * k * batch * esize * (1.0 + (tiles_q - 1.0) * 0.05) + q * p * batch * 4.0;
+  const double memory = bytes * 10.0 / (sms * std::max(bw, 1e-3));
+  const double fma = tiles_q * c.block_m * p * k * batch / (sms * std::max(busy, 1e-3));
+  double time = std::max(memory, fma);
+  // Per-block tail: the K threads' reduction and the epilogue of block_m x thread_n results.
+  time += rounds * occ * c.block_m * c.thread_n * (c.warp_m > 1 ? 400.0 : 40.0);
+  if (c.split_k > 1) time += c.split_k * q * p * batch * 8.0 * 10.0 / sms + 6.0e5;
+  return time;
+}
 }  // namespace detail
 
 /// @brief Estimated time of a configuration for an M x N x K problem (batch `batch`), in
@@ -45,6 +76,11 @@ namespace detail {
   const double tiles = tiles_mn * c.split_k;
   const double k_steps = cdiv(cdiv(static_cast<double>(std::max<std::int64_t>(k, 1)), c.block_k), c.split_k);
   if (c.math == gemm_math::wgmma) return detail::wgmma_cost(c, tiles, k_steps, sms);
+  if (is_skinny(c.math)) {
+    const bool q_is_m = c.math == gemm_math::skinny_m;
+    const auto pos = [](std::int64_t x) { return static_cast<double>(std::max<std::int64_t>(x, 1)); };
+    return detail::skinny_cost(c, pos(q_is_m ? m : n), pos(q_is_m ? n : m), pos(k), pos(batch), sms);
+  }
   // Residency per SM: shared memory (228 KiB), threads (2048), registers (64 Ki), 32 blocks.
   const int threads = std::max(c.threads(), 32);
   const int occ = std::max(1, std::min({228 * 1024 / std::max(c.shared_bytes(), 1), 2048 / threads,

@@ -16,7 +16,11 @@
 ///   producer/consumer warpgroups on wgmma; templates/gemm/sm90_device_code.hpp), for row-major
 ///   single-matrix problems; its entry point refuses other devices, batches, N or row pitches that
 ///   are not multiples of 8, misaligned pointers and split_k above 1 with
-///   ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses every call.
+///   ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses every call;
+/// - `gemm_math::skinny_m` / `skinny_n`: matrix-vector kernels for few rows or few columns (any
+///   dtypes and layouts; templates/gemm/skinny_device_code.hpp), ranked first when M or N is at
+///   most 64; they split K statically (config.split_k, reduced through the workspace in a second
+///   pass), and with gemm_options::runtime_split_k their entry point refuses another split_k.
 /// The addmm order [Bias, X, W] is input_reorder {2, 0, 1}. With gemm_options::runtime_split_k the
 /// entry point takes `int32_t split_k` and asks for an fp32 workspace when it is above 1.
 ///
@@ -67,6 +71,10 @@ class gemm_policy {
 
   /// @brief The Hopper (wgmma) search space (see gemm_wgmma_configs()).
   [[nodiscard]] static std::vector<gemm_config> wgmma_configs() { return gemm_wgmma_configs(); }
+
+  /// @brief The skinny (matrix-vector) tiles (see gemm_skinny_configs()); a problem's space sets
+  /// their side (skinny_m or skinny_n), vector width and K slices.
+  [[nodiscard]] static std::vector<gemm_config> skinny_configs() { return gemm_skinny_configs(); }
 
   /// @brief Every configuration, without problem knowledge: the SIMT space, then the matrix-core
   /// one (the Hopper configurations come only with a problem, see configs(ctx, hints)).

@@ -27,6 +27,7 @@
 #include <rocmtpl/templates/gemm/config.hpp>
 #include <rocmtpl/templates/gemm/device_code.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
+#include <rocmtpl/templates/gemm/skinny_device_code.hpp>
 #include <rocmtpl/templates/gemm/sm90_device_code.hpp>
 
 namespace rocmtpl::templates::detail {
@@ -67,7 +68,7 @@ inline void check_gemm_renderable(const gemm_config& config, const gemm_view& v,
                                  std::string(rocmtpl::name(v.x.node->type())) + " and " +
                                  std::string(rocmtpl::name(v.w.node->type())) + "; use a simt config");
   }
-  if (config.split_k != 1 && !options.runtime_split_k) {
+  if (config.split_k != 1 && !options.runtime_split_k && !is_skinny(config.math)) {
     throw invalid_argument_error("rocmtpl: gemm: config " + config.name() +
                                  " splits K but gemm_options::runtime_split_k is off; turn it on");
   }
@@ -522,6 +523,7 @@ inline void write_launcher(indented_buffer& src) {
 // compiled query (test/runtime/caller_runtime_test.cpp).
 [[nodiscard]] inline sym_expr gemm_workspace_bytes(const gemm_view& v, const gemm_config& config,
                                                    const gemm_options& options) {
+  if (is_skinny(config.math) && config.split_k > 1) return sym_expr(config.split_k) * split_k_slice_bytes(v);
   if (!options.runtime_split_k || config.split_k <= 1 || config.math == gemm_math::wgmma) return sym_expr(0);
   return sym_expr(config.split_k) * split_k_slice_bytes(v);
 }
@@ -669,6 +671,179 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   }
 }
 
+// ---- the skinny paths (gemm_math::skinny_m / skinny_n; templates/gemm/skinny_device_code.hpp) -----
+
+// The large operand of a skinny configuration: W for skinny_m, X for skinny_n; its name, operand,
+// copy facts, vector width (capped at the configuration's) and kernel (dot: contiguous along K or
+// along neither axis; else streaming).
+struct skinny_large {
+  std::string name;
+  const gemm_operand* op = nullptr;
+  gemm_copy_facts facts;
+  bool is_x = false;
+  int vec = 1;
+  bool dot = true;
+};
+
+[[nodiscard]] inline skinny_large skinny_large_of(const gemm_plan& plan) {
+  skinny_large l;
+  const bool q_is_m = plan.config.math == gemm_math::skinny_m;
+  l.is_x = !q_is_m;
+  l.name = q_is_m ? "W" : "X";
+  l.op = q_is_m ? &plan.v.w : &plan.v.x;
+  l.facts = q_is_m ? plan.fw : plan.fx;
+  l.vec = render_vector(plan.config, l.facts, l.op->node->type());
+  l.dot = l.facts.k_major;
+  return l;
+}
+
+// Kernel parameters of the skinny path: the tensors, the partials when K is split, the sizes.
+[[nodiscard]] inline std::pair<std::string, std::string> skinny_params(const gemm_plan& plan) {
+  auto [params, args] = gemm_tensor_params(plan.v, true);
+  if (plan.config.split_k > 1) {
+    params += ", float* __restrict__ Partial";
+    args += ", Partial";
+  }
+  for (const auto& s : plan.symbols) {
+    params += ", int64_t " + s;
+    args += ", " + s;
+  }
+  return {params, args};
+}
+
+// The launches: the main kernel (vectorised when the large operand's requirements hold, else
+// scalar), then with split_k above 1 the reduction of the partials; a static workspace.
+[[nodiscard]] inline launch_description skinny_launch_description(const rocm_template_kernel& kernel,
+                                                                  const gemm_plan& plan) {
+  const auto& c = plan.config;
+  const auto& v = plan.v;
+  const auto large = skinny_large_of(plan);
+  const bool q_is_m = c.math == gemm_math::skinny_m;
+  launch_description d = launch_description_for(kernel.args());
+  if (c.split_k > 1) d.workspace_bytes = {.sizes = sym_expr(c.split_k) * split_k_slice_bytes(v)};
+  std::vector<launch_param> params;
+  for (auto& p : gemm_launch_params(kernel, plan)) {
+    if (p.kind == launch_param_kind::tensor) params.push_back(std::move(p));
+  }
+  if (c.split_k > 1) {
+    params.push_back({.kind = launch_param_kind::workspace, .name = "Partial", .cpp_type = "float*"});
+  }
+  for (std::size_t i = 0; i < plan.symbols.size(); ++i) {
+    params.push_back({.kind = launch_param_kind::size, .index = i, .name = plan.symbols[i]});
+  }
+  const sym_expr& q = q_is_m ? v.m : v.n;
+  const sym_expr& p = q_is_m ? v.n : v.m;
+  const auto main = [&](int vec) {
+    kernel_launch l;
+    l.symbol = kernel.kernel_name() + "_skinny_v" + std::to_string(vec);
+    const sym_expr units = large.dot || vec == 1 ? p : floor_div(p + sym_expr(vec - 1), sym_expr(vec));
+    l.grid[0].sizes = floor_div(q + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
+                      floor_div(units + sym_expr(c.block_n - 1), sym_expr(c.block_n));
+    l.grid[1].sizes = v.batch;
+    l.grid[2].sizes = sym_expr(c.split_k);
+    l.block = {c.threads(), 1, 1};
+    l.params = params;
+    return l;
+  };
+  const auto variant = [&](int vec, std::vector<launch_requirement> req) {
+    launch_variant lv;
+    lv.requirements = std::move(req);
+    lv.launches.push_back(main(vec));
+    if (c.split_k > 1) {
+      kernel_launch r;
+      r.symbol = kernel.kernel_name() + "_skinny_reduce";
+      r.grid[0] = {.sizes = floor_div(v.batch * v.m * v.n + sym_expr(255), sym_expr(256)), .at_most = 65536};
+      r.block = {256, 1, 1};
+      r.params = params;
+      lv.launches.push_back(std::move(r));
+    }
+    return lv;
+  };
+  if (large.vec > 1) {
+    std::vector<launch_requirement> req;
+    add_vector_requirements(req, kernel, large.name, *large.op, large.facts, large.vec, large.is_x);
+    d.variants.push_back(variant(large.vec, std::move(req)));
+  }
+  if (large.vec == 1 || !large.facts.statically_aligned(large.vec).has_value()) d.variants.push_back(variant(1, {}));
+  return d;
+}
+
+// Constants, device code, kernels and launcher helpers of a skinny configuration.
+inline void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
+  const auto& c = plan.config;
+  const bool q_is_m = c.math == gemm_math::skinny_m;
+  const auto large = skinny_large_of(plan);
+  const auto line = [&](const std::string& name, int value) {
+    src.writeline("constexpr int " + name + " = " + std::to_string(value) + ";");
+  };
+  line("skinny_q", c.block_m);
+  line("skinny_tk", c.warp_m);
+  line("skinny_tp", c.warp_n);
+  line("skinny_units", c.thread_n);
+  line("skinny_u", c.block_k);
+  line("skinny_split", c.split_k);
+  line("block_threads", c.threads());
+  src.writeline(std::string("constexpr bool skinny_q_is_m = ") + (q_is_m ? "true" : "false") + ";");
+  src.writeline(std::string("using skinny_l_type = ") + (q_is_m ? "w_type" : "x_type") + ";");
+  src.writeline(std::string("using skinny_s_type = ") + (q_is_m ? "x_type" : "w_type") + ";");
+  src.writeline(
+      "__host__ __device__ __forceinline__ int64_t gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }");
+  src.writeline("");
+  src.write_verbatim(skinny_view_text(q_is_m));
+  src.write_verbatim(skinny_common_text);
+  src.write_verbatim(large.dot ? skinny_dot_text : skinny_stream_text);
+  if (c.split_k > 1) src.write_verbatim(skinny_reduce_text);
+  src.writeline("");
+  write_launcher(src);
+  const auto [params, args] = skinny_params(plan);
+  const std::string pointers = gemm_pointer_init(plan.v, c.split_k > 1 ? "Partial" : "nullptr");
+  const std::string problem = "    const gemm_problem p = make_problem(" + plan.sym_args + ");";
+  const std::string ptrs = "    const gemm_pointers t" + pointers + ";";
+  for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
+    const auto& main = d.variants[vi].launches.front();
+    const int vec = vi == 0 && large.vec > 1 ? large.vec : 1;
+    src.writeline("extern \"C\" __global__ void __launch_bounds__(block_threads) " + main.symbol + "(" + params +
+                  ") {");
+    src.writeline(problem);
+    src.writeline(ptrs);
+    src.writeline("    skinny_mainloop<" + std::to_string(vec) + ">(p, t);");
+    src.writeline("}");
+  }
+  if (c.split_k > 1) {
+    src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " + d.variants.front().launches.back().symbol +
+                  "(" + params + ") {");
+    src.writeline(problem);
+    src.writeline(ptrs);
+    src.writeline("    skinny_reduce(p, t);");
+    src.writeline("}");
+  }
+  src.writeline("");
+}
+
+// The skinny entry point's body: the checks (a runtime split_k, when the entry takes one, must be
+// the configuration's: K is split statically here), the workspace query, the launches.
+inline void write_skinny_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
+                               const launch_description& d) {
+  auto body = src.indent();
+  for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+  if (plan.split) {
+    src.writeline("if (split_k != " + std::to_string(plan.config.split_k) +
+                  ") return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K slices are static here");
+  }
+  src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
+  src.write_verbatim(R"hip(    int64_t rocmtpl_elements = 0;
+    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
+        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
+        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
+    }
+)hip");
+  write_workspace_query(src, d);
+  const auto& v = plan.v;
+  for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
+  src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
+  write_launches(src, d, abi_tensor_names(kernel.args()));
+}
+
 /// @brief The launch description of a configuration's entry (see codegen/launch.hpp).
 [[nodiscard]] inline launch_description describe_gemm_launch(rocm_template_kernel& kernel, const template_context& ctx,
                                                              const gemm_config& config, const gemm_options& options) {
@@ -676,6 +851,7 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   auto v = make_gemm_view(ctx, options);
   check_gemm_renderable(config, v, options);
   const gemm_plan plan = make_gemm_plan(kernel, ctx, config, options, std::move(v));
+  if (is_skinny(config.math)) return skinny_launch_description(kernel, plan);
   return config.math == gemm_math::wgmma ? sm90_launch_description(kernel, plan)
                                          : gemm_launch_description(kernel, plan);
 }
@@ -698,6 +874,10 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
     write_sm90_code(src, plan);
     write_sm90_kernel(src, plan, d);
     write_sm90_entry(entry, kernel, plan, d);
+  } else if (is_skinny(config.math)) {
+    const auto d = skinny_launch_description(kernel, plan);
+    write_skinny_code(src, plan, d);
+    write_skinny_entry(entry, kernel, plan, d);
   } else {
     const auto d = gemm_launch_description(kernel, plan);
     write_tile_constants(src, plan);
