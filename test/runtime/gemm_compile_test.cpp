@@ -232,6 +232,65 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
             kernel_status::unsupported_argument);
 }
 
+// The skinny paths (issue 10 part 2): the ranked first configuration of the benchmark's skinny
+// shapes in each dtype and side, and the heaviest skinny tile (most registers) of each kernel,
+// build for gfx90a, gfx940 and sm_90 without spills; the workspace query answers the static K
+// slices' partials.
+std::vector<build> skinny_builds() {
+  std::vector<build> out;
+  for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
+    for (bool col_w : {false, true}) {
+      rocm_template<gemm_policy> t(
+          gemm_policy({.act = activation::gelu, .bias_along = templates::bias_dim::m}),
+          {buffer("x", layout::row_major(d, {sM, sK})),
+           buffer("w", col_w ? layout::col_major(d, {sK, sN}) : layout::row_major(d, {sK, sN})),
+           buffer("bias", layout::row_major(dtype::f32, {sM}))},
+          layout::row_major(d, {sM, sN}));
+      const std::string label = std::string(name(d)) + (col_w ? " col-major W " : " ");
+      for (const size_hints& h :
+           {size_hints{{"M", 8}, {"N", 8192}, {"K", 8192}}, size_hints{{"M", 8192}, {"N", 64}, {"K", 8192}}}) {
+        const auto ranked = t.policy().configs(t.context(), h);
+        out.push_back({label + ranked.front().name(), t.generate(ranked.front(), h).source()});
+        std::vector<gemm_config> skinny;
+        for (const auto& c : ranked) {
+          if (templates::is_skinny(c.math)) skinny.push_back(c);
+        }
+        if (d == dtype::f16) out.push_back({label + heaviest(skinny).name(), t.generate(heaviest(skinny), h).source()});
+      }
+    }
+  }
+  return out;
+}
+
+TEST(GemmCompile, SkinnyBuildsWithoutSpills) {
+  if (have(platform::amd)) check_builds(skinny_builds(), platform::amd);
+  if (have(platform::nvidia)) check_builds(skinny_builds(), platform::nvidia);
+  if (!have(platform::amd) && !have(platform::nvidia)) GTEST_SKIP() << "neither hipcc nor nvcc found";
+}
+
+TEST(GemmCompile, SkinnyLibraryAnswersTheWorkspaceQuery) {
+  if (!have(platform::amd)) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
+  rocmtpl::test::temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  rocm_template<gemm_policy> t(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN}))},
+      layout::row_major(dtype::f16, {sM, sN}));
+  const size_hints h{{"M", 1}, {"N", 8192}, {"K", 8192}};
+  const auto c = t.policy().configs(t.context(), h).front();
+  ASSERT_EQ(c.math, gemm_math::skinny_m);
+  ASSERT_GT(c.split_k, 1);
+  const auto caller = t.generate(c, h);
+  const auto lib =
+      cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
+  kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", caller.bmreq().signature);
+  // The size arguments of M = 3, N = 1000, K = 64 in the entry's order.
+  const auto sizes = t.generate(c, {{"M", 3}, {"N", 1000}, {"K", 64}}).bmreq().extra_args;
+  EXPECT_EQ(k.workspace_size(sizes), static_cast<std::size_t>(c.split_k) * 3 * 1000 * sizeof(float));
+  std::vector<const void*> nulls(3, nullptr);
+  EXPECT_EQ(k.call(nulls, sizes, nullptr, nullptr, nullptr), kernel_status::null_argument);
+}
+
 rocm_template<gemm_policy> plain_f16() {
   return {gemm_policy(),
           {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN}))},
