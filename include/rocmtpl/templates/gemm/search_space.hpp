@@ -197,7 +197,10 @@ namespace detail {
 /// gemm_estimate_cost(). When M or N is at most 64 the skinny configurations
 /// (gemm_skinny_configs(), any dtype and layout) come first, in their own cost order: the
 /// matrix-vector kernels stream the large operand at close to the memory bandwidth where the tiled
-/// paths leave most of each tile empty; the tiled ones (split-K variants included) follow.
+/// paths leave most of each tile empty; the tiled ones (split-K variants included) follow, except
+/// that for f16/bf16 with more than 16 rows (columns) the eight best tiled ones come right after
+/// the eight best skinny ones (there the skinny kernels' fp32 FMAs, not the memory, set the pace,
+/// and matrix cores may win).
 /// @param v the checked problem
 /// @param runtime_split_k whether configurations may split K (gemm_options::runtime_split_k)
 /// @param hints values of size symbols (missing ones count as 1024)
@@ -233,7 +236,17 @@ namespace detail {
     }
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
-  const auto skinny = detail::skinny_problem_configs(v, hints);
+  auto skinny = detail::skinny_problem_configs(v, hints);
+  // fp32 FMAs bound the skinny kernels from about 16 rows (columns) on: 16-bit problems then
+  // keep the best tiled (matrix-core, wgmma) configurations right after the best skinny ones,
+  // so that a tuner's top 16 measures both.
+  if (v.matrix_core_eligible() && !skinny.empty() &&
+      std::min(detail::size_value(v.m, hints, 1024), detail::size_value(v.n, hints, 1024)) > 16) {
+    const auto tiled = static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, ranked.size()));
+    const auto lead = static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, skinny.size()));
+    skinny.insert(skinny.begin() + lead, ranked.begin(), ranked.begin() + tiled);
+    ranked.erase(ranked.begin(), ranked.begin() + tiled);
+  }
   ranked.insert(ranked.begin(), skinny.begin(), skinny.end());
   std::vector<gemm_config> out;
   out.reserve(ranked.size());

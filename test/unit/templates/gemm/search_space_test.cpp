@@ -265,6 +265,27 @@ TEST(GemmSearchSpace, SkinnyRanksFirstForFewRowsOrColumns) {
   }
 }
 
+// 16-bit problems with more than 16 rows: the best tiled configurations follow the eight best
+// skinny ones (matrix cores may beat the skinny kernels' fp32 FMAs there); not for fp32 or 16 rows.
+TEST(GemmSearchSpace, SixteenBitSkinnyKeepsTiledConfigsInTheTop16) {
+  const auto tiled_in_top16 = [](dtype d, std::int64_t m) {
+    auto t = square(d, M, N, K);
+    const auto ranked = gemm_problem_configs(t.policy().view(t.context()), false, {{"M", m}, {"N", 8192}, {"K", 8192}});
+    int tiled = 0;
+    for (std::size_t i = 0; i < 16 && i < ranked.size(); ++i) tiled += is_skinny(ranked[i].math) ? 0 : 1;
+    EXPECT_TRUE(is_skinny(ranked.front().math)) << ranked.front().name();
+    if (tiled > 0) {
+      EXPECT_TRUE(
+          std::all_of(ranked.begin(), ranked.begin() + 8, [](const gemm_config& c) { return is_skinny(c.math); }));
+    }
+    return tiled;
+  };
+  EXPECT_EQ(tiled_in_top16(dtype::f16, 64), 8);
+  EXPECT_EQ(tiled_in_top16(dtype::bf16, 32), 8);
+  EXPECT_EQ(tiled_in_top16(dtype::f16, 16), 0);
+  EXPECT_EQ(tiled_in_top16(dtype::f32, 64), 0);
+}
+
 // With runtime split-K, the tiled paths' split variants stay in a skinny problem's space, after
 // the skinny ones, and the best tiled one splits K.
 TEST(GemmSearchSpace, SkinnySpaceKeepsTheTiledSplitK) {
