@@ -130,10 +130,10 @@ struct gemm_config {
   /// staging, addressing); NVIDIA allows 255.
   [[nodiscard]] constexpr int register_estimate() const noexcept {
     if (is_skinny(math)) {
-      // Streaming kernel: block_m x thread_n x vector accumulators, block_k x thread_n raw 16-byte
-      // vectors and the block_m x block_k values of X the compiler loads ahead (bm8 bk8 v8: 224
-      // registers with ptxas of CUDA 13, sm_90); the dot kernel needs fewer.
-      return block_m * thread_n * vector + block_k * thread_n * 4 + block_m * block_k + 40;
+      // Streaming kernel: block_m x thread_n x vector accumulators, block_k raw 16-byte vectors
+      // (one P group at a time) and the block_m x block_k values of X the compiler loads ahead
+      // (bm8 bk8 v8: 224 registers with ptxas of CUDA 13, sm_90); the dot kernel needs fewer.
+      return block_m * thread_n * vector + block_k * 4 + block_m * block_k + 40;
     }
     if (math == gemm_math::wgmma) {
       // Consumer threads: the accumulators of their m64 blocks, the prefetched bias pairs,

@@ -150,27 +150,27 @@ __device__ __forceinline__ void skinny_mainloop(const gemm_problem& p, const gem
             for (int e = 0; e < Vec; ++e) acc[q][r][e] = 0.0f;
     constexpr int64_t step = static_cast<int64_t>(skinny_tk) * skinny_u;
     for (int64_t k0 = b.k_begin + static_cast<int64_t>(tk) * skinny_u; k0 < b.k_end; k0 += step) {
-        gemm_vector<skinny_l_type::storage, Vec> l[skinny_u][skinny_units];
+        // One P group at a time: its skinny_u loads are in flight together, and only they are
+        // live (all groups' loads at once spilled with thread_n 4; CUDA 13, sm_90).
 #pragma unroll
-        for (int u = 0; u < skinny_u; ++u) {
+        for (int r = 0; r < skinny_units; ++r) {
+            const int64_t pp = (b.unit0 + tp + r * skinny_tp) * Vec;
+            const int64_t left = v.p_size - pp;
+            gemm_vector<skinny_l_type::storage, Vec> l[skinny_u];
 #pragma unroll
-            for (int r = 0; r < skinny_units; ++r) {
-                const int64_t pp = (b.unit0 + tp + r * skinny_tp) * Vec;
-                const int64_t left = v.p_size - pp;
+            for (int u = 0; u < skinny_u; ++u) {
                 const int64_t valid = k0 + u < b.k_end ? (left < Vec ? left : Vec) : 0;
-                l[u][r] = skinny_load<Vec>(v.l + (k0 + u) * v.l_sk + pp * v.l_sp, v.l_sp, valid);
+                l[u] = skinny_load<Vec>(v.l + (k0 + u) * v.l_sk + pp * v.l_sp, v.l_sp, valid);
             }
-        }
 #pragma unroll
-        for (int u = 0; u < skinny_u; ++u) {
-            const bool in_k = k0 + u < b.k_end;
+            for (int u = 0; u < skinny_u; ++u) {
+                const bool in_k = k0 + u < b.k_end;
 #pragma unroll
-            for (int q = 0; q < skinny_q; ++q) {
-                const float s = in_k ? skinny_s_type::to_float(srow[q][(k0 + u) * v.s_sk]) : 0.0f;
+                for (int q = 0; q < skinny_q; ++q) {
+                    const float s = in_k ? skinny_s_type::to_float(srow[q][(k0 + u) * v.s_sk]) : 0.0f;
 #pragma unroll
-                for (int r = 0; r < skinny_units; ++r)
-#pragma unroll
-                    for (int e = 0; e < Vec; ++e) acc[q][r][e] += s * skinny_l_type::to_float(l[u][r].v[e]);
+                    for (int e = 0; e < Vec; ++e) acc[q][r][e] += s * skinny_l_type::to_float(l[u].v[e]);
+                }
             }
         }
     }
