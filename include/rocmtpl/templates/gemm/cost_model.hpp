@@ -32,7 +32,8 @@ namespace detail {
 // byte of DRAM traffic costs about 10 FMAs: an H100 does ~30 T fp32 FMA/s against ~3 TB/s): the
 // larger of the streaming time of the large operand and the FMA time, where the streaming rate
 // falls with idle SMs and with too few bytes in flight per SM (~32 KiB hide the DRAM latency:
-// 3 TB/s x ~1.5 us over 132 SMs); the Q tiles re-read the large operand, mostly from L2; K slices
+// 3 TB/s x ~1.5 us over 132 SMs); the Q tiles re-read the large operand from L2 (about three
+// times DRAM's bandwidth: up to three tiles come free, more cost a third of a DRAM read each); K slices
 // add the fp32 partials and a second kernel. `vector` is the fitted width of 16-byte loads (its
 // element size is 16 / vector; narrower loads count as wider elements).
 [[nodiscard]] inline double skinny_cost(const gemm_config& c, double q, double p, double k, double batch, double sms) {
@@ -49,7 +50,7 @@ namespace detail {
   const double rounds = std::ceil(blocks / (sms * occ));
   const double wave = blocks / (rounds * sms * occ);
   const double bw = busy * std::min(1.0, in_flight / (32.0 * 1024)) * std::max(0.5, std::min(1.0, wave + 0.3));
-  const double bytes = p * k * batch * esize * (1.0 + (tiles_q - 1.0) * 0.05) + q * p * batch * 4.0;
+  const double bytes = p * k * batch * esize * std::max(1.0, tiles_q / 3.0) + q * p * batch * 4.0;
   const double memory = bytes * 10.0 / (sms * std::max(bw, 1e-3));
   const double fma = tiles_q * c.block_m * p * k * batch / (sms * std::max(busy, 1e-3));
   double time = std::max(memory, fma);
