@@ -13,10 +13,12 @@
 ///   multi-stage pipeline, ldmatrix) or MFMA (AMD gfx90a, gfx940), chosen in the rendered source by
 ///   `ROCMTPL_PLATFORM_NVIDIA` / `ROCMTPL_PLATFORM_AMD`;
 /// - `gemm_math::wgmma`: the Hopper path for f16/bf16 (sm_90a: TMA-fed ring of shared-memory stages,
-///   producer/consumer warpgroups on wgmma; templates/gemm/sm90_device_code.hpp), for row-major
-///   single-matrix problems; its entry point refuses other devices, batches, N or row pitches that
-///   are not multiples of 8, misaligned pointers and split_k above 1 with
-///   ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses every call;
+///   producer/consumer warpgroups on wgmma, runtime split-K through the workspace;
+///   templates/gemm/sm90_device_code.hpp), for row-major problems whose batch is 1 or folds into M
+///   (W shared by the batches, X and Y batches back to back); its entry point refuses other
+///   devices, batches that do not fold, N or row pitches that are not multiples of 8 and
+///   misaligned pointers with ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses
+///   every call;
 /// - `gemm_math::skinny_m` / `skinny_n`: matrix-vector kernels for few rows or few columns (any
 ///   dtypes and layouts; templates/gemm/skinny_device_code.hpp), ranked first when M or N is at
 ///   most 64; they split K statically (config.split_k, reduced through the workspace in a second
@@ -53,10 +55,14 @@ class gemm_policy {
   using policy_concept = kernel_template_tag;
   using config_type = gemm_config;
   /// @brief A reference kernel, the runtime argument split_k, per-problem search spaces, the
-  /// workspace known at code generation and a launch description (device-only tuning through the
-  /// module API).
-  static constexpr kernel_capabilities capabilities{
-      .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true, .launch = true};
+  /// workspace known at code generation and launch descriptions of the candidates and the reference
+  /// (device-only tuning through the module API).
+  static constexpr kernel_capabilities capabilities{.reference = true,
+                                                    .runtime_args = true,
+                                                    .problem_configs = true,
+                                                    .workspace = true,
+                                                    .launch = true,
+                                                    .reference_launch = true};
 
   explicit gemm_policy(gemm_options options = {}) : options_(options) {}
 
@@ -87,7 +93,8 @@ class gemm_policy {
 
   /// @brief The search space for one problem, best first (see gemm_problem_configs()): the path
   /// the dtypes call for, vector widths the layouts allow, split-K variants when
-  /// gemm_options::runtime_split_k is on, ordered by gemm_estimate_cost().
+  /// gemm_options::runtime_split_k is on, ordered by gemm_estimate_cost(); the skinny
+  /// configurations (static K slices) first when M or N is at most 64.
   /// @param ctx the template's inputs and output
   /// @param hints values of size symbols (missing ones count as 1024)
   /// @throws invalid_argument_error when the problem is malformed (see view()).
@@ -115,7 +122,9 @@ class gemm_policy {
 
   /// @brief The workspace of a configuration's entry point in bytes, as its workspace query answers:
   /// split-K's fp32 partials, `split_k * batch * M * N * sizeof(float)`, when the configuration
-  /// splits K (gemm_options::runtime_split_k and split_k above 1, not the wgmma path); else 0.
+  /// splits K: at run time (gemm_options::runtime_split_k and split_k above 1, on the mma, SIMT
+  /// and Hopper paths) or statically (a skinny configuration's split_k above 1, whether or not
+  /// runtime split-K is on); else 0.
   /// @throws invalid_argument_error when the problem is malformed (see view()).
   [[nodiscard]] sym_expr workspace_bytes(const template_context& ctx, const gemm_config& config) const {
     return detail::gemm_workspace_bytes(view(ctx), config, options_);
@@ -124,8 +133,8 @@ class gemm_policy {
   /// @brief Renders the complete translation unit for one configuration.
   /// @throws config_error for an invalid configuration (see validate()); invalid_argument_error for
   /// a matrix-core configuration on dtypes other than f16/bf16 X and W, split_k above 1 without
-  /// runtime split-K, inputs of the wrong rank, mismatched K, batch or output shape, or an
-  /// unsupported dtype.
+  /// runtime split-K (skinny configurations excepted: their K slices are static), inputs of the wrong rank, mismatched
+  /// K, batch or output shape, or an unsupported dtype.
   [[nodiscard]] rendered_source render(rocm_template_kernel& kernel, const template_context& ctx,
                                        const gemm_config& config) const {
     return detail::render_gemm(kernel, ctx, config, options_);
@@ -144,6 +153,13 @@ class gemm_policy {
   /// every candidate against it.
   [[nodiscard]] rendered_source render_reference(rocm_template_kernel& kernel, const template_context& ctx) const {
     return detail::render_gemm_reference(kernel, ctx, options_);
+  }
+
+  /// @brief The launch of render_reference()'s entry (one kernel, one thread per output), so that
+  /// the autotuner compiles the reference device-only like the candidates.
+  [[nodiscard]] launch_description describe_reference_launch(rocm_template_kernel& kernel,
+                                                             const template_context& ctx) const {
+    return detail::describe_gemm_reference_launch(kernel, ctx, options_);
   }
 
   /// @brief The checked problem of a template context: operands as (batch, rows, cols) with

@@ -40,8 +40,10 @@ struct gemm_plan {
   gemm_options options;
   std::string signature;
   std::vector<std::string> symbols;
-  bool mc = false;     // matrix cores
-  bool split = false;  // runtime split-K
+  bool mc = false;         // matrix cores
+  bool split = false;      // runtime split-K (the entry takes split_k)
+  bool partials = false;   // the kernels take the fp32 partials (runtime split-K, or static skinny K slices)
+  bool split_arg = false;  // the kernels take split_k (runtime split-K on the tiled paths)
   gemm_copy_facts fx;
   gemm_copy_facts fw;
   int va = 1;                   // vector width of X
@@ -82,19 +84,23 @@ inline void check_gemm_renderable(const gemm_config& config, const gemm_view& v,
   return vec;
 }
 
-// Kernel parameters: the tensors, the split-K partials, every size symbol, split_k.
+// Kernel parameters: the tensors, the split-K partials, every size symbol, split_k. The skinny
+// kernels take the partials when their configuration splits K (statically) and never split_k.
 inline void plan_gemm_params(gemm_plan& plan) {
+  const bool skinny = is_skinny(plan.config.math);
+  plan.partials = skinny ? plan.config.split_k > 1 : plan.split;
+  plan.split_arg = plan.split && !skinny;
   const auto tensors = gemm_tensor_params(plan.v, true);
-  plan.params = tensors.first + (plan.split ? ", float* __restrict__ Partial" : "");
-  plan.args = tensors.second + (plan.split ? ", Partial" : "");
+  plan.params = tensors.first + (plan.partials ? ", float* __restrict__ Partial" : "");
+  plan.args = tensors.second + (plan.partials ? ", Partial" : "");
   std::string sym_params;
   for (const auto& s : plan.symbols) {
     sym_params += ", int64_t " + s;
     plan.sym_args += (plan.sym_args.empty() ? "" : ", ") + s;
   }
-  plan.params += sym_params + (plan.split ? ", int32_t split_k" : "");
-  plan.args += (plan.symbols.empty() ? "" : ", " + plan.sym_args) + (plan.split ? ", split_k" : "");
-  plan.pointers = gemm_pointer_init(plan.v, plan.split ? "Partial" : "nullptr");
+  plan.params += sym_params + (plan.split_arg ? ", int32_t split_k" : "");
+  plan.args += (plan.symbols.empty() ? "" : ", " + plan.sym_args) + (plan.split_arg ? ", split_k" : "");
+  plan.pointers = gemm_pointer_init(plan.v, plan.partials ? "Partial" : "nullptr");
 }
 
 // Binds the tensors in `kernel` and works out everything the writers below share.
@@ -122,7 +128,8 @@ inline void plan_gemm_params(gemm_plan& plan) {
 // ---- the launch description (codegen/launch.hpp): one source of truth for the entry's launch
 // lines and the autotuner's module-API launches ----------------------------------------------------
 
-// The kernels' parameters: X, W, Bias, Residual, Y, the split-K partials, the sizes, split_k.
+// The kernels' parameters (plan.params): X, W, Bias, Residual, Y, the split-K partials, the sizes,
+// split_k.
 [[nodiscard]] inline std::vector<launch_param> gemm_launch_params(const rocm_template_kernel& kernel,
                                                                   const gemm_plan& plan) {
   std::vector<launch_param> params;
@@ -134,13 +141,13 @@ inline void plan_gemm_params(gemm_plan& plan) {
   if (plan.v.bias.node != nullptr) tensor("Bias");
   if (plan.v.residual.node != nullptr) tensor("Residual");
   tensor("Y");
-  if (plan.split) {
+  if (plan.partials) {
     params.push_back({.kind = launch_param_kind::workspace, .name = "Partial", .cpp_type = "float*"});
   }
   for (std::size_t i = 0; i < plan.symbols.size(); ++i) {
     params.push_back({.kind = launch_param_kind::size, .index = i, .name = plan.symbols[i]});
   }
-  if (plan.split) {
+  if (plan.split_arg) {
     params.push_back(
         {.kind = launch_param_kind::runtime_arg, .index = 0, .name = "split_k", .scalar = launch_scalar::i32});
   }
@@ -173,6 +180,20 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   return v.batch * v.m * v.n * sym_expr(static_cast<std::int64_t>(sizeof(float)));
 }
 
+// The split-K reduction launch (split_k above 1 only: at run time when the kernels take split_k):
+// sums the fp32 partials of every slice and applies the epilogue, one thread per output element
+// (grid-stride beyond 65536 blocks). The mma, SIMT, Hopper and skinny entries share it.
+[[nodiscard]] inline kernel_launch split_k_reduce_launch(const gemm_plan& plan, std::vector<launch_param> params) {
+  const auto& v = plan.v;
+  kernel_launch r;
+  r.suffix = "split_k_reduce";
+  r.grid[0] = {.sizes = floor_div(v.batch * v.m * v.n + sym_expr(255), sym_expr(256)), .at_most = 65536};
+  if (plan.split_arg) r.grid[0].only_when_runtime_arg_above_one = 0;
+  r.block = {256, 1, 1};
+  r.params = std::move(params);
+  return r;
+}
+
 // The launches of the mma/SIMT entry: the main kernel (the vectorised instantiation when its
 // requirements hold, else the scalar one where one is rendered) and, with split_k above 1, the
 // reduction of the fp32 partials; the workspace holds the partials.
@@ -180,15 +201,14 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                                                 const gemm_plan& plan) {
   const auto& c = plan.config;
   const auto& v = plan.v;
-  launch_description d = launch_description_for(kernel.args());
-  const sym_expr elements = v.batch * v.m * v.n;
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   if (plan.split) {
     d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
   }
   const auto params = gemm_launch_params(kernel, plan);
   const auto main = [&](int va, int vb) {
     kernel_launch l;
-    l.symbol = kernel.kernel_name() + "_v" + std::to_string(va) + "_" + std::to_string(vb);
+    l.suffix = "v" + std::to_string(va) + "_" + std::to_string(vb);
     l.grid[0].sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
                       floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n));
     l.grid[1].sizes = v.batch;
@@ -203,16 +223,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
     return l;
   };
   std::vector<kernel_launch> tail;
-  if (plan.split) {
-    kernel_launch r;
-    r.symbol = kernel.kernel_name() + "_split_k_reduce";
-    r.grid[0] = {.sizes = floor_div(elements + sym_expr(255), sym_expr(256)),
-                 .only_when_runtime_arg_above_one = 0,
-                 .at_most = 65536};
-    r.block = {256, 1, 1};
-    r.params = params;
-    tail.push_back(std::move(r));
-  }
+  if (plan.split) tail.push_back(split_k_reduce_launch(plan, params));
   const auto variant = [&](int va, int vb, std::vector<launch_requirement> req) {
     launch_variant lv;
     lv.requirements = std::move(req);
@@ -230,8 +241,9 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   return d;
 }
 
-// What the Hopper path needs of a problem at run time (statically true conditions left out): one
-// matrix, sizes that fit int32, N and the row pitches of X, W and Y multiples of 8 elements (TMA
+// What the Hopper path needs of a problem at run time (statically true conditions left out): a
+// batch of one, or one that folds into M (wgmma_fold_conditions()), sizes that fit int32 (the
+// folded rows batch * M too), N and the row pitches of X, W and Y multiples of 8 elements (TMA
 // pitches of 16 bytes, 16-byte stores; a pitch never stepped is free), 16-byte aligned X, W, Y.
 [[nodiscard]] inline std::vector<launch_requirement> sm90_requirements(const rocm_template_kernel& kernel,
                                                                        const gemm_view& v) {
@@ -243,12 +255,17 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
     if (c && r.kind == launch_requirement_kind::multiple_of && *c % r.value == 0) return;
     req.push_back(std::move(r));
   };
-  add({.kind = launch_requirement_kind::equals, .expr = v.batch, .value = 1});
-  for (const sym_expr* e : {&v.m, &v.n, &v.k}) {
+  const sym_expr rows = v.batch * v.m;  // X's and Y's rows with the batch folded in
+  if (const auto b = v.batch.constant(); !b || *b != 1) {
+    for (auto& c : wgmma_fold_conditions(v)) {
+      add({.kind = launch_requirement_kind::equals, .expr = std::move(c), .value = 0, .unless_at_most_one = v.batch});
+    }
+  }
+  for (const sym_expr* e : {&rows, &v.n, &v.k}) {
     add({.kind = launch_requirement_kind::at_most, .expr = *e, .value = 2147483647});
   }
   add({.kind = launch_requirement_kind::multiple_of, .expr = v.n, .value = 8});
-  add({.kind = launch_requirement_kind::multiple_of, .expr = v.x.stride_r, .value = 8, .unless_at_most_one = v.m});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.x.stride_r, .value = 8, .unless_at_most_one = rows});
   add({.kind = launch_requirement_kind::multiple_of, .expr = v.w.stride_r, .value = 8, .unless_at_most_one = v.k});
   add({.kind = launch_requirement_kind::multiple_of, .expr = v.y.stride_r, .value = 8});
   for (const auto& [name, op] : {std::pair{"X", &v.x}, std::pair{"W", &v.w}, std::pair{"Y", &v.y}}) {
@@ -260,18 +277,25 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   return req;
 }
 
-// The Hopper launch: tensor maps of X and W, the tensors, the sizes; a persistent grid of at most
-// one block per SM; no workspace.
+// The Hopper launch: tensor maps of X and W, the tensors, (the split-K partials,) the sizes, (split_k);
+// a persistent grid of at most one block per SM over the (K slice, tile) units. With runtime split-K
+// the workspace holds split_k slices of fp32 partials and, above one slice, the split-K reduction
+// follows (as on the mma path).
 [[nodiscard]] inline launch_description sm90_launch_description(const rocm_template_kernel& kernel,
                                                                 const gemm_plan& plan) {
   const auto& c = plan.config;
   const auto& v = plan.v;
-  launch_description d = launch_description_for(kernel.args());
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
+  if (plan.split) {
+    d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
+  }
   kernel_launch l;
-  l.symbol = kernel.kernel_name() + "_sm90";
-  l.grid[0] = {.sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
+  l.suffix = "sm90";
+  const sym_expr rows = v.batch * v.m;  // the batch folds into M (sm90_requirements())
+  l.grid[0] = {.sizes = floor_div(rows + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
                         floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n)),
                .at_most_sm_count = true};
+  if (plan.split) l.grid[0].times_runtime_arg = 0;
   l.block = {128 * 3, 1, 1};  // gemm_sm90::threads: a producer and two consumer warpgroups
   l.shared_bytes = c.shared_bytes();
   const auto map = [&](const std::string& name, const gemm_operand& op, const sym_expr& rows, const sym_expr& cols,
@@ -290,12 +314,13 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                                .box_cols = 64,
                                                .pitch_if_one_row = std::move(one_row_pitch)}});
   };
-  map("X", v.x, v.m, v.k, c.block_m, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
+  map("X", v.x, rows, v.k, c.block_m, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
   map("W", v.w, v.k, v.n, 64, v.n);
-  for (auto& p : gemm_launch_params(kernel, plan)) {
-    if (p.kind == launch_param_kind::tensor || p.kind == launch_param_kind::size) l.params.push_back(std::move(p));
-  }
-  d.variants.push_back({sm90_requirements(kernel, v), {std::move(l)}});
+  const auto params = gemm_launch_params(kernel, plan);  // the kernel's parameters after the maps: plan.params
+  l.params.insert(l.params.end(), params.begin(), params.end());
+  std::vector<kernel_launch> launches{std::move(l)};
+  if (plan.split) launches.push_back(split_k_reduce_launch(plan, params));
+  d.variants.push_back({sm90_requirements(kernel, v), std::move(launches)});
   return d;
 }
 
@@ -423,7 +448,8 @@ inline void write_source_head(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("");
   write_operand_types(src, plan.v, plan.options.act);
   write_problem_struct(src, plan.v, plan.symbols);
-  write_pointers_and_epilogue(src, plan.v, plan.options, plan.config.math != gemm_math::wgmma);
+  // The Hopper path has its own epilogue; its split-K reduction uses store_output().
+  write_pointers_and_epilogue(src, plan.v, plan.options, plan.config.math != gemm_math::wgmma || plan.split);
   src.writeline("");
 }
 
@@ -470,6 +496,32 @@ inline void write_device_code(indented_buffer& src, const gemm_plan& plan) {
   return std::clamp(65536 / (std::max(c.threads(), 32) * c.register_estimate()), 1, 2);
 }
 
+// Split-K: the body of the kernel that sums the fp32 partials of every slice, in slice order
+// (deterministic), and applies the epilogue (store_output()); the mma, SIMT, Hopper and skinny
+// paths share it (the slice count: the runtime split_k, or a skinny configuration's constant).
+inline void write_split_k_reduce_body(indented_buffer& src, const gemm_plan& plan) {
+  const std::string slices = plan.split_arg ? "split_k" : std::to_string(plan.config.split_k);
+  src.writeline("// Split-K: sums the fp32 partials of every slice and applies the epilogue.");
+  src.writeline("__device__ __forceinline__ void gemm_split_k_reduce_body(" + plan.params + ") {");
+  // Pre-indented fragment (written verbatim: rendering speed).
+  src.write_verbatim(R"hip(    const gemm_problem p = make_problem()hip" + plan.sym_args + R"hip();
+    const gemm_pointers t)hip" +
+                     plan.pointers + R"hip(;
+    const int64_t mn = p.m_size * p.n_size;
+    const int64_t total = p.batch * mn;
+    const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total; idx += step) {
+        float sum = 0.0f;
+        for (int z = 0; z < )hip" +
+                     slices + R"hip(; ++z) sum += Partial[z * total + idx];
+        const int64_t rest = idx % mn;
+        store_output(p, t, idx / mn, rest / p.n_size, rest % p.n_size, sum);
+    }
+}
+)hip");
+  src.writeline("");
+}
+
 // gemm_kernel_body<VecA, VecB> and, with split-K, the body of the kernel that reduces the
 // partials (device functions; the extern "C" kernels that call them come after the namespace).
 inline void write_kernels(indented_buffer& src, const gemm_plan& plan) {
@@ -486,25 +538,7 @@ inline void write_kernels(indented_buffer& src, const gemm_plan& plan) {
   src.writeline(std::string("    gemm_mainloop<VecA, VecB>(p, t, ") + (plan.split ? "split_k" : "1") + ");");
   src.writeline("}");
   src.writeline("");
-  if (!plan.split) return;
-  src.writeline("// Split-K: sums the fp32 partials of every slice and applies the epilogue.");
-  src.writeline("__device__ __forceinline__ void gemm_split_k_reduce_body(" + plan.params + ") {");
-  // Pre-indented fragment (written verbatim: rendering speed).
-  src.write_verbatim(R"hip(    const gemm_problem p = make_problem()hip" + plan.sym_args + R"hip();
-    const gemm_pointers t)hip" +
-                     plan.pointers + R"hip(;
-    const int64_t mn = p.m_size * p.n_size;
-    const int64_t total = p.batch * mn;
-    const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total; idx += step) {
-        float sum = 0.0f;
-        for (int z = 0; z < split_k; ++z) sum += Partial[z * total + idx];
-        const int64_t rest = idx % mn;
-        store_output(p, t, idx / mn, rest / p.n_size, rest % p.n_size, sum);
-    }
-}
-)hip");
-  src.writeline("");
+  if (plan.split) write_split_k_reduce_body(src, plan);
 }
 
 // The host helpers of the entry and the namespace's end.
@@ -518,14 +552,24 @@ inline void write_launcher(indented_buffer& src) {
 
 // The workspace the entry point's query answers for one configuration, as an expression of the size
 // symbols: split_k slices of fp32 partials (split_k_slice_bytes(), the slice the launch
-// description's workspace counts) when the configuration splits K at run time; the Hopper entry
-// point (write_sm90_entry) and every other configuration need none. A test compares this with the
+// description's workspace counts) when the configuration splits K at run time (the mma, SIMT and
+// Hopper paths) or statically (a skinny configuration, runtime split-K on or off); every other
+// configuration needs none. A test compares this with the
 // compiled query (test/runtime/caller_runtime_test.cpp).
 [[nodiscard]] inline sym_expr gemm_workspace_bytes(const gemm_view& v, const gemm_config& config,
                                                    const gemm_options& options) {
   if (is_skinny(config.math) && config.split_k > 1) return sym_expr(config.split_k) * split_k_slice_bytes(v);
-  if (!options.runtime_split_k || config.split_k <= 1 || config.math == gemm_math::wgmma) return sym_expr(0);
+  if (!options.runtime_split_k || config.split_k <= 1) return sym_expr(0);
   return sym_expr(config.split_k) * split_k_slice_bytes(v);
+}
+
+// The split-K reduction as an `extern "C" __global__` kernel (the description's last launch, whose
+// symbol suffix is `suffix`).
+inline void write_split_k_reduce_kernel(indented_buffer& src, const gemm_plan& plan, const std::string& suffix) {
+  src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " + device_symbol_ref(suffix) + "(" + plan.params +
+                ") {");
+  src.writeline("    gemm_split_k_reduce_body(" + plan.args + ");");
+  src.writeline("}");
 }
 
 // The described kernels as `extern "C" __global__` functions with unmangled names (looked up by
@@ -535,33 +579,35 @@ inline void write_global_kernels(indented_buffer& src, const gemm_plan& plan, co
   for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
     const auto& launches = d.variants[vi].launches;
     const bool vectorised = plan.fast && vi == 0;
-    src.writeline("extern \"C\" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS " + launches.front().symbol + "(" +
-                  plan.params + ") {");
+    src.writeline("extern \"C\" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS " +
+                  device_symbol_ref(launches.front().suffix) + "(" + plan.params + ") {");
     src.writeline("    gemm_kernel_body<" + std::to_string(vectorised ? plan.va : 1) + ", " +
                   std::to_string(vectorised ? plan.vb : 1) + ">(" + plan.args + ");");
     src.writeline("}");
   }
-  if (plan.split) {
-    src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " + d.variants.front().launches.back().symbol +
-                  "(" + plan.params + ") {");
-    src.writeline("    gemm_split_k_reduce_body(" + plan.args + ");");
-    src.writeline("}");
-  }
+  if (plan.split) write_split_k_reduce_kernel(src, plan, d.variants.front().launches.back().suffix);
   src.writeline("");
 }
 
-// Entry point, first part: size and split_k checks, the workspace query, null checks.
-inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
-                               const launch_description& d) {
+// Every entry point's first part (the mma/SIMT, Hopper and skinny entries): the size checks, the
+// split_k check (without runtime split-K, split_k is the constant 1 on the mma/SIMT path; a skinny entry taking split_k
+// refuses any but its configuration's static K slices), the problem and its element count (checked: refused when it
+// does not fit, before anything sizes a workspace or a grid), the workspace query, the null checks and the early return
+// of an empty problem.
+inline void write_entry_prologue(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
+                                 const launch_description& d) {
   for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  if (plan.split) {
+  const bool skinny = is_skinny(plan.config.math);
+  if (plan.split && skinny) {
+    src.writeline("if (split_k != " + std::to_string(plan.config.split_k) +
+                  ") return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K slices are static here");
+  } else if (plan.split) {
     src.writeline("if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  } else {
+  } else if (plan.config.math != gemm_math::wgmma && !skinny) {
     src.writeline("constexpr int32_t split_k = 1;");
   }
   src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  // Pre-indented fragment (written verbatim: rendering speed). Sizes are non-negative here; the
-  // element count is checked before anything sizes a workspace or a grid.
+  // Pre-indented fragment (written verbatim: rendering speed); sizes are non-negative here.
   src.write_verbatim(R"hip(    int64_t rocmtpl_elements = 0;
     if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
         !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
@@ -579,7 +625,7 @@ inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kerne
 inline void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                         const launch_description& d) {
   auto body = src.indent();
-  write_entry_checks(src, kernel, plan, d);
+  write_entry_prologue(src, kernel, plan, d);
   write_launches(src, d, abi_tensor_names(kernel.args()));
 }
 
@@ -611,64 +657,51 @@ inline void write_sm90_code(indented_buffer& src, const gemm_plan& plan) {
   src.write_verbatim(sm90_body_text);
   src.writeline("");
   src.write_verbatim(sm90_host_text);
+  if (plan.split) write_split_k_reduce_body(src, plan);
   src.write_verbatim(launch_cpp_helpers);
   src.writeline("");
   src.writeline("}  // namespace");
   src.writeline("");
 }
 
-// The Hopper kernel, `extern "C"` with an unmangled name; a trap on NVIDIA targets other than
-// sm_90a (whose devices the entry refuses), absent from AMD builds.
+// The Hopper kernel, `extern "C"` with an unmangled name (parameters: the two tensor maps, then
+// plan.params: the tensors, the split-K partials, the sizes, split_k); a trap on NVIDIA targets
+// other than sm_90a (whose devices the entry refuses), absent from AMD builds. With runtime
+// split-K the reduction kernel follows.
 inline void write_sm90_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
-  std::string sizes;
-  for (const auto& s : plan.symbols) sizes += ", int64_t " + s;
+  const auto& launches = d.variants.front().launches;
   src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
   src.writeline("extern \"C\" __global__ void __launch_bounds__(gemm_sm90::threads, 1) " +
-                d.variants.front().launches.front().symbol +
+                device_symbol_ref(launches.front().suffix) +
                 "(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, " +
-                gemm_tensor_params(plan.v, true).first + sizes + ") {");
+                plan.params + ") {");
   src.writeline("#if defined(ROCMTPL_GEMM_SM90_DEVICE)");
   src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  src.writeline("    const gemm_pointers t" + gemm_pointer_init(plan.v, "nullptr") + ";");
-  src.writeline("    gemm_sm90::mainloop(&map_X, &map_W, p, t);");
+  src.writeline("    const gemm_pointers t" + plan.pointers + ";");
+  src.writeline(std::string("    gemm_sm90::mainloop(&map_X, &map_W, p, t, ") + (plan.split ? "split_k" : "1") + ");");
   src.writeline("#elif defined(__CUDA_ARCH__)");
   src.writeline("    __trap();  // built without sm_90a features: the entry refuses other devices");
   src.writeline("#endif");
   src.writeline("}");
+  if (plan.split) write_split_k_reduce_kernel(src, plan, launches.back().suffix);
   src.writeline("#endif  // ROCMTPL_PLATFORM_NVIDIA");
   src.writeline("");
 }
 
-// The Hopper entry point's body (its declaration comes from the parts): the size checks, the workspace query (none),
-// the null checks, then the launch of the description (its requirements refuse what the path cannot serve); an AMD
-// build refuses every call.
+// The Hopper entry point's body (its declaration comes from the parts): the prologue (write_entry_prologue; the
+// workspace query answers split-K's partials, else none), then the launch of the description (its requirements refuse
+// what the path cannot serve); an AMD build refuses every call.
 inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                              const launch_description& d) {
-  {
-    auto body = src.indent();
-    for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-    if (plan.split)
-      src.writeline("if (split_k != 1) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K is not split here");
-    src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
-    // Pre-indented fragment (written verbatim: rendering speed).
-    src.write_verbatim(R"sm90(    int64_t rocmtpl_elements = 0;
-    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
-        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    }
-)sm90");
-    write_workspace_query(src, d);
-    const auto& v = plan.v;
-    for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
-    src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
-    src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-    write_launches(src, d, abi_tensor_names(kernel.args()));
-    src.writeline("#else");
-    src.writeline("(void)workspace;");
-    src.writeline("(void)stream;");
-    src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only");
-    src.writeline("#endif");
-  }
+  auto body = src.indent();
+  write_entry_prologue(src, kernel, plan, d);
+  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+  write_launches(src, d, abi_tensor_names(kernel.args()));
+  src.writeline("#else");
+  src.writeline("(void)workspace;");
+  src.writeline("(void)stream;");
+  src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only");
+  src.writeline("#endif");
 }
 
 // ---- the skinny paths (gemm_math::skinny_m / skinny_n; templates/gemm/skinny_device_code.hpp) -----
@@ -697,45 +730,23 @@ struct skinny_large {
   return l;
 }
 
-// Kernel parameters of the skinny path: the tensors, the partials when K is split, the sizes.
-[[nodiscard]] inline std::pair<std::string, std::string> skinny_params(const gemm_plan& plan) {
-  auto [params, args] = gemm_tensor_params(plan.v, true);
-  if (plan.config.split_k > 1) {
-    params += ", float* __restrict__ Partial";
-    args += ", Partial";
-  }
-  for (const auto& s : plan.symbols) {
-    params += ", int64_t " + s;
-    args += ", " + s;
-  }
-  return {params, args};
-}
-
 // The launches: the main kernel (vectorised when the large operand's requirements hold, else
-// scalar), then with split_k above 1 the reduction of the partials; a static workspace.
+// scalar; parameters plan.params: the tensors, the partials when K is split, the sizes), then with
+// split_k above 1 the shared split-K reduction; a static workspace of split_k slices.
 [[nodiscard]] inline launch_description skinny_launch_description(const rocm_template_kernel& kernel,
                                                                   const gemm_plan& plan) {
   const auto& c = plan.config;
   const auto& v = plan.v;
   const auto large = skinny_large_of(plan);
   const bool q_is_m = c.math == gemm_math::skinny_m;
-  launch_description d = launch_description_for(kernel.args());
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   if (c.split_k > 1) d.workspace_bytes = {.sizes = sym_expr(c.split_k) * split_k_slice_bytes(v)};
-  std::vector<launch_param> params;
-  for (auto& p : gemm_launch_params(kernel, plan)) {
-    if (p.kind == launch_param_kind::tensor) params.push_back(std::move(p));
-  }
-  if (c.split_k > 1) {
-    params.push_back({.kind = launch_param_kind::workspace, .name = "Partial", .cpp_type = "float*"});
-  }
-  for (std::size_t i = 0; i < plan.symbols.size(); ++i) {
-    params.push_back({.kind = launch_param_kind::size, .index = i, .name = plan.symbols[i]});
-  }
+  const auto params = gemm_launch_params(kernel, plan);
   const sym_expr& q = q_is_m ? v.m : v.n;
   const sym_expr& p = q_is_m ? v.n : v.m;
   const auto main = [&](int vec) {
     kernel_launch l;
-    l.symbol = kernel.kernel_name() + "_skinny_v" + std::to_string(vec);
+    l.suffix = "skinny_v" + std::to_string(vec);
     const sym_expr units = large.dot || vec == 1 ? p : floor_div(p + sym_expr(vec - 1), sym_expr(vec));
     l.grid[0].sizes = floor_div(q + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
                       floor_div(units + sym_expr(c.block_n - 1), sym_expr(c.block_n));
@@ -749,14 +760,7 @@ struct skinny_large {
     launch_variant lv;
     lv.requirements = std::move(req);
     lv.launches.push_back(main(vec));
-    if (c.split_k > 1) {
-      kernel_launch r;
-      r.symbol = kernel.kernel_name() + "_skinny_reduce";
-      r.grid[0] = {.sizes = floor_div(v.batch * v.m * v.n + sym_expr(255), sym_expr(256)), .at_most = 65536};
-      r.block = {256, 1, 1};
-      r.params = params;
-      lv.launches.push_back(std::move(r));
-    }
+    if (c.split_k > 1) lv.launches.push_back(split_k_reduce_launch(plan, params));
     return lv;
   };
   if (large.vec > 1) {
@@ -768,7 +772,8 @@ struct skinny_large {
   return d;
 }
 
-// Constants, device code, kernels and launcher helpers of a skinny configuration.
+// Constants, device code (the shared split-K reduction's body when K is split), the launcher
+// helpers and the described kernels of a skinny configuration.
 inline void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
   const auto& c = plan.config;
   const bool q_is_m = c.math == gemm_math::skinny_m;
@@ -792,56 +797,28 @@ inline void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const
   src.write_verbatim(skinny_view_text(q_is_m));
   src.write_verbatim(skinny_common_text);
   src.write_verbatim(large.dot ? skinny_dot_text : skinny_stream_text);
-  if (c.split_k > 1) src.write_verbatim(skinny_reduce_text);
   src.writeline("");
+  if (plan.partials) write_split_k_reduce_body(src, plan);
   write_launcher(src);
-  const auto [params, args] = skinny_params(plan);
-  const std::string pointers = gemm_pointer_init(plan.v, c.split_k > 1 ? "Partial" : "nullptr");
-  const std::string problem = "    const gemm_problem p = make_problem(" + plan.sym_args + ");";
-  const std::string ptrs = "    const gemm_pointers t" + pointers + ";";
   for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
-    const auto& main = d.variants[vi].launches.front();
     const int vec = vi == 0 && large.vec > 1 ? large.vec : 1;
-    src.writeline("extern \"C\" __global__ void __launch_bounds__(block_threads) " + main.symbol + "(" + params +
-                  ") {");
-    src.writeline(problem);
-    src.writeline(ptrs);
+    src.writeline("extern \"C\" __global__ void __launch_bounds__(block_threads) " +
+                  device_symbol_ref(d.variants[vi].launches.front().suffix) + "(" + plan.params + ") {");
+    src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
+    src.writeline("    const gemm_pointers t" + plan.pointers + ";");
     src.writeline("    skinny_mainloop<" + std::to_string(vec) + ">(p, t);");
     src.writeline("}");
   }
-  if (c.split_k > 1) {
-    src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " + d.variants.front().launches.back().symbol +
-                  "(" + params + ") {");
-    src.writeline(problem);
-    src.writeline(ptrs);
-    src.writeline("    skinny_reduce(p, t);");
-    src.writeline("}");
-  }
+  if (plan.partials) write_split_k_reduce_kernel(src, plan, d.variants.front().launches.back().suffix);
   src.writeline("");
 }
 
-// The skinny entry point's body: the checks (a runtime split_k, when the entry takes one, must be
-// the configuration's: K is split statically here), the workspace query, the launches.
-inline void write_skinny_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
-                               const launch_description& d) {
-  auto body = src.indent();
-  for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  if (plan.split) {
-    src.writeline("if (split_k != " + std::to_string(plan.config.split_k) +
-                  ") return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K slices are static here");
-  }
-  src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  src.write_verbatim(R"hip(    int64_t rocmtpl_elements = 0;
-    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
-        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    }
-)hip");
-  write_workspace_query(src, d);
-  const auto& v = plan.v;
-  for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
-  src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
-  write_launches(src, d, abi_tensor_names(kernel.args()));
+// The launch description of a plan's path.
+[[nodiscard]] inline launch_description describe_plan_launch(const rocm_template_kernel& kernel,
+                                                             const gemm_plan& plan) {
+  if (is_skinny(plan.config.math)) return skinny_launch_description(kernel, plan);
+  return plan.config.math == gemm_math::wgmma ? sm90_launch_description(kernel, plan)
+                                              : gemm_launch_description(kernel, plan);
 }
 
 /// @brief The launch description of a configuration's entry (see codegen/launch.hpp).
@@ -851,9 +828,7 @@ inline void write_skinny_entry(indented_buffer& src, rocm_template_kernel& kerne
   auto v = make_gemm_view(ctx, options);
   check_gemm_renderable(config, v, options);
   const gemm_plan plan = make_gemm_plan(kernel, ctx, config, options, std::move(v));
-  if (is_skinny(config.math)) return skinny_launch_description(kernel, plan);
-  return config.math == gemm_math::wgmma ? sm90_launch_description(kernel, plan)
-                                         : gemm_launch_description(kernel, plan);
+  return describe_plan_launch(kernel, plan);
 }
 
 // The complete translation unit of one configuration, as parts (see gemm_policy::render()).
@@ -868,18 +843,18 @@ inline void write_skinny_entry(indented_buffer& src, rocm_template_kernel& kerne
   src.reserve(48 * 1024);
   indented_buffer entry;
   write_source_head(src, plan);
+  // The launch description: the entry's launch lines and the kernels come from it, and the parts
+  // carry it (rocm_template::generate() gives it to the caller: no second pass).
+  auto d = describe_plan_launch(kernel, plan);
   if (config.math == gemm_math::wgmma) {
     out.includes.emplace_back(sm90_includes_text);
-    const auto d = sm90_launch_description(kernel, plan);
     write_sm90_code(src, plan);
     write_sm90_kernel(src, plan, d);
     write_sm90_entry(entry, kernel, plan, d);
   } else if (is_skinny(config.math)) {
-    const auto d = skinny_launch_description(kernel, plan);
     write_skinny_code(src, plan, d);
-    write_skinny_entry(entry, kernel, plan, d);
+    write_entry(entry, kernel, plan, d);
   } else {
-    const auto d = gemm_launch_description(kernel, plan);
     write_tile_constants(src, plan);
     write_device_code(src, plan);
     write_kernels(src, plan);
@@ -887,8 +862,10 @@ inline void write_skinny_entry(indented_buffer& src, rocm_template_kernel& kerne
     write_global_kernels(src, plan, d);
     write_entry(entry, kernel, plan, d);
   }
+  for (auto& block : launch_includes(d)) out.includes.push_back(std::move(block));
   out.device_code = std::move(src).str();
   out.entry_body = std::move(entry).str();
+  out.launch = std::move(d);
   return out;
 }
 

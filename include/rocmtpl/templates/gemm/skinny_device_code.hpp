@@ -18,12 +18,14 @@
 /// Blocks cover (block_m rows of Q) x (block_n units of P), the Q tiles next to each other in
 /// launch order (they read the same L tile, which L2 then serves once); blockIdx.y is the batch and
 /// blockIdx.z the K slice: with split_k above 1 each slice writes fp32 partials to the workspace
-/// and a second kernel sums them in a fixed order (deterministic) and applies the epilogue.
+/// and the split-K reduction the tiled paths share (render.hpp: write_split_k_reduce_body(), with
+/// the slice count a constant here) sums them in slice order (deterministic) and applies the
+/// epilogue.
 /// Accumulation is fp32; the output goes through the shared epilogue store_output().
 ///
 /// Names the prelude defines and these blocks use: `gemm_problem`, `gemm_pointers`,
 /// `store_output()`, `gemm_vector`, `gemm_cdiv()` (common block), `skinny_l_type`,
-/// `skinny_s_type`, and the constants below (rendered by write_skinny_constants()).
+/// `skinny_s_type`, and the skinny_* constants (rendered by write_skinny_code(), render.hpp).
 
 #include <string>
 #include <string_view>
@@ -275,23 +277,6 @@ __device__ __forceinline__ void skinny_mainloop(const gemm_problem& p, const gem
                 skinny_emit(p, t, b.batch, b.q0 + q, b.unit0 + g + r * (block_threads / skinny_tk), acc[r][q]);
             }
         }
-    }
-}
-)hip";
-
-/// The second pass of a split K: sums the slices' fp32 partials in slice order and applies the
-/// epilogue (the runtime split-K's reduction with the slice count a constant).
-inline constexpr std::string_view skinny_reduce_text = R"hip(
-__device__ __forceinline__ void skinny_reduce(const gemm_problem& p, const gemm_pointers& t) {
-    const int64_t mn = p.m_size * p.n_size;
-    const int64_t total = p.batch * mn;
-    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total; idx += stride) {
-        float sum = 0.0f;
-#pragma unroll
-        for (int z = 0; z < skinny_split; ++z) sum += t.Partial[z * total + idx];
-        const int64_t rest = idx % mn;
-        store_output(p, t, idx / mn, rest / p.n_size, rest % p.n_size, sum);
     }
 }
 )hip";

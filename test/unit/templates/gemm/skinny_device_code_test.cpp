@@ -31,7 +31,6 @@ TEST(GemmSkinnyDeviceCode, ViewSwapsTheOperandsForTheSmallDimension) {
   EXPECT_TRUE(contains(n, "v.s_sq = p.w_stride_n;"));
   EXPECT_TRUE(contains(std::string(td::skinny_common_text), "store_output(p, t, batch, gm, gn, acc);"));
   EXPECT_TRUE(contains(std::string(td::skinny_dot_text), "__shfl_xor(acc[r][q], off, skinny_tk)"));
-  EXPECT_TRUE(contains(std::string(td::skinny_reduce_text), "for (int z = 0; z < skinny_split; ++z)"));
 }
 
 TEST(GemmSkinnyDeviceCode, LayoutPicksTheKernel) {
@@ -44,7 +43,9 @@ TEST(GemmSkinnyDeviceCode, LayoutPicksTheKernel) {
   EXPECT_TRUE(contains(stream, "using skinny_l_type = w_type;"));
   EXPECT_TRUE(contains(stream, "constexpr bool skinny_q_is_m = true;"));
   EXPECT_TRUE(contains(stream, "skinny_mainloop<8>(p, t);"));
-  EXPECT_FALSE(contains(stream, "skinny_reduce(p, t);"));  // K is not split
+  EXPECT_TRUE(contains(stream, "ROCMTPL_KERNEL_SYMBOL(skinny_v8)("));
+  EXPECT_FALSE(contains(stream, "gemm_split_k_reduce_body("));  // K is not split
+  EXPECT_FALSE(contains(stream, "constexpr int32_t split_k"));  // no split_k in the entry either
   // nn.Linear weights (W column-major, contiguous along K): dot products.
   auto col = problem(dtype::bf16, true);
   const auto dot = col.generate(skinny(gemm_math::skinny_m, 2, 32, 8, 4), h).source();
@@ -69,21 +70,29 @@ TEST(GemmSkinnyDeviceCode, SplitKUsesTheWorkspaceAndASecondPass) {
   ASSERT_EQ(d.variants.size(), 2U);
   const auto& v4 = d.variants[0];
   ASSERT_EQ(v4.launches.size(), 2U);
-  EXPECT_EQ(v4.launches[0].symbol, "rocm_gemm_skinny_v4");
-  EXPECT_EQ(v4.launches[1].symbol, "rocm_gemm_skinny_reduce");
+  EXPECT_EQ(d.kernel_name, "rocm_gemm");
+  EXPECT_EQ(v4.launches[0].suffix, "skinny_v4");
+  EXPECT_EQ(v4.launches[1].suffix, "split_k_reduce");  // the tiled paths' reduction
+  // Static slices: the reduction always runs (no runtime argument gates it).
+  EXPECT_FALSE(v4.launches[1].grid[0].only_when_runtime_arg_above_one.has_value());
+  EXPECT_TRUE(d.runtime_args.empty());
   EXPECT_EQ(v4.launches[0].block[0], 256);
   // Grid: ceil(M / 1) * ceil(ceil(N / 4) / 32) blocks, batch, 16 slices.
   const size_hints h{{"M", 3}, {"N", 1000}, {"K", 64}};
   EXPECT_EQ(v4.launches[0].grid[0].sizes.evaluate(h), 3 * 8);
   EXPECT_EQ(v4.launches[0].grid[2].sizes.evaluate(h), 16);
   EXPECT_FALSE(v4.requirements.empty());
-  EXPECT_EQ(d.variants[1].launches[0].symbol, "rocm_gemm_skinny_v1");
+  EXPECT_EQ(d.variants[1].launches[0].suffix, "skinny_v1");
   EXPECT_EQ(d.variants[1].launches[0].grid[0].sizes.evaluate(h), 3 * 32);  // units of one element
   EXPECT_TRUE(d.variants[1].requirements.empty());
   const auto src = t.generate(c, h).source();
   EXPECT_TRUE(contains(src, "constexpr int skinny_split = 16;"));
-  EXPECT_TRUE(contains(src, "skinny_reduce(p, t);"));
+  // The shared reduction body, its slice count the constant 16, under the shared symbol.
+  EXPECT_TRUE(contains(src, "for (int z = 0; z < 16; ++z) sum += Partial[z * total + idx];"));
+  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(split_k_reduce)("));
+  EXPECT_TRUE(contains(src, "gemm_split_k_reduce_body(X, W, Y, Partial, u_M, u_K, u_N);"));
   EXPECT_TRUE(contains(src, "float* __restrict__ Partial"));
+  EXPECT_FALSE(contains(src, "int32_t split_k)"));  // no kernel takes split_k
   // Without split there is no workspace.
   EXPECT_EQ(t.policy().workspace_bytes(t.context(), skinny(gemm_math::skinny_m, 1, 8, 32, 1, 8, 4)), sym_expr(0));
 }
@@ -93,6 +102,10 @@ TEST(GemmSkinnyDeviceCode, RuntimeSplitKMustMatchTheStaticSlices) {
   const auto src =
       t.generate(skinny(gemm_math::skinny_m, 2, 8, 32, 1, 8, 8, 4), {{"M", 2}, {"N", 64}, {"K", 64}}).source();
   EXPECT_TRUE(contains(src, "if (split_k != 4) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_FALSE(contains(src, "split_k < 1 || split_k > 65535"));
+  // The kernels take no split_k: the slices are constants, the reduction's loop too.
+  EXPECT_TRUE(contains(src, "gemm_split_k_reduce_body(X, W, Y, Partial, u_M, u_K, u_N);"));
+  EXPECT_TRUE(contains(src, "for (int z = 0; z < 4; ++z)"));
   EXPECT_EQ(t.policy().runtime_arg_values(skinny(gemm_math::skinny_m, 2, 8, 32, 1, 8, 8, 4)).front(), 4);
 }
 
