@@ -162,6 +162,25 @@ inline std::pair<templates::gemm_config, templates::gemm_options> simt_config(in
   return {c, o};
 }
 
+/// A skinny_m (matrix-vector) configuration: 4 rows of M per block, 8 threads along K, 32 along N,
+/// 16-byte loads of W; `split` static K slices (their partials summed by the shared reduction).
+inline templates::gemm_config skinny_config(int split = 1) {
+  templates::gemm_config c;
+  c.math = templates::gemm_math::skinny_m;
+  c.block_m = 4;
+  c.warp_m = 8;
+  c.warp_n = 32;
+  c.thread_m = 1;
+  c.thread_n = 1;
+  c.block_n = 32;
+  c.block_k = 8;
+  c.group_m = 1;
+  c.stages = 1;
+  c.vector = 8;
+  c.split_k = split;
+  return c;
+}
+
 /// Every chain of every_op_chains(), as one run of pointwise nodes.
 inline std::vector<epilogue_chain> every_op() {
   std::vector<epilogue_chain> out;
@@ -177,7 +196,8 @@ struct path_case {
 };
 
 /// The math paths the GPU test runs: SIMT f32 (with and without split-K), matrix cores f16 and
-/// bf16, matrix cores f16 with split-K, Hopper f16 (with and without split-K).
+/// bf16, matrix cores f16 with split-K, skinny_m f16 (with and without K slices), Hopper f16 (with
+/// and without split-K).
 inline std::vector<path_case> gpu_paths() {
   std::vector<path_case> out;
   gemm_problem simt;
@@ -202,6 +222,13 @@ inline std::vector<path_case> gpu_paths() {
   mcs.n = sym_expr(96);
   mcs.k = sym_expr(256);
   out.push_back({"mma_f16_split_k", mcs});
+  gemm_problem sk;  // skinny_m (any M: tiles of 4 rows), unsplit and with 4 static K slices
+  sk.config = skinny_config();
+  sk.n = sym_expr(96);
+  sk.k = sym_expr(256);
+  out.push_back({"skinny_m_f16", sk});
+  sk.config = skinny_config(4);
+  out.push_back({"skinny_m_f16_split_k", sk});
   gemm_problem h;
   h.config = hopper_config();
   h.n = sym_expr(256);

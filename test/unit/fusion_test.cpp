@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@ using namespace rocmtpl;
 namespace fu = rocmtpl::test::fusion;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::size_t count(const std::string& s, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = s.find(part); at != std::string::npos; at = s.find(part, at + 1)) ++n;
+  return n;
+}
 
 TEST(Fusion, PointwiseNodesCarryTheirChain) {
   const fu::gemm_problem p;
@@ -108,6 +115,21 @@ TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
   const auto m3 = fu::emit_chain_module("m", hopper, {fu::bias_gelu_mul()}, dtype::f16, true);
   ASSERT_EQ(m3.calls.size(), 1U) << (m3.notes.empty() ? "" : m3.notes[0]);
   EXPECT_TRUE(contains(m3.source, "#define ROCMTPL_GEMM_SM90_HAS_EPILOGUE 1"));
+  // Skinny (matrix-vector) paths: each result goes through store_output(); with static K slices
+  // the kernel stores fp32 partials and the shared reduction applies the chain once, after the sum.
+  for (int split : {1, 4}) {
+    for (auto math : {templates::gemm_math::skinny_m, templates::gemm_math::skinny_n}) {
+      fu::gemm_problem sk;
+      sk.config = fu::skinny_config(split);
+      sk.config.math = math;
+      const auto ms = fu::emit_chain_module("m", sk, {fu::bias_gelu_mul()}, dtype::f16, true);
+      ASSERT_EQ(ms.calls.size(), 1U) << (ms.notes.empty() ? "" : ms.notes[0]);
+      EXPECT_TRUE(contains(ms.source, "skinny_mainloop<")) << split;
+      EXPECT_TRUE(contains(ms.source, "v = rocmtpl_epilogue(t.epi, batch, gm, gn, v);")) << split;
+      EXPECT_EQ(count(ms.source, "rocmtpl_epilogue(t.epi"), 1U) << "only store_output() applies the chain";
+      EXPECT_EQ(contains(ms.source, "gemm_split_k_reduce_body("), split > 1) << split;
+    }
+  }
   // A batch folded into M is split back out of the row for the chain's operands.
   EXPECT_TRUE(contains(m3.source, "rocmtpl_epilogue(t.epi, eb, erow, gcol + e,"));
   EXPECT_FALSE(contains(m3.source, "gemm_split_k_reduce_body("));
@@ -122,12 +144,7 @@ TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
   EXPECT_TRUE(contains(m5.source, "gemm_sm90::mainloop(&map_X, &map_W, p, t, split_k);"));
   EXPECT_TRUE(contains(m5.source, "gemm_split_k_reduce_body("));
   EXPECT_TRUE(contains(m5.source, "v = rocmtpl_epilogue(t.epi, batch, gm, gn, v);"));
-  std::size_t calls = 0;
-  for (auto at = m5.source.find("rocmtpl_epilogue(t.epi"); at != std::string::npos;
-       at = m5.source.find("rocmtpl_epilogue(t.epi", at + 1)) {
-    ++calls;
-  }
-  EXPECT_EQ(calls, 2U);
+  EXPECT_EQ(count(m5.source, "rocmtpl_epilogue(t.epi"), 2U);
   const auto partial = m5.source.find("void store_partial_m64(");
   ASSERT_NE(partial, std::string::npos);
   const auto partial_end = m5.source.find("\n}\n", partial);
