@@ -614,13 +614,16 @@ inline bool rocmtpl_make_tensor_map(CUtensorMap& map, int dtype_code, const void
     return true;
 }
 // The current device's SM count when it has compute capability 9.0, else 0; looked up once per
-// thread and device.
+// thread and device. That first look-up also makes the device's primary context current in this
+// thread (cudaSetDevice initialises it): the driver's tensor-map encoder runs next, and on the H100
+// a thread's first call was refused without it (LaunchGpu.SharedMemoryOptInOncePerDeviceFromManyThreads).
 inline int64_t rocmtpl_sm_count() {
     static thread_local int known = -1;
     static thread_local int64_t sms = 0;
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess) return 0;
     if (known != device) {
+        if (cudaSetDevice(device) != cudaSuccess) return 0;
         int major = 0, minor = 0, count = 0;
         if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
             cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
