@@ -365,6 +365,10 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
             *reinterpret_cast<uint32_t*>(stage + (qr + 8) * epi_row + col) = pack2(v2, v3);
         }
         __syncwarp();
+        // Two passes: every row's values (and the Residual and chain operands they read) first,
+        // then the stores; loads of later rows are not held behind stores to Y that might alias
+        // them, so a warp has all its global loads in flight at once.
+        uint4 out[4];
 #pragma unroll
         for (int it = 0; it < 4; ++it) {
             const int idx = it * 32 + lane;
@@ -402,8 +406,16 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
                     for (int e = 0; e < 4; ++e) eout[e] = pack2(ev[2 * e], ev[2 * e + 1]);
                 }
 #endif
-                *reinterpret_cast<uint4*>(t.Y + p.y_offset + grow * p.y_stride_m + gcol) = v;
             }
+            out[it] = v;
+        }
+#pragma unroll
+        for (int it = 0; it < 4; ++it) {
+            const int idx = it * 32 + lane;
+            const int r = idx / 8, ch = idx % 8;
+            const int64_t grow = row0 + r;
+            const int64_t gcol = col0 + c * 64 + ch * 8;
+            if (grow < M && gcol < N) *reinterpret_cast<uint4*>(t.Y + p.y_offset + grow * p.y_stride_m + gcol) = out[it];
         }
         __syncwarp();
     }
