@@ -11,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ hipcc libamdhip64-dev librange-v3-dev googletest libgtest-dev libbenchmark-dev
-          libfmt-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libxxhash-dev doxygen clang-format-14)
+          libfmt-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libxxhash-dev doxygen clang-format-14
+          gnuplot-nox)
 
 install_packages() {
   local missing=()
