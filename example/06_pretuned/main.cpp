@@ -129,7 +129,7 @@ bool run_and_check(const pt::gemm_entry& e, const problem& p, double start_ms, b
   const auto args = arguments(e, p, {dx.get(), dw.get(), dy.get()});
   std::size_t bytes = 0;
   if (l.call(args->args.data(), &bytes, nullptr, nullptr) != 0) return false;
-  rt::device_buffer workspace(bytes);
+  const rt::device_buffer workspace = bytes > 0 ? rt::device_buffer(bytes) : rt::device_buffer();
   const int status = l.call(args->args.data(), nullptr, static_cast<std::uint8_t*>(workspace.get()), s.get());
   s.synchronize();
   if (first) {

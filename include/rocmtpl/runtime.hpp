@@ -31,3 +31,4 @@
 #include <rocmtpl/runtime/typed_autotune.hpp>
 #include <rocmtpl/runtime/typed_kernel.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/runtime/worker_pool.hpp>

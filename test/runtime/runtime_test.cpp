@@ -39,6 +39,7 @@ static_assert(std::is_class_v<rt::tuning_db_error>);                            
 static_assert(std::is_class_v<rt::no_winner_error>);                                      // typed_autotune.hpp
 static_assert(std::is_class_v<rt::workspace_required_error>);                             // typed_kernel.hpp
 static_assert(std::is_class_v<rt::plot_result>);                                          // plot.hpp
+static_assert(std::is_class_v<rt::worker_pool>);                                          // worker_pool.hpp
 static_assert(std::is_enum_v<rt::platform>);                                              // platform.hpp
 static_assert(std::is_class_v<rocmtpl::rocm_template<rocmtpl::templates::gemm_policy>>);  // the pure layer
 

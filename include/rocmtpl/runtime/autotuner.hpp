@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -41,6 +42,7 @@
 #include <rocmtpl/runtime/module_launcher.hpp>
 #include <rocmtpl/runtime/tuning_db.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/runtime/worker_pool.hpp>
 #include <rocmtpl/version.hpp>
 
 namespace rocmtpl::runtime {
@@ -475,20 +477,41 @@ class candidate_bench {
 
   [[nodiscard]] const std::string& setup_error() const noexcept { return error_; }
 
-  // Isolated mode: starts the worker process now, so that its GPU context is created while the
-  // candidates compile; setup() follows once the helper kernels and the reference are built.
-  // Does nothing when no worker is found (setup() then says why).
-  void prestart() {
-    if (!options_.isolate || worker_) return;
-    try {
-      if (auto exe = find_worker()) worker_ = std::make_unique<worker_process>(*exe);
-    } catch (const std::exception&) {
-      worker_.reset();
+  // Isolated mode: the pool's workers (one per visible GPU) start with their first job, so
+  // nothing is started early.
+  void prestart() {}
+
+  // A measurement under way: taken in this process (done at once), or a job of the worker pool.
+  struct ticket {
+    std::optional<measurement> done;
+    std::future<pool_job_result> job;
+    [[nodiscard]] bool ready() const {
+      return done.has_value() || job.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
     }
+  };
+
+  // Starts measuring one candidate; isolated, it runs on whichever GPU's worker is free.
+  ticket measure(const candidate_report& c, const rocm_template_caller& caller) {
+    if (!options_.isolate) return {measure_in_process(c, caller), {}};
+    return submit_isolated(c, caller);
   }
 
-  measurement measure(const candidate_report& c, const rocm_template_caller& caller) {
-    return options_.isolate ? measure_isolated(c, caller) : measure_in_process(c, caller);
+  // The measurement of a ticket (waits for the job).
+  static measurement result(ticket& t) {
+    if (t.done) return *t.done;
+    auto r = t.job.get();
+    measurement m;
+    if (!r.reply) {
+      m.status =
+          r.failure == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
+      m.reason = r.detail;
+    } else if (!r.reply->value("ok", false)) {
+      m.status = candidate_status::launch_failed;
+      m.reason = r.reply->value("error", std::string());
+    } else {
+      m = r.reply->at("measurement").get<measurement>();
+    }
+    return m;
   }
 
  private:
@@ -496,12 +519,16 @@ class candidate_bench {
     auto exe = find_worker();
     if (!exe)
       throw ::rocmtpl::error("rocmtpl: autotune: isolation needs rocmtpl-bench-worker (set ROCMTPL_BENCH_WORKER)");
-    worker_exe_ = *exe;
-    worker_setup_ = {{"op", "setup"},
-                     {"utility_library", libs.utility.string()},
-                     {"request", request_to_json(request_)},
-                     {"reference_library", libs.reference.string()},
-                     {"options", options_to_json(options_.bench)}};
+    nlohmann::json setup{{"op", "setup"},
+                         {"utility_library", libs.utility.string()},
+                         {"request", request_to_json(request_)},
+                         {"reference_library", libs.reference.string()},
+                         {"options", options_to_json(options_.bench)}};
+    // One worker per visible GPU (runtime/worker_pool.hpp): a crashed or hung worker is restarted on
+    // its GPU, and GPUs of different models are not mixed.
+    pool_ = std::make_unique<worker_pool>(visible_devices(gpu_runtime::instance().device_count()),
+                                          process_worker_factory(*exe), std::move(setup),
+                                          worker_pool_options{timeout(), timeout() * 4});
   }
 
   void prepare_in_process(const bench_libraries& libs) {
@@ -531,24 +558,6 @@ class candidate_bench {
     return m;
   }
 
-  // Starts a worker when none runs (or sets up the prestarted one); false (with `m` saying why)
-  // when it cannot be set up.
-  bool ensure_worker(measurement& m) {
-    if (worker_ && worker_ready_) return true;
-    if (!worker_) worker_ = std::make_unique<worker_process>(worker_exe_);
-    worker_process::failure why{};
-    std::string detail;
-    auto reply = worker_->request(worker_setup_, timeout() * 4, why, detail);
-    if (reply && reply->at("ok").get<bool>()) {
-      worker_ready_ = true;
-      return true;
-    }
-    drop_worker();
-    m.status = candidate_status::crashed;
-    m.reason = "worker setup failed: " + (reply ? reply->value("error", std::string()) : detail);
-    return false;
-  }
-
   // The caller's launch description bound to its benchmark sizes and runtime arguments.
   static bound_launch bound_launch_of(const rocm_template_caller& caller) {
     const auto& r = caller.bmreq();
@@ -557,47 +566,23 @@ class candidate_bench {
     return bind(*caller.launch(), {r.extra_args.begin(), split}, {split, r.extra_args.end()}, amd);
   }
 
-  measurement measure_isolated(const candidate_report& c, const rocm_template_caller& caller) {
+  ticket submit_isolated(const candidate_report& c, const rocm_template_caller& caller) {
     const auto& r = caller.bmreq();
-    measurement m;
-    if (!ensure_worker(m)) return m;
     nlohmann::json cmd{{"op", "measure"}, {"extra_args", r.extra_args}, {"tolerance", tolerance_}};
     if (c.code_object) {
       try {
         cmd["launch"] = launch_to_json(bound_launch_of(caller));
       } catch (const std::exception& e) {
+        measurement m;
         m.status = candidate_status::launch_failed;
         m.reason = e.what();
-        return m;
+        return {m, {}};
       }
       cmd["code_object"] = c.library.string();
     } else {
       cmd["library"] = c.library.string();
     }
-    worker_process::failure why{};
-    std::string detail;
-    auto reply = worker_->request(cmd, timeout(), why, detail);
-    if (!reply) {
-      drop_worker();  // the next candidate gets a fresh worker (and a fresh GPU context)
-      m.status = why == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
-      m.reason = detail;
-      return m;
-    }
-    if (!reply->at("ok").get<bool>()) {
-      m.status = candidate_status::launch_failed;
-      m.reason = reply->value("error", std::string());
-    } else {
-      m = reply->at("measurement").get<measurement>();
-    }
-    // A launch failure may leave the worker's GPU context broken (sticky errors such as a trap or
-    // an illegal address): the next candidate gets a fresh worker.
-    if (m.status == candidate_status::launch_failed) drop_worker();
-    return m;
-  }
-
-  void drop_worker() {
-    worker_.reset();
-    worker_ready_ = false;
+    return {std::nullopt, pool_->submit(std::move(cmd))};
   }
 
   [[nodiscard]] std::chrono::milliseconds timeout() const {
@@ -610,19 +595,19 @@ class candidate_bench {
   std::string error_;
   std::unique_ptr<utility_kernels> util_;
   std::unique_ptr<bench> bench_;
-  std::unique_ptr<worker_process> worker_;
-  bool worker_ready_ = false;  // set up (a prestarted worker is not yet)
-  nlohmann::json worker_setup_;
-  std::filesystem::path worker_exe_;
+  std::unique_ptr<worker_pool> pool_;  // isolated mode
 };
 
-// Records what a finished compile produced, then measures the candidate (or says why not).
-inline void measure_compiled(autotune_report& report, candidate_report& c, const compiled_candidate& item,
-                             const rocm_template_caller& caller, candidate_bench& bench) {
+// Records what a finished compile produced, then starts measuring the candidate (or says why not:
+// nullopt, with the reason in c.result).
+inline std::optional<candidate_bench::ticket> measure_compiled(autotune_report& report, candidate_report& c,
+                                                               const compiled_candidate& item,
+                                                               const rocm_template_caller& caller,
+                                                               candidate_bench& bench) {
   if (!item.result) {
     c.result.status = candidate_status::compile_failed;
     c.result.reason = item.error;
-    return;
+    return std::nullopt;
   }
   c.library = item.result->library;
   c.resources = item.result->resources;
@@ -632,24 +617,40 @@ inline void measure_compiled(autotune_report& report, candidate_report& c, const
   if (!report.gpu || !bench.setup_error().empty()) {
     c.result.status = candidate_status::skipped;
     c.result.reason = !report.gpu ? "no GPU" : bench.setup_error();
-    return;
+    return std::nullopt;
   }
-  measurement m = bench.measure(c, caller);
-  m.candidate = c.id;
-  m.config = c.config;
-  m.source_hash = c.result.source_hash;
-  c.result = m;
   ++report.benchmarked;
+  return bench.measure(c, caller);
 }
 
-// Takes each pending candidate as its compile finishes (those kept in `early` first), measures it
-// and stores the measurement at once, so an interrupted tune loses nothing.
+// Takes each pending candidate as its compile finishes (those kept in `early` first) and starts
+// measuring it (isolated: on whichever GPU's worker is free); stores each measurement as it
+// arrives, so an interrupted tune loses nothing.
 inline void benchmark_as_ready(autotune_report& report, const std::vector<rocm_template_caller>& callers,
                                const std::vector<std::size_t>& todo, std::size_t first_candidate, compile_pool& pool,
                                std::deque<compiled_candidate> early, candidate_bench& bench, tuning_db* db,
                                progress_line& progress) {
   double best_ms = 0;
-  for (std::size_t received = 1; received <= todo.size(); ++received) {
+  std::size_t received = 0;
+  auto done = [&](candidate_report& c) {
+    if (db && c.result.status != candidate_status::skipped) db->add_measurement(report.key, c.result);
+    if (c.result.status == candidate_status::ok && (best_ms == 0 || c.result.min_ms < best_ms)) {
+      best_ms = c.result.min_ms;
+    }
+    progress.update(fmt::format("rocmtpl: {} {}/{} candidates, best {:.4f} ms", report.gpu ? "tuned" : "compiled",
+                                ++received, todo.size(), best_ms));
+  };
+  std::deque<std::pair<std::size_t, candidate_bench::ticket>> running;
+  auto finish = [&](std::pair<std::size_t, candidate_bench::ticket>& r) {
+    auto& c = report.candidates[r.first];
+    measurement m = candidate_bench::result(r.second);
+    m.candidate = c.id;
+    m.config = c.config;
+    m.source_hash = c.result.source_hash;
+    c.result = m;
+    done(c);
+  };
+  for (std::size_t taken = 0; taken < todo.size(); ++taken) {
     compiled_candidate item;
     if (!early.empty()) {
       item = std::move(early.front());
@@ -659,14 +660,17 @@ inline void benchmark_as_ready(autotune_report& report, const std::vector<rocm_t
     }
     const std::size_t index = todo[item.index - first_candidate];
     auto& c = report.candidates[index];
-    measure_compiled(report, c, item, callers[index], bench);
-    if (db && c.result.status != candidate_status::skipped) db->add_measurement(report.key, c.result);
-    if (c.result.status == candidate_status::ok && (best_ms == 0 || c.result.min_ms < best_ms)) {
-      best_ms = c.result.min_ms;
+    if (auto t = measure_compiled(report, c, item, callers[index], bench)) {
+      running.emplace_back(index, std::move(*t));
+    } else {
+      done(c);
     }
-    progress.update(fmt::format("rocmtpl: {} {}/{} candidates, best {:.4f} ms", report.gpu ? "tuned" : "compiled",
-                                received, todo.size(), best_ms));
+    while (!running.empty() && running.front().second.ready()) {
+      finish(running.front());
+      running.pop_front();
+    }
   }
+  for (auto& r : running) finish(r);
 }
 
 // Picks the fastest ok (and, where the template has a reference, verified) candidate and stores it

@@ -275,7 +275,9 @@ inline int run_worker(std::FILE* in, std::FILE* out) {
           kernel_entry ref(lib, request.kernel_name, reference_signature(request));
           b->run_reference(ref);
         }
-        reply = {{"ok", true}};
+        // The device model: a pool of workers refuses to mix models (worker_pool.hpp).
+        const auto& rt = gpu_runtime::instance();
+        reply = {{"ok", true}, {"device", rt.available() ? rt.properties(rt.current_device()).name : std::string()}};
       } else if (op == "measure") {
         if (!b) throw worker_protocol_error("rocmtpl: worker: measure before setup; send a setup command first");
         const auto extra = cmd.at("extra_args").get<std::vector<std::int64_t>>();
@@ -331,6 +333,9 @@ class worker_process {
  public:
   /// @throws executable_not_found_error or process_error (both rocmtpl::error) when the worker cannot be started.
   explicit worker_process(const std::filesystem::path& executable) : child_({executable.string()}) {}
+  /// @brief The same, with environment changes (worker_pool: the GPU a worker sees).
+  worker_process(const std::filesystem::path& executable, const process_options& options)
+      : child_({executable.string()}, options) {}
 
   /// @brief Why a request got no reply.
   enum class failure { none, crashed, timed_out };
