@@ -135,6 +135,31 @@ TEST(WorkerPool, ACrashedOrHungWorkerIsRestartedOnItsDeviceAndTheOthersGoOn) {
   EXPECT_EQ(log.started.size(), 2U + pool.restarts());
 }
 
+TEST(WorkerPool, StartNowStartsTheWorkersBeforeTheSetupIsKnown) {
+  fake_log log;
+  rt::worker_pool_options o;
+  o.start_now = true;
+  rt::worker_pool pool({"0", "1"}, fakes(log), nullptr, o);
+  for (int i = 0; i < 200 &&
+                  [&] {
+                    std::lock_guard lock(log.mutex);
+                    return log.started.size() < 2;
+                  }();
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  {
+    std::lock_guard lock(log.mutex);
+    EXPECT_EQ(log.started.size(), 2U);  // both started, no job yet
+  }
+  pool.set_setup(setup);
+  const auto results = pool.run(jobs(4, 20));
+  for (const auto& r : results) EXPECT_TRUE(r.reply.has_value()) << r.detail;
+  std::lock_guard lock(log.mutex);
+  EXPECT_EQ(log.started.size(), 2U);  // the early workers were the ones set up
+  EXPECT_EQ(pool.restarts(), 0U);
+}
+
 TEST(WorkerPool, RefusesToMixDeviceModels) {
   fake_log log;
   rt::worker_pool pool({"0", "1"}, fakes(log, {{"0", "NVIDIA H200"}, {"1", "NVIDIA H100"}}), setup);

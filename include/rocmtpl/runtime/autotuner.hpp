@@ -477,9 +477,18 @@ class candidate_bench {
 
   [[nodiscard]] const std::string& setup_error() const noexcept { return error_; }
 
-  // Isolated mode: the pool's workers (one per visible GPU) start with their first job, so
-  // nothing is started early.
-  void prestart() {}
+  // Isolated mode: starts the pool's worker processes (one per visible GPU) now, so that their GPU
+  // contexts are created while the candidates compile; setup() gives them their setup command
+  // once the helper kernels and the reference are built. Does nothing when no worker is found
+  // (setup() then says why).
+  void prestart() {
+    if (!options_.isolate || pool_) return;
+    try {
+      if (auto exe = find_worker()) pool_ = make_pool(*exe, nullptr);
+    } catch (const std::exception&) {
+      pool_.reset();
+    }
+  }
 
   // A measurement under way: taken in this process (done at once), or a job of the worker pool.
   struct ticket {
@@ -524,11 +533,19 @@ class candidate_bench {
                          {"request", request_to_json(request_)},
                          {"reference_library", libs.reference.string()},
                          {"options", options_to_json(options_.bench)}};
-    // One worker per visible GPU (runtime/worker_pool.hpp): a crashed or hung worker is restarted on
-    // its GPU, and GPUs of different models are not mixed.
-    pool_ = std::make_unique<worker_pool>(visible_devices(gpu_runtime::instance().device_count()),
-                                          process_worker_factory(*exe), std::move(setup),
-                                          worker_pool_options{timeout(), timeout() * 4});
+    if (pool_) {
+      pool_->set_setup(std::move(setup));
+    } else {
+      pool_ = make_pool(*exe, std::move(setup));
+    }
+  }
+
+  // One worker per visible GPU (runtime/worker_pool.hpp): a crashed or hung worker is restarted on
+  // its GPU, and GPUs of different models are not mixed.
+  std::unique_ptr<worker_pool> make_pool(const std::filesystem::path& exe, nlohmann::json setup) const {
+    return std::make_unique<worker_pool>(visible_devices(gpu_runtime::instance().device_count()),
+                                         process_worker_factory(exe), std::move(setup),
+                                         worker_pool_options{timeout(), timeout() * 4, true});
   }
 
   void prepare_in_process(const bench_libraries& libs) {

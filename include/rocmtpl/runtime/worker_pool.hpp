@@ -126,14 +126,17 @@ struct pool_job_result {
 struct worker_pool_options {
   std::chrono::milliseconds timeout{60'000};         ///< a job silent this long: its worker is killed
   std::chrono::milliseconds setup_timeout{240'000};  ///< the setup command's limit
+  /// Start every worker process at once (its GPU context is created while the caller still
+  /// prepares, e.g. compiles); the setup command still goes with the first job.
+  bool start_now = false;
 };
 
 /// @brief One benchmark worker per device; jobs go to whichever worker is free.
 ///
-/// Each worker is started and set up (the `setup` command; its reply's `device` names the model)
-/// when its thread takes its first job. A worker whose job gets no reply (crash, hang) or whose
-/// reply says the job broke it (`ok` false, or a measurement with status launch_failed: the GPU
-/// context may be poisoned) is replaced by a new one on the same device before its next job; the
+/// Each worker is started (at once with worker_pool_options::start_now, else with its first job)
+/// and set up (the `setup` command, sent with its first job; the reply's `device` names the model). A worker whose job
+/// gets no reply (crash, hang) or whose reply says the job broke it (`ok` false, or a measurement with status
+/// launch_failed: the GPU context may be poisoned) is replaced by a new one on the same device before its next job; the
 /// other workers' jobs are not touched. A worker that reports another device model than the first
 /// one set up takes no jobs (its job goes back to the queue); when no worker is left, the waiting
 /// jobs fail with that reason (mixed_devices() says so).
@@ -141,7 +144,8 @@ class worker_pool {
  public:
   /// @param devices one worker per entry (visible_devices())
   /// @param factory starts a worker for a device
-  /// @param setup the `setup` command every worker gets first
+  /// @param setup the `setup` command every worker gets first (or later through set_setup(), before
+  ///        the first job)
   /// @throws invalid_argument_error when @p devices is empty
   worker_pool(std::vector<std::string> devices, worker_factory factory, nlohmann::json setup,
               worker_pool_options options = {})
@@ -161,6 +165,13 @@ class worker_pool {
     }
     ready_.notify_all();
     for (auto& t : threads_) t.join();
+  }
+
+  /// @brief Replaces the setup command (for a pool started before it was known); call it before
+  /// the first submit().
+  void set_setup(nlohmann::json setup) {
+    std::lock_guard lock(mutex_);
+    setup_ = std::move(setup);
   }
 
   /// @brief Queues one job; the future gets its result once a worker ran it.
@@ -231,16 +242,22 @@ class worker_pool {
 
   // A worker for device i, set up; nullopt (with `failed` saying why) when that is impossible.
   // Throws mixed_devices_error when it reports another model than the pool's.
-  std::unique_ptr<pool_worker> start(std::size_t i, std::string& name, pool_job_result& failed) {
-    std::unique_ptr<pool_worker> w;
+  // `w` is a worker started earlier (start_now), or null.
+  std::unique_ptr<pool_worker> start(std::size_t i, std::unique_ptr<pool_worker> w, std::string& name,
+                                     pool_job_result& failed) {
     try {
-      w = factory_(devices_[i]);
+      if (!w) w = factory_(devices_[i]);
     } catch (const std::exception& e) {
       failed.failure = worker_process::failure::crashed;
       failed.detail = std::string("worker could not start: ") + e.what();
       return nullptr;
     }
-    auto reply = w->request(setup_, options_.setup_timeout, failed.failure, failed.detail);
+    nlohmann::json setup;
+    {
+      std::lock_guard lock(mutex_);
+      setup = setup_;
+    }
+    auto reply = w->request(setup, options_.setup_timeout, failed.failure, failed.detail);
     if (!reply || !reply->value("ok", false)) {
       failed.failure = worker_process::failure::crashed;
       failed.detail = "worker setup failed: " + (reply ? reply->value("error", std::string()) : failed.detail);
@@ -266,7 +283,15 @@ class worker_pool {
   }
 
   void serve(std::size_t i) {
-    std::unique_ptr<pool_worker> worker;
+    std::unique_ptr<pool_worker> worker;  // set up
+    std::unique_ptr<pool_worker> early;   // started (start_now), not yet set up
+    if (options_.start_now) {
+      try {
+        early = factory_(devices_[i]);
+      } catch (const std::exception&) {
+        early.reset();  // started again, and the failure reported, with the first job
+      }
+    }
     std::string name;
     bool started_once = false;
     while (auto j = take()) {
@@ -274,7 +299,7 @@ class worker_pool {
       r.device = devices_[i];
       if (!worker) {
         try {
-          worker = start(i, name, r);
+          worker = start(i, std::move(early), name, r);
         } catch (const mixed_devices_error& e) {
           retire(std::move(*j), e.what());
           return;
