@@ -590,6 +590,8 @@ int db_plot(const tuning_db& db, const std::string& prefix, const std::string& f
     std::stable_sort(rows.begin(), rows.end(), [](const row& a, const row& b) { return a.flops < b.flops; });
     std::vector<winner_point> points;
     for (auto& r : rows) points.push_back(std::move(r.point));
+    if (points.empty())
+      throw std::runtime_error("db plot: no GEMM record with a timed winner in " + db.path().string());
     result = plot_winners(file, "winners in " + db.path().filename().string(), points);
   }
   if (!result.written) throw std::runtime_error("db plot: " + result.message);

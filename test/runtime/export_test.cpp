@@ -231,6 +231,14 @@ TEST(Export, TheModuleFolderHoldsEachWinnerOnce) {
   const auto again =
       rt::build_pretuned_module(found.entries, dir.path / "mod2", *cc, rt::export_compile_options("gfx90a"), cache);
   EXPECT_EQ(again.compiled, 0U);
+  // Exporting another winner into the same folder replaces the first one's library.
+  (void)store_tuned(db, spec(128, 128, 64, {"K", "M", "N"}), 1);
+  const auto second = rt::collect_pretuned_gemms(db.list());
+  ASSERT_EQ(second.entries.size(), 1U);
+  ASSERT_NE(second.entries[0].source_hash, found.entries[0].source_hash);
+  (void)rt::build_pretuned_module(second.entries, dir.path / "mod", *cc, rt::export_compile_options("gfx90a"), cache);
+  EXPECT_FALSE(fs::exists(lib));
+  EXPECT_TRUE(fs::exists(dir.path / "mod" / manifest_library(mod.manifest)));
 }
 
 TEST(Export, CompileOptionsFollowTheRecordedArch) {

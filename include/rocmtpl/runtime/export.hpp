@@ -40,6 +40,7 @@
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -559,7 +560,8 @@ struct pretuned_module {
 }
 
 /// @brief Compiles each entry's source once (through @p cache) and copies the libraries into
-/// @p dir as `<symbol>_<source hash>.so`, with `manifest.json` listing the entries.
+/// @p dir as `<symbol>_<source hash>.so`, with `manifest.json` listing the entries; libraries
+/// that the folder's previous manifest listed and this export does not are removed.
 /// @throws compile_error when a winner does not compile (it did when it was tuned: another compiler?)
 [[nodiscard]] inline pretuned_module build_pretuned_module(const std::vector<pretuned_gemm>& entries,
                                                            const std::filesystem::path& dir, const compiler& cc,
@@ -598,6 +600,19 @@ struct pretuned_module {
   }
   out.libraries = written.size();
   out.compiled = cache.compiles() - before;
+  // Libraries an earlier export listed and this one does not: gone, so the folder holds the winners only.
+  std::error_code ec;
+  if (fs::exists(out.manifest, ec)) {
+    try {
+      const auto old = nlohmann::json::parse(std::ifstream(out.manifest));
+      for (const auto& e : old.at("entries")) {
+        const auto file = e.at("library").get<std::string>();
+        if (!written.contains(file) && file.find('/') == std::string::npos) fs::remove(dir / file, ec);
+      }
+    } catch (const std::exception&) {
+      // not a manifest of ours: leave the folder's other files alone
+    }
+  }
   const nlohmann::json manifest{{"format", 1},
                                 {"kind", "rocmtpl.pretuned"},
                                 {"arch", entries.empty() ? std::string() : entries.front().arch},
