@@ -14,10 +14,16 @@
 // shape allows them (N and K multiples of 8); on an sm_90 device they compile for sm_90a and take
 // part, elsewhere they refuse at run time and the mma.sync ones win.
 //
-// Environment: ROCMTPL_BENCH_DTYPES=f32,f16,bf16  ROCMTPL_BENCH_SHAPES=0,1,...  (indices into the
-// shape list)  ROCMTPL_BENCH_CANDIDATES=16 (0: every configuration; then "best of the top 16 is the
-// best of all" is measured)  ROCMTPL_BENCH_FUSED_CANDIDATES (the same, for bias + relu; default:
-// ROCMTPL_BENCH_CANDIDATES).
+// Environment:
+//   ROCMTPL_BENCH_DTYPES=f32,f16,bf16
+//   ROCMTPL_BENCH_SHAPES=0,1,...  (indices into the shape list)
+//   ROCMTPL_BENCH_CANDIDATES=16  (0: every configuration; the summary's ranking table then gives,
+//     per (shape, dtype), the best of the ranked top 16 against the best of all from that one tune,
+//     and how many pairs are within 3%: issue 10 part 4)
+//   ROCMTPL_BENCH_FUSED_CANDIDATES  (the same, for bias + relu; default: ROCMTPL_BENCH_CANDIDATES)
+//   ROCMTPL_BENCH_SPLIT_K=1  (runtime split-K: the split variants of every path, Hopper included,
+//     join the ranked space; the winner runs with its workspace)
+//   ROCMTPL_BENCH_TUNE_FLUSH_L2=0  (tune with a warm L2, as the benchmarks time; default: flushed)
 // Run: build/gpu/benchmark/gemm_runtime_bench
 #include <rocmtpl/runtime.hpp>
 
@@ -140,15 +146,56 @@ device_buffer random_tensor(dtype t, std::size_t n, std::uint64_t seed) {
   return d;
 }
 
+// How the ranking did for one tune (issue 10, part 4), from the autotune report's per-candidate
+// times (report.candidates is in ranked order): the best time among the first `top` ranked
+// candidates against the best of all tuned ones. Only candidates that could win count (ok, timed,
+// and verified when the tune verifies).
+struct ranking_check {
+  static constexpr std::size_t top = 16;
+  std::size_t tuned = 0;          // candidates in the tune
+  std::size_t timed = 0;          // of them, eligible to win
+  double best_all_ms = 0;         // best of all
+  std::size_t best_all_rank = 0;  // its rank (0-based)
+  double best_top_ms = 0;         // best among the first `top` ranks (0: none of them ran)
+  std::size_t best_top_rank = 0;
+  std::string best_all_config;  // what won overall (where the cost model should look when it missed)
+  [[nodiscard]] bool full() const noexcept { return tuned > top; }
+  // best_top / best_all: 1.0 when the top 16 hold the best of all.
+  [[nodiscard]] double ratio() const noexcept {
+    return best_all_ms > 0 && best_top_ms > 0 ? best_top_ms / best_all_ms : 0;
+  }
+  [[nodiscard]] bool within(double tolerance) const noexcept { return ratio() > 0 && ratio() <= 1.0 + tolerance; }
+};
+
+ranking_check check_ranking(const autotune_report& report, bool verified_only) {
+  ranking_check r;
+  r.tuned = report.candidates.size();
+  for (std::size_t i = 0; i < report.candidates.size(); ++i) {
+    const auto& m = report.candidates[i].result;
+    if (m.status != candidate_status::ok || !(m.min_ms > 0) || (verified_only && !m.verified)) continue;
+    ++r.timed;
+    if (r.best_all_ms == 0 || m.min_ms < r.best_all_ms) {
+      r.best_all_ms = m.min_ms, r.best_all_rank = i;
+      r.best_all_config = report.candidates[i].config;
+    }
+    if (i < ranking_check::top && (r.best_top_ms == 0 || m.min_ms < r.best_top_ms)) {
+      r.best_top_ms = m.min_ms, r.best_top_rank = i;
+    }
+  }
+  return r;
+}
+
 // One tuned rocmtpl kernel for one problem (plain or bias + relu).
 struct tuned {
   std::shared_ptr<shared_library> lib;
   std::unique_ptr<kernel_entry> entry;
   std::vector<std::int64_t> extra;
+  device_buffer workspace;  // split-K partials (ROCMTPL_BENCH_SPLIT_K=1)
   std::string config;
   std::size_t rank = 0;        // the winner's index in the ranked list
   std::size_t candidates = 0;  // how many were tuned
   bool from_database = false;
+  ranking_check ranking;
   std::string error;
 };
 
@@ -158,7 +205,12 @@ rocm_template<gemm_policy> make_problem(dtype t, bool bias_relu) {
   const auto k = sym_expr::symbol("K");
   std::vector<buffer> in{buffer("x", layout::row_major(t, {m, k})), buffer("w", layout::row_major(t, {k, n}))};
   if (bias_relu) in.emplace_back("bias", layout::row_major(t, {n}));
-  return {gemm_policy({.act = bias_relu ? activation::relu : activation::none}), in, layout::row_major(t, {m, n})};
+  // ROCMTPL_BENCH_SPLIT_K=1: runtime split-K, so that the ranked space holds the split variants of
+  // every path (the Hopper ones included, issue 10).
+  const char* split = std::getenv("ROCMTPL_BENCH_SPLIT_K");
+  return {gemm_policy({.act = bias_relu ? activation::relu : activation::none,
+                       .runtime_split_k = split != nullptr && std::string(split) == "1"}),
+          in, layout::row_major(t, {m, n})};
 }
 
 tuned tune(dtype t, const shape& s, bool bias_relu) {
@@ -173,6 +225,11 @@ tuned tune(dtype t, const shape& s, bool bias_relu) {
     o.progress = false;
     o.bench.budget_ms = 10;
     o.bench.max_repetitions = 20;
+    // The tuner flushes L2 before every run; the timings below are back to back (warm L2), as
+    // cuBLAS's are. ROCMTPL_BENCH_TUNE_FLUSH_L2=0 tunes warm too, so that the winner is picked under
+    // the conditions it is reported in (matters where X, W and Y fit the 50 MB L2: 1000x3000x700).
+    const char* flush = std::getenv("ROCMTPL_BENCH_TUNE_FLUSH_L2");
+    o.bench.flush_l2 = flush == nullptr || std::string(flush) != "0";
     // The naive double-precision reference is slow on big shapes; the GPU test verifies those paths.
     o.verify = static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) <= 1.1e10;
     const auto report = autotune(tpl, hints, o);
@@ -189,6 +246,7 @@ tuned tune(dtype t, const shape& s, bool bias_relu) {
     }
     out.candidates = report.candidates.size();
     out.from_database = report.from_database;
+    out.ranking = check_ranking(report, o.verify);
     const auto ranked = tpl.policy().configs(tpl.context(), hints);
     for (std::size_t i = 0; i < report.candidates.size() && i < ranked.size(); ++i) {
       if (&report.candidates[i] == best) {
@@ -200,6 +258,7 @@ tuned tune(dtype t, const shape& s, bool bias_relu) {
         out.lib = std::make_shared<shared_library>(lib.library);
         out.entry = std::make_unique<kernel_entry>(out.lib, caller.bmreq().kernel_name, caller.bmreq().signature);
         out.extra = caller.bmreq().extra_args;
+        if (const auto bytes = out.entry->workspace_size(out.extra); bytes > 0) out.workspace = device_buffer(bytes);
         out.config = ranked[i].name();
         out.rank = i;
       }
@@ -215,6 +274,7 @@ struct result_row {
   double cublas_ms = 0, plain_ms = 0, fused_ms = 0;
   std::string config, fused_config;
   std::size_t rank = 0, candidates = 0;
+  ranking_check ranking, fused_ranking;
 };
 std::map<std::pair<std::string, std::size_t>, result_row> results;
 
@@ -317,23 +377,67 @@ void bm_rocmtpl(benchmark::State& state, dtype t, std::size_t si, bool bias_relu
   if (bias_relu) tensors.push_back(ops->bias.get());
   tensors.push_back(ops->y.get());
   runtime::stream st;
-  const double ms = time_iterations(state, st, [&] { k.entry->launch(tensors, k.extra, nullptr, st.get()); });
+  const double ms = time_iterations(state, st, [&] { k.entry->launch(tensors, k.extra, k.workspace.get(), st.get()); });
   st.synchronize();
   set_flops(state, s, ms);
   auto& row = results[{std::string(name(t)), si}];
   if (bias_relu) {
     row.fused_ms = ms;
     row.fused_config = k.config;
+    row.fused_ranking = k.ranking;
     if (row.plain_ms > 0) state.counters["overhead_%"] = 100.0 * (ms / row.plain_ms - 1.0);
   } else {
     row.plain_ms = ms;
     row.config = k.config;
     row.rank = k.rank;
     row.candidates = k.candidates;
+    row.ranking = k.ranking;
   }
   if (row.cublas_ms > 0) state.counters["vs_cublas"] = row.cublas_ms / ms;
   state.counters["winner_rank"] = static_cast<double>(k.rank);
   state.SetLabel(k.config + (k.from_database ? " (db)" : ""));
+}
+
+// One line of the ranking table; counts the pair when its tune covered more than the top 16.
+void print_ranking_row(const std::string& dtype_name, const shape& s, const char* problem, const ranking_check& r,
+                       std::size_t& full, std::size_t& within) {
+  if (r.tuned == 0) return;
+  const std::string dims = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+  const bool ok = r.within(0.03);
+  if (r.full()) {
+    ++full;
+    if (ok) ++within;
+  }
+  std::printf("%-5s %-18s %-9s %5zu %5zu %10.4f %5zu %10.4f %5zu %9.3f  %-13s %s\n", dtype_name.c_str(), dims.c_str(),
+              problem, r.tuned, r.timed, r.best_all_ms, r.best_all_rank, r.best_top_ms, r.best_top_rank, r.ratio(),
+              !r.full() ? "(top 16 only)" : (ok ? "within 3%" : "MISSED"), r.best_all_config.c_str());
+}
+
+// Issue 10 part 4: for every tuned (shape, dtype), the best of the ranked top 16 against the best
+// of all candidates of the same tune (one tune per problem: ROCMTPL_BENCH_CANDIDATES=0 tunes them
+// all), and how many pairs are within 3%.
+void print_ranking_summary() {
+  std::printf(
+      "\nranking: best of the ranked top %zu against the best of all tuned candidates (min ms; rank 0 = first)\n",
+      ranking_check::top);
+  std::printf("%-5s %-18s %-9s %5s %5s %10s %5s %10s %5s %9s  %-13s %s\n", "dtype", "M x N x K", "problem", "tuned",
+              "timed", "best all", "rank", "top-16", "rank", "top/all", "verdict", "best of all");
+  std::size_t full = 0, within = 0, fused_full = 0, fused_within = 0;
+  for (const auto& [key, r] : results) {
+    print_ranking_row(key.first, shapes[key.second], "plain", r.ranking, full, within);
+    print_ranking_row(key.first, shapes[key.second], "bias+relu", r.fused_ranking, fused_full, fused_within);
+  }
+  const auto share = [](std::size_t a, std::size_t b) { return b > 0 ? 100.0 * static_cast<double>(a) / b : 0.0; };
+  if (full == 0) {
+    std::printf("no full tune: set ROCMTPL_BENCH_CANDIDATES=0 to tune every configuration and check the ranking\n");
+    return;
+  }
+  std::printf("top 16 within 3%% of the best of all: %zu of %zu (shape, dtype) pairs (%.1f%%; goal >= 90%%)\n", within,
+              full, share(within, full));
+  if (fused_full > 0) {
+    std::printf("bias + relu: top 16 within 3%% of the best of all: %zu of %zu pairs (%.1f%%)\n", fused_within,
+                fused_full, share(fused_within, fused_full));
+  }
 }
 
 void print_summary() {
@@ -362,6 +466,7 @@ void print_summary() {
     std::printf("%s: median ratio to cuBLAS %.3f over %zu shapes\n", d.c_str(), median, v.size());
   }
   std::printf("winner within the top 16 of the ranking: %zu of %zu tuned problems\n", in_top16, counted);
+  print_ranking_summary();
 }
 
 void register_all() {

@@ -47,3 +47,29 @@ if(NOT TARGET SQLite::SQLite3)
   set_target_properties(SQLite::SQLite3 PROPERTIES IMPORTED_LOCATION "${SQLite3_LIBRARY}"
                                                    INTERFACE_INCLUDE_DIRECTORIES "${SQLite3_INCLUDE_DIR}")
 endif()
+
+# PostgreSQL client (libpq, Debian libpq-dev): optional. Found -> the tuning database also speaks
+# postgresql:// URLs (runtime/tuning_db/postgres.hpp, compiled with ROCMTPL_HAS_LIBPQ=1); missing ->
+# SQLite only, and a postgresql:// URL is refused with a message that names the package.
+# ROCMTPL_WITH_POSTGRESQL=OFF leaves it out even where libpq exists.
+if(NOT DEFINED ROCMTPL_WITH_POSTGRESQL)
+  set(ROCMTPL_WITH_POSTGRESQL ON)
+endif()
+if(NOT TARGET rocmtpl::deps_libpq)
+  if(ROCMTPL_WITH_POSTGRESQL)
+    find_path(ROCMTPL_LIBPQ_INCLUDE_DIR NAMES libpq-fe.h PATH_SUFFIXES postgresql HINTS ${ROCMTPL_EXTRA_INCLUDE_DIR})
+    find_library(ROCMTPL_LIBPQ_LIBRARY NAMES pq libpq.so.5)
+  endif()
+  add_library(rocmtpl::deps_libpq INTERFACE IMPORTED GLOBAL)
+  if(ROCMTPL_WITH_POSTGRESQL AND ROCMTPL_LIBPQ_INCLUDE_DIR AND ROCMTPL_LIBPQ_LIBRARY)
+    set_target_properties(rocmtpl::deps_libpq PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${ROCMTPL_LIBPQ_INCLUDE_DIR}"
+                                                          INTERFACE_LINK_LIBRARIES "${ROCMTPL_LIBPQ_LIBRARY}"
+                                                          INTERFACE_COMPILE_DEFINITIONS ROCMTPL_HAS_LIBPQ=1)
+    set(ROCMTPL_POSTGRESQL_ENABLED ON)
+    message(STATUS "rocmtpl: PostgreSQL tuning database backend enabled (libpq: ${ROCMTPL_LIBPQ_LIBRARY})")
+  else()
+    set(ROCMTPL_POSTGRESQL_ENABLED OFF)
+    message(STATUS "rocmtpl: PostgreSQL tuning database backend disabled (ROCMTPL_WITH_POSTGRESQL is off, or "
+                   "libpq-fe.h or libpq was not found: apt-get install libpq-dev to enable it)")
+  endif()
+endif()

@@ -2,6 +2,7 @@
 // rocmtpl-tune: the autotuner and the tuning database from the command line.
 //
 //   rocmtpl-tune gemm --m 4096 --n 4096 --k 4096 --dtype f16 --layout rc --epilogue relu --bias
+//   rocmtpl-tune batch problems.json [--db postgresql://host/db] [--lease 60] [--status]
 //   rocmtpl-tune db list | show <digest-prefix> | export [FILE] | clear [--template NAME]
 //   rocmtpl-tune db plot [<digest-prefix>] --output FILE.png|FILE.svg
 //   rocmtpl-tune export --header out/pretuned_gemm.hpp [--module out/pretuned] [--namespace NAME]
@@ -11,15 +12,23 @@
 // this program), prints the ranked table and writes the reports. Without a GPU it compiles for the
 // --arch targets and prints what the compiler says about each candidate's resources.
 //
+// batch tunes a list of GEMM problems (a JSON array of objects with the gemm options' fields) with
+// claims in the tuning database: resumable, and shared without overlap by several tuners (on
+// several hosts with a postgresql:// database). --db (or ROCMTPL_TUNING_DB) takes a SQLite file or
+// a postgresql:// URL everywhere.
+//
 // Exit codes: 0 done; 1 the work failed (`rocmtpl-tune: <what>` on stderr); 2 bad arguments
 // (one line on stderr).
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +50,8 @@
 
 #include <rocmtpl/runtime.hpp>
 #include <rocmtpl/runtime/detail/atomic_file.hpp>
+
+#include <unistd.h>
 
 namespace {
 
@@ -361,8 +372,8 @@ bool plot_times(const fs::path& file, const autotune_report& r,
   }
 }
 
-int run_gemm(const gemm_args& a) {
-  const auto problem = make_gemm_problem(a);
+// The autotuner's options for the gemm arguments (shared by gemm and batch).
+autotune_options tune_options(const gemm_args& a) {
   autotune_options o;
   o.jobs = a.jobs;
   o.bench.budget_ms = a.budget_ms;
@@ -372,16 +383,27 @@ int run_gemm(const gemm_args& a) {
   o.max_candidates = a.top_k;
   o.amd_archs = a.archs;
   if (!a.db.empty()) o.database = a.db;
-
   const auto& gpu = gpu_runtime::instance();
-  // A cache folder the compiler cannot be given fails every compile: say so once, up front.
-  check_compiler_path(gpu.available() ? gpu.properties(gpu.current_device()).kind : platform::amd,
-                      code_cache::default_root(), "cache folder");
   if (gpu.available() && o.isolate && !find_worker()) {
     std::cerr << "rocmtpl-tune: rocmtpl-bench-worker not found (next to this program, on PATH or in "
                  "ROCMTPL_BENCH_WORKER); benchmarking in this process\n";
     o.isolate = false;
   }
+  return o;
+}
+
+// A cache folder the compiler cannot be given fails every compile: say so once, up front.
+void check_cache_folder() {
+  const auto& gpu = gpu_runtime::instance();
+  check_compiler_path(gpu.available() ? gpu.properties(gpu.current_device()).kind : platform::amd,
+                      code_cache::default_root(), "cache folder");
+}
+
+int run_gemm(const gemm_args& a) {
+  const auto problem = make_gemm_problem(a);
+  check_cache_folder();
+  const auto& gpu = gpu_runtime::instance();
+  auto o = tune_options(a);
   const auto rendered = render_candidates(problem, a.top_k);
   std::cout << problem.description << ": " << rendered.size() << " candidate" << (rendered.size() == 1 ? "" : "s")
             << (gpu.available() ? "" : ", compiled for " + fmt::format("{}", fmt::join(a.archs, ","))) << '\n';
@@ -702,6 +724,240 @@ const CLI::Validator hex_validator(
     },
     "HEX");
 
+// ---- batch --------------------------------------------------------------------------------------
+
+struct batch_args {
+  std::string file;
+  std::string name;           // default: the file's stem
+  std::string tuner;          // default: host:pid
+  double lease_seconds = 60;  // a claim not renewed this long is taken over
+  bool plain = false;         // plain lines even on a terminal
+  bool status = false;        // show the batch's state and log, tune nothing
+  gemm_args defaults;         // the tuning options every problem starts from
+};
+
+// The fields a batch problem may have: the gemm command's options, '-' or '_' in names.
+const std::vector<std::string> batch_fields{
+    "m",        "n",    "k",     "batch", "dtype",     "layout",    "epilogue",   "alpha",           "bias",
+    "symbolic", "arch", "top_k", "jobs",  "budget_ms", "no_verify", "no_isolate", "shared_libraries"};
+
+// --symbolic accepts m,n,k,b too; the symbols are the upper-case names, each once.
+void normalize_symbols(std::vector<std::string>& symbols) {
+  for (auto& s : symbols)
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+  std::sort(symbols.begin(), symbols.end());
+  symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
+}
+
+// A list field: a JSON array of strings, or one comma-separated string.
+std::vector<std::string> string_list(const nlohmann::json& v) {
+  std::vector<std::string> out;
+  if (v.is_array()) {
+    for (const auto& e : v) out.push_back(e.get<std::string>());
+    return out;
+  }
+  std::string text = v.get<std::string>();
+  for (std::size_t at = 0; at <= text.size();) {
+    const auto comma = std::min(text.find(',', at), text.size());
+    if (comma > at) out.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+void check_member(const std::string& what, const std::string& value, std::initializer_list<std::string_view> allowed) {
+  for (auto a : allowed) {
+    if (value == a) return;
+  }
+  throw usage_error(fmt::format("{}: '{}' is not one of {}", what, value, fmt::join(allowed, ", ")));
+}
+
+std::int64_t positive(const std::string& what, const nlohmann::json& v, bool allow_zero = false) {
+  const auto n = v.get<std::int64_t>();
+  if (n < 0 || (n == 0 && !allow_zero)) {
+    throw usage_error(fmt::format("{}: {} is not a {} integer", what, n, allow_zero ? "non-negative" : "positive"));
+  }
+  return n;
+}
+
+// One problem of a batch file as gemm arguments; an unknown field or a bad value is a usage error
+// that names the problem.
+gemm_args gemm_args_from_json(const nlohmann::json& spec, const gemm_args& defaults, const std::string& where) {
+  gemm_args a = defaults;
+  bool has_m = false, has_n = false, has_k = false;
+  for (const auto& [raw_name, v] : spec.items()) {
+    std::string f = raw_name;
+    std::replace(f.begin(), f.end(), '-', '_');
+    const std::string what = where + ": " + raw_name;
+    try {
+      if (f == "m")
+        a.m = positive(what, v), has_m = true;
+      else if (f == "n")
+        a.n = positive(what, v), has_n = true;
+      else if (f == "k")
+        a.k = positive(what, v), has_k = true;
+      else if (f == "batch")
+        a.batch = positive(what, v);
+      else if (f == "dtype")
+        check_member(what, a.dtype_name = v.get<std::string>(), {"f32", "f16", "bf16"});
+      else if (f == "layout")
+        check_member(what, a.layout_name = v.get<std::string>(), {"rr", "rc", "cr", "cc"});
+      else if (f == "epilogue")
+        check_member(what, a.epilogue = v.get<std::string>(), {"none", "relu", "gelu", "silu", "sigmoid"});
+      else if (f == "alpha")
+        a.alpha = v.get<float>();
+      else if (f == "bias")
+        a.bias = v.get<bool>();
+      else if (f == "symbolic") {
+        a.symbolic = string_list(v);
+        normalize_symbols(a.symbolic);
+        for (const auto& s : a.symbolic) check_member(what, s, {"B", "K", "M", "N"});
+      } else if (f == "arch") {
+        a.archs = string_list(v);
+        for (auto& arch : a.archs) {
+          if (auto err = amd_arch_validator(arch); !err.empty()) throw usage_error(what + ": " + err);
+        }
+      } else if (f == "top_k")
+        a.top_k = static_cast<std::size_t>(positive(what, v, true));
+      else if (f == "jobs")
+        a.jobs = static_cast<unsigned>(positive(what, v, true));
+      else if (f == "budget_ms")
+        a.budget_ms = v.get<double>();
+      else if (f == "no_verify")
+        a.no_verify = v.get<bool>();
+      else if (f == "no_isolate")
+        a.no_isolate = v.get<bool>();
+      else if (f == "shared_libraries")
+        a.shared_libraries = v.get<bool>();
+      else {
+        throw usage_error(fmt::format("{}: unknown field (the fields are {})", what, fmt::join(batch_fields, ", ")));
+      }
+    } catch (const nlohmann::json::exception&) {
+      throw usage_error(fmt::format("{}: {} has the wrong type", what, v.dump()));
+    }
+  }
+  if (!has_m || !has_n || !has_k) throw usage_error(where + ": m, n and k are required");
+  return a;
+}
+
+// What this tuner tunes for: the GPU (name and arch), or the archs of a compile-only run. Tuners
+// of one batch share work only when their targets agree.
+std::string batch_target(const gemm_args& defaults) {
+  auto device = cached_device_identity();
+  if (!device) device = query_device_identity();
+  if (device && gpu_runtime::instance().available()) return fmt::format("{} ({})", device->name, device->arch);
+  return fmt::format("compile-only {}", fmt::join(defaults.archs, ","));
+}
+
+std::string default_tuner_name() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof(host) - 1) != 0) std::snprintf(host, sizeof(host), "host");
+  return fmt::format("{}:{}", host, ::getpid());
+}
+
+// Tunes one problem (quietly: the batch draws the progress) and says how it went.
+batch_outcome tune_batch_problem(const gemm_args& a) {
+  const auto problem = make_gemm_problem(a);
+  auto o = tune_options(a);
+  o.progress = false;
+  const auto report = autotune(problem.tpl, problem.hints, o);
+  batch_outcome out;
+  out.compiled = report.compiled;
+  out.benchmarked = report.benchmarked;
+  std::size_t compiled_ok = 0;
+  for (const auto& c : report.candidates) compiled_ok += c.result.status != candidate_status::compile_failed ? 1 : 0;
+  out.result = {
+      {"problem", problem.summary}, {"description", problem.description},    {"key", report.key.digest()},
+      {"gpu", report.gpu},          {"from_database", report.from_database}, {"candidates", report.candidates.size()},
+      {"compiled_ok", compiled_ok}, {"compiler_runs", report.compiled},      {"benchmarked", report.benchmarked},
+      {"winner", nullptr}};
+  if (report.gpu) {
+    const auto* best = report.best();
+    out.ok = best != nullptr;
+    if (best) {
+      const double tflops = best->result.min_ms > 0 ? problem.flops / (best->result.min_ms * 1e-3) / 1e12 : 0.0;
+      out.result["winner"] = {
+          {"id", best->id}, {"config", best->config}, {"min_ms", best->result.min_ms}, {"tflops", tflops}};
+      out.summary = fmt::format("{}: {:.4f} ms, {:.2f} TFLOP/s{}", problem.description, best->result.min_ms, tflops,
+                                report.from_database ? " (from the tuning database)" : "");
+    } else {
+      out.summary = problem.description + ": no candidate ran (" + report.summary() + ")";
+    }
+  } else {
+    out.ok = compiled_ok > 0;
+    out.summary = fmt::format("{}: compiled {} of {} candidates, no GPU", problem.description, compiled_ok,
+                              report.candidates.size());
+  }
+  return out;
+}
+
+int print_batch_status(tuning_db& db, const batch_args& b, const std::string& target) {
+  const auto items = db.batch_items(b.name, target);
+  std::cout << fmt::format("batch {} for {} in {}: {} problems\n", b.name, target, db.path().string(), items.size());
+  std::cout << fmt::format("{:>3}  {:<16}  {:<8} {:>8}  {:<24} {}\n", "#", "problem", "state", "attempts", "by",
+                           "result");
+  for (const auto& it : items) {
+    std::string result;
+    if (it.result) result = nlohmann::json::parse(*it.result).value("summary", std::string());
+    std::cout << fmt::format("{:>3}  {:<16}  {:<8} {:>8}  {:<24} {}\n", it.position, it.item, to_string(it.state),
+                             it.attempts, it.finished_by.value_or(it.claimed_by.value_or("-")), result);
+  }
+  for (const auto& e : db.batch_events(b.name, target)) {
+    std::cout << fmt::format("event {} {:<9} {} {}\n", e.at, e.event, e.item, e.tuner);
+  }
+  return 0;
+}
+
+std::atomic<bool> batch_interrupted{false};
+
+int run_batch_command(batch_args& b) {
+  std::vector<batch_problem> problems;
+  try {
+    problems = load_batch_file(b.file);
+  } catch (const invalid_argument_error& e) {
+    throw usage_error(without_library_prefix(e.what()));  // a bad batch file is bad input: exit code 2
+  }
+  std::vector<gemm_args> args;  // checked before anything is claimed
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    args.push_back(gemm_args_from_json(problems[i].spec, b.defaults, fmt::format("{}: problem {}", b.file, i)));
+  }
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < problems.size(); ++i) index.emplace(problems[i].id, i);
+  if (b.name.empty()) b.name = fs::path(b.file).stem().string();
+  tuning_db db(b.defaults.db.empty() ? tuning_db::default_path() : fs::path(b.defaults.db));
+  const std::string target = batch_target(b.defaults);
+  if (b.status) return print_batch_status(db, b, target);
+  check_cache_folder();
+
+  batch_options o;
+  o.name = b.name;
+  o.target = target;
+  o.tuner = b.tuner.empty() ? default_tuner_name() : b.tuner;
+  o.lease = std::chrono::milliseconds(static_cast<std::int64_t>(b.lease_seconds * 1000));
+  o.poll = std::min(std::chrono::milliseconds(1000), o.lease / 4);
+  o.tty = !b.plain && ::isatty(1) != 0;
+  o.interrupt = &batch_interrupted;
+  o.on_interrupt = [] { std::_Exit(130); };  // the claim is released; the compilers get the signal too
+  std::signal(SIGINT, [](int) { batch_interrupted = true; });
+  std::signal(SIGTERM, [](int) { batch_interrupted = true; });
+  std::cout << fmt::format("batch {}: {} problems for {}, tuner {}, database {}\n", o.name, problems.size(), target,
+                           o.tuner, db.path().string())
+            << std::flush;
+
+  const auto s = run_batch(db, problems, o, [&](const batch_claim& claim, const nlohmann::json& spec) {
+    if (auto it = index.find(claim.item); it != index.end()) return tune_batch_problem(args[it->second]);
+    // A problem another tuner added from a different file: check it the same way.
+    return tune_batch_problem(gemm_args_from_json(spec, b.defaults, fmt::format("problem {}", claim.item)));
+  });
+  std::cout << fmt::format(
+      "batch {}: {} problems: {} done, {} failed{}; this tuner: {} tuned, {} failed, {} taken over, {} lost; "
+      "compiled {}, benchmarked {} in {:.1f} s\n",
+      o.name, s.total, s.done, s.failed, s.done_before > 0 ? fmt::format(" ({} before this run)", s.done_before) : "",
+      s.tuned_here, s.failed_here, s.reclaimed, s.lost, s.compiled, s.benchmarked, s.seconds);
+  if (s.interrupted) return 130;
+  return s.failed > 0 ? 1 : 0;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"rocmtpl-tune: tune rocmtpl kernel templates and inspect the tuning database", "rocmtpl-tune"};
   app.set_version_flag("--version", std::string("rocmtpl-tune ") + version_string);
@@ -747,7 +1003,9 @@ int run(int argc, char** argv) {
   gemm->add_flag("--shared-libraries", g.shared_libraries,
                  "compile candidates as shared libraries called through their C entry, not as device-only code "
                  "objects launched through the module API");
-  gemm->add_option("--db", g.db, "tuning database file (default: <cache>/tuning.sqlite3, ROCMTPL_CACHE_DIR)");
+  gemm->add_option("--db", g.db,
+                   "tuning database: a file or a postgresql:// URL (default: ROCMTPL_TUNING_DB, else "
+                   "<cache>/tuning.sqlite3, ROCMTPL_CACHE_DIR)");
   gemm->add_option("--json", g.json, "write the full report as JSON");
   gemm->add_option("--csv", g.csv, "write the ranked candidates as CSV");
   gemm->add_option("--emit-source", g.emit_source,
@@ -758,7 +1016,9 @@ int run(int argc, char** argv) {
 
   std::string db_file;
   auto* db = app.add_subcommand("db", "Inspect or clear the tuning database");
-  db->add_option("--db", db_file, "database file (default: <cache>/tuning.sqlite3, ROCMTPL_CACHE_DIR)");
+  db->add_option("--db", db_file,
+                 "database: a file or a postgresql:// URL (default: ROCMTPL_TUNING_DB, else <cache>/tuning.sqlite3, "
+                 "ROCMTPL_CACHE_DIR)");
   db->fallthrough();
   auto* db_list_cmd = db->add_subcommand("list", "One line per tuning record");
   std::string show_prefix;
@@ -783,12 +1043,47 @@ int run(int argc, char** argv) {
   auto* db_clear_cmd = db->add_subcommand("clear", "Remove records");
   auto* template_option = db_clear_cmd->add_option("--template", clear_template, "only this template's records");
 
+  batch_args b;
+  auto* batch_cmd = app.add_subcommand(
+      "batch",
+      "Tune a list of GEMM problems (a JSON array of objects with the gemm options' fields), resumable, shared "
+      "without overlap by several tuners of one database");
+  batch_cmd->add_option("file", b.file, "the problems (JSON)")->required()->check(CLI::ExistingFile);
+  batch_cmd->add_option("--db", b.defaults.db,
+                        "tuning database: a file or a postgresql:// URL; tuners on several hosts share a batch "
+                        "through one PostgreSQL database (default: ROCMTPL_TUNING_DB, else <cache>/tuning.sqlite3)");
+  batch_cmd->add_option("--name", b.name, "the batch's name in the database (default: the file name without .json)");
+  batch_cmd
+      ->add_option("--lease", b.lease_seconds,
+                   "seconds a claim holds without renewal; a dead tuner's problem is taken over after this")
+      ->check(positive_real_validator)
+      ->capture_default_str();
+  batch_cmd->add_option("--tuner-id", b.tuner, "this tuner's name in the database (default: host:pid)");
+  batch_cmd->add_flag("--plain", b.plain, "progress as plain lines even on a terminal");
+  batch_cmd->add_flag("--status", b.status, "show each problem's state and the batch's log; tune nothing");
+  batch_cmd->add_option("--arch", b.defaults.archs, "AMD targets compiled for when there is no GPU")
+      ->delimiter(',')
+      ->check(amd_arch_validator)
+      ->capture_default_str();
+  batch_cmd->add_option("--top-k", b.defaults.top_k, "candidates per problem (0: all); a problem's top_k wins")
+      ->check(count_validator(true))
+      ->capture_default_str();
+  batch_cmd->add_option("--jobs", b.defaults.jobs, "parallel compiles (0: one per core)")->check(count_validator(true));
+  batch_cmd->add_option("--budget-ms", b.defaults.budget_ms, "GPU time spent timing each candidate")
+      ->check(positive_real_validator)
+      ->capture_default_str();
+  batch_cmd->add_flag("--no-verify", b.defaults.no_verify, "do not check candidates against the reference kernel");
+  batch_cmd->add_flag("--no-isolate", b.defaults.no_isolate,
+                      "benchmark in this process instead of rocmtpl-bench-worker");
+
   export_args x;
   auto* exp = app.add_subcommand(
       "export",
       "Write a C++ dispatch header (tuned problem -> winner, nearest-shape fallback) and the compiled "
       "winners from the tuning database, for an application that starts with no compile and no tuning");
-  exp->add_option("--db", x.db, "database file (default: <cache>/tuning.sqlite3, ROCMTPL_CACHE_DIR)");
+  exp->add_option("--db", x.db,
+                  "database: a file or a postgresql:// URL (default: ROCMTPL_TUNING_DB, else <cache>/tuning.sqlite3, "
+                  "ROCMTPL_CACHE_DIR)");
   exp->add_option("--header", x.header, "the header to write")->required();
   exp->add_option("--module", x.module, "folder of the winners' shared libraries (default: <header folder>/pretuned)")
       ->type_name("DIR");
@@ -806,16 +1101,15 @@ int run(int argc, char** argv) {
   }
 
   if (exp->parsed()) return run_export(x);
-  if (!gemm->parsed() && !db->parsed()) throw usage_error("a command is required: gemm or db (or export)");
+  if (!gemm->parsed() && !db->parsed() && !batch_cmd->parsed()) {
+    throw usage_error("a command is required: gemm, batch, db or export");
+  }
   if (gemm->parsed()) {
     if (g.layout_name.size() != 2) throw usage_error("--layout must be rr, rc, cr or cc");
-    // --symbolic accepts m,n,k,b too; the symbols are the upper-case names, each once.
-    for (auto& s : g.symbolic)
-      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-    std::sort(g.symbolic.begin(), g.symbolic.end());
-    g.symbolic.erase(std::unique(g.symbolic.begin(), g.symbolic.end()), g.symbolic.end());
+    normalize_symbols(g.symbolic);
     return run_gemm(g);
   }
+  if (batch_cmd->parsed()) return run_batch_command(b);
   tuning_db database(db_file.empty() ? tuning_db::default_path() : fs::path(db_file));
   if (db_list_cmd->parsed()) return db_list(database);
   if (db_show_cmd->parsed()) return db_show(database, show_prefix);
@@ -824,7 +1118,7 @@ int run(int argc, char** argv) {
   if (db_clear_cmd->parsed()) {
     return db_clear(database, template_option->count() > 0 ? std::optional<std::string>(clear_template) : std::nullopt);
   }
-  throw usage_error("db: a command is required: list, show, export or clear");
+  throw usage_error("db: a command is required: list, show, export, plot or clear");
 }
 
 }  // namespace

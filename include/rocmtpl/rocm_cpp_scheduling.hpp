@@ -18,10 +18,11 @@
 /// What it does differently:
 /// - kernels are rendered as parts (codegen/rendered_source.hpp): naming a kernel and choosing its
 ///   linkage set fields of the parts, and the placeholder exists only as the entry's name in the
-///   deduplication key (define_kernel()); the one rename inside generated text is of the kernel's
-///   device symbols `KERNEL_NAME_<suffix>` (extern "C" __global__ kernels named after the entry,
-///   codegen/launch.hpp) in the parts' device code and entry body (rename_device_symbols()), so
-///   that the kernels of one module never share a symbol;
+///   deduplication key (define_kernel()). Nothing is replaced inside generated text (the reference
+///   replaces `KERNEL_NAME` in the source): the kernel's device symbols (extern "C" __global__
+///   kernels) are spelt `ROCMTPL_KERNEL_SYMBOL(<suffix>)`, a macro that the parts define from the
+///   entry's name around the kernel's code (rendered_source::kernel_text()), so the kernels of one
+///   module never share a symbol and two identical renderings still have identical text;
 /// - a refused epilogue is an exception carrying the template's reason (fusion_error), or a
 ///   fusion_decision from can_fuse_epilogues(), instead of an assertion;
 /// - with entry_linkage::internal (modules) the kernel's entry point is declared `static`, so that
@@ -257,7 +258,7 @@ class rocm_cpp_scheduling {
   /// `KERNEL_NAME` and exported, so that renderings that differ only in the entry's name or linkage
   /// share a kernel. (The one place the placeholder name matters.)
   [[nodiscard]] static std::string dedup_key(rendered_source parts) {
-    parts.entry_name = std::string(kernel_name_placeholder);
+    parts.rename(kernel_name_placeholder);
     parts.linkage = entry_linkage::exported;
     return parts.str();
   }
@@ -265,9 +266,10 @@ class rocm_cpp_scheduling {
   /// @brief Defines a kernel from rendered parts, or returns the name of the kernel already defined
   /// from the same parts (dedup_key()).
   ///
-  /// A new kernel is named `rocm_<fused origins>_<n>`: the parts' entry gets that name and the
-  /// scheduler's linkage (entry_linkage::internal declares it `static`, for a module). A reused
-  /// kernel adds `node_schedule` to its origins.
+  /// A new kernel is named `rocm_<fused origins>_<n>`: the parts get that name
+  /// (rendered_source::rename(): the entry, its device symbols and its launch description, if any)
+  /// and the scheduler's linkage (entry_linkage::internal declares it `static`, for a module). A
+  /// reused kernel adds `node_schedule` to its origins.
   /// @param parts the rendered parts (make_kernel_render() names the entry `KERNEL_NAME`)
   /// @param node_schedule the nodes the kernel computes (template first)
   /// @return the kernel name
@@ -281,9 +283,8 @@ class rocm_cpp_scheduling {
     const std::string fused = options_.descriptive_names ? fused_kernel_name(node_schedule) : std::string();
     const std::string name = "rocm_" + (fused.empty() ? std::string() : fused + "_") + next_kernel_suffix();
     kernel_definition def{name, {}, {}, node_schedule, parts};
-    def.parts.entry_name = name;
+    def.parts.rename(name);  // the entry and its launch description's symbols; the text is untouched
     def.parts.linkage = options_.linkage;
-    rename_device_symbols(def.parts, name);
     def.source = def.parts.str();
     def.source_hash = detail::hash_hex(def.source);
     src_to_kernel_.emplace(std::move(key), kernels_.size());
@@ -517,38 +518,6 @@ class rocm_cpp_scheduling {
       query_.writeline("}");
     }
     query_.writeline("rocmtpl_scratch_bytes = rocmtpl_module_max(rocmtpl_scratch_bytes, " + bytes + ");");
-  }
-
-  // The one place the scheduler renames inside rendered code. A template's extern "C" __global__
-  // kernels are named after its entry (`KERNEL_NAME_v8_8`, codegen/launch.hpp), and
-  // make_kernel_render() renders with the `KERNEL_NAME` placeholder (so that dedup_key() can
-  // compare renderings); the kernel's symbols must follow its real name so that kernels of one
-  // module (namespaces do not separate C symbols) never share one. Only the parts that can name
-  // them change, and only identifiers `KERNEL_NAME_<suffix>`: the device code (definitions) and
-  // the entry body (launches). The entry's own name is a field (rendered_source::entry_name).
-  static void rename_device_symbols(rendered_source& parts, std::string_view name) {
-    const std::string prefix = std::string(kernel_name_placeholder) + "_";
-    const std::string with = std::string(name) + "_";
-    parts.device_code = replace_identifier_prefix(parts.device_code, prefix, with);
-    parts.entry_body = replace_identifier_prefix(parts.entry_body, prefix, with);
-  }
-
-  static bool is_ident_char(char c) noexcept {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  }
-
-  // `text` with every identifier that starts with `prefix` (`KERNEL_NAME_`) starting with `with` instead.
-  static std::string replace_identifier_prefix(std::string_view text, std::string_view prefix, std::string_view with) {
-    std::string out;
-    out.reserve(text.size() + 64);
-    std::size_t last = 0;
-    for (auto pos = text.find(prefix); pos != std::string_view::npos; pos = text.find(prefix, pos + 1)) {
-      if (pos != 0 && is_ident_char(text[pos - 1])) continue;
-      out.append(text.substr(last, pos - last)).append(with);
-      last = pos + prefix.size();
-    }
-    out.append(text.substr(last));
-    return out;
   }
 
   options options_{};

@@ -145,8 +145,10 @@ class rocm_template {
   /// @brief Renders a configuration into a choice: kernel `rocm_<name>`, choice `rocm_<name>_<n>`,
   /// a benchmark request with size-argument hints (the policy's size_args() when it declares them,
   /// else every free symbol of the bound tensors), runtime values and the workspace expression
-  /// (when the policy declares kernel_capabilities::workspace), and a make_kernel_render closure
-  /// that re-renders with the `KERNEL_NAME` placeholder.
+  /// (when the policy declares kernel_capabilities::workspace), the launch description (when the
+  /// policy declares kernel_capabilities::launch: the one its render() returns in the parts, else
+  /// describe_launch()), and a make_kernel_render closure that re-renders with the `KERNEL_NAME`
+  /// placeholder.
   /// @param hints values of the size symbols, for benchmarking
   /// @throws evaluation_error when a size symbol has no hint; error when the rendered entry point's
   /// arguments do not start with the inputs (input_reorder order) and the output.
@@ -163,10 +165,14 @@ class rocm_template {
         choice_name,      std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
         std::move(bmreq), describe(config)};
     if constexpr (detail::has_launch<Policy>) {
-      // A kernel of its own: describe_launch binds the tensors again.
-      rocm_template_kernel described(kernel_name, get_runtime_arg_info(), get_runtime_arg_values(config));
-      name_size_args(described);
-      caller.set_launch(policy_.describe_launch(described, *context_, config));
+      if (parts.launch) {
+        caller.set_launch(*parts.launch);  // described while rendering: one pass
+      } else {
+        // A policy whose render() does not return its launch: describe_launch binds the tensors again.
+        rocm_template_kernel described(kernel_name, get_runtime_arg_info(), get_runtime_arg_values(config));
+        name_size_args(described);
+        caller.set_launch(policy_.describe_launch(described, *context_, config));
+      }
     }
     return caller;
   }
@@ -175,7 +181,8 @@ class rocm_template {
   [[nodiscard]] static constexpr bool has_reference() noexcept { return detail::has_reference<Policy>; }
 
   /// @brief Renders the policy's reference kernel (choice `rocm_<name>_reference`), with the same
-  /// entry point, inputs and size arguments as every candidate and no runtime arguments.
+  /// entry point, inputs and size arguments as every candidate and no runtime arguments; with its
+  /// launch description when the policy declares kernel_capabilities::reference_launch.
   /// @throws invalid_argument_error when the policy does not declare the reference capability
   /// (`static constexpr kernel_capabilities capabilities{.reference = true}`, codegen/concepts.hpp).
   [[nodiscard]] rocm_template_caller generate_reference(const size_hints& hints = {}) const {
@@ -186,8 +193,19 @@ class rocm_template {
       const rendered_source parts = policy_.render_reference(kernel, *context_);
       check_expected_args(kernel);
       auto bmreq = make_request(kernel, parts, hints);
-      return {kernel_name + "_reference", std::string(name()), input_nodes_,           output_node_,
-              make_kernel_render_fn{},    std::move(bmreq),    {{"reference", "true"}}};
+      rocm_template_caller caller{kernel_name + "_reference", std::string(name()), input_nodes_,           output_node_,
+                                  make_kernel_render_fn{},    std::move(bmreq),    {{"reference", "true"}}};
+      if constexpr (detail::has_reference_launch<Policy>) {
+        if (parts.launch) {
+          caller.set_launch(*parts.launch);  // described while rendering: one pass
+          return caller;
+        }
+        // A render_reference() that does not return its launch: describing binds the tensors again.
+        rocm_template_kernel described(kernel_name);
+        name_size_args(described);
+        caller.set_launch(policy_.describe_reference_launch(described, *context_));
+      }
+      return caller;
     } else {
       (void)hints;
       throw invalid_argument_error("rocmtpl: rocm_template: template '" + std::string(name()) +
@@ -244,8 +262,16 @@ class rocm_template {
     }
   }
 
-  // The parts must declare the kernel's entry as def_kernel() bound it.
+  // The parts must declare the kernel's entry as def_kernel() bound it, and a launch description
+  // that they carry must name the entry's device symbols.
   void check_parts(const rocm_template_kernel& kernel, const rendered_source& parts) const {
+    if (parts.launch && parts.launch->kernel_name != parts.entry_name) {
+      throw template_error("rocmtpl: rocm_template: template '" + std::string(name()) +
+                               "' rendered a launch description for kernel '" + parts.launch->kernel_name +
+                               "' with the entry '" + parts.entry_name +
+                               "'; start it with launch_description_for(kernel.kernel_name(), kernel.args())",
+                           std::string(name()));
+    }
     if (parts.entry_name != kernel.kernel_name() || parts.signature != kernel.args().signature() ||
         parts.linkage != entry_linkage::exported) {
       throw template_error("rocmtpl: rocm_template: template '" + std::string(name()) + "' rendered the entry '" +

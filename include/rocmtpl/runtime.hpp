@@ -27,6 +27,7 @@
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/resource_usage.hpp>
 #include <rocmtpl/runtime/shared_library.hpp>
+#include <rocmtpl/runtime/tune_batch.hpp>
 #include <rocmtpl/runtime/tuning_db.hpp>
 #include <rocmtpl/runtime/typed_autotune.hpp>
 #include <rocmtpl/runtime/typed_kernel.hpp>

@@ -84,6 +84,28 @@ struct misspelt_reference : complete {
 struct undeclared_reference_wrong_signature : complete {
   std::string render_reference() const { return {}; }
 };
+// A reference with a launch description (device-only reference compiles).
+struct with_reference_launch : with_reference {
+  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true, .reference_launch = true};
+  rocmtpl::launch_description describe_reference_launch(rocmtpl::rocm_template_kernel&,
+                                                        const rocmtpl::template_context&) const {
+    return {};
+  }
+};
+// A reference launch without a reference, or one that is not declared: rejected.
+struct reference_launch_without_reference : complete {
+  static constexpr rocmtpl::kernel_capabilities capabilities{.reference_launch = true};
+  rocmtpl::launch_description describe_reference_launch(rocmtpl::rocm_template_kernel&,
+                                                        const rocmtpl::template_context&) const {
+    return {};
+  }
+};
+struct undeclared_reference_launch : with_reference {
+  rocmtpl::launch_description describe_reference_launch(rocmtpl::rocm_template_kernel&,
+                                                        const rocmtpl::template_context&) const {
+    return {};
+  }
+};
 struct with_problem_configs : complete {
   static constexpr rocmtpl::kernel_capabilities capabilities{.problem_configs = true};
   std::vector<cfg> configs() const { return {}; }
@@ -122,6 +144,14 @@ static_assert(!rocmtpl::detail::member_render_reference_is_declared<undeclared_r
 static_assert(!rocmtpl::kernel_template<misspelt_reference>);
 static_assert(!rocmtpl::detail::declared_reference_has_member_render_reference<misspelt_reference>);
 static_assert(!rocmtpl::kernel_template<undeclared_reference_wrong_signature>);
+static_assert(rocmtpl::kernel_template<with_reference_launch>);
+static_assert(rocmtpl::detail::has_reference_launch<with_reference_launch>);
+static_assert(!rocmtpl::detail::has_reference_launch<with_reference>);
+static_assert(!rocmtpl::kernel_template<reference_launch_without_reference>);
+static_assert(!rocmtpl::detail::declared_reference_launch_has_member_describe_reference_launch<
+              reference_launch_without_reference>);
+static_assert(!rocmtpl::kernel_template<undeclared_reference_launch>);
+static_assert(!rocmtpl::detail::member_describe_reference_launch_is_declared<undeclared_reference_launch>);
 static_assert(rocmtpl::kernel_template<with_problem_configs>);
 static_assert(rocmtpl::detail::has_problem_configs<with_problem_configs>);
 static_assert(!rocmtpl::detail::has_problem_configs<complete>);

@@ -83,7 +83,7 @@ struct fixture_policy {
   rocmtpl::launch_description describe_launch(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
                                               const fixture_config&) const {
     (void)k.def_kernel({ctx.input(0)}, {&ctx.output_node()}, "X, Y");
-    return rocmtpl::launch_description_for(k.args());
+    return rocmtpl::launch_description_for(k.kernel_name(), k.args());
   }
 #endif
 #ifdef ROCMTPL_FAIL_MISSPELL_REFERENCE

@@ -146,7 +146,8 @@ TEST(Module, OneExportedEntryPointAndStaticKernels) {
   for (const auto& k : m.kernels) {
     EXPECT_TRUE(contains(m.source, "namespace " + k.name + "_ns {")) << k.name;
     EXPECT_TRUE(contains(m.source, "static int " + k.name + "(")) << k.name;
-    EXPECT_TRUE(contains(m.source, " " + k.name + "_main(") || contains(m.source, " " + k.name + "_v")) << k.name;
+    // Its __global__ kernels are named through the device-symbol macro, defined from its name.
+    EXPECT_EQ(count(m.source, "#define ROCMTPL_KERNEL_SYMBOL(suffix) " + k.name + "_##suffix\n"), 1U) << k.name;
     EXPECT_TRUE(contains(m.source, k.metadata_comment())) << k.name;
   }
   EXPECT_EQ(m.kernels[1].name, "rocm_fused_elementwise_1");
@@ -161,6 +162,29 @@ TEST(Module, OneExportedEntryPointAndStaticKernels) {
   EXPECT_TRUE(contains(m.source, "int main(int argc, char** argv) {"));
   EXPECT_TRUE(contains(m.source, "    int64_t u_M = -1;\n"));  // no default size: the runner asks for one
   EXPECT_EQ(emit_module(mlp_graph()).source, m.source);        // deterministic
+}
+
+// Issue 9 part 5: a module is assembled from its kernels' parts and never rewrites them. Each
+// kernel's code in the module is exactly what its node renders (make_kernel_render, as the scheduler
+// calls it) with only the entry's name and linkage set: nothing is renamed or replaced after
+// rendering, and the kernels' device symbols still differ (two GEMMs in one translation unit).
+TEST(Module, KernelTextIsTheRenderedPartsUnchanged) {
+  const auto g = mlp_graph();
+  const auto m = emit_module(g);
+  ASSERT_EQ(m.kernels.size(), g.nodes().size());  // the epilogue is refused: one kernel per node
+  for (std::size_t i = 0; i < m.kernels.size(); ++i) {
+    const auto& k = m.kernels[i];
+    auto [kernel, render] = g.nodes()[i].node.make_kernel_render({});
+    rendered_source expected = render();
+    expected.rename(k.name);
+    expected.linkage = entry_linkage::internal;
+    EXPECT_EQ(k.parts, expected) << k.name;
+    const std::string ns = rocm_cpp_scheduling::kernel_namespace(k.name);
+    const std::string block =
+        k.metadata_comment() + "namespace " + ns + " {\n" + expected.kernel_text() + "}  // namespace " + ns + "\n";
+    EXPECT_EQ(count(m.source, block), 1U) << k.name;
+  }
+  EXPECT_NE(m.kernels[0].name, m.kernels[2].name);
 }
 
 TEST(Module, GemmRefusesTheBiasGeluEpilogueAndTheModuleSaysWhy) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // End-to-end tuning on a real GPU (label gpu; skips without one): every candidate verified against
-// the template's reference, a warm re-tune that compiles and runs nothing, and planted candidates
-// that trap, write out of bounds, compute wrong results or hang, survived under fault isolation.
+// the template's reference, a warm re-tune that compiles and runs nothing, device-only tuning with
+// device-only helper kernels and reference (every candidate still verified, in process and isolated),
+// and planted candidates that trap, write out of bounds, compute wrong results or hang, survived
+// under fault isolation.
 #include <rocmtpl/runtime.hpp>
 
 #include "support/gpu.hpp"
@@ -9,7 +11,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace {
 namespace fs = std::filesystem;
@@ -63,6 +70,133 @@ TEST(AutotuneGpu, TunesVerifiesAndRemembers) {
     EXPECT_EQ(warm.compiled, 0U);
     EXPECT_EQ(warm.benchmarked, 0U);
     EXPECT_EQ(warm.best()->id, report.best()->id);
+  }
+}
+
+// Compiled artifacts in a code cache: device-only code objects and shared libraries.
+struct artifacts {
+  std::size_t code_objects = 0;
+  std::size_t libraries = 0;
+};
+artifacts count_artifacts(const fs::path& cache) {
+  artifacts a;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(cache, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    a.code_objects += it->path().filename() == "code.co" ? 1 : 0;
+    a.libraries += it->path().filename() == "lib.so" ? 1 : 0;
+  }
+  return a;
+}
+
+// The README job's shape, smaller: f16 X [M, K] @ W [K, N] + Bias[N], relu.
+rocm_template<gemm_policy> readme_like(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return rocm_template<gemm_policy>(gemm_policy({templates::activation::relu}),
+                                    {buffer("x", layout::row_major(dtype::f16, {sym_expr(m), sym_expr(k)})),
+                                     buffer("w", layout::row_major(dtype::f16, {sym_expr(k), sym_expr(n)})),
+                                     buffer("b", layout::row_major(dtype::f16, {sym_expr(n)}))},
+                                    layout::row_major(dtype::f16, {sym_expr(m), sym_expr(n)}));
+}
+
+// Every candidate of a report ran, was verified and timed; returns how many.
+std::size_t expect_all_verified(const autotune_report& report, const std::string& label) {
+  std::size_t ok = 0;
+  for (const auto& c : report.candidates) {
+    if (c.result.status != candidate_status::ok) {
+      ADD_FAILURE() << label << " " << c.config << ": " << to_string(c.result.status) << " " << c.result.reason;
+      continue;
+    }
+    ++ok;
+    EXPECT_TRUE(c.result.verified) << label << " " << c.config;
+    EXPECT_GT(c.result.min_ms, 0.0) << label << " " << c.config;
+  }
+  EXPECT_TRUE(report.winner.has_value()) << label;
+  if (report.winner) {
+    EXPECT_TRUE(report.best()->result.verified) << label;
+  }
+  return ok;
+}
+
+// Issue 9 (cold tune): a device-only tune compiles the helper kernels and the reference as code
+// objects too (no shared library at all), times candidates before the reference is ready and still
+// verifies every one of them, in this process and in the isolated worker; the shared-library
+// route (device_only off) still builds everything as libraries and verifies alike.
+TEST(AutotuneGpu, DeviceOnlyTuneBuildsNoLibraryAndVerifiesEveryCandidate) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  struct mode {
+    const char* label;
+    bool device_only;
+    bool isolate;
+  };
+  for (const mode md : {mode{"device-only", true, false}, mode{"device-only, isolated", true, true},
+                        mode{"shared libraries", false, false}}) {
+    if (md.isolate && !find_worker()) {
+      std::cout << "skipping the isolated run: rocmtpl-bench-worker not found\n";
+      continue;
+    }
+    temp_dir dir{"rocmtpl-autotune-gpu"};
+    auto o = options_in(dir);
+    o.max_candidates = 8;
+    o.device_only = md.device_only;
+    o.isolate = md.isolate;
+    const auto report = autotune(readme_like(384, 256, 320), {}, o);
+    ASSERT_TRUE(report.gpu) << md.label;
+    const std::size_t n = report.candidates.size();
+    EXPECT_EQ(expect_all_verified(report, md.label), n);
+    const auto built = count_artifacts(o.cache_dir);
+    std::set<fs::path> distinct;  // candidates of equal source share one build
+    for (const auto& c : report.candidates) distinct.insert(c.library);
+    const std::size_t builds = distinct.size() + 2;  // and the helper kernels and the reference
+    if (md.device_only) {
+      EXPECT_EQ(built.libraries, 0U) << md.label;
+      EXPECT_EQ(built.code_objects, builds) << md.label;
+      for (const auto& c : report.candidates) EXPECT_TRUE(c.code_object) << md.label << " " << c.config;
+    } else {
+      EXPECT_EQ(built.code_objects, 0U) << md.label;
+      EXPECT_EQ(built.libraries, builds) << md.label;
+    }
+  }
+}
+
+// The helper kernels give the same bits as a shared library and as a code object.
+TEST(AutotuneGpu, HelperKernelsAgreeAsLibraryAndCodeObject) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  temp_dir dir{"rocmtpl-autotune-gpu"};
+  code_cache cache(dir.path() / "kernels");
+  const auto device = query_device_identity();
+  auto so = runtime::detail::target_compile_options(true, device, autotune_options{});
+  auto co = so;
+  co.output = compile_output::code_object;
+  const auto cc = compiler::find(so.platform);
+  const utility_kernels lib(compiled_binary{utility_kernels::build(cache, cc, so), false});
+  const utility_kernels obj(compiled_binary{utility_kernels::build(cache, cc, co), true});
+  EXPECT_FALSE(lib.uses_code_object());
+  EXPECT_TRUE(obj.uses_code_object());
+  for (dtype t : {dtype::f16, dtype::bf16, dtype::f32, dtype::i32}) {
+    tensor_meta meta;
+    meta.name = "t";
+    meta.type = t;
+    meta.sizes = {123, 457};
+    meta.strides = {457, 1};
+    const std::size_t bytes = static_cast<std::size_t>(meta.storage_elements()) * element_size(t);
+    device_buffer a(bytes), b(bytes);
+    stream s;
+    lib.fill(a.get(), meta, 42, s.get());
+    obj.fill(b.get(), meta, 42, s.get());
+    s.synchronize();
+    std::vector<std::uint8_t> ha(bytes), hb(bytes);
+    a.copy_to_host(ha.data());
+    b.copy_to_host(hb.data());
+    EXPECT_EQ(ha, hb) << name(t);
+    // Equal buffers compare equal; a different seed does not (both ways alike).
+    EXPECT_EQ(obj.compare(a.get(), meta, b.get(), meta, s.get()).relative_l2, 0.0) << name(t);
+    obj.fill(b.get(), meta, 43, s.get());
+    const auto by_lib = lib.compare(a.get(), meta, b.get(), meta, s.get());
+    const auto by_obj = obj.compare(a.get(), meta, b.get(), meta, s.get());
+    EXPECT_GT(by_obj.relative_l2, 0.1) << name(t);
+    // The compare kernel sums with atomics: the order, and so the last bits, differ between runs.
+    EXPECT_NEAR(by_lib.relative_l2, by_obj.relative_l2, 1e-12 * by_obj.relative_l2) << name(t);
+    EXPECT_EQ(by_lib.max_abs, by_obj.max_abs) << name(t);
   }
 }
 

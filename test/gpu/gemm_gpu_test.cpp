@@ -320,8 +320,11 @@ TEST(GemmGpu, StatusCodes) {
 
 // The Hopper path (sm_90a TMA + wgmma): every shipped configuration, f16 and bf16, against cuBLAS,
 // with partial tiles in M, N and K, one row, K = 0, several waves; each epilogue (Bias along N
-// or M, relu/gelu/silu/sigmoid, alpha and beta, Residual, output casts), runtime split-K at 1;
-// then the run-time refusals (split_k above 1, misaligned pointers, N not a multiple of 8).
+// or M, relu/gelu/silu/sigmoid, alpha and beta, Residual, output casts), runtime split-K at 1, and
+// runtime split-K above 1 (issue 10: fp32 partials per (K slice, tile) unit, then the reduction
+// applies the epilogue; slices that get no k-block, K = 0, one row), a batch with a shared W folded
+// into M; then the run-time refusals
+// (split_k 0, a missing workspace, misaligned pointers, N not a multiple of 8).
 TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
   ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   if (!hopper_device()) GTEST_SKIP() << "the Hopper path needs an sm_90 device";
@@ -364,6 +367,52 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
                          {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
                           buffer("bias", layout::row_major(d, {sN}))},
                          layout::row_major(d, {sM, sN}), std::vector<int>{2, 0, 1});
+    // Runtime split-K: bias[N] + relu on every tile; the heavy epilogue (on the tiles that hold it
+    // without spilling, as above) goes through the reduction's store_output().
+    gemm_options split_relu{.act = activation::relu, .runtime_split_k = true};
+    auto split = problem(split_relu,
+                         {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+                          buffer("bias", layout::row_major(d, {sN}))},
+                         layout::row_major(d, {sM, sN}));
+    gemm_options split_heavy = heavy;
+    split_heavy.runtime_split_k = true;
+    auto split_all = problem(
+        split_heavy,
+        {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+         buffer("bias", layout::row_major(dtype::f32, {sM})), buffer("res", layout::row_major(dtype::f32, {sM, sN}))},
+        layout::row_major(d, {sM, sN}));
+    // K = 1032 (17 k-blocks) over 2 and 3 slices; K = 64 (one k-block) over 3 and 7 slices: the
+    // empty slices write zeros; K = 0: every slice is empty.
+    const std::vector<size_hints> split_shapes{shapes[0], shapes[1], shapes[2], shapes[3]};
+    // A batch with a shared W folds into M (rows of one batch straddle tiles and the next batch's
+    // rows): bias[N] + relu + a batched residual, also split 3 on the first config.
+    const auto sB = sym_expr::symbol("B");
+    gemm_options fold_relu{.act = activation::relu, .residual = true, .runtime_split_k = true};
+    auto fold = problem(fold_relu,
+                        {buffer("x", layout::row_major(d, {sB, sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+                         buffer("bias", layout::row_major(d, {sN})), buffer("res", layout::row_major(d, {sB, sM, sN}))},
+                        layout::row_major(d, {sB, sM, sN}));
+    const std::vector<size_hints> fold_shapes{{{"B", 3}, {"M", 100}, {"N", 264}, {"K", 200}},
+                                              {{"B", 2}, {"M", 1}, {"N", 72}, {"K", 64}}};
+    for (const auto& base : hopper) {
+      cases.push_back({n + " hopper batch folded into M", fold, fold_relu, base, fold_shapes});
+      if (&base == &hopper.front()) {
+        auto c = base;
+        c.split_k = 3;
+        cases.push_back({n + " hopper batch folded into M split-K", fold, fold_relu, c, fold_shapes});
+      }
+      for (int s : {2, 3, 7}) {
+        auto c = base;
+        c.split_k = s;
+        cases.push_back({n + " hopper split-K bias[N] relu", split, split_relu, c, split_shapes});
+        if (s == 3 && c.block_m * c.block_n <= 128 * 128) {
+          check_case a{
+              n + " hopper split-K bias[M] gelu alpha beta residual", split_all, split_heavy, c, {wide, shapes[1]}};
+          a.bias_along_m = true;
+          cases.push_back(a);
+        }
+      }
+    }
     for (const auto& c : hopper) {
       cases.push_back({n + " hopper", t, {}, c, shapes});
       cases.push_back({n + " hopper bias[N] relu", biased, relu, c, {wide, shapes[0]}});
@@ -383,11 +432,19 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
     }
   }
   // The README's main job ranks a Hopper config first.
-  EXPECT_EQ(top_config(*cases[1].tpl, {{"M", 4096}, {"N", 4096}, {"K", 4096}}).math, gemm_math::wgmma);
+  const auto first_plain =
+      std::find_if(cases.begin(), cases.end(), [](const check_case& c) { return c.label == "float16 hopper"; });
+  ASSERT_NE(first_plain, cases.end());
+  const std::size_t p0 = static_cast<std::size_t>(first_plain - cases.begin());  // plain, then bias relu, cast, addmm
+  EXPECT_EQ(top_config(*cases[p0 + 1].tpl, {{"M", 4096}, {"N", 4096}, {"K", 4096}}).math, gemm_math::wgmma);
   run_all(h, cases);
 
-  // Refusals, never a wrong result: split_k above 1, misaligned X or Y, N or K pitches not multiples of 8.
-  ASSERT_TRUE(cases[0].lib && cases[3].lib);
+  // Refusals, never a wrong result: split_k 0, split_k above 1 without a workspace, misaligned X or
+  // Y, N or K pitches not multiples of 8.
+  const check_case& plain_case = cases[p0];
+  const check_case& addmm_case = cases[p0 + 3];
+  ASSERT_TRUE(plain_case.lib && addmm_case.lib);
+  ASSERT_EQ(addmm_case.label, "float16 hopper addmm sigmoid");
   device_buffer a(333 * 264 * 2 + 16), b(264 * 200 * 2 + 16), y(333 * 200 * 2 + 16), bias(264 * 2 + 16);
   const auto* xs = static_cast<const std::uint8_t*>(a.get()) + 2;
   auto* ys = static_cast<std::uint8_t*>(y.get()) + 2;
@@ -396,20 +453,23 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
   const auto args = [](const check_case& c, const size_hints& hints) {
     return c.tpl->generate(c.config, hints).bmreq().extra_args;
   };
-  const auto plain_args = args(cases[0], shapes[0]);
-  EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), y.get()}, plain_args, nullptr), kernel_status::ok);
-  EXPECT_EQ(h.call(cases[0], {xs, b.get(), y.get()}, plain_args, nullptr), unsupported);
-  EXPECT_EQ(h.call(cases[0], {a.get(), b.get(), ys}, plain_args, nullptr), unsupported);
+  const auto plain_args = args(plain_case, shapes[0]);
+  EXPECT_EQ(h.call(plain_case, {a.get(), b.get(), y.get()}, plain_args, nullptr), kernel_status::ok);
+  EXPECT_EQ(h.call(plain_case, {xs, b.get(), y.get()}, plain_args, nullptr), unsupported);
+  EXPECT_EQ(h.call(plain_case, {a.get(), b.get(), ys}, plain_args, nullptr), unsupported);
   EXPECT_EQ(
-      h.call(cases[0], {a.get(), b.get(), y.get()}, args(cases[0], {{"M", 333}, {"N", 196}, {"K", 264}}), nullptr),
+      h.call(plain_case, {a.get(), b.get(), y.get()}, args(plain_case, {{"M", 333}, {"N", 196}, {"K", 264}}), nullptr),
       unsupported);
   EXPECT_EQ(
-      h.call(cases[0], {a.get(), b.get(), y.get()}, args(cases[0], {{"M", 333}, {"N", 200}, {"K", 260}}), nullptr),
+      h.call(plain_case, {a.get(), b.get(), y.get()}, args(plain_case, {{"M", 333}, {"N", 200}, {"K", 260}}), nullptr),
       unsupported);
   // addmm: [bias, X, W] then Y; the sizes, then split_k.
-  auto split_args = args(cases[3], wide);
-  EXPECT_EQ(h.call(cases[3], {bias.get(), a.get(), b.get(), y.get()}, split_args, nullptr), kernel_status::ok);
+  auto split_args = args(addmm_case, wide);
+  EXPECT_EQ(h.call(addmm_case, {bias.get(), a.get(), b.get(), y.get()}, split_args, nullptr), kernel_status::ok);
   split_args.back() = 2;
-  EXPECT_EQ(h.call(cases[3], {bias.get(), a.get(), b.get(), y.get()}, split_args, nullptr), unsupported);
+  EXPECT_EQ(h.call(addmm_case, {bias.get(), a.get(), b.get(), y.get()}, split_args, nullptr),
+            kernel_status::workspace_too_small);
+  split_args.back() = 0;
+  EXPECT_EQ(h.call(addmm_case, {bias.get(), a.get(), b.get(), y.get()}, split_args, nullptr), unsupported);
 }
 }  // namespace

@@ -19,6 +19,7 @@
 #include <future>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -142,7 +143,8 @@ rocm_template<gemm_policy> gemm_problem(dtype t, std::int64_t m, std::int64_t n,
                                     layout::row_major(t, {sym_expr(m), sym_expr(n)}));
 }
 
-// Every shipped configuration that renders for the problem, split 1 and 2 where it splits.
+// Every shipped configuration that renders for the problem, split 1 and 3 (the Hopper path too:
+// its persistent kernel over (K slice, tile) units, then the reduction).
 std::vector<rocm_template_caller> every_config(const rocm_template<gemm_policy>& tpl) {
   std::vector<gemm_config> all = gemm_policy::simt_configs();
   for (const auto& c : gemm_policy::matrix_core_configs()) all.push_back(c);
@@ -150,7 +152,6 @@ std::vector<rocm_template_caller> every_config(const rocm_template<gemm_policy>&
   std::vector<rocm_template_caller> callers;
   for (auto c : all) {
     for (int split : {1, 3}) {
-      if (split > 1 && c.math == gemm_math::wgmma) continue;
       c.split_k = split;
       try {
         callers.push_back(tpl.generate(c));
@@ -223,6 +224,94 @@ TEST(LaunchGpu, HostCostOfALaunchBothWays) {
             << c.to_string() << ")\n";
   RecordProperty("entry_us", std::to_string(so));
   RecordProperty("module_us", std::to_string(co));
+}
+
+// The dynamic shared-memory opt-in (above 48 KiB, NVIDIA) is made once per device, by a bit the
+// C entry keeps, instead of on every launch. A configuration that opts in (the Hopper one on an
+// sm_90 device, else the first matrix-core one above 48 KiB) is first called from 8 threads at once,
+// each on its own stream and output: every call succeeds and writes the bits of a call made alone,
+// and later calls (the bit set) do too. Prints the host cost of a launch of the C entry and of the
+// module API (which sets the attribute once per loaded function); no assertion on times.
+TEST(LaunchGpu, SharedMemoryOptInOncePerDeviceFromManyThreads) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  const auto& rt = gpu_runtime::instance();
+  if (rt.kind() != platform::nvidia) GTEST_SKIP() << "the shared-memory opt-in is made on NVIDIA only";
+  const bool hopper = rt.properties(rt.current_device()).arch == "sm_90";
+  auto tpl = gemm_problem(dtype::f16, 328, 264, 200);
+  std::optional<rocm_template_caller> chosen;
+  std::vector<gemm_config> candidates = hopper ? gemm_policy::wgmma_configs() : gemm_policy::matrix_core_configs();
+  for (const auto& c : candidates) {
+    if (c.shared_bytes() <= launch_shared_opt_in_bytes) continue;
+    try {
+      chosen = tpl.generate(c);
+      break;
+    } catch (const rocmtpl::error&) {
+      // a configuration this problem cannot use
+    }
+  }
+  if (!chosen) GTEST_SKIP() << "no shipped configuration for this device opts into more than 48 KiB";
+  const auto& c = *chosen;
+  ASSERT_TRUE(c.launch());
+  ASSERT_FALSE(launch_includes(*c.launch()).empty()) << c.to_string();
+  test::temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  const auto t = make_target();
+  const utility_kernels util(utility_kernels::build(cache, t.cc, t.so));
+  bench b(c.bmreq(), util, {});
+  const auto& r = c.bmreq();
+  const kernel_entry entry(std::make_shared<shared_library>(cache.get_or_compile(t.cc, c.source(), t.so).library),
+                           r.kernel_name, r.signature);
+  ASSERT_EQ(entry.workspace_size(r.extra_args), 0U);  // no split: one output per thread is all a call needs
+  constexpr int threads = 8;
+  std::vector<device_buffer> outputs;
+  std::vector<stream> streams;
+  for (int i = 0; i < threads; ++i) {
+    outputs.emplace_back(b.output().size());
+    streams.emplace_back();
+  }
+  const auto run = [&](int i) {
+    auto tensors = b.tensors();
+    tensors.back() = outputs[static_cast<std::size_t>(i)].get();
+    const kernel_status rc =
+        entry.call(tensors, r.extra_args, nullptr, nullptr, streams[static_cast<std::size_t>(i)].get());
+    streams[static_cast<std::size_t>(i)].synchronize();
+    return rc;
+  };
+  std::vector<kernel_status> first(threads, kernel_status::launch_failed);
+  {
+    std::vector<std::jthread> pool;
+    for (int i = 0; i < threads; ++i) pool.emplace_back([&, i] { first[static_cast<std::size_t>(i)] = run(i); });
+  }
+  for (int i = 0; i < threads; ++i) EXPECT_EQ(first[static_cast<std::size_t>(i)], kernel_status::ok) << "thread " << i;
+  for (int i = 0; i < threads; ++i) EXPECT_EQ(run(i), kernel_status::ok) << "again, thread " << i;
+  b.run_once(entry, r.extra_args);  // alone, on the bench's output
+  const auto alone = output_bytes(b);
+  for (int i = 0; i < threads; ++i) {
+    std::vector<std::uint8_t> bytes(alone.size());
+    rt.memcpy_to_host(bytes.data(), outputs[static_cast<std::size_t>(i)].get(), bytes.size());
+    EXPECT_EQ(bytes, alone) << "thread " << i;
+  }
+  const auto split = r.extra_args.begin() + static_cast<std::ptrdiff_t>(r.size_arg_count);
+  const module_kernel module(std::make_shared<code_object>(cache.get_or_compile(t.cc, c.source(), t.co).library),
+                             bind(*c.launch(), {r.extra_args.begin(), split}, {split, r.extra_args.end()}, false),
+                             r.extra_args);
+  b.run_once(module, r.extra_args);
+  const auto tensors = b.tensors();
+  const auto per_launch_us = [&](const auto& k) {
+    constexpr int n = 2000;
+    rt.synchronize(b.stream());
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) k.launch(tensors, r.extra_args, nullptr, b.stream());
+    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+    rt.synchronize(b.stream());
+    return us;
+  };
+  const double so = per_launch_us(entry);
+  const double co = per_launch_us(module);
+  std::cout << "host cost per launch with the shared-memory opt-in (" << c.to_string() << "): C entry " << so
+            << " us, module API " << co << " us\n";
+  RecordProperty("opt_in_entry_us", std::to_string(so));
+  RecordProperty("opt_in_module_us", std::to_string(co));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -75,7 +76,8 @@ TEST(WorkerProtocol, RequestRoundTripsThroughJson) {
 }
 
 TEST(WorkerProtocol, WorkerAnswersBadCommandsWithErrors) {
-  std::string input = "{\"op\":\"measure\"}\n{\"op\":\"bogus\"}\nnot json\n";
+  std::string input =
+      "{\"op\":\"measure\"}\n{\"op\":\"bogus\"}\nnot json\n{\"op\":\"reference\"}\n{\"op\":\"verify\"}\n";
   std::FILE* in = fmemopen(input.data(), input.size(), "r");
   char* out_buf = nullptr;
   std::size_t out_size = 0;
@@ -87,7 +89,9 @@ TEST(WorkerProtocol, WorkerAnswersBadCommandsWithErrors) {
   std::free(out_buf);
   EXPECT_NE(text.find("measure before setup"), std::string::npos) << text;
   EXPECT_NE(text.find("unknown op 'bogus'"), std::string::npos) << text;
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  EXPECT_NE(text.find("reference before setup"), std::string::npos) << text;
+  EXPECT_NE(text.find("verify before setup"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5);
 }
 
 TEST(WorkerProcess, RepliesCrashesAndTimeouts) {
@@ -199,6 +203,13 @@ TEST(AutotuneSteps, CandidatesAreRankedRowsWithStableIds) {
     EXPECT_EQ(rows[i].config, rows[i].result.config);
     EXPECT_EQ(rows[i].config.find("backend="), std::string::npos) << rows[i].config;
     EXPECT_EQ(rows[i].config.find("name="), std::string::npos) << rows[i].config;
+    // The configuration's values, field by field: the caller's info without backend and name.
+    std::vector<std::pair<std::string, std::string>> values;
+    for (const auto& kv : callers[i].info_dict()) {
+      if (kv.first != "backend" && kv.first != "name") values.push_back(kv);
+    }
+    EXPECT_FALSE(values.empty());
+    EXPECT_EQ(rows[i].config_values, values);
     ids.insert(rows[i].id);
   }
   EXPECT_EQ(ids.size(), rows.size()) << "every candidate has its own id";
@@ -280,32 +291,288 @@ TEST(AutotuneSteps, WinnerIsTheFastestOkCandidateVerifiedWhereRequired) {
   EXPECT_EQ(db.find(report.key)->winner, std::optional<std::string>("slow")) << "the winner is stored";
 }
 
-TEST(AutotuneSteps, CompilePlanPutsHelperKernelsFirstOnlyWhenBenchmarking) {
+TEST(AutotuneSteps, CompilePlanPutsWhatTheBenchmarksNeedFirst) {
   const auto t = symbolic_gemm();
   autotune_options o;
   o.max_candidates = 3;
   const size_hints hints{{"M", 256}};
   const auto callers = rtd::collect_candidates(t, hints, o);
   const std::vector<std::size_t> todo{0, 2};
+  using rtd::job_kind;
+  const auto kinds = [](const rtd::compile_jobs& p) {
+    std::vector<job_kind> k;
+    for (const auto& j : p.jobs) k.push_back(j.kind);
+    return k;
+  };
   const auto compile_only = rtd::plan_compiles(t, hints, callers, todo, false, false, true);
-  EXPECT_EQ(compile_only.first_candidate, 0U);
-  ASSERT_EQ(compile_only.sources.size(), 2U);
-  EXPECT_EQ(compile_only.sources[1], callers[2].source());
+  EXPECT_EQ(kinds(compile_only), (std::vector<job_kind>{job_kind::candidate, job_kind::candidate}));
+  EXPECT_EQ(compile_only.jobs[1].candidate, 2U);
+  EXPECT_EQ(compile_only.jobs[1].source, callers[2].source());
   // The GEMM describes its launch: candidates compile device-only unless that is turned off.
-  EXPECT_EQ(compile_only.code_object, (std::vector<bool>{true, true}));
-  EXPECT_EQ(rtd::plan_compiles(t, hints, callers, todo, false, false, false).code_object,
-            (std::vector<bool>{false, false}));
+  EXPECT_TRUE(compile_only.jobs[0].code_object && compile_only.jobs[1].code_object);
+  const auto shared = rtd::plan_compiles(t, hints, callers, todo, true, true, false);
+  for (const auto& j : shared.jobs) EXPECT_FALSE(j.code_object) << "--shared-libraries: every job a library";
+  EXPECT_FALSE(shared.reference_launch.has_value());
 
+  // Benchmarking: the helpers, the first candidate, the reference, then the other candidates; all
+  // device-only, the reference with its launch description.
   const auto bench = rtd::plan_compiles(t, hints, callers, todo, true, true, true);
-  const std::size_t helpers = rocm_template<gemm_policy>::has_reference() ? 2 : 1;
-  EXPECT_EQ(bench.first_candidate, helpers);
-  ASSERT_EQ(bench.sources.size(), helpers + 2);
-  EXPECT_EQ(bench.sources[0], rtd::utility_source);
-  EXPECT_EQ(bench.sources[helpers], callers[0].source());
-  EXPECT_FALSE(bench.code_object[0]) << "the helper kernels and the reference stay shared libraries";
-  EXPECT_TRUE(bench.code_object[helpers]);
-  EXPECT_EQ(rtd::plan_compiles(t, hints, callers, todo, true, false, true).first_candidate, 1U) << "no reference";
-  EXPECT_TRUE(rtd::plan_compiles(t, hints, callers, {}, true, true, true).sources.empty()) << "nothing to measure";
+  EXPECT_EQ(kinds(bench),
+            (std::vector<job_kind>{job_kind::helpers, job_kind::candidate, job_kind::reference, job_kind::candidate}));
+  EXPECT_EQ(bench.jobs[0].source, rtd::utility_source);
+  EXPECT_EQ(bench.jobs[1].candidate, 0U);
+  EXPECT_EQ(bench.jobs[2].source, t.generate_reference(hints).source());
+  EXPECT_EQ(bench.jobs[3].candidate, 2U);
+  for (const auto& j : bench.jobs) EXPECT_TRUE(j.code_object) << static_cast<int>(j.kind);
+  ASSERT_TRUE(bench.reference_launch.has_value());
+  EXPECT_EQ(device_symbol(*bench.reference_launch, bench.reference_launch->variants.front().launches.front()),
+            "rocm_gemm_reference");
+  EXPECT_EQ(bench.candidates(), 2U);
+  EXPECT_FALSE(rtd::plan_compiles(t, hints, callers, todo, true, false, true).has(job_kind::reference));
+  EXPECT_TRUE(rtd::plan_compiles(t, hints, callers, {}, true, true, true).jobs.empty()) << "nothing to measure";
+}
+
+// The reference compiles device-only through the candidates' compile path (hipcc --genco here),
+// its kernel under the unmangled name its launch description gives, without spills.
+TEST(AutotuneSteps, ReferenceCompilesDeviceOnlyForAmd) {
+  if (!have_compiler(platform::amd)) GTEST_SKIP() << "hipcc not found";
+  temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  const auto reference = symbolic_gemm().generate_reference({{"M", 256}});
+  ASSERT_TRUE(reference.launch().has_value());
+  auto options = amd_compile_options({"gfx90a", "gfx940"});
+  options.output = compile_output::code_object;
+  const auto r = cache.get_or_compile(compiler::find(platform::amd), reference.source(), options);
+  std::set<std::string> kernels;
+  for (const auto& k : r.resources) {
+    kernels.insert(k.kernel + "@" + k.arch);
+    EXPECT_FALSE(k.spills()) << k.kernel << " " << k.arch;
+  }
+  const auto symbol = device_symbol(*reference.launch(), reference.launch()->variants.front().launches.front());
+  EXPECT_EQ(kernels, (std::set<std::string>{symbol + "@gfx90a", symbol + "@gfx940"}));
+}
+
+// a + b, appended in steps (g++ 12 -O3 reports a false -Wrestrict on "lit" + std::string).
+std::string cat(std::string a, const std::string& b) {
+  a += b;
+  return a;
+}
+
+// A bench stand-in for bench_loop: records what it is asked, in order. A measurement made while
+// the reference has run is verified in place (as candidate_bench's is); `wrong` fails verification.
+struct fake_bench {
+  std::vector<std::string> log;
+  std::string error;
+  bool reference = false;
+  bool reference_fails = false;
+  std::set<std::size_t> wrong;
+  void setup_helpers(const compiled_binary& b) { log.push_back(cat("helpers ", b.path.string())); }
+  void run_reference(const compiled_binary& b, const std::optional<launch_description>& launch) {
+    if (!error.empty()) return;  // as candidate_bench: nothing runs after a failure
+    log.push_back(cat(cat("reference ", b.path.string()), launch ? " described" : ""));
+    if (reference_fails) {
+      fail("reference failed: boom");
+      return;
+    }
+    reference = true;
+  }
+  void fail(std::string why) {
+    if (error.empty()) error = std::move(why);
+  }
+  [[nodiscard]] const std::string& setup_error() const { return error; }
+  [[nodiscard]] bool has_reference() const { return reference; }
+  measurement verdict(std::size_t caller) const {
+    measurement m;
+    if (wrong.count(caller) != 0) {
+      m.status = candidate_status::verify_failed;
+      m.reason = "wrong";
+    } else {
+      m.verified = true;
+    }
+    return m;
+  }
+  measurement measure(const candidate_report&, std::size_t caller) {
+    log.push_back(cat(cat("measure ", std::to_string(caller)), reference ? " verified" : ""));
+    measurement m = reference ? verdict(caller) : measurement{};
+    if (m.status != candidate_status::ok) return m;
+    m.min_ms = m.median_ms = 1.0 + static_cast<double>(caller);
+    m.repetitions = 5;
+    return m;
+  }
+  measurement verify(const candidate_report&, std::size_t caller) {
+    log.push_back(cat("verify ", std::to_string(caller)));
+    return verdict(caller);
+  }
+};
+
+// A bench whose measurements finish later, as the worker pool's do: each is under way until the
+// reference has run. An even caller's measurement was taken at once (before the reference: not
+// verified); an odd caller's waited for a free worker and ran after the reference (verified by it).
+struct async_bench : fake_bench {
+  struct ticket {
+    async_bench* bench;
+    std::size_t caller;
+    std::optional<measurement> taken;
+    [[nodiscard]] bool ready() const { return bench->reference; }
+    measurement get() { return taken ? *taken : bench->fake_bench::measure({}, caller); }
+  };
+  ticket measure(const candidate_report& c, std::size_t caller) {
+    log.push_back(cat("start ", std::to_string(caller)));
+    if (caller % 2 == 0) return {this, caller, fake_bench::measure(c, caller)};
+    return {this, caller, std::nullopt};
+  }
+  ticket verify(const candidate_report& c, std::size_t caller) { return {this, caller, fake_bench::verify(c, caller)}; }
+};
+
+// A compile pool stand-in: hands out finished jobs in a fixed order.
+struct fake_pool {
+  std::deque<rtd::compiled_candidate> done;
+  rtd::compiled_candidate pop() {
+    auto item = std::move(done.front());
+    done.pop_front();
+    return item;
+  }
+};
+
+// Jobs: helpers (0), candidate row 0 (1), reference (2), candidate rows 1, 2, 3 (3..5), finished
+// in `order` (job indices); `failed` jobs did not compile.
+struct loop_fixture {
+  rtd::compile_jobs jobs;
+  autotune_report report;
+  std::vector<std::size_t> callers{0, 1, 2, 3};
+  fake_pool pool;
+  explicit loop_fixture(const std::vector<std::size_t>& order, std::set<std::size_t> failed = {}) {
+    using rtd::job_kind;
+    jobs.jobs = {{job_kind::helpers, 0, "h", true},    {job_kind::candidate, 0, "c0", true},
+                 {job_kind::reference, 0, "r", true},  {job_kind::candidate, 1, "c1", true},
+                 {job_kind::candidate, 2, "c2", true}, {job_kind::candidate, 3, "c3", true}};
+    jobs.reference_launch = launch_description{};
+    report.gpu = true;
+    for (std::size_t i = 0; i < 4; ++i) report.candidates.push_back(row(cat("c", std::to_string(i)), 0));
+    for (const auto j : order) {
+      compile_result r;
+      r.library = cat(cat("/cache/", std::to_string(j)), ".co");
+      if (failed.count(j) != 0) {
+        pool.done.push_back({j, std::nullopt, cat("error ", std::to_string(j)), true});
+      } else {
+        pool.done.push_back({j, r, {}, true});
+      }
+    }
+  }
+  template <class Bench>
+  void run(Bench& bench, tuning_db* db = nullptr) {
+    rtd::progress_line progress(false);
+    rtd::bench_loop<fake_pool, Bench, std::vector<std::size_t>> loop(report, callers, jobs, bench, db, progress);
+    loop.run(pool);
+  }
+};
+
+TEST(AutotuneSteps, CandidatesAreTimedBeforeTheReferenceAndVerifiedAfterIt) {
+  // Candidates 0 and 1 finish before the helpers, 2 after them; then the reference; then 3.
+  loop_fixture f({1, 3, 0, 4, 2, 5});
+  fake_bench bench;
+  bench.wrong = {1};
+  temp_dir dir;
+  tuning_db db(dir.path() / "tuning.sqlite3");
+  f.report.key.template_name = "gemm";
+  f.run(bench, &db);
+  EXPECT_EQ(bench.log, (std::vector<std::string>{"helpers /cache/0.co", "measure 0", "measure 1", "measure 2",
+                                                 "reference /cache/2.co described", "verify 0", "verify 1", "verify 2",
+                                                 "measure 3 verified"}));
+  const auto& c = f.report.candidates;
+  for (const std::size_t i : {0U, 2U, 3U}) {
+    EXPECT_EQ(c[i].result.status, candidate_status::ok) << i;
+    EXPECT_TRUE(c[i].result.verified) << i;
+    EXPECT_GT(c[i].result.min_ms, 0.0) << i;
+  }
+  EXPECT_EQ(c[1].result.status, candidate_status::verify_failed);
+  EXPECT_EQ(c[1].result.reason, "wrong");
+  // The timeline follows the events' order.
+  const auto& tl = f.report.timeline;
+  EXPECT_GT(tl.helpers_ready, 0.0);
+  EXPECT_LE(tl.helpers_ready, tl.first_measured);
+  EXPECT_LE(tl.first_measured, tl.reference_ready);
+  EXPECT_LE(tl.reference_ready, tl.compiles_done);
+  EXPECT_LE(tl.compiles_done, tl.measured_done);
+  EXPECT_TRUE(f.report.to_json().at("timeline").contains("measured_done"));
+  EXPECT_EQ(f.report.benchmarked, 4U);
+  // Every measurement reached the database once final, and the winner is a verified one.
+  for (const auto& cr : c) EXPECT_TRUE(db.find_measurement(f.report.key, cr.id).has_value()) << cr.id;
+  EXPECT_FALSE(db.find_measurement(f.report.key, c[1].id)->verified);
+  rtd::pick_and_store(f.report, &db, true);
+  EXPECT_EQ(f.report.winner, std::optional<std::size_t>(0));
+}
+
+// Measurements under way at once (the worker pool's): one started before the reference and
+// finished after it is verified then; one its worker took after the reference is not verified
+// twice; a wrong one fails; every one reaches the database once final.
+TEST(AutotuneSteps, MeasurementsUnderWayWhenTheReferenceRunsAreVerifiedOnce) {
+  loop_fixture f({0, 1, 3, 2, 4, 5});  // helpers, rows 0 and 1, the reference, rows 2 and 3
+  async_bench bench;
+  bench.wrong = {3};
+  temp_dir dir;
+  tuning_db db(dir.path() / "tuning.sqlite3");
+  f.report.key.template_name = "gemm";
+  f.run(bench, &db);
+  EXPECT_EQ(bench.log, (std::vector<std::string>{"helpers /cache/0.co", "start 0", "measure 0", "start 1",
+                                                 "reference /cache/2.co described", "verify 0", "measure 1 verified",
+                                                 "start 2", "measure 2 verified", "start 3", "measure 3 verified"}));
+  const auto& c = f.report.candidates;
+  for (const std::size_t i : {0U, 1U, 2U}) {
+    EXPECT_EQ(c[i].result.status, candidate_status::ok) << i;
+    EXPECT_TRUE(c[i].result.verified) << i;
+    EXPECT_EQ(c[i].result.min_ms, 1.0 + static_cast<double>(i)) << i;  // the timing kept through verification
+    EXPECT_EQ(c[i].result.candidate, c[i].id) << i;
+  }
+  EXPECT_EQ(c[3].result.status, candidate_status::verify_failed);
+  EXPECT_EQ(f.report.benchmarked, 4U);
+  EXPECT_GT(f.report.timeline.first_measured, 0.0);
+  EXPECT_LE(f.report.timeline.first_measured, f.report.timeline.measured_done);
+  for (const auto& cr : c) EXPECT_TRUE(db.find_measurement(f.report.key, cr.id).has_value()) << cr.id;
+  EXPECT_TRUE(db.find_measurement(f.report.key, c[0].id)->verified);
+  rtd::pick_and_store(f.report, &db, true);
+  EXPECT_EQ(f.report.winner, std::optional<std::size_t>(0));
+}
+
+TEST(AutotuneSteps, AReferenceCompiledBeforeTheHelpersWaitsForThem) {
+  loop_fixture f({2, 1, 0, 3, 4, 5});
+  fake_bench bench;
+  f.run(bench);
+  EXPECT_EQ(bench.log,
+            (std::vector<std::string>{"helpers /cache/0.co", "reference /cache/2.co described", "measure 0 verified",
+                                      "measure 1 verified", "measure 2 verified", "measure 3 verified"}));
+  for (const auto& c : f.report.candidates) EXPECT_TRUE(c.result.verified) << c.id;
+}
+
+TEST(AutotuneSteps, WithoutAReferenceNoCandidateCanWin) {
+  {  // The reference does not compile: the candidates timed before are skipped with the reason.
+    loop_fixture f({0, 1, 3, 2, 4, 5}, {2});
+    fake_bench bench;
+    f.run(bench);
+    EXPECT_EQ(bench.log, (std::vector<std::string>{"helpers /cache/0.co", "measure 0", "measure 1"}));
+    for (const auto& c : f.report.candidates) {
+      EXPECT_EQ(c.result.status, candidate_status::skipped) << c.id;
+      EXPECT_EQ(c.result.reason, "reference failed to compile: error 2") << c.id;
+    }
+    rtd::pick_and_store(f.report, nullptr, true);
+    EXPECT_FALSE(f.report.winner.has_value());
+  }
+  {  // It compiles but fails to run.
+    loop_fixture f({0, 1, 2, 3, 4, 5});
+    fake_bench bench;
+    bench.reference_fails = true;
+    f.run(bench);
+    for (const auto& c : f.report.candidates) EXPECT_EQ(c.result.reason, "reference failed: boom") << c.id;
+  }
+  {  // The helpers do not compile: nothing is measured, every candidate says why.
+    loop_fixture f({1, 0, 2, 3, 4, 5}, {0, 4});
+    fake_bench bench;
+    f.run(bench);
+    EXPECT_TRUE(bench.log.empty());
+    EXPECT_EQ(f.report.candidates[0].result.reason, "helper kernels failed to compile: error 0");
+    EXPECT_EQ(f.report.candidates[2].result.status, candidate_status::compile_failed);
+    EXPECT_EQ(f.report.benchmarked, 0U);
+  }
 }
 
 TEST(AutotuneSteps, CompiledCandidatesAreSkippedWithTheReasonWhenTheyCannotBeMeasured) {
@@ -313,12 +580,13 @@ TEST(AutotuneSteps, CompiledCandidatesAreSkippedWithTheReasonWhenTheyCannotBeMea
   const auto t = symbolic_gemm();
   const auto callers = rtd::collect_candidates(t, {{"M", 256}}, o);
   rtd::candidate_bench bench(o, callers.front().bmreq());
-  bench.setup(rtd::bench_libraries{{}, {}, "helper kernels failed to compile: boom"});
+  bench.fail("helper kernels failed to compile: boom");
   EXPECT_EQ(bench.setup_error(), "helper kernels failed to compile: boom");
 
   compile_result built;
   built.library = "/cache/k.so";
   built.seconds = 1.5;
+  built.argv = {"hipcc", "--offload-arch=gfx90a", "-O3", "-shared"};
   autotune_report report;
   report.gpu = true;
   auto c = row("a", 0);
@@ -327,6 +595,7 @@ TEST(AutotuneSteps, CompiledCandidatesAreSkippedWithTheReasonWhenTheyCannotBeMea
   EXPECT_EQ(c.result.reason, "helper kernels failed to compile: boom");
   EXPECT_EQ(c.library, built.library);
   EXPECT_EQ(c.compile_seconds, 1.5);
+  EXPECT_EQ(c.compile_command, built.argv);
   EXPECT_EQ(report.benchmarked, 0U);
 
   report.gpu = false;
@@ -335,6 +604,36 @@ TEST(AutotuneSteps, CompiledCandidatesAreSkippedWithTheReasonWhenTheyCannotBeMea
   rtd::measure_compiled(report, c, rtd::compiled_candidate{0, std::nullopt, "error: x"}, callers.front(), bench);
   EXPECT_EQ(c.result.status, candidate_status::compile_failed);
   EXPECT_EQ(c.result.reason, "error: x");
+}
+
+// The report names, per candidate, the configuration's values and what it was compiled with (the
+// options, as a code object when device-only, and the exact command); the table says the target.
+TEST(AutotuneSteps, ReportCarriesConfigValuesAndCompileOptions) {
+  autotune_report report;
+  report.compile = amd_compile_options({"gfx90a", "gfx940"});
+  report.compile.defines = {"ROCMTPL_X=1"};
+  auto c = row("a", 0.5);
+  c.config = "block_m=64 split_k=1";
+  c.config_values = {{"block_m", "64"}, {"split_k", "1"}};
+  c.code_object = true;
+  c.compile_command = {"hipcc", "--genco", "-O3"};
+  report.candidates.push_back(c);
+  report.candidates.push_back(row("b", 0));
+  const auto j = report.to_json().at("candidates");
+  EXPECT_EQ(j[0].at("config_values"), (nlohmann::json{{"block_m", "64"}, {"split_k", "1"}}));
+  const auto& o = j[0].at("compile_options");
+  EXPECT_EQ(o.at("platform"), "amd");
+  EXPECT_EQ(o.at("archs"), (nlohmann::json{"gfx90a", "gfx940"}));
+  EXPECT_EQ(o.at("opt_level"), report.compile.opt_level);
+  EXPECT_EQ(o.at("defines"), (nlohmann::json{"ROCMTPL_X=1"}));
+  EXPECT_EQ(o.at("output"), "code_object");
+  EXPECT_EQ(j[0].at("compile_command"), (nlohmann::json{"hipcc", "--genco", "-O3"}));
+  EXPECT_EQ(j[1].at("compile_options").at("output"), "shared_library");
+  EXPECT_TRUE(j[1].at("compile_command").empty());  // not compiled in this run
+  EXPECT_TRUE(j[1].at("config_values").empty());
+  std::ostringstream table;
+  report.print_table(table);
+  EXPECT_NE(table.str().find("compiled for amd gfx90a,gfx940 -O3\n"), std::string::npos) << table.str();
 }
 
 // Regression (issue 8): with an invalid ROCMTPL_PLATFORM a tune used to compile for AMD as if no

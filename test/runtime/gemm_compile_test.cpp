@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -256,6 +257,17 @@ std::vector<build> hopper_builds() {
     const auto caller = job.generate(c);
     out.push_back({"f16 job " + c.name(), caller.source(), caller.bmreq().signature});
   }
+  // The same job with runtime split-K on the largest tile (issue 10): the partial stores beside the
+  // epilogue, and the reduction kernel.
+  rocm_template<gemm_policy> split_job(
+      gemm_policy({.act = activation::relu, .runtime_split_k = true}),
+      {buffer("x", layout::row_major(dtype::f16, {1024, 1024})),
+       buffer("w", layout::row_major(dtype::f16, {1024, 1024})), buffer("bias", layout::row_major(dtype::f16, {1024}))},
+      layout::row_major(dtype::f16, {1024, 1024}));
+  auto split = gemm_policy::wgmma_configs().front();
+  split.split_k = 4;
+  const auto split_caller = split_job.generate(split);
+  out.push_back({"f16 job split-K " + split.name(), split_caller.source(), split_caller.bmreq().signature});
   rocm_template<gemm_policy> sym(
       gemm_policy({.act = activation::sigmoid,
                    .bias_along = templates::bias_dim::m,
@@ -290,7 +302,8 @@ int hgmma_count(const std::filesystem::path& lib) {
 TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
   if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not found";
   auto builds = hopper_builds();
-  if (!compile_all()) builds.erase(builds.begin() + 1, builds.begin() + 4);  // CI: 128x256, symbolic bf16, plain f16
+  // CI: 128x256, 128x256 split-K, symbolic bf16, plain f16.
+  if (!compile_all()) builds.erase(builds.begin() + 1, builds.begin() + 4);
   const auto libs = check_builds(builds, platform::nvidia, {"sm_90a"});
   ASSERT_EQ(libs.size(), builds.size());
   for (std::size_t i = 0; i < libs.size(); ++i) {
@@ -335,9 +348,12 @@ TEST(GemmCompile, HopperSourcesBuildForAmdAndRefuseAtRunTime) {
   rocmtpl::test::temp_dir dir;
   code_cache cache(dir.path() / "kernels");
   const auto builds = hopper_builds();
+  const auto symbolic =
+      std::find_if(builds.begin(), builds.end(), [](const build& b) { return b.label.starts_with("bf16 symbolic"); });
+  ASSERT_NE(symbolic, builds.end());
   const auto lib =
-      cache.get_or_compile(compiler::find(platform::amd), builds[4].source, amd_compile_options({"gfx90a", "gfx940"}));
-  kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", builds[4].signature);
+      cache.get_or_compile(compiler::find(platform::amd), symbolic->source, amd_compile_options({"gfx90a", "gfx940"}));
+  kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", symbolic->signature);
   EXPECT_EQ(k.workspace_size({64, 64, 64, 1}), 0U);
   int dummy[4] = {};
   std::vector<const void*> tensors(5, dummy);

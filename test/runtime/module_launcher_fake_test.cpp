@@ -70,10 +70,16 @@ launch_seen seen(int i, std::size_t params) {
   return s;
 }
 
-// The caller's source stands in for its code object: the fake driver finds kernels by name in it.
+// Stands in for the caller's code object: the fake driver finds kernels by name in it, so it lists
+// the symbols that the source's device-symbol macro expands to (device_symbol() of each described
+// launch; runtime_module_launcher_test checks real code objects against the same list).
 fs::path code_object_file(const test::temp_dir& dir, const rocm_template_caller& c) {
   const auto p = dir.path() / (c.name() + ".co");
-  std::ofstream(p, std::ios::binary) << c.source() << '\0';
+  std::ofstream out(p, std::ios::binary);
+  for (const auto& v : c.launch()->variants) {
+    for (const auto& l : v.launches) out << device_symbol(*c.launch(), l) << '\n';
+  }
+  out << '\0';
   return p;
 }
 
@@ -176,6 +182,58 @@ TEST(ModuleLauncherFake, HopperGemmEncodesTensorMapsAndCapsTheGridAtTheSmCount) 
   } catch (const gpu_error& e) {
     EXPECT_NE(std::string(e.what()).find("rocm_gemm_sm90"), std::string::npos) << e.what();
   }
+}
+
+// Hopper split-K (issue 10): the persistent kernel gets the workspace as its partials and split_k,
+// its grid counts (K slice, tile) units and is capped at the SM count; the reduction follows.
+TEST(ModuleLauncherFake, HopperSplitKGemmLaunchesThePersistentKernelThenTheReduction) {
+  if (!use_fakes()) GTEST_SKIP() << "a real CUDA runtime is present";
+  const sym_expr m = sym_expr::symbol("M");
+  const sym_expr k = sym_expr::symbol("K");
+  rocm_template<gemm_policy> t(gemm_policy(gemm_options{.runtime_split_k = true}),
+                               {buffer("x", layout::row_major(dtype::f16, {m, k})),
+                                buffer("w", layout::row_major(dtype::f16, {k, sym_expr(256)}))},
+                               layout::row_major(dtype::f16, {m, sym_expr(256)}));
+  gemm_config c = gemm_test::hopper(128, 128, 6);
+  c.split_k = 3;
+  const auto caller = t.generate(c, {{"M", 1000}, {"K", 512}});
+  test::temp_dir dir;
+  const module_kernel kernel(code_object_file(dir, caller), *caller.launch(), {1000, 512}, {3});
+  const std::vector<std::int64_t> extra{1000, 512, 3};
+  EXPECT_EQ(kernel.workspace_size(extra), 1000U * 256U * 4U * 3U);
+  // The persistent kernel: map_X, map_W, X, W, Y, Partial, M, K, split_k; the reduction: X, W, Y,
+  // Partial, M, K, split_k. The first 7 of each are recorded.
+  expect_params(7);
+  const int before = count("launches");
+  alignas(16) static char memory[4][64];
+  kernel.launch({memory[0], memory[1], memory[2]}, extra, memory[3], nullptr);
+  ASSERT_EQ(count("launches"), before + 2);
+  const auto main = seen(before, 7);
+  EXPECT_EQ(main.kernel, "rocm_gemm_sm90");
+  EXPECT_EQ(main.grid[0], 8U * 2U * 3U);  // cdiv(1000, 128) x cdiv(256, 128) tiles x 3 slices (under 160 SMs)
+  EXPECT_EQ(main.block[0], 384U);
+  EXPECT_EQ(main.params[2], word(memory[0]));
+  EXPECT_EQ(main.params[4], word(memory[2]));
+  EXPECT_EQ(main.params[5], word(memory[3])) << "Partial: the workspace";
+  EXPECT_EQ(main.params[6], 1000U);
+  const auto reduce = seen(before + 1, 7);
+  EXPECT_EQ(reduce.kernel, "rocm_gemm_split_k_reduce");
+  EXPECT_EQ(reduce.grid[0], 1000U);  // cdiv(1000 * 256, 256)
+  EXPECT_EQ(reduce.params[3], word(memory[3]));
+  EXPECT_EQ(static_cast<std::uint32_t>(reduce.params[6]), 3U);
+  // 20 slices: 320 units, capped at the fake device's 160 SMs (a kernel is bound to its arguments).
+  const module_kernel twenty(code_object_file(dir, caller), *caller.launch(), {1000, 512}, {20});
+  twenty.launch({memory[0], memory[1], memory[2]}, {1000, 512, 20}, memory[3], nullptr);
+  ASSERT_EQ(count("launches"), before + 4);
+  EXPECT_EQ(seen(before + 2, 7).grid[0], 160U);
+  // split_k 1: one launch, no workspace needed.
+  const module_kernel one(code_object_file(dir, caller), *caller.launch(), {1000, 512}, {1});
+  EXPECT_EQ(one.workspace_size({1000, 512, 1}), 0U);
+  one.launch({memory[0], memory[1], memory[2]}, {1000, 512, 1}, nullptr, nullptr);
+  ASSERT_EQ(count("launches"), before + 5);
+  EXPECT_EQ(seen(before + 4, 7).grid[0], 16U);
+  // split_k 3 without a workspace is refused.
+  EXPECT_THROW(kernel.launch({memory[0], memory[1], memory[2]}, extra, nullptr, nullptr), kernel_status_error);
 }
 
 }  // namespace

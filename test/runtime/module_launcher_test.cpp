@@ -61,7 +61,7 @@ std::set<std::string> gfx90a_kernels(const std::filesystem::path& bundle, const 
 std::set<std::string> described_symbols(const launch_description& d) {
   std::set<std::string> out;
   for (const auto& v : d.variants) {
-    for (const auto& l : v.launches) out.insert(l.symbol);
+    for (const auto& l : v.launches) out.insert(device_symbol(d, l));
   }
   return out;
 }

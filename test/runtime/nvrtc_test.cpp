@@ -3,16 +3,23 @@
 // stand-in headers, a cubin from a small kernel, a compile error with NVRTC's log, and
 // compiler::compile() choosing NVRTC for NVIDIA code objects (and nvcc when it is turned off).
 // Skips where libnvrtc or nvcc is not installed.
+#include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/runtime/code_cache.hpp>
 #include <rocmtpl/runtime/compiler.hpp>
 #include <rocmtpl/runtime/device_headers.hpp>
 #include <rocmtpl/runtime/nvrtc.hpp>
+#include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/templates/gemm.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/temp_dir.hpp"
@@ -105,6 +112,48 @@ TEST(Nvrtc, CompilerUsesNvrtcForNvidiaCodeObjects) {
   } catch (const compile_error& e) {
     EXPECT_EQ(e.failure(), compile_failure::source);
     EXPECT_NE(e.log().find("undeclared"), std::string::npos);
+  }
+}
+
+// Issue 9 (cold tune): the helper kernels and the GEMM reference compile in this process too, so
+// that no nvcc process is left on a tune's critical path; each kernel under its described name,
+// without spills. Prints the compile times (no GPU needed).
+TEST(Nvrtc, HelperKernelsAndReferenceCompileInProcess) {
+  if (nvrtc() == nullptr) GTEST_SKIP() << "libnvrtc not installed";
+  std::optional<compiler> cc;
+  try {
+    cc = compiler::find(platform::nvidia);
+  } catch (const compiler_not_found_error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  rocmtpl::test::temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  compile_options o{.platform = platform::nvidia, .archs = {"sm_90a"}, .include_dirs = {device_include_dir()}};
+  o.output = compile_output::code_object;
+  using namespace rocmtpl;
+  rocm_template<templates::gemm_policy> gemm(
+      templates::gemm_policy({templates::activation::relu}),
+      {buffer("x", layout::row_major(dtype::f16, {sym_expr::symbol("M"), 512})),
+       buffer("w", layout::row_major(dtype::f16, {512, 256})), buffer("b", layout::row_major(dtype::f16, {256}))},
+      layout::row_major(dtype::f16, {sym_expr::symbol("M"), 256}));
+  const auto reference = gemm.generate_reference({{"M", 384}});
+  const std::vector<std::pair<std::string, std::vector<std::string>>> sources{
+      {rocmtpl::runtime::detail::utility_source, {"rocmtpl_compare_kernel", "rocmtpl_fill_kernel"}},
+      {reference.source(),
+       {rocmtpl::device_symbol(*reference.launch(), reference.launch()->variants.front().launches.front())}}};
+  for (const auto& [source, expected] : sources) {
+    const auto r = cache.get_or_compile(*cc, source, o);
+    EXPECT_EQ(r.argv.front(), "nvrtc");
+    std::vector<std::string> kernels;
+    for (const auto& k : r.resources) {
+      kernels.push_back(k.kernel);
+      EXPECT_GT(k.registers, 0) << k.kernel;
+      EXPECT_FALSE(k.spills()) << k.kernel;
+    }
+    std::sort(kernels.begin(), kernels.end());
+    EXPECT_EQ(kernels, expected) << r.log;
+    std::cout << "sm_90a " << expected.front() << (expected.size() > 1 ? " (helpers)" : " (reference)") << ": NVRTC "
+              << r.seconds << " s\n";
   }
 }
 

@@ -34,6 +34,7 @@ static_assert(std::is_class_v<rt::gpu_runtime_options>);                        
 static_assert(std::is_class_v<rt::kernel_entry>);                                         // kernel_call.hpp
 static_assert(std::is_class_v<rt::worker_process>);                                       // measure.hpp
 static_assert(std::is_class_v<rt::shared_library>);                                       // shared_library.hpp
+static_assert(std::is_class_v<rt::batch_summary>);                                        // tune_batch.hpp
 static_assert(std::is_class_v<rt::tuning_db>);                                            // tuning_db.hpp
 static_assert(std::is_class_v<rt::tuning_db_error>);                                      // tuning_db/sqlite.hpp
 static_assert(std::is_class_v<rt::no_winner_error>);                                      // typed_autotune.hpp

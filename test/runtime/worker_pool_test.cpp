@@ -6,11 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -28,18 +30,33 @@ using json = nlohmann::json;
 // What the fakes did, shared by all of them.
 struct fake_log {
   std::mutex mutex;
-  std::vector<std::string> started;  // device of each started worker, in order
+  std::vector<std::string> started;           // device of each started worker, in order
+  std::vector<std::vector<std::string>> ops;  // per started worker: the ops it was sent ("measure 3" for job 3)
   std::atomic<int> busy{0};
   std::atomic<int> most_busy{0};
 };
 
 // A worker that sleeps `ms` per job and answers {"ok": true, "job": N}; a job with "crash" dies,
-// "hang" times out, "poison" answers ok false; setup reports `model`.
+// "hang" times out, "poison" answers ok false; setup reports `model`; `reference` answers ok
+// (false with "fail"). Every command's op goes to its entry of log.ops.
 class fake_worker : public rt::pool_worker {
  public:
-  fake_worker(fake_log& log, std::string model, bool setup_fails)
-      : log_(log), model_(std::move(model)), setup_fails_(setup_fails) {}
+  fake_worker(fake_log& log, std::size_t id, std::string model, bool setup_fails)
+      : log_(log), id_(id), model_(std::move(model)), setup_fails_(setup_fails) {}
   std::optional<json> request(const json& cmd, std::chrono::milliseconds, failure& why, std::string& detail) override {
+    {
+      std::lock_guard lock(log_.mutex);
+      std::string op = cmd.at("op").get<std::string>();
+      if (cmd.contains("job")) {
+        op += " ";
+        op += std::to_string(cmd.at("job").get<int>());
+      }
+      log_.ops[id_].push_back(op);
+    }
+    if (cmd.at("op") == "reference") {
+      if (cmd.value("fail", false)) return json{{"ok", false}, {"error", "reference crashed"}};
+      return json{{"ok", true}};
+    }
     if (cmd.at("op") == "setup") {
       if (setup_fails_) return json{{"ok", false}, {"error", "no GPU"}};
       return json{{"ok", true}, {"device", model_}};
@@ -65,18 +82,22 @@ class fake_worker : public rt::pool_worker {
 
  private:
   fake_log& log_;
+  std::size_t id_;
   std::string model_;
   bool setup_fails_;
 };
 
 rt::worker_factory fakes(fake_log& log, std::map<std::string, std::string> models = {}, bool setup_fails = false) {
   return [&log, models, setup_fails](const std::string& device) -> std::unique_ptr<rt::pool_worker> {
+    std::size_t id = 0;
     {
       std::lock_guard lock(log.mutex);
+      id = log.started.size();
       log.started.push_back(device);
+      log.ops.emplace_back();
     }
     const auto it = models.find(device);
-    return std::make_unique<fake_worker>(log, it == models.end() ? "Fake GPU" : it->second, setup_fails);
+    return std::make_unique<fake_worker>(log, id, it == models.end() ? "Fake GPU" : it->second, setup_fails);
   };
 }
 
@@ -180,6 +201,63 @@ TEST(WorkerPool, ASetupFailureFailsTheJobWithTheReason) {
   EXPECT_FALSE(r.reply.has_value());
   EXPECT_EQ(r.failure, failure::crashed);
   EXPECT_NE(r.detail.find("worker setup failed: no GPU"), std::string::npos) << r.detail;
+}
+
+// The reference is a setup command: it runs ahead of the queued jobs, every worker runs it (after
+// `setup`) before its next job, and a worker restarted after a crash runs setup and reference again.
+TEST(WorkerPool, SetupCommandsReachEveryWorkerAndARestartedOneAgain) {
+  fake_log log;
+  rt::worker_pool pool({"0", "1"}, fakes(log), setup);
+  std::vector<std::future<rt::pool_job_result>> before;
+  for (auto& j : jobs(8, 20)) before.push_back(pool.submit(j));
+  const auto first = pool.add_setup({{"op", "reference"}}).get();
+  ASSERT_TRUE(first.reply.has_value()) << first.detail;
+  for (auto& f : before) EXPECT_TRUE(f.get().reply.has_value());
+  auto after = jobs(6, 20);
+  after[1]["crash"] = true;
+  for (auto& j : after) j["job"] = j["job"].get<int>() + 100;
+  const auto results = pool.run(after);
+  for (std::size_t i = 0; i < results.size(); ++i) EXPECT_EQ(results[i].reply.has_value(), i != 1) << i;
+  EXPECT_EQ(pool.restarts(), 1U);
+  std::lock_guard lock(log.mutex);
+  ASSERT_EQ(log.ops.size(), 3U);  // two workers, one restarted
+  std::size_t references = 0;
+  for (const auto& ops : log.ops) {
+    ASSERT_FALSE(ops.empty());
+    EXPECT_EQ(ops.front(), "setup");
+    const auto ref = std::find(ops.begin(), ops.end(), "reference");
+    references += ref != ops.end() ? 1 : 0;
+    // A job submitted after the reference ran only after it on this worker, and the reference once.
+    for (auto op = ops.begin(); op != ops.end(); ++op) {
+      if (op->rfind("measure 1", 0) == 0 && op->size() == 11) {
+        EXPECT_LT(ref, op) << *op;
+      }
+    }
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "reference"), ref != ops.end() ? 1 : 0);
+  }
+  EXPECT_EQ(references, 3U);  // both workers and the restarted one (each took a later job)
+  // Queued ahead of the earlier jobs: with two workers busy, at most two of them ran before it.
+  std::size_t ran_before = 0;
+  for (const auto& ops : log.ops) {
+    const auto ref = std::find(ops.begin(), ops.end(), "reference");
+    for (auto op = ops.begin(); op != ref; ++op) ran_before += op->rfind("measure ", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_LE(ran_before, 4U);
+}
+
+TEST(WorkerPool, AFailingSetupCommandFailsWithItsOpAndTheNextJobGetsAFreshWorker) {
+  fake_log log;
+  rt::worker_pool pool({"0"}, fakes(log), setup);
+  const auto r = pool.add_setup({{"op", "reference"}, {"fail", true}}).get();
+  EXPECT_FALSE(r.reply.has_value());
+  EXPECT_EQ(r.failure, failure::crashed);
+  EXPECT_EQ(r.detail, "worker reference failed: reference crashed");
+  const auto job = pool.submit({{"op", "measure"}, {"job", 0}}).get();  // a new worker: setup, reference again
+  EXPECT_FALSE(job.reply.has_value());
+  EXPECT_EQ(job.detail, "worker reference failed: reference crashed");
+  std::lock_guard lock(log.mutex);
+  ASSERT_EQ(log.ops.size(), 2U);
+  EXPECT_EQ(log.ops[1], (std::vector<std::string>{"setup", "reference"}));
 }
 
 TEST(WorkerPool, VisibleDevicesFollowTheEnvironment) {

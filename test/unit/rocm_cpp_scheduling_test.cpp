@@ -130,22 +130,67 @@ TEST(RocmCppScheduling, NamingSetsTheEntryNameNotTheText) {
   EXPECT_TRUE(contains(def.source, "const char* " + name + "_signature(void)"));
 }
 
-// The kernel's device symbols (`KERNEL_NAME_v8_8`: its extern "C" __global__ kernels, named after
-// the entry) follow its name in the device code and the entry body, so that kernels of one module
-// never share one; an identifier that merely contains the placeholder is left alone.
-TEST(RocmCppScheduling, DeviceSymbolsFollowTheKernelName) {
+// The kernel's device symbols (its extern "C" __global__ kernels) are spelt through the
+// device-symbol macro, which the parts define from the entry's name around the kernel's code: the
+// symbols follow the kernel's name (kernels of one module never share one) while the device code
+// and the entry body stay byte for byte as rendered.
+TEST(RocmCppScheduling, DeviceSymbolsFollowTheKernelNameThroughTheMacro) {
   rocm_cpp_scheduling sched;
   auto parts = placeholder_source("KERNEL_NAME_v8_8 MY_KERNEL_NAME_v1 KERNEL_NAME");
-  parts.entry_body = "    KERNEL_NAME_v8_8<<<1, 1>>>(X, Y);\n    return 0;\n";
+  parts.device_code += "extern \"C\" __global__ void " + device_symbol_ref("v8_8") + "(const float* X, float* Y) {}\n";
+  parts.entry_body = "    " + device_symbol_ref("v8_8") + "<<<1, 1>>>(X, Y);\n    return 0;\n";
   const auto first = sched.define_kernel(parts, {{"h", "op"}});
   const auto& def = sched.kernels().front();
-  EXPECT_EQ(def.parts.device_code, "// " + first + "_v8_8 MY_KERNEL_NAME_v1 KERNEL_NAME\n");
-  EXPECT_EQ(def.parts.entry_body, "    " + first + "_v8_8<<<1, 1>>>(X, Y);\n    return 0;\n");
+  EXPECT_EQ(def.parts.device_code, parts.device_code);
+  EXPECT_EQ(def.parts.entry_body, parts.entry_body);
+  const std::string define = "#define ROCMTPL_KERNEL_SYMBOL(suffix) " + first + "_##suffix\n";
+  EXPECT_TRUE(contains(def.source, define + parts.device_code)) << def.source;
+  EXPECT_TRUE(contains(def.source, "#undef ROCMTPL_KERNEL_SYMBOL\n")) << def.source;
   auto other = parts;
   other.device_code += "// another kernel\n";
   const auto second = sched.define_kernel(other, {{"g", "op"}});
   ASSERT_NE(first, second);
-  EXPECT_TRUE(contains(sched.kernels().back().parts.device_code, "// " + second + "_v8_8 "));
+  EXPECT_TRUE(
+      contains(sched.kernels().back().source, "#define ROCMTPL_KERNEL_SYMBOL(suffix) " + second + "_##suffix\n"));
+  EXPECT_EQ(sched.kernels().back().parts.device_code, other.device_code);
+}
+
+// Issue 9 part 5: nothing rewrites generated text after rendering. A definition's parts are the
+// template's rendering with only the entry's name and linkage set (the same node rendered again gives
+// them back field by field), and its source is those parts assembled.
+TEST(RocmCppScheduling, DefinitionsAreTheRenderedPartsUnchanged) {
+  rocm_cpp_scheduling sched({entry_linkage::internal, true});
+  const scheduler_node node{"h", gemm_node("x", "w1")};
+  (void)sched.codegen_template(node);
+  (void)sched.codegen_template({"a", bias_gelu_node("h", "b1")});
+  ASSERT_EQ(sched.kernels().size(), 2U);
+  const auto& def = sched.kernels().front();
+  auto [kernel, render] = node.node.make_kernel_render({});
+  const rendered_source fresh = render();
+  EXPECT_EQ(fresh.entry_name, "KERNEL_NAME");
+  EXPECT_EQ(def.parts.includes, fresh.includes);
+  EXPECT_EQ(def.parts.globals, fresh.globals);
+  EXPECT_EQ(def.parts.device_code, fresh.device_code);
+  EXPECT_EQ(def.parts.entry_body, fresh.entry_body);
+  EXPECT_EQ(def.parts.signature, fresh.signature);
+  auto named = fresh;
+  named.rename(def.name);
+  named.linkage = entry_linkage::internal;
+  EXPECT_EQ(def.parts, named);
+  EXPECT_EQ(def.source, named.str());
+  // The launch description the parts carry names the final symbols.
+  ASSERT_TRUE(def.parts.launch);
+  EXPECT_EQ(def.parts.launch->kernel_name, def.name);
+  const auto bound = bind(*def.parts.launch, {128}, {});
+  EXPECT_EQ(bound.variants.at(0).launches.at(0).symbol, def.name + "_v4_4");
+  EXPECT_TRUE(contains(def.source, "#define ROCMTPL_KERNEL_SYMBOL(suffix) " + def.name + "_##suffix\n"));
+  // The rendered device code names no kernel: its symbols go through the macro.
+  EXPECT_TRUE(contains(fresh.device_code, "ROCMTPL_KERNEL_SYMBOL(v")) << fresh.device_code;
+  for (const auto& k : sched.kernels()) {
+    EXPECT_FALSE(contains(k.parts.device_code, k.name)) << k.name;
+    EXPECT_FALSE(contains(k.parts.entry_body, k.name)) << k.name;
+    EXPECT_FALSE(contains(k.parts.device_code, "KERNEL_NAME")) << k.name;
+  }
 }
 
 // Deduplication compares the parts with the entry's name and linkage set aside: parts that were

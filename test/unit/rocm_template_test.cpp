@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <regex>
 
 namespace {
@@ -184,6 +185,65 @@ TEST(RocmTemplate, InfoDictAndToString) {
 }
 
 TEST(RocmTemplate, GenerateAllCoversTheSearchSpace) { EXPECT_EQ(make().generate_all({{"n", 8}}).size(), 2U); }
+
+// A policy that describes its launch (one kernel `<entry>_main`) and counts the describe_launch
+// calls; with `in_parts` its render() returns the description in the parts as well, and with
+// `misnamed` that description names another kernel.
+struct launching_policy : add_policy {
+  static constexpr rocmtpl::kernel_capabilities capabilities{.runtime_args = true, .launch = true};
+  std::shared_ptr<int> describe_calls = std::make_shared<int>(0);
+  bool in_parts = true;
+  bool misnamed = false;
+  rocmtpl::launch_description launch(const rocmtpl::rocm_template_kernel& k, const add_config& c) const {
+    auto d = rocmtpl::launch_description_for(misnamed ? "other" : k.kernel_name(), k.args());
+    rocmtpl::kernel_launch l;
+    l.suffix = "main";
+    l.block = {c.block, 1, 1};
+    d.variants.push_back({{}, {l}});
+    return d;
+  }
+  rocmtpl::rendered_source render(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
+                                  const add_config& c) const {
+    auto s = add_policy::render(k, ctx, c);
+    if (in_parts) s.launch = launch(k, c);
+    return s;
+  }
+  rocmtpl::launch_description describe_launch(rocmtpl::rocm_template_kernel& k, const rocmtpl::template_context& ctx,
+                                              const add_config& c) const {
+    ++*describe_calls;
+    (void)add_policy::render(k, ctx, c);  // binds the tensors
+    return launch(k, c);
+  }
+};
+static_assert(rocmtpl::kernel_template<launching_policy>);
+
+// generate() takes the launch description from the parts the render returned: the configuration is
+// rendered and described in one pass (describe_launch is not called), and the description is the
+// one describe_launch gives. A policy whose parts carry none is described on a kernel of its own.
+TEST(RocmTemplate, GenerateDescribesTheLaunchInTheRenderingPass) {
+  auto l = layout::row_major(dtype::f32, {sym_expr::symbol("n")});
+  launching_policy p;
+  rocmtpl::rocm_template<launching_policy> t(p, {buffer("x", l), buffer("z", l)}, l);
+  const auto caller = t.generate({128}, {{"n", 8}});
+  EXPECT_EQ(*p.describe_calls, 0);
+  ASSERT_TRUE(caller.launch());
+  rocmtpl::rocm_template_kernel k("rocm_add", p.runtime_arg_info(), p.runtime_arg_values({128}));
+  EXPECT_EQ(*caller.launch(), p.describe_launch(k, t.context(), {128}));
+  EXPECT_EQ(rocmtpl::bind(*caller.launch(), {8}, {1}).variants.at(0).launches.at(0).symbol, "rocm_add_main");
+  *p.describe_calls = 0;
+  launching_policy without = p;
+  without.in_parts = false;
+  rocmtpl::rocm_template<launching_policy> t2(without, {buffer("x", l), buffer("z", l)}, l);
+  const auto described = t2.generate({128}, {{"n", 8}});
+  EXPECT_EQ(*p.describe_calls, 1);
+  ASSERT_TRUE(described.launch());
+  EXPECT_EQ(*described.launch(), *caller.launch());
+  // A description in the parts must name the entry's symbols.
+  launching_policy misnamed = p;
+  misnamed.misnamed = true;
+  rocmtpl::rocm_template<launching_policy> t3(misnamed, {buffer("x", l), buffer("z", l)}, l);
+  EXPECT_THROW((void)t3.generate({128}, {{"n", 8}}), rocmtpl::template_error);
+}
 // A policy that describes its workspace (`block * n` bytes, negative for a negative block) and names
 // its size arguments: `rows` first although no tensor uses it, then `n`.
 struct described_policy : add_policy {

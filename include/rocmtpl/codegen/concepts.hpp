@@ -56,6 +56,10 @@ struct kernel_capabilities {
   /// the launches of render()'s entry (codegen/launch.hpp); the autotuner then compiles device code
   /// only and launches through the module API
   bool launch = false;
+  /// `launch_description describe_reference_launch(rocm_template_kernel&, const template_context&) const`:
+  /// the launches of render_reference()'s entry; the autotuner then compiles the reference device-only
+  /// too (needs `reference`)
+  bool reference_launch = false;
 
   friend constexpr bool operator==(const kernel_capabilities&, const kernel_capabilities&) = default;
 };
@@ -141,6 +145,14 @@ template <class P>
 concept names_describe_launch = requires {
   &P::describe_launch;
 };
+template <class P>
+concept reference_launch_member = requires(const P& p, rocm_template_kernel& k, const template_context& ctx) {
+  { p.describe_reference_launch(k, ctx) } -> std::convertible_to<launch_description>;
+};
+template <class P>
+concept names_describe_reference_launch = requires {
+  &P::describe_reference_launch;
+};
 
 // The declaration: `static constexpr kernel_capabilities capabilities{...}`, or none (all false).
 template <class P>
@@ -193,6 +205,13 @@ concept declared_launch_has_member_describe_launch = !declared_capabilities<P>()
 template <class P>
 concept member_describe_launch_is_declared = declared_capabilities<P>()
 .launch || !(names_describe_launch<P> || launch_member<P>);
+template <class P>
+concept declared_reference_launch_has_member_describe_reference_launch =
+    !declared_capabilities<P>().reference_launch ||
+    (declared_capabilities<P>().reference && reference_launch_member<P>);
+template <class P>
+concept member_describe_reference_launch_is_declared = declared_capabilities<P>()
+.reference_launch || !(names_describe_reference_launch<P> || reference_launch_member<P>);
 
 template <class P>
 concept capabilities_match = capabilities_well_typed<P> && declared_reference_has_member_render_reference<P> &&
@@ -201,7 +220,9 @@ concept capabilities_match = capabilities_well_typed<P> && declared_reference_ha
     declared_problem_configs_has_member_configs_context_hints<P> && member_configs_context_hints_is_declared<P> &&
     declared_workspace_has_member_workspace_bytes<P> && member_workspace_bytes_is_declared<P> &&
     declared_size_args_has_member_size_args<P> && member_size_args_is_declared<P> &&
-    declared_launch_has_member_describe_launch<P> && member_describe_launch_is_declared<P>;
+    declared_launch_has_member_describe_launch<P> && member_describe_launch_is_declared<P> &&
+    declared_reference_launch_has_member_describe_reference_launch<P> &&
+    member_describe_reference_launch_is_declared<P>;
 
 // What the library uses: a declared capability (kernel_template guarantees its member exists).
 template <class P>
@@ -222,6 +243,9 @@ concept has_size_args = declared_capabilities<P>()
 template <class P>
 concept has_launch = declared_capabilities<P>()
 .launch&& launch_member<P>;
+template <class P>
+concept has_reference_launch = has_reference<P> && declared_capabilities<P>()
+.reference_launch&& reference_launch_member<P>;
 }  // namespace detail
 
 /// @brief A policy that renders HIP source for one kernel template.
@@ -244,7 +268,8 @@ concept has_launch = declared_capabilities<P>()
 ///    candidate; `workspace_bytes(context, config)`, the workspace as a size expression known at
 ///    code generation; `size_args(context)`, the entry point's size arguments by name;
 ///    `describe_launch(kernel, context, config)`, the launches of the entry (device-only tuning
-///    through the module API).
+///    through the module API); `describe_reference_launch(kernel, context)`, the same for the
+///    reference's entry.
 template <class P>
 concept kernel_template = enable_kernel_template<P> && detail::has_template_name<P> && detail::has_config_type<P> &&
     detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P> && detail::capabilities_match<P>;
@@ -320,6 +345,12 @@ consteval bool check_kernel_template() {
   static_assert(detail::member_describe_launch_is_declared<P>,
                 "rocmtpl: kernel_template: policy has describe_launch that its capabilities do not declare; "
                 "add '.launch = true' to its capabilities");
+  static_assert(detail::declared_reference_launch_has_member_describe_reference_launch<P>,
+                "rocmtpl: kernel_template: capabilities declare reference_launch but the policy has no member "
+                "describe_reference_launch(kernel, context) const or does not declare reference; add them");
+  static_assert(detail::member_describe_reference_launch_is_declared<P>,
+                "rocmtpl: kernel_template: policy has describe_reference_launch that its capabilities do not "
+                "declare; add '.reference_launch = true' to its capabilities");
   return true;
 }
 

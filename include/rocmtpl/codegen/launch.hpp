@@ -22,6 +22,7 @@
 /// rendered lines compute in checked arithmetic and refuse what overflows
 /// (ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT); bind() throws evaluation_error there instead.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +53,7 @@ struct launch_value {
   std::optional<std::size_t> only_when_runtime_arg_above_one{};
   std::int64_t at_most = 0;
   bool at_most_sm_count = false;
+  friend bool operator==(const launch_value&, const launch_value&) = default;
 };
 
 /// @brief A Hopper TMA tensor map of a row-major 16-bit matrix (tensor `tensor` from element
@@ -69,6 +71,7 @@ struct tensor_map_spec {
   std::int64_t box_cols = 0;
   /// The pitch used when `rows` <= 1 (a pitch that is never stepped only has to be valid).
   std::optional<sym_expr> pitch_if_one_row{};
+  friend bool operator==(const tensor_map_spec&, const tensor_map_spec&) = default;
 };
 
 /// @brief What a kernel parameter is.
@@ -89,11 +92,14 @@ struct launch_param {
   std::int64_t byte_offset = 0;
   std::string cpp_type{};  ///< workspace: the pointer type the kernel takes ("float*")
   std::optional<tensor_map_spec> map{};
+  friend bool operator==(const launch_param&, const launch_param&) = default;
 };
 
-/// @brief One `extern "C" __global__` kernel launch.
+/// @brief One `extern "C" __global__` kernel launch. The kernel's symbol is
+/// `<launch_description::kernel_name>_<suffix>` (device_symbol()); generated code spells it
+/// device_symbol_ref(suffix), so that naming a kernel sets a field and never edits its text.
 struct kernel_launch {
-  std::string symbol{};
+  std::string suffix{};  ///< the symbol after the entry's name and '_', e.g. `v8_8`
   std::array<launch_value, 3> grid{};
   std::array<std::int64_t, 3> block{1, 1, 1};
   std::int64_t shared_bytes = 0;
@@ -102,6 +108,7 @@ struct kernel_launch {
   /// shared bytes -1 mean "as above".
   std::array<std::int64_t, 3> amd_block{0, 0, 0};
   std::int64_t amd_shared_bytes = -1;
+  friend bool operator==(const kernel_launch&, const kernel_launch&) = default;
 };
 
 /// @brief A condition a variant needs.
@@ -119,27 +126,68 @@ struct launch_requirement {
   sym_expr expr{0};
   std::int64_t value = 1;
   std::optional<sym_expr> unless_at_most_one{};
+  friend bool operator==(const launch_requirement&, const launch_requirement&) = default;
 };
 
 /// @brief The launches of one instantiation and what they need.
 struct launch_variant {
   std::vector<launch_requirement> requirements{};
   std::vector<kernel_launch> launches{};
+  friend bool operator==(const launch_variant&, const launch_variant&) = default;
 };
 
 /// @brief Everything the entry point launches, for one configuration.
 struct launch_description {
+  std::string kernel_name{};                ///< the entry's name: every device symbol starts with it
   std::vector<std::string> size_symbols{};  ///< symbol names in entry order (their values' order)
   std::vector<std::string> runtime_args{};  ///< runtime argument names in entry order
   std::vector<dtype> tensor_types{};        ///< C ABI tensors (inputs, then the output)
   launch_value workspace_bytes{sym_expr(0)};
   std::vector<launch_variant> variants{};
+  friend bool operator==(const launch_description&, const launch_description&) = default;
 };
 
-/// @brief A description's head for an entry's arguments: size symbols, runtime arguments and
-/// tensor dtypes in entry order; no variants yet.
-[[nodiscard]] inline launch_description launch_description_for(const kernel_args& args) {
+/// @brief The symbol of device kernel `suffix` of kernel (entry) `kernel_name`: `<kernel_name>_<suffix>`.
+[[nodiscard]] inline std::string device_symbol(std::string_view kernel_name, std::string_view suffix) {
+  std::string out(kernel_name);
+  out += '_';
+  out += suffix;
+  return out;
+}
+
+/// @brief The symbol of one of the description's launches: device_symbol(d.kernel_name, l.suffix).
+[[nodiscard]] inline std::string device_symbol(const launch_description& d, const kernel_launch& l) {
+  return device_symbol(d.kernel_name, l.suffix);
+}
+
+/// @brief The macro through which generated code names its kernel's device symbols. Whoever
+/// assembles a kernel's code defines it from the entry's name around that code
+/// (rendered_source::kernel_text()), so the text of a kernel never holds its own name: renaming a
+/// kernel, and deduplicating kernels by their text, never edit or search generated code.
+inline constexpr std::string_view device_symbol_macro = "ROCMTPL_KERNEL_SYMBOL";
+
+/// @brief How generated code spells device symbol `suffix`: `ROCMTPL_KERNEL_SYMBOL(suffix)`.
+/// @throws invalid_argument_error when `suffix` is empty or not made of letters, digits and '_'.
+[[nodiscard]] inline std::string device_symbol_ref(std::string_view suffix) {
+  const bool ok = !suffix.empty() && std::all_of(suffix.begin(), suffix.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!ok) {
+    throw invalid_argument_error("rocmtpl: launch_description: device symbol suffix '" + std::string(suffix) +
+                                 "' is not an identifier fragment; use letters, digits and '_'");
+  }
+  std::string out(device_symbol_macro);
+  out += '(';
+  out += suffix;
+  out += ')';
+  return out;
+}
+
+/// @brief A description's head for an entry: its name (the device symbols' prefix), the size
+/// symbols, runtime arguments and tensor dtypes in entry order; no variants yet.
+[[nodiscard]] inline launch_description launch_description_for(std::string_view kernel_name, const kernel_args& args) {
   launch_description d;
+  d.kernel_name = std::string(kernel_name);
   d.size_symbols = args.size_symbols();
   for (const auto& a : args.runtime_args()) d.runtime_args.push_back(a.name);
   for (const auto& t : args.inputs()) d.tensor_types.push_back(t.node.type());
@@ -192,7 +240,7 @@ struct bound_param {
 
 /// @brief A launch with concrete numbers; grid x is still capped at the SM count when asked.
 struct bound_kernel_launch {
-  std::string symbol{};
+  std::string symbol{};  ///< the device symbol (device_symbol()), as the code object names it
   std::array<std::int64_t, 3> grid{1, 1, 1};
   bool grid_x_at_most_sm_count = false;
   std::array<std::int64_t, 3> block{1, 1, 1};
@@ -331,7 +379,7 @@ inline bound_param bind_param(const launch_param& p, const size_hints& h, const 
     }
     for (const auto& l : v.launches) {
       bound_kernel_launch b;
-      b.symbol = l.symbol;
+      b.symbol = device_symbol(d, l);
       for (std::size_t i = 0; i < 3; ++i) b.grid[i] = impl::evaluate(l.grid[i], h, runtime_args);
       b.grid_x_at_most_sm_count = l.grid[0].at_most_sm_count;
       b.block = amd && l.amd_block[0] > 0 ? l.amd_block : l.block;
@@ -437,8 +485,41 @@ inline std::string param_cpp(const launch_param& p, std::size_t launch_index) {
 inline constexpr std::string_view launch_cpp_helpers =
     R"hip(#if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 )hip";
+
+/// @brief Above this many bytes of dynamic shared memory a launch opts in first (on NVIDIA).
+inline constexpr std::int64_t launch_shared_opt_in_bytes = 48 * 1024;
+
+/// @brief The include blocks the launch lines of `d` need besides the portability header: `<atomic>`
+/// on NVIDIA when a launch opts into more than 48 KiB of shared memory (its once-per-device flag).
+/// A template adds them to its parts' includes (rendered_source::includes).
+[[nodiscard]] inline std::vector<std::string> launch_includes(const launch_description& d) {
+  for (const auto& v : d.variants) {
+    for (const auto& l : v.launches) {
+      if (l.shared_bytes > launch_shared_opt_in_bytes) {
+        return {"#if defined(ROCMTPL_PLATFORM_NVIDIA)\n#include <atomic>\n#endif\n"};
+      }
+    }
+  }
+  return {};
+}
 
 /// @brief Writes the entry's workspace computation and query answer: `rocmtpl_workspace_bytes`
 /// (checked), then `if (workspace_size) { *workspace_size = ...; return ROCMTPL_STATUS_OK; }`.
@@ -494,11 +575,13 @@ inline void write_one_launch(indented_buffer& src, const launch_description& d, 
         }
         args += (args.empty() ? "" : ", ") + param_cpp(p, li);
       }
-      if (l.shared_bytes > 48 * 1024) {
+      if (l.shared_bytes > launch_shared_opt_in_bytes) {
+        // Once per device (rocmtpl_raise_shared_limit), not on every launch.
         src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-        src.writeline("if (hipFuncSetAttribute(reinterpret_cast<const void*>(&" + l.symbol +
-                      "), hipFuncAttributeMaxDynamicSharedMemorySize, " + std::to_string(l.shared_bytes) +
-                      ") != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;");
+        src.writeline("static std::atomic<uint64_t> rocmtpl_shared_raised{0};  // a bit per device");
+        src.writeline("if (!rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&" + device_symbol_ref(l.suffix) +
+                      "), " + std::to_string(l.shared_bytes) +
+                      ", rocmtpl_shared_raised)) return ROCMTPL_STATUS_LAUNCH_FAILED;");
         src.writeline("#endif");
       }
       const auto dims = [](const std::array<std::int64_t, 3>& b) {
@@ -507,8 +590,8 @@ inline void write_one_launch(indented_buffer& src, const launch_description& d, 
       const std::string grid = "dim3(static_cast<unsigned>(" + g + "_x), static_cast<unsigned>(" + g +
                                "_y), static_cast<unsigned>(" + g + "_z))";
       const auto launch = [&](const std::array<std::int64_t, 3>& b, std::int64_t shared) {
-        src.writeline(l.symbol + "<<<" + grid + ", " + dims(b) + ", " + std::to_string(shared) + ", stream>>>(" + args +
-                      ");");
+        src.writeline(device_symbol_ref(l.suffix) + "<<<" + grid + ", " + dims(b) + ", " + std::to_string(shared) +
+                      ", stream>>>(" + args + ");");
       };
       const bool amd_differs = (l.amd_block[0] > 0 && l.amd_block != l.block) ||
                                (l.amd_shared_bytes >= 0 && l.amd_shared_bytes != l.shared_bytes);
@@ -533,9 +616,10 @@ inline void write_one_launch(indented_buffer& src, const launch_description& d, 
 
 /// @brief Writes the entry's launches: the variant choice (first whose requirements hold), then
 /// per launch the grid (checked; a zero dimension skips it), tensor maps, the shared-memory opt-in
-/// above 48 KiB and the `<<<...>>>` launch. Needs `rocmtpl_workspace_bytes` (write_workspace_query)
-/// and, for tensor maps or SM-count caps, `rocmtpl_make_tensor_map()` and `rocmtpl_sm_count()` in
-/// the source. `tensor_names` are the entry's tensor parameters in C ABI order.
+/// above 48 KiB (once per device) and the `<<<...>>>` launch. Needs `rocmtpl_workspace_bytes`
+/// (write_workspace_query), launch_cpp_helpers and launch_includes(d) in the source and, for tensor
+/// maps or SM-count caps, `rocmtpl_make_tensor_map()` and `rocmtpl_sm_count()`. `tensor_names`
+/// are the entry's tensor parameters in C ABI order.
 inline void write_launches(indented_buffer& src, const launch_description& d,
                            const std::vector<std::string>& tensor_names) {
   namespace impl = detail::launch_impl;

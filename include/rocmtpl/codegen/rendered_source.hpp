@@ -5,14 +5,18 @@
 /// @brief rendered_source: a generated translation unit as parts (includes, globals, device code,
 /// entry declaration, entry body), and the entry's exported twins rendered from its signature: the
 /// uniform `NAME_packed` entry and `NAME_signature`. Whoever assembles translation units (a kernel
-/// library, a module, the scheduler) works on these parts, never by searching the text.
+/// library, a module, the scheduler) works on these parts, never by searching the text: the
+/// kernel's device symbols are spelt through a macro (device_symbol_ref()) that kernel_text()
+/// defines from the entry's name, so the generated text never holds the kernel's own name.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/codegen/launch.hpp>
 
 namespace rocmtpl {
 
@@ -89,8 +93,10 @@ enum class entry_linkage {
 }
 
 /// @brief A rendered translation unit as parts. str() assembles them; the entry is declared from
-/// `entry_name`, `signature` and `linkage`, so renaming a kernel or changing its linkage changes a
-/// field, never the text.
+/// `entry_name`, `signature` and `linkage`, and the device symbols (`extern "C" __global__`
+/// kernels, spelt `ROCMTPL_KERNEL_SYMBOL(suffix)` in the device code and the entry body) are
+/// `<entry_name>_<suffix>` through the macro kernel_text() defines: renaming a kernel or changing
+/// its linkage changes a field, never the text.
 ///
 /// An exported entry is followed by its packed twin and signature function (packed_entry_text());
 /// an internal one is not (the module that holds it exports its own).
@@ -118,6 +124,19 @@ struct rendered_source {
   std::string entry_body;
   /// @brief How the entry point is declared.
   entry_linkage linkage = entry_linkage::exported;
+  /// @brief How the entry launches its kernels, when the template describes it while rendering
+  /// (codegen/launch.hpp): rendering and describing are one pass. Its kernel_name is the entry's
+  /// name (rename() keeps them together), so its symbols are the ones kernel_text() defines. Not
+  /// part of the text: str() renders the launch lines the template wrote into entry_body.
+  std::optional<launch_description> launch{};
+
+  /// @brief Names the kernel: the entry's name and the launch description's kernel name (the
+  /// device symbols' prefix) together. The text is not touched (the symbols are spelt through the
+  /// macro kernel_text() defines from the name).
+  void rename(std::string_view name) {
+    entry_name = std::string(name);
+    if (launch) launch->kernel_name = entry_name;
+  }
 
   /// @brief entry_declaration() of the entry.
   [[nodiscard]] std::string declaration() const { return entry_declaration(entry_name, signature, linkage); }
@@ -143,7 +162,34 @@ struct rendered_source {
     return out;
   }
 
-  /// @brief The translation unit: includes, a blank line, globals, a blank line, device code, entry().
+  /// @brief The `#define` of the device-symbol macro for this entry's name:
+  /// @code{.unparsed}
+  /// #define ROCMTPL_KERNEL_SYMBOL(suffix) NAME_##suffix
+  /// @endcode
+  [[nodiscard]] std::string symbol_definition() const {
+    std::string out = "#define ";
+    out += device_symbol_macro;
+    out += "(suffix) ";
+    out += entry_name;
+    out += "_##suffix\n";
+    return out;
+  }
+
+  /// @brief The kernel's own code: the device-symbol macro defined from the entry's name, the device
+  /// code, entry(), the macro undefined. A module writes this for each of its kernels (each in a
+  /// namespace of its own), so that every kernel's symbols follow its name while its device code
+  /// and entry body are byte for byte what the template rendered.
+  [[nodiscard]] std::string kernel_text() const {
+    std::string out = symbol_definition();
+    out += device_code;
+    out += entry();
+    out += "#undef ";
+    out += device_symbol_macro;
+    out += '\n';
+    return out;
+  }
+
+  /// @brief The translation unit: includes, a blank line, globals, a blank line, kernel_text().
   [[nodiscard]] std::string str() const {
     std::string out;
     std::size_t size = globals.size() + device_code.size() + entry_body.size() + 2048;
@@ -153,8 +199,7 @@ struct rendered_source {
     out += '\n';
     out += globals;
     out += '\n';
-    out += device_code;
-    out += entry();
+    out += kernel_text();
     return out;
   }
 

@@ -217,9 +217,10 @@ inline void add_unique(std::vector<std::string>& blocks, const std::string& bloc
 }
 
 // The banner, the include blocks of every kernel (once each, at file scope), the globals (the
-// module's, then each distinct globals part of a kernel, once), then each kernel's device code and
-// (static) entry in its own namespace. Built from the kernels' parts: nothing is searched for in
-// generated text.
+// module's, then each distinct globals part of a kernel, once), then each kernel's code in its own
+// namespace: kernel_text(), its device code and (static) entry between the definition of the
+// device-symbol macro from its name and the macro's #undef. Built from the kernels' parts: nothing
+// is searched for or replaced in generated text.
 inline void write_kernels(indented_buffer& out, const module_source& m, std::size_t node_count) {
   out.writeline("// rocmtpl module " + m.name + ": " + std::to_string(node_count) + " nodes, " +
                 std::to_string(m.kernels.size()) + " kernels, " + std::to_string(m.calls.size()) +
@@ -243,8 +244,7 @@ inline void write_kernels(indented_buffer& out, const module_source& m, std::siz
     out.writeline("// ------------------------------------------------------------------------------------------");
     out.write_verbatim(def.metadata_comment());
     out.writeline("namespace " + rocm_cpp_scheduling::kernel_namespace(def.name) + " {");
-    out.write_verbatim(def.parts.device_code);
-    out.write_verbatim(def.parts.entry());
+    out.write_verbatim(def.parts.kernel_text());
     out.writeline("}  // namespace " + rocm_cpp_scheduling::kernel_namespace(def.name));
   }
 }

@@ -24,6 +24,7 @@
 #include <ostream>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -71,12 +72,31 @@ struct candidate_report {
   std::string name;    ///< choice name (rocm_<template>_<n>)
   std::string id;      ///< stable identity: the caller's hash_key (source hash and extra arguments)
   std::string config;  ///< configuration text
+  std::vector<std::pair<std::string, std::string>> config_values{};  ///< the configuration's (field, value) pairs
   measurement result;  ///< status, times, verification (result.candidate == id)
   std::vector<kernel_resource_usage> resources;
   double compile_seconds = 0;
   bool compile_cached = false;
-  std::filesystem::path library;  ///< the shared library, or the code object when `code_object`
-  bool code_object = false;       ///< compiled device-only, measured through the module API
+  std::filesystem::path library;               ///< the shared library, or the code object when `code_object`
+  bool code_object = false;                    ///< compiled device-only, measured through the module API
+  std::vector<std::string> compile_command{};  ///< the compiler's argv (empty when not compiled in this run)
+};
+
+/// @brief When the steps of a tune happened, in seconds since the tune started (0: did not happen).
+/// The cold tune's critical path: compiles, then the benchmarks that follow the last one.
+struct tune_timeline {
+  double compiles_started = 0;  ///< the compile pool started (rendering, key and database look-up before)
+  double helpers_ready = 0;     ///< the helper kernels compiled and the bench set up (inputs filled)
+  double reference_ready = 0;   ///< the reference compiled and ran
+  double first_measured = 0;    ///< the first candidate measured
+  double compiles_done = 0;     ///< the last compile finished
+  double measured_done = 0;     ///< the last candidate measured (and verified)
+
+  [[nodiscard]] nlohmann::json to_json() const {
+    return {{"compiles_started", compiles_started}, {"helpers_ready", helpers_ready},
+            {"reference_ready", reference_ready},   {"first_measured", first_measured},
+            {"compiles_done", compiles_done},       {"measured_done", measured_done}};
+  }
 };
 
 /// @brief What a tune did and found.
@@ -90,6 +110,8 @@ struct autotune_report {
   std::size_t compiled = 0;           ///< compiler processes spawned
   std::size_t benchmarked = 0;        ///< candidates measured in this run
   double wall_seconds = 0;
+  compile_options compile{};  ///< what candidates are compiled with (device-only ones as code objects)
+  tune_timeline timeline{};   ///< when its steps happened (a cold tune's critical path)
 
   /// @brief The winning candidate, or nullptr.
   [[nodiscard]] const candidate_report* best() const noexcept { return winner ? &candidates[*winner] : nullptr; }
@@ -111,6 +133,8 @@ struct autotune_report {
   /// @brief Candidates that ran, fastest first, then the failed ones with their reasons.
   void print_table(std::ostream& os, std::size_t top = 0) const {
     os << summary() << "\n";
+    os << "compiled for " << to_string(compile.platform) << " " << ::rocmtpl::detail::join(compile.archs, ",") << " -O"
+       << compile.opt_level << (compile.fast_math ? " fast-math" : "") << "\n";
     std::vector<const candidate_report*> rows;
     for (const auto& c : candidates) rows.push_back(&c);
     std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
@@ -145,9 +169,14 @@ struct autotune_report {
       // The code cache's record of each kernel's resources (one JSON shape), plus the spill total.
       nlohmann::json res = detail::code_cache_impl::resources_to_json(c.resources);
       for (std::size_t r = 0; r < c.resources.size(); ++r) res[r]["spills"] = c.resources[r].spills();
+      nlohmann::json values = nlohmann::json::object();
+      for (const auto& [field, value] : c.config_values) values[field] = value;
       cs.push_back({{"name", c.name},
                     {"id", c.id},
                     {"config", c.config},
+                    {"config_values", values},
+                    {"compile_options", compile_options_json(c.code_object)},
+                    {"compile_command", c.compile_command},
                     {"measurement", c.result},
                     {"resources", res},
                     {"compile_seconds", c.compile_seconds},
@@ -163,7 +192,23 @@ struct autotune_report {
             {"compiled", compiled},
             {"benchmarked", benchmarked},
             {"wall_seconds", wall_seconds},
+            {"timeline", timeline.to_json()},
             {"candidates", cs}};
+  }
+
+ private:
+  // The options a candidate was compiled with: the report's, as a code object when device-only.
+  [[nodiscard]] nlohmann::json compile_options_json(bool code_object) const {
+    std::vector<std::string> includes;
+    for (const auto& d : compile.include_dirs) includes.push_back(d.string());
+    return {{"platform", to_string(compile.platform)},
+            {"archs", compile.archs},
+            {"opt_level", compile.opt_level},
+            {"fast_math", compile.fast_math},
+            {"defines", compile.defines},
+            {"extra_flags", compile.extra_flags},
+            {"include_dirs", includes},
+            {"output", code_object ? "code_object" : "shared_library"}};
   }
 };
 
@@ -295,7 +340,9 @@ inline std::vector<candidate_report> describe_candidates(const std::vector<rocm_
     cr.id = c.hash_key();
     std::vector<std::string> fields;
     for (const auto& [k, v] : c.info_dict()) {
-      if (k != "backend" && k != "name") fields.push_back(k + "=" + v);
+      if (k == "backend" || k == "name") continue;
+      fields.push_back(k + "=" + v);
+      cr.config_values.emplace_back(k, v);
     }
     cr.config = ::rocmtpl::detail::join(fields, " ");
     cr.result.candidate = cr.id;
@@ -338,42 +385,73 @@ inline std::vector<std::size_t> pending_candidates(const tuning_db* db, const au
   return todo;
 }
 
-// What one pool compiles: the helper kernels and the reference first (the benchmarks wait for
-// them), then the pending candidates from `first_candidate` on.
-struct compile_jobs {
-  std::vector<std::string> sources;
-  std::vector<bool> code_object;  // per job: device-only (the candidate has a launch description)
-  std::size_t first_candidate = 0;
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// ---- compile jobs -------------------------------------------------------------------------------
+
+// What a compile job builds.
+enum class job_kind : std::uint8_t { helpers, reference, candidate };
+
+// One compile: its source, whether it is device-only, and for a candidate its report row.
+struct compile_job {
+  job_kind kind = job_kind::candidate;
+  std::size_t candidate = 0;  // candidate jobs: index into report.candidates
+  std::string source;
+  bool code_object = false;  // device-only (it has a launch description and options.device_only)
 };
 
+// What one pool compiles, in the order it starts them.
+struct compile_jobs {
+  std::vector<compile_job> jobs;
+  std::optional<launch_description> reference_launch;  // set when the reference compiles device-only
+
+  [[nodiscard]] bool has(job_kind kind) const {
+    return std::any_of(jobs.begin(), jobs.end(), [&](const compile_job& j) { return j.kind == kind; });
+  }
+  [[nodiscard]] std::size_t candidates() const {
+    return static_cast<std::size_t>(
+        std::count_if(jobs.begin(), jobs.end(), [](const compile_job& j) { return j.kind == job_kind::candidate; }));
+  }
+};
+
+// The compile order: what the benchmarks need first comes first. The helper kernels (every
+// measurement fills its inputs with them), then the first candidate (the first thing to time),
+// then the reference (needed only to verify: candidates timed before it runs are verified once it
+// has), then the other candidates in the policy's ranked order. Everything device-only where a
+// launch description exists and `device_only` is on.
 template <class Policy>
 compile_jobs plan_compiles(const rocm_template<Policy>& tpl, const size_hints& hints,
                            const std::vector<rocm_template_caller>& callers, const std::vector<std::size_t>& todo,
                            bool benchmark, bool want_reference, bool device_only) {
-  compile_jobs jobs;
-  if (benchmark && !todo.empty()) {
-    jobs.sources.emplace_back(utility_source);
+  compile_jobs plan;
+  const bool bench = benchmark && !todo.empty();
+  if (bench) plan.jobs.push_back({job_kind::helpers, 0, utility_source, device_only});
+  for (std::size_t t = 0; t < todo.size(); ++t) {
+    const auto i = todo[t];
+    plan.jobs.push_back({job_kind::candidate, i, callers[i].source(), device_only && callers[i].launch().has_value()});
+    if (t != 0 || !bench || !want_reference) continue;
     if constexpr (rocm_template<Policy>::has_reference()) {
-      if (want_reference) jobs.sources.push_back(tpl.generate_reference(hints).source());
+      auto reference = tpl.generate_reference(hints);
+      const bool code_object = device_only && reference.launch().has_value();
+      if (code_object) plan.reference_launch = *reference.launch();
+      plan.jobs.push_back({job_kind::reference, 0, reference.source(), code_object});
     }
   }
-  jobs.first_candidate = jobs.sources.size();
-  jobs.code_object.assign(jobs.first_candidate, false);
-  for (auto i : todo) {
-    jobs.sources.push_back(callers[i].source());
-    jobs.code_object.push_back(device_only && callers[i].launch().has_value());
-  }
-  return jobs;
+  return plan;
 }
 
-// Compiles every job on `jobs` threads; pop() hands out results as they finish (any order).
+// Compiles every job on `threads` threads, in the plan's order; pop() hands out results as they
+// finish (any order). Each thread compiles on its own: the code cache locks per key (a file lock),
+// NVRTC compiles concurrently, and hipcc/nvcc are processes of their own.
 class compile_pool {
  public:
   compile_pool(code_cache& cache, const compiler& cc, const compile_options& options, const compile_jobs& jobs,
                unsigned threads)
       : cache_(cache), cc_(cc), options_(options), device_options_(options), jobs_(jobs) {
     device_options_.output = compile_output::code_object;
-    for (unsigned w = 0; w < std::min<std::size_t>(threads, jobs_.sources.size()); ++w) {
+    for (unsigned w = 0; w < std::min<std::size_t>(threads, jobs_.jobs.size()); ++w) {
       workers_.emplace_back([this] { work(); });
     }
   }
@@ -394,11 +472,12 @@ class compile_pool {
 
  private:
   void work() {
-    for (std::size_t j = next_++; j < jobs_.sources.size(); j = next_++) {
+    for (std::size_t j = next_++; j < jobs_.jobs.size(); j = next_++) {
+      const auto& job = jobs_.jobs[j];
       compiled_candidate result{j, std::nullopt, {}, false};
       try {
-        result.result = cache_.get_or_compile(cc_, jobs_.sources[j], jobs_.code_object[j] ? device_options_ : options_);
-        result.code_object = jobs_.code_object[j];
+        result.result = cache_.get_or_compile(cc_, job.source, job.code_object ? device_options_ : options_);
+        result.code_object = job.code_object;
       } catch (const std::exception& e) {
         result.error = e.what();
       }
@@ -422,36 +501,29 @@ class compile_pool {
   std::vector<std::jthread> workers_;  // last: joined before the members they use go away
 };
 
-// The compiled helper kernels and reference, or why they are missing.
-struct bench_libraries {
-  std::filesystem::path utility;
-  std::filesystem::path reference;
-  std::string error;
-};
+// ---- where candidates are measured --------------------------------------------------------------
 
-// Waits for the helper and reference jobs; candidates that finish first are kept in `early`.
-inline bench_libraries wait_for_bench_libraries(compile_pool& pool, std::size_t first_candidate,
-                                                std::deque<compiled_candidate>& early) {
-  bench_libraries libs;
-  for (std::size_t got = 0; got < first_candidate;) {
-    auto item = pool.pop();
-    if (item.index >= first_candidate) {
-      early.push_back(std::move(item));
-      continue;
-    }
-    ++got;
-    if (!item.result) {
-      libs.error =
-          (item.index == 0 ? "helper kernels failed to compile: " : "reference failed to compile: ") + item.error;
-    } else {
-      (item.index == 0 ? libs.utility : libs.reference) = item.result->library;
-    }
+// A finished compile of the helpers or the reference as a binary.
+inline compiled_binary binary_of(const compiled_candidate& item) {
+  return {item.result ? item.result->library : std::filesystem::path(), item.code_object};
+}
+
+// Copies a later verification into a measurement that was timed before the reference existed:
+// its verdict, its error, and its failure (with the reason) when it failed.
+inline void merge_verification(measurement& timed, const measurement& verification) {
+  timed.verified = verification.verified;
+  timed.max_error = verification.max_error;
+  if (verification.status != candidate_status::ok) {
+    timed.status = verification.status;
+    timed.reason = verification.reason;
   }
-  return libs;
 }
 
 // Where candidates are measured: in this process, or (options.isolate) in a worker process that
-// may crash or hang without taking the tuner with it.
+// may crash or hang without taking the tuner with it. The steps, in order: setup_helpers() (the
+// inputs), measure() any number of candidates, run_reference() (once its compile is done), then
+// verify() the candidates measured before it; measure() verifies on its own once the reference
+// ran. fail() makes every later step skip with its reason.
 class candidate_bench {
  public:
   candidate_bench(const autotune_options& options, const rocm_benchmark_request& request)
@@ -459,28 +531,59 @@ class candidate_bench {
         request_(request),
         tolerance_(options.verify ? default_tolerance(request.output_tensor_meta.type) : 1e300) {}
 
-  // Loads the helper kernels and the reference output; afterwards error() says why measuring is
-  // impossible (empty when it is possible).
-  void setup(const bench_libraries& libs) {
-    error_ = libs.error;
-    if (!error_.empty()) return;
+  // Loads the helper kernels and fills the inputs (in the worker: prepares its setup command).
+  void setup_helpers(const compiled_binary& helpers) {
     try {
       if (options_.isolate) {
-        prepare_worker(libs);
+        prepare_worker(helpers);
       } else {
-        prepare_in_process(libs);
+        util_ = std::make_unique<utility_kernels>(helpers);
+        bench_ = std::make_unique<bench>(request_, *util_, options_.bench);
       }
     } catch (const std::exception& e) {
-      error_ = e.what();
+      fail(e.what());
     }
   }
 
+  // Runs the reference once and keeps its output; `launch` is its description when `reference`
+  // is a code object. Afterwards candidates are verified as they are measured.
+  void run_reference(const compiled_binary& reference, const std::optional<launch_description>& launch) {
+    if (!error_.empty()) return;
+    try {
+      if (options_.isolate) {
+        // Every worker runs it before its next job (a restarted one again); the first run is waited for.
+        nlohmann::json cmd{{"op", "reference"}};
+        add_binary(cmd, reference, launch ? bind_reference(*launch) : std::optional<bound_launch>());
+        const auto r = pool_->add_setup(std::move(cmd)).get();
+        if (!r.reply) {
+          std::string why = "rocmtpl: autotune: reference in the worker: ";  // in steps: g++ 12 -O3 -Wrestrict
+          why += r.detail;
+          throw ::rocmtpl::error(why);
+        }
+      } else if (reference.code_object) {
+        const module_kernel k(std::make_shared<code_object>(reference.path), bind_reference(*launch), sizes());
+        bench_->run_reference(k);
+      } else {
+        auto lib = std::make_shared<shared_library>(reference.path);
+        bench_->run_reference(kernel_entry(lib, request_.kernel_name, reference_signature(request_)));
+      }
+      has_reference_ = true;
+    } catch (const std::exception& e) {
+      fail(std::string("reference failed: ") + e.what());
+    }
+  }
+
+  // From now on every step is skipped with `why`.
+  void fail(std::string why) {
+    if (error_.empty()) error_ = std::move(why);
+  }
+
   [[nodiscard]] const std::string& setup_error() const noexcept { return error_; }
+  [[nodiscard]] bool has_reference() const noexcept { return has_reference_; }
 
   // Isolated mode: starts the pool's worker processes (one per visible GPU) now, so that their GPU
-  // contexts are created while the candidates compile; setup() gives them their setup command
-  // once the helper kernels and the reference are built. Does nothing when no worker is found
-  // (setup() then says why).
+  // contexts are created while the candidates compile; they are set up once the helper kernels are
+  // built. Does nothing when no worker is found (setup_helpers() then says why).
   void prestart() {
     if (!options_.isolate || pool_) return;
     try {
@@ -497,41 +600,31 @@ class candidate_bench {
     [[nodiscard]] bool ready() const {
       return done.has_value() || job.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
     }
+    // The measurement (waits for the job).
+    measurement get() {
+      if (done) return *done;
+      return measurement_of(job.get());
+    }
   };
 
-  // Starts measuring one candidate; isolated, it runs on whichever GPU's worker is free.
+  // Verifies (once the reference ran), then times; isolated, on whichever GPU's worker is free.
   ticket measure(const candidate_report& c, const rocm_template_caller& caller) {
-    if (!options_.isolate) return {measure_in_process(c, caller), {}};
-    return submit_isolated(c, caller);
+    return options_.isolate ? submit_isolated("measure", c, caller) : ticket{run_in_process(c, caller, false), {}};
   }
 
-  // The measurement of a ticket (waits for the job).
-  static measurement result(ticket& t) {
-    if (t.done) return *t.done;
-    auto r = t.job.get();
-    measurement m;
-    if (!r.reply) {
-      m.status =
-          r.failure == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
-      m.reason = r.detail;
-    } else if (!r.reply->value("ok", false)) {
-      m.status = candidate_status::launch_failed;
-      m.reason = r.reply->value("error", std::string());
-    } else {
-      m = r.reply->at("measurement").get<measurement>();
-    }
-    return m;
+  // Verifies a candidate measured before the reference ran (status, verified, max_error).
+  ticket verify(const candidate_report& c, const rocm_template_caller& caller) {
+    return options_.isolate ? submit_isolated("verify", c, caller) : ticket{run_in_process(c, caller, true), {}};
   }
 
  private:
-  void prepare_worker(const bench_libraries& libs) {
+  void prepare_worker(const compiled_binary& helpers) {
     auto exe = find_worker();
     if (!exe)
       throw ::rocmtpl::error("rocmtpl: autotune: isolation needs rocmtpl-bench-worker (set ROCMTPL_BENCH_WORKER)");
     nlohmann::json setup{{"op", "setup"},
-                         {"utility_library", libs.utility.string()},
+                         {helpers.code_object ? "utility_code_object" : "utility_library", helpers.path.string()},
                          {"request", request_to_json(request_)},
-                         {"reference_library", libs.reference.string()},
                          {"options", options_to_json(options_.bench)}};
     if (pool_) {
       pool_->set_setup(std::move(setup));
@@ -541,32 +634,36 @@ class candidate_bench {
   }
 
   // One worker per visible GPU (runtime/worker_pool.hpp): a crashed or hung worker is restarted on
-  // its GPU, and GPUs of different models are not mixed.
+  // its GPU (and gets the setup and the reference again), and GPUs of different models are not mixed.
   std::unique_ptr<worker_pool> make_pool(const std::filesystem::path& exe, nlohmann::json setup) const {
     return std::make_unique<worker_pool>(visible_devices(gpu_runtime::instance().device_count()),
                                          process_worker_factory(exe), std::move(setup),
                                          worker_pool_options{timeout(), timeout() * 4, true});
   }
 
-  void prepare_in_process(const bench_libraries& libs) {
-    util_ = std::make_unique<utility_kernels>(libs.utility);
-    bench_ = std::make_unique<bench>(request_, *util_, options_.bench);
-    if (libs.reference.empty()) return;
-    auto lib = std::make_shared<shared_library>(libs.reference);
-    bench_->run_reference(kernel_entry(lib, request_.kernel_name, reference_signature(request_)));
+  // The benchmark's size arguments (the reference takes no runtime arguments).
+  [[nodiscard]] std::vector<std::int64_t> sizes() const {
+    return {request_.extra_args.begin(),
+            request_.extra_args.begin() + static_cast<std::ptrdiff_t>(request_.size_arg_count)};
   }
 
-  measurement measure_in_process(const candidate_report& c, const rocm_template_caller& caller) {
+  [[nodiscard]] bound_launch bind_reference(const launch_description& d) const {
+    return bind(d, sizes(), {}, gpu_runtime::instance().kind() == platform::amd);
+  }
+
+  measurement run_in_process(const candidate_report& c, const rocm_template_caller& caller, bool verify_only) {
     const auto& r = caller.bmreq();
+    const auto run = [&](const auto& k) {
+      return verify_only ? verify_candidate(*bench_, k, r.extra_args, tolerance_)
+                         : measure_candidate(*bench_, k, r.extra_args, tolerance_);
+    };
     measurement m;
     try {
       if (c.code_object) {
-        const module_kernel k(std::make_shared<code_object>(c.library), bound_launch_of(caller), r.extra_args);
-        m = measure_candidate(*bench_, k, r.extra_args, tolerance_);
+        m = run(module_kernel(std::make_shared<code_object>(c.library), bound_launch_of(caller), r.extra_args));
       } else {
         auto lib = std::make_shared<shared_library>(c.library);
-        kernel_entry k(lib, r.kernel_name, r.signature);
-        m = measure_candidate(*bench_, k, r.extra_args, tolerance_);
+        m = run(kernel_entry(lib, r.kernel_name, r.signature));
       }
     } catch (const std::exception& e) {
       m.status = candidate_status::launch_failed;
@@ -583,23 +680,47 @@ class candidate_bench {
     return bind(*caller.launch(), {r.extra_args.begin(), split}, {split, r.extra_args.end()}, amd);
   }
 
-  ticket submit_isolated(const candidate_report& c, const rocm_template_caller& caller) {
-    const auto& r = caller.bmreq();
-    nlohmann::json cmd{{"op", "measure"}, {"extra_args", r.extra_args}, {"tolerance", tolerance_}};
-    if (c.code_object) {
-      try {
-        cmd["launch"] = launch_to_json(bound_launch_of(caller));
-      } catch (const std::exception& e) {
-        measurement m;
-        m.status = candidate_status::launch_failed;
-        m.reason = e.what();
-        return {m, {}};
-      }
-      cmd["code_object"] = c.library.string();
+  // A binary in a worker command: `library`, or `code_object` with its bound `launch`.
+  static void add_binary(nlohmann::json& cmd, const compiled_binary& b, const std::optional<bound_launch>& launch) {
+    if (b.code_object) {
+      cmd["code_object"] = b.path.string();
+      cmd["launch"] = launch_to_json(*launch);
     } else {
-      cmd["library"] = c.library.string();
+      cmd["library"] = b.path.string();
+    }
+  }
+
+  // A `measure` or `verify` job for the pool.
+  ticket submit_isolated(const char* op, const candidate_report& c, const rocm_template_caller& caller) {
+    const auto& r = caller.bmreq();
+    nlohmann::json cmd{{"op", op}, {"extra_args", r.extra_args}, {"tolerance", tolerance_}};
+    try {
+      add_binary(cmd, {c.library, c.code_object},
+                 c.code_object ? std::optional<bound_launch>(bound_launch_of(caller)) : std::nullopt);
+    } catch (const std::exception& e) {
+      measurement m;
+      m.status = candidate_status::launch_failed;
+      m.reason = e.what();
+      return {m, {}};
     }
     return {std::nullopt, pool_->submit(std::move(cmd))};
+  }
+
+  // What a pool job's result says about its candidate. A worker whose job crashed, hung or failed
+  // to launch (its GPU context may be broken) is replaced by the pool before its next job.
+  static measurement measurement_of(const pool_job_result& r) {
+    measurement m;
+    if (!r.reply) {
+      m.status =
+          r.failure == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
+      m.reason = r.detail;
+    } else if (!r.reply->value("ok", false)) {
+      m.status = candidate_status::launch_failed;
+      m.reason = r.reply->value("error", std::string());
+    } else {
+      m = r.reply->at("measurement").get<measurement>();
+    }
+    return m;
   }
 
   [[nodiscard]] std::chrono::milliseconds timeout() const {
@@ -610,17 +731,18 @@ class candidate_bench {
   const rocm_benchmark_request& request_;
   double tolerance_;
   std::string error_;
+  bool has_reference_ = false;
   std::unique_ptr<utility_kernels> util_;
   std::unique_ptr<bench> bench_;
   std::unique_ptr<worker_pool> pool_;  // isolated mode
 };
 
 // Records what a finished compile produced, then starts measuring the candidate (or says why not:
-// nullopt, with the reason in c.result).
-inline std::optional<candidate_bench::ticket> measure_compiled(autotune_report& report, candidate_report& c,
-                                                               const compiled_candidate& item,
-                                                               const rocm_template_caller& caller,
-                                                               candidate_bench& bench) {
+// nullopt, with the reason in c.result). `Bench`: candidate_bench, or a test's stand-in with
+// setup_error() and measure(c, caller) (returning a measurement, or a ticket with ready() and get()).
+template <class Bench, class Caller>
+auto measure_compiled(autotune_report& report, candidate_report& c, const compiled_candidate& item,
+                      const Caller& caller, Bench& bench) -> std::optional<decltype(bench.measure(c, caller))> {
   if (!item.result) {
     c.result.status = candidate_status::compile_failed;
     c.result.reason = item.error;
@@ -631,6 +753,7 @@ inline std::optional<candidate_bench::ticket> measure_compiled(autotune_report& 
   c.compile_seconds = item.result->seconds;
   c.compile_cached = item.result->cached;
   c.code_object = item.code_object;
+  c.compile_command = item.result->argv;
   if (!report.gpu || !bench.setup_error().empty()) {
     c.result.status = candidate_status::skipped;
     c.result.reason = !report.gpu ? "no GPU" : bench.setup_error();
@@ -640,55 +763,216 @@ inline std::optional<candidate_bench::ticket> measure_compiled(autotune_report& 
   return bench.measure(c, caller);
 }
 
-// Takes each pending candidate as its compile finishes (those kept in `early` first) and starts
-// measuring it (isolated: on whichever GPU's worker is free); stores each measurement as it
-// arrives, so an interrupted tune loses nothing.
-inline void benchmark_as_ready(autotune_report& report, const std::vector<rocm_template_caller>& callers,
-                               const std::vector<std::size_t>& todo, std::size_t first_candidate, compile_pool& pool,
-                               std::deque<compiled_candidate> early, candidate_bench& bench, tuning_db* db,
-                               progress_line& progress) {
-  double best_ms = 0;
-  std::size_t received = 0;
-  auto done = [&](candidate_report& c) {
-    if (db && c.result.status != candidate_status::skipped) db->add_measurement(report.key, c.result);
-    if (c.result.status == candidate_status::ok && (best_ms == 0 || c.result.min_ms < best_ms)) {
-      best_ms = c.result.min_ms;
-    }
-    progress.update(fmt::format("rocmtpl: {} {}/{} candidates, best {:.4f} ms", report.gpu ? "tuned" : "compiled",
-                                ++received, todo.size(), best_ms));
+// A measurement under way (a Bench's ticket with ready() and get()), or one taken at once.
+template <class Ticket>
+bool ticket_ready(const Ticket& t) {
+  if constexpr (std::is_same_v<Ticket, measurement>) {
+    return true;
+  } else {
+    return t.ready();
+  }
+}
+template <class Ticket>
+measurement ticket_get(Ticket& t) {
+  if constexpr (std::is_same_v<Ticket, measurement>) {
+    return t;
+  } else {
+    return t.get();
+  }
+}
+
+// The benchmark side of a tune: takes each finished compile as it comes and does what it allows.
+// The helpers set up the bench (candidates finished before them wait); the reference runs as soon
+// as the bench is set up; candidates are measured at once, and those measured before the reference
+// ran are verified when it has. Measurements may be under way several at once (isolated: one per
+// GPU's worker); each is taken as it finishes, in the order they started. A measurement is stored
+// in the database once it is final (verified or failed), so an interrupted tune loses nothing it
+// could trust. Every candidate is verified before pick_and_store() may pick it.
+// `Pool`: compile_pool, or a test's stand-in with pop(); `Bench`: candidate_bench or a stand-in
+// (setup_helpers, run_reference, fail, setup_error, has_reference, measure, verify; measure and
+// verify return a measurement or a ticket with ready() and get()); `Callers`: indexable by
+// candidate row.
+template <class Pool, class Bench, class Callers>
+class bench_loop {
+  using ticket = decltype(std::declval<Bench&>().measure(std::declval<const candidate_report&>(),
+                                                         std::declval<const Callers&>()[0]));
+  // A measurement (or a verification) under way.
+  struct in_flight {
+    std::size_t index;  // candidate row
+    ticket work;
+    bool verify;    // a verification of a timed candidate
+    bool verified;  // started once the reference ran: it verifies too
   };
-  std::deque<std::pair<std::size_t, candidate_bench::ticket>> running;
-  auto finish = [&](std::pair<std::size_t, candidate_bench::ticket>& r) {
-    auto& c = report.candidates[r.first];
-    measurement m = candidate_bench::result(r.second);
+
+ public:
+  bench_loop(autotune_report& report, const Callers& callers, const compile_jobs& jobs, Bench& bench, tuning_db* db,
+             progress_line& progress, std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now())
+      : started_(started),
+        report_(report),
+        callers_(callers),
+        jobs_(jobs),
+        bench_(bench),
+        db_(db),
+        progress_(progress),
+        helpers_ready_(!jobs.has(job_kind::helpers)),
+        reference_expected_(jobs.has(job_kind::reference)),
+        total_(jobs.candidates()) {}
+
+  // Takes every job of the plan from `pool`.
+  void run(Pool& pool) {
+    for (std::size_t n = 0; n < jobs_.jobs.size(); ++n) {
+      auto item = pool.pop();
+      if (n + 1 == jobs_.jobs.size()) report_.timeline.compiles_done = now();
+      on_compiled(std::move(item));
+      collect(false);
+    }
+    collect(true);
+    report_.timeline.measured_done = now();
+  }
+
+ private:
+  void on_compiled(compiled_candidate item) {
+    switch (jobs_.jobs[item.index].kind) {
+      case job_kind::helpers: on_helpers(std::move(item)); break;
+      case job_kind::reference: on_reference(std::move(item)); break;
+      case job_kind::candidate: on_candidate(std::move(item)); break;
+    }
+  }
+
+  void on_helpers(compiled_candidate item) {
+    if (item.result) {
+      bench_.setup_helpers(binary_of(item));
+    } else {
+      bench_.fail("helper kernels failed to compile: " + item.error);
+    }
+    helpers_ready_ = true;
+    report_.timeline.helpers_ready = now();
+    if (held_reference_) on_reference(*std::exchange(held_reference_, std::nullopt));
+    while (!early_.empty()) {
+      auto next = std::move(early_.front());
+      early_.pop_front();
+      measure(next);
+    }
+  }
+
+  void on_reference(compiled_candidate item) {
+    if (!helpers_ready_) {
+      held_reference_ = std::move(item);
+      return;
+    }
+    if (item.result) {
+      bench_.run_reference(binary_of(item), jobs_.reference_launch);
+    } else {
+      bench_.fail("reference failed to compile: " + item.error);
+    }
+    reference_done_ = true;
+    report_.timeline.reference_ready = now();
+    verify_pending();
+  }
+
+  void on_candidate(compiled_candidate item) {
+    if (!helpers_ready_) {
+      early_.push_back(std::move(item));
+      return;
+    }
+    measure(item);
+  }
+
+  void measure(const compiled_candidate& item) {
+    const std::size_t index = jobs_.jobs[item.index].candidate;
+    auto& c = report_.candidates[index];
+    // Started once the reference ran: the measurement verifies too (a worker runs the reference
+    // before its next job).
+    const bool verifies = bench_.has_reference();
+    if (auto t = measure_compiled(report_, c, item, callers_[index], bench_)) {
+      running_.push_back({index, std::move(*t), false, verifies});
+    } else {
+      record(c);
+    }
+  }
+
+  // Takes the measurements under way that have finished (all of them, waiting, when `wait`), in
+  // the order they started.
+  void collect(bool wait) {
+    while (!running_.empty() && (wait || ticket_ready(running_.front().work))) {
+      auto r = std::move(running_.front());
+      running_.pop_front();
+      finish(r);
+    }
+  }
+
+  void finish(in_flight& r) {
+    auto& c = report_.candidates[r.index];
+    measurement m = ticket_get(r.work);
+    if (r.verify) {
+      merge_verification(c.result, m);
+      record(c);
+      return;
+    }
     m.candidate = c.id;
     m.config = c.config;
     m.source_hash = c.result.source_hash;
     c.result = m;
-    done(c);
-  };
-  for (std::size_t taken = 0; taken < todo.size(); ++taken) {
-    compiled_candidate item;
-    if (!early.empty()) {
-      item = std::move(early.front());
-      early.pop_front();
-    } else {
-      item = pool.pop();
+    if (report_.timeline.first_measured == 0 && c.result.repetitions > 0) report_.timeline.first_measured = now();
+    // Timed without the reference (a pool's job verifies when its worker had run the reference).
+    if (reference_expected_ && !r.verified && !c.result.verified && c.result.status == candidate_status::ok) {
+      if (reference_done_) {
+        verify(r.index);  // the reference ran while it was measured
+      } else {
+        pending_.push_back(r.index);  // timed; verified once the reference ran
+      }
+      return;
     }
-    const std::size_t index = todo[item.index - first_candidate];
-    auto& c = report.candidates[index];
-    if (auto t = measure_compiled(report, c, item, callers[index], bench)) {
-      running.emplace_back(index, std::move(*t));
-    } else {
-      done(c);
-    }
-    while (!running.empty() && running.front().second.ready()) {
-      finish(running.front());
-      running.pop_front();
-    }
+    record(c);
   }
-  for (auto& r : running) finish(r);
-}
+
+  void verify_pending() {
+    for (const auto index : std::exchange(pending_, {})) verify(index);
+  }
+
+  // Starts verifying a timed candidate, or skips it when the reference did not run.
+  void verify(std::size_t index) {
+    auto& c = report_.candidates[index];
+    if (!bench_.setup_error().empty() || !bench_.has_reference()) {
+      c.result.status = candidate_status::skipped;
+      c.result.reason = bench_.setup_error();
+      record(c);
+      return;
+    }
+    running_.push_back({index, bench_.verify(c, callers_[index]), true, true});
+  }
+
+  // A final measurement: stored, counted, shown.
+  void record(const candidate_report& c) {
+    if (db_ && c.result.status != candidate_status::skipped) db_->add_measurement(report_.key, c.result);
+    if (c.result.status == candidate_status::ok && (best_ms_ == 0 || c.result.min_ms < best_ms_)) {
+      best_ms_ = c.result.min_ms;
+    }
+    ++finished_;
+    progress_.update(fmt::format("rocmtpl: {} {}/{} candidates, best {:.4f} ms", report_.gpu ? "tuned" : "compiled",
+                                 finished_, total_, best_ms_));
+  }
+
+  [[nodiscard]] double now() const { return seconds_since(started_); }
+
+  std::chrono::steady_clock::time_point started_;
+  autotune_report& report_;
+  const Callers& callers_;
+  const compile_jobs& jobs_;
+  Bench& bench_;
+  tuning_db* db_;
+  progress_line& progress_;
+  bool helpers_ready_;
+  bool reference_expected_;
+  bool reference_done_ = false;
+  std::optional<compiled_candidate> held_reference_;  // compiled before the helpers
+  std::deque<compiled_candidate> early_;              // candidates compiled before the helpers
+  std::vector<std::size_t> pending_;                  // rows timed before the reference ran
+  std::deque<in_flight> running_;                     // measurements and verifications under way
+  std::size_t total_;
+  std::size_t finished_ = 0;
+  double best_ms_ = 0;
+};
 
 // Picks the fastest ok (and, where the template has a reference, verified) candidate and stores it
 // as the winner; candidates the database already knew keep its measurement.
@@ -709,17 +993,15 @@ inline void pick_and_store(autotune_report& report, tuning_db* db, bool require_
   if (db && report.winner) db->set_winner(report.key, report.candidates[*report.winner].id);
 }
 
-inline double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace detail
 
 /// @brief Tunes a template for a problem and returns the report; the winner is stored in the
 /// tuning database, so the same problem later returns at once (no compile, no benchmark).
 ///
-/// With a GPU: compiles every candidate in parallel, benchmarks each as its compile finishes,
-/// verifies it against the template's reference, and picks the fastest verified one. Without a
+/// With a GPU: compiles every candidate in parallel (device-only, with the helper kernels and the
+/// reference, where launches are described and options.device_only is on), benchmarks each as its
+/// compile finishes, verifies it against the template's reference (candidates timed before the
+/// reference ran are verified once it has), and picks the fastest verified one. Without a
 /// GPU: compiles for `options.amd_archs`, reports resource usage, and says that benchmarking needs
 /// a GPU (report.gpu is false, nothing is stored).
 /// @throws invalid_argument_error when `ROCMTPL_PLATFORM` names no platform.
@@ -734,6 +1016,7 @@ requires kernel_template<Policy>
   auto device = detail::find_device(report);
   compile_options copts = detail::target_compile_options(report.gpu, device, options);
   compiler cc = compiler::find(copts.platform);
+  report.compile = copts;
   report.key = detail::make_key(tpl.name(), callers, hints, device, options, cc);
   report.candidates = detail::describe_candidates(callers);
 
@@ -754,6 +1037,7 @@ requires kernel_template<Policy>
     report.gpu_status = gpu_runtime::instance().status();
     copts = detail::target_compile_options(report.gpu, device, options);
     cc = compiler::find(copts.platform);
+    report.compile = copts;
   }
   code_cache cache(options.cache_dir.empty() ? code_cache::default_root() : options.cache_dir);
   const std::size_t compiles_before = cache.compiles();
@@ -762,15 +1046,15 @@ requires kernel_template<Policy>
   const auto todo = detail::pending_candidates(db.get(), report);
   const bool want_reference = report.gpu && options.verify && rocm_template<Policy>::has_reference();
   const auto jobs = detail::plan_compiles(tpl, hints, callers, todo, report.gpu, want_reference, options.device_only);
+  detail::candidate_bench bench(options, callers.front().bmreq());
+  if (jobs.has(detail::job_kind::helpers)) bench.prestart();  // its GPU context starts while compiles run
   // One compile per core: measured on the 16-core H100 box, two per core made each compile twice as slow.
   const unsigned threads = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());
+  report.timeline.compiles_started = detail::seconds_since(started);
   detail::compile_pool pool(cache, cc, copts, jobs, threads);
-  std::deque<detail::compiled_candidate> early;  // candidates compiled before the bench was ready
-  detail::candidate_bench bench(options, callers.front().bmreq());
-  if (jobs.first_candidate > 0) bench.prestart();
-  if (jobs.first_candidate > 0) bench.setup(detail::wait_for_bench_libraries(pool, jobs.first_candidate, early));
-  detail::benchmark_as_ready(report, callers, todo, jobs.first_candidate, pool, std::move(early), bench, db.get(),
-                             progress);
+  detail::bench_loop<detail::compile_pool, detail::candidate_bench, std::vector<rocm_template_caller>> loop(
+      report, callers, jobs, bench, db.get(), progress, started);
+  loop.run(pool);
   pool.join();
 
   detail::pick_and_store(report, db.get(), options.verify && rocm_template<Policy>::has_reference());

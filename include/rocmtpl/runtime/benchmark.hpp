@@ -231,7 +231,10 @@ class bench {
   }
 
   /// @brief Runs the reference kernel and keeps its output for verify().
-  void run_reference(const kernel_entry& reference) {
+  /// @tparam Kernel kernel_entry (the reference's library) or module_kernel (its code object, bound
+  /// to the size arguments)
+  template <class Kernel>
+  void run_reference(const Kernel& reference) {
     run_once(reference, std::vector<std::int64_t>(
                             request_.extra_args.begin(),
                             request_.extra_args.begin() + static_cast<std::ptrdiff_t>(request_.size_arg_count)));

@@ -27,6 +27,7 @@
 #include <rocmtpl/runtime/module_launcher.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/tuning_db.hpp>
+#include <rocmtpl/runtime/utility_kernels.hpp>
 
 namespace rocmtpl::runtime {
 
@@ -36,25 +37,47 @@ class worker_protocol_error : public error {
   using error::error;
 };
 
+/// @brief Verifies a loaded candidate against the bench's reference output: runs it once on
+/// poisoned output and compares. Sets `verified` and `max_error`, or the status verify_failed
+/// (relative L2 error above `tolerance`, or non-finite outputs) or launch_failed with the reason.
+/// Errors become a failed measurement, never an exception. `Kernel`: a kernel_entry or a module_kernel.
+/// @throws bench_usage_error when the bench has no reference output yet
+template <class Kernel>
+[[nodiscard]] measurement verify_candidate(bench& b, const Kernel& k, const std::vector<std::int64_t>& extra,
+                                           double tolerance) {
+  measurement m;
+  try {
+    const auto c = b.verify(k, extra);
+    m.max_error = c.max_abs;
+    if (c.nonfinite > 0 || !(c.relative_l2 <= tolerance)) {
+      m.status = candidate_status::verify_failed;
+      m.reason = "relative L2 error " + std::to_string(c.relative_l2) + " (tolerance " + std::to_string(tolerance) +
+                 "), " + std::to_string(c.nonfinite) + " non-finite outputs";
+      return m;
+    }
+    m.verified = true;
+  } catch (const kernel_status_error& e) {
+    m.status = candidate_status::launch_failed;
+    m.reason = e.what();
+  } catch (const gpu_error& e) {
+    m.status = candidate_status::launch_failed;
+    m.reason = e.what();
+  }
+  return m;
+}
+
 /// @brief Measures a loaded candidate on a bench: verify against the reference (when the bench
-/// has one), then time. Errors become a failed measurement, never an exception.
-/// `Kernel`: a kernel_entry or a module_kernel.
+/// has one; see verify_candidate()), then time. Errors become a failed measurement, never an
+/// exception. `Kernel`: a kernel_entry or a module_kernel.
 template <class Kernel>
 [[nodiscard]] measurement measure_candidate(bench& b, const Kernel& k, const std::vector<std::int64_t>& extra,
                                             double tolerance) {
   measurement m;
+  if (b.has_reference()) {
+    m = verify_candidate(b, k, extra, tolerance);
+    if (m.status != candidate_status::ok) return m;
+  }
   try {
-    if (b.has_reference()) {
-      const auto c = b.verify(k, extra);
-      m.max_error = c.max_abs;
-      if (c.nonfinite > 0 || !(c.relative_l2 <= tolerance)) {
-        m.status = candidate_status::verify_failed;
-        m.reason = "relative L2 error " + std::to_string(c.relative_l2) + " (tolerance " + std::to_string(tolerance) +
-                   "), " + std::to_string(c.nonfinite) + " non-finite outputs";
-        return m;
-      }
-      m.verified = true;
-    }
     const auto t = b.time(k, extra);
     m.min_ms = t.min_ms;
     m.median_ms = t.median_ms;
@@ -236,12 +259,84 @@ inline tensor_meta meta_from_json(const nlohmann::json& j) {
   return o;
 }
 
+namespace detail {
+// Calls `fn` with the kernel a worker command names: `library` (the request's C entry, with
+// `signature`) or `code_object` with its bound `launch` (the module API).
+template <class Fn>
+auto with_worker_kernel(const nlohmann::json& cmd, const rocm_benchmark_request& request,
+                        const entry_signature& signature, const std::vector<std::int64_t>& extra, Fn&& fn) {
+  if (cmd.contains("code_object")) {
+    const module_kernel k(std::make_shared<code_object>(cmd.at("code_object").get<std::string>()),
+                          launch_from_json(cmd.at("launch")), extra);
+    return fn(k);
+  }
+  auto lib = std::make_shared<shared_library>(cmd.at("library").get<std::string>());
+  const kernel_entry k(lib, request.kernel_name, signature);
+  return fn(k);
+}
+
+// The worker's state: the helpers and the bench once set up.
+struct worker_state {
+  std::unique_ptr<utility_kernels> util;
+  std::unique_ptr<bench> b;
+};
+
+// Carries out one worker command; the reply (without the trailing newline).
+inline nlohmann::json worker_command(worker_state& w, const nlohmann::json& cmd) {
+  const auto op = cmd.at("op").get<std::string>();
+  if (op == "setup") {
+    const bool code_object = cmd.contains("utility_code_object");
+    w.util = std::make_unique<utility_kernels>(compiled_binary{
+        cmd.at(code_object ? "utility_code_object" : "utility_library").get<std::string>(), code_object});
+    const auto request = request_from_json(cmd.at("request"));
+    w.b = std::make_unique<bench>(request, *w.util, options_from_json(cmd.at("options")));
+    if (cmd.contains("reference_library") && !cmd.at("reference_library").get<std::string>().empty()) {
+      auto lib = std::make_shared<shared_library>(cmd.at("reference_library").get<std::string>());
+      w.b->run_reference(kernel_entry(lib, request.kernel_name, reference_signature(request)));
+    }
+    // The device model: a pool of workers refuses to mix models (worker_pool.hpp).
+    const auto& rt = gpu_runtime::instance();
+    return {{"ok", true}, {"device", rt.available() ? rt.properties(rt.current_device()).name : std::string()}};
+  }
+  if (op != "measure" && op != "verify" && op != "reference") {
+    throw worker_protocol_error("rocmtpl: worker: unknown op '" + op +
+                                "'; expected setup, reference, measure or verify");
+  }
+  if (!w.b) throw worker_protocol_error("rocmtpl: worker: " + op + " before setup; send a setup command first");
+  const auto& request = w.b->request();
+  if (op == "reference") {
+    const std::vector<std::int64_t> sizes(
+        request.extra_args.begin(), request.extra_args.begin() + static_cast<std::ptrdiff_t>(request.size_arg_count));
+    with_worker_kernel(cmd, request, reference_signature(request), sizes, [&](const auto& k) {
+      w.b->run_reference(k);
+      return 0;
+    });
+    return {{"ok", true}};
+  }
+  const auto extra = cmd.at("extra_args").get<std::vector<std::int64_t>>();
+  const auto tolerance = cmd.at("tolerance").get<double>();
+  if (op == "verify" && !w.b->has_reference()) {
+    throw worker_protocol_error("rocmtpl: worker: verify before reference; send a reference command first");
+  }
+  const measurement m = with_worker_kernel(cmd, request, request.signature, extra, [&](const auto& k) {
+    return op == "verify" ? verify_candidate(*w.b, k, extra, tolerance) : measure_candidate(*w.b, k, extra, tolerance);
+  });
+  return {{"ok", true}, {"measurement", m}};
+}
+}  // namespace detail
+
 /// @brief The worker side of fault isolation: reads one JSON command per line, answers one JSON
-/// line per command. `setup` (utility library, request, optional reference library, options)
-/// builds the bench; `measure` (library, extra_args, tolerance) measures one candidate, or, with
-/// `code_object` and `launch` (launch_to_json()) instead of `library`, one device-only candidate
-/// through the module API. Returns
-/// the process exit code. Used by tools/rocmtpl-bench-worker.
+/// line per command. The commands:
+/// - `setup` {utility_library | utility_code_object, request, options[, reference_library]}: loads
+///   the helper kernels (a library or a device-only code object), builds the bench (seeded inputs),
+///   and replies with the GPU's model as `device` (a worker_pool refuses to mix models);
+/// - `reference` {library | code_object + launch}: runs the reference once and keeps its output;
+/// - `measure` {library | code_object + launch, extra_args, tolerance}: verifies the candidate
+///   (once a reference ran), then times it;
+/// - `verify` {the same}: verifies a candidate measured before the reference ran.
+/// `launch` is launch_to_json() of the bound description; a `code_object` runs through the module
+/// API. Replies `{"ok": true[, "measurement": ...]}` or `{"ok": false, "error": ...}`. Returns the
+/// process exit code. Used by tools/rocmtpl-bench-worker.
 inline int run_worker(std::FILE* in, std::FILE* out) {
   // The GPU context and the driver's module API first: the tuner starts the worker while its
   // candidates still compile, so this overlaps with them.
@@ -254,8 +349,7 @@ inline int run_worker(std::FILE* in, std::FILE* out) {
   } catch (const std::exception&) {
     // setup reports what is missing
   }
-  std::unique_ptr<utility_kernels> util;
-  std::unique_ptr<bench> b;
+  detail::worker_state state;
   std::string line;
   for (;;) {
     line.clear();
@@ -264,39 +358,7 @@ inline int run_worker(std::FILE* in, std::FILE* out) {
     if (line.empty() && ch == EOF) return 0;
     nlohmann::json reply;
     try {
-      const auto cmd = nlohmann::json::parse(line);
-      const auto op = cmd.at("op").get<std::string>();
-      if (op == "setup") {
-        util = std::make_unique<utility_kernels>(cmd.at("utility_library").get<std::string>());
-        const auto request = request_from_json(cmd.at("request"));
-        b = std::make_unique<bench>(request, *util, options_from_json(cmd.at("options")));
-        if (cmd.contains("reference_library") && !cmd.at("reference_library").get<std::string>().empty()) {
-          auto lib = std::make_shared<shared_library>(cmd.at("reference_library").get<std::string>());
-          kernel_entry ref(lib, request.kernel_name, reference_signature(request));
-          b->run_reference(ref);
-        }
-        // The device model: a pool of workers refuses to mix models (worker_pool.hpp).
-        const auto& rt = gpu_runtime::instance();
-        reply = {{"ok", true}, {"device", rt.available() ? rt.properties(rt.current_device()).name : std::string()}};
-      } else if (op == "measure") {
-        if (!b) throw worker_protocol_error("rocmtpl: worker: measure before setup; send a setup command first");
-        const auto extra = cmd.at("extra_args").get<std::vector<std::int64_t>>();
-        const auto tolerance = cmd.at("tolerance").get<double>();
-        measurement m;
-        if (cmd.contains("code_object")) {
-          // Device-only candidate: the code object through the module API, launched as described.
-          const module_kernel k(std::make_shared<code_object>(cmd.at("code_object").get<std::string>()),
-                                launch_from_json(cmd.at("launch")), extra);
-          m = measure_candidate(*b, k, extra, tolerance);
-        } else {
-          auto lib = std::make_shared<shared_library>(cmd.at("library").get<std::string>());
-          kernel_entry k(lib, b->request().kernel_name, b->request().signature);
-          m = measure_candidate(*b, k, extra, tolerance);
-        }
-        reply = {{"ok", true}, {"measurement", m}};
-      } else {
-        throw worker_protocol_error("rocmtpl: worker: unknown op '" + op + "'; expected setup or measure");
-      }
+      reply = detail::worker_command(state, nlohmann::json::parse(line));
     } catch (const std::exception& e) {
       reply = {{"ok", false}, {"error", e.what()}};
     }

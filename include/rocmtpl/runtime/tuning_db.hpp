@@ -10,9 +10,13 @@
 ///   `tuning_record`;
 /// - `tuning_db/sqlite.hpp`: `tuning_db_error` and the SQLite RAII wrappers;
 /// - `tuning_db/json.hpp`: the JSON forms of the key, measurement and record;
-/// - `tuning_db/database.hpp`: the `tuning_db` class.
+/// - `tuning_db/database.hpp`: the `tuning_db` class;
+/// - `tuning_db/claims.hpp`: batches shared by several tuners (claims under a lease);
+/// - `tuning_db/postgres.hpp`: the PostgreSQL backend (`postgresql://` URLs; optional, libpq).
 
+#include <rocmtpl/runtime/tuning_db/claims.hpp>
 #include <rocmtpl/runtime/tuning_db/database.hpp>
 #include <rocmtpl/runtime/tuning_db/json.hpp>
 #include <rocmtpl/runtime/tuning_db/key.hpp>
+#include <rocmtpl/runtime/tuning_db/postgres.hpp>
 #include <rocmtpl/runtime/tuning_db/sqlite.hpp>

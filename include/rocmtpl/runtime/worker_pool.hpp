@@ -7,9 +7,11 @@
 /// they come free, a worker that crashes or hangs restarted on its GPU while the others go on, and
 /// the device model of every worker checked: measurements of different models are never mixed.
 ///
-/// The pool speaks the worker protocol of measure.hpp (one JSON line per command, `setup` then
-/// `measure`); it does not know what a job means. Workers are made by a worker_factory, so tests
-/// drive the pool with fake workers.
+/// The pool speaks the worker protocol of measure.hpp (one JSON line per command: `setup`, then
+/// the other setup commands such as `reference`, then jobs such as `measure` and `verify`); it does
+/// not know what a job means. Every worker gets the setup commands before its next job, and a
+/// restarted worker gets them all again. Workers are made by a worker_factory, so tests drive the
+/// pool with fake workers.
 ///
 /// @code{.cpp}
 /// using namespace rocmtpl::runtime;
@@ -134,12 +136,15 @@ struct worker_pool_options {
 /// @brief One benchmark worker per device; jobs go to whichever worker is free.
 ///
 /// Each worker is started (at once with worker_pool_options::start_now, else with its first job)
-/// and set up (the `setup` command, sent with its first job; the reply's `device` names the model). A worker whose job
-/// gets no reply (crash, hang) or whose reply says the job broke it (`ok` false, or a measurement with status
-/// launch_failed: the GPU context may be poisoned) is replaced by a new one on the same device before its next job; the
-/// other workers' jobs are not touched. A worker that reports another device model than the first
-/// one set up takes no jobs (its job goes back to the queue); when no worker is left, the waiting
-/// jobs fail with that reason (mixed_devices() says so).
+/// and set up: before its first job it gets the `setup` command (the reply's `device` names the
+/// model), and before every job the setup commands added since (add_setup(): e.g. `reference`),
+/// each once. A worker whose job gets no reply (crash, hang) or whose reply says the job broke it
+/// (`ok` false, or a measurement with status launch_failed: the GPU context may be poisoned) is
+/// replaced by a new one on the same device before its next job, and that one gets every setup
+/// command again; the other workers' jobs are not touched. A setup command that fails fails the
+/// job with `worker <op> failed: <why>`. A worker that reports another device model than the
+/// first one set up takes no jobs (its job goes back to the queue); when no worker is left, the
+/// waiting jobs fail with that reason (mixed_devices() says so).
 class worker_pool {
  public:
   /// @param devices one worker per entry (visible_devices())
@@ -149,7 +154,8 @@ class worker_pool {
   /// @throws invalid_argument_error when @p devices is empty
   worker_pool(std::vector<std::string> devices, worker_factory factory, nlohmann::json setup,
               worker_pool_options options = {})
-      : devices_(std::move(devices)), factory_(std::move(factory)), setup_(std::move(setup)), options_(options) {
+      : devices_(std::move(devices)), factory_(std::move(factory)), options_(options) {
+    setup_.push_back(std::move(setup));
     if (devices_.empty()) throw invalid_argument_error("rocmtpl: worker_pool: no device; give at least one");
     live_ = devices_.size();
     for (std::size_t i = 0; i < devices_.size(); ++i) threads_.emplace_back([this, i] { serve(i); });
@@ -171,7 +177,28 @@ class worker_pool {
   /// the first submit().
   void set_setup(nlohmann::json setup) {
     std::lock_guard lock(mutex_);
-    setup_ = std::move(setup);
+    setup_.front() = std::move(setup);
+  }
+
+  /// @brief Adds a setup command (e.g. the `reference` run, once it is built): from now on every
+  /// worker runs it, after the earlier ones, before its next job, and a restarted worker runs it
+  /// again. It runs at once on the first free worker, ahead of the queued jobs.
+  /// @return that first run's result: the reply when it succeeded, else no reply, with the failure
+  ///         and `worker <op> failed: <why>` (or the earlier setup command's failure) as detail.
+  [[nodiscard]] std::future<pool_job_result> add_setup(nlohmann::json command) {
+    std::promise<pool_job_result> promise;
+    auto future = promise.get_future();
+    {
+      std::lock_guard lock(mutex_);
+      if (live_ == 0) {
+        promise.set_value(refused_result());
+        return future;
+      }
+      setup_.push_back(command);
+      queue_.push_front({std::move(command), std::move(promise), setup_.size() - 1});
+    }
+    ready_.notify_one();
+    return future;
   }
 
   /// @brief Queues one job; the future gets its result once a worker ran it.
@@ -184,7 +211,7 @@ class worker_pool {
         promise.set_value(refused_result());
         return future;
       }
-      queue_.push_back({std::move(job), std::move(promise)});
+      queue_.push_back({std::move(job), std::move(promise), std::nullopt});
     }
     ready_.notify_one();
     return future;
@@ -221,6 +248,13 @@ class worker_pool {
   struct job {
     nlohmann::json command;
     std::promise<pool_job_result> promise;
+    std::optional<std::size_t> setup_index{};  // add_setup(): the command's place in setup_
+  };
+
+  // A job, with the setup commands as they were when it was taken.
+  struct taken {
+    job work;
+    std::vector<nlohmann::json> setup;
   };
 
   pool_job_result refused_result() const {
@@ -230,21 +264,38 @@ class worker_pool {
     return r;
   }
 
-  // The next job, or nullopt when stopping.
-  std::optional<job> take() {
+  // The next job and the setup commands, or nullopt when stopping.
+  std::optional<taken> take() {
     std::unique_lock lock(mutex_);
     ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return std::nullopt;
-    job j = std::move(queue_.front());
+    taken t{std::move(queue_.front()), setup_};
     queue_.pop_front();
-    return j;
+    return t;
   }
 
-  // A worker for device i, set up; nullopt (with `failed` saying why) when that is impossible.
-  // Throws mixed_devices_error when it reports another model than the pool's.
-  // `w` is a worker started earlier (start_now), or null.
-  std::unique_ptr<pool_worker> start(std::size_t i, std::unique_ptr<pool_worker> w, std::string& name,
-                                     pool_job_result& failed) {
+  // Runs one setup command; false (with `failed` saying `worker <op> failed: <why>`) when it fails.
+  bool run_setup(pool_worker& w, const nlohmann::json& command, pool_job_result& failed,
+                 std::optional<nlohmann::json>* reply_out = nullptr) const {
+    auto reply = w.request(command, options_.setup_timeout, failed.failure, failed.detail);
+    if (reply && reply->value("ok", false)) {
+      if (reply_out) *reply_out = std::move(reply);
+      return true;
+    }
+    if (reply) failed.failure = worker_process::failure::crashed;
+    std::string why = "worker ";  // appended in steps: g++ 12 -O3 reports a false -Wrestrict on "lit" + string
+    why += command.is_object() ? command.value("op", std::string("setup")) : std::string("setup");
+    why += " failed: ";
+    why += reply ? reply->value("error", std::string()) : failed.detail;
+    failed.detail = std::move(why);
+    return false;
+  }
+
+  // A worker for device i that ran the first setup command; nullopt (with `failed` saying why)
+  // when that is impossible. Throws mixed_devices_error when it reports another model than the
+  // pool's. `w` is a worker started earlier (start_now), or null.
+  std::unique_ptr<pool_worker> start(std::size_t i, std::unique_ptr<pool_worker> w, const nlohmann::json& setup,
+                                     std::string& name, pool_job_result& failed) {
     try {
       if (!w) w = factory_(devices_[i]);
     } catch (const std::exception& e) {
@@ -252,17 +303,8 @@ class worker_pool {
       failed.detail = std::string("worker could not start: ") + e.what();
       return nullptr;
     }
-    nlohmann::json setup;
-    {
-      std::lock_guard lock(mutex_);
-      setup = setup_;
-    }
-    auto reply = w->request(setup, options_.setup_timeout, failed.failure, failed.detail);
-    if (!reply || !reply->value("ok", false)) {
-      failed.failure = worker_process::failure::crashed;
-      failed.detail = "worker setup failed: " + (reply ? reply->value("error", std::string()) : failed.detail);
-      return nullptr;
-    }
+    std::optional<nlohmann::json> reply;
+    if (!run_setup(*w, setup, failed, &reply)) return nullptr;
     name = reply->value("device", std::string());
     std::lock_guard lock(mutex_);
     if (model_.empty()) model_ = name;
@@ -294,14 +336,16 @@ class worker_pool {
     }
     std::string name;
     bool started_once = false;
-    while (auto j = take()) {
+    std::size_t ran = 0;  // setup commands the current worker ran
+    while (auto t = take()) {
+      auto& j = t->work;
       pool_job_result r;
       r.device = devices_[i];
       if (!worker) {
         try {
-          worker = start(i, std::move(early), name, r);
+          worker = start(i, std::move(early), t->setup.front(), name, r);
         } catch (const mixed_devices_error& e) {
-          retire(std::move(*j), e.what());
+          retire(std::move(j), e.what());
           return;
         }
         if (worker && started_once) {
@@ -309,13 +353,29 @@ class worker_pool {
           ++restarts_;
         }
         started_once = started_once || worker != nullptr;
+        ran = worker ? 1 : 0;
       }
       r.device_name = name;
-      if (worker) {
-        r.reply = worker->request(j->command, options_.timeout, r.failure, r.detail);
+      // The setup commands this worker has not run (for an add_setup() job: those before its own).
+      const auto upto = j.setup_index.value_or(t->setup.size());
+      while (worker && ran < upto) {
+        if (run_setup(*worker, t->setup[ran], r)) {
+          ++ran;
+        } else {
+          worker.reset();
+        }
+      }
+      if (worker && j.setup_index) {
+        if (run_setup(*worker, j.command, r, &r.reply)) {
+          ran = std::max(ran, *j.setup_index + 1);
+        } else {
+          worker.reset();
+        }
+      } else if (worker) {
+        r.reply = worker->request(j.command, options_.timeout, r.failure, r.detail);
         if (!r.reply || poisons(*r.reply)) worker.reset();  // the next job gets a fresh worker on this device
       }
-      j->promise.set_value(std::move(r));
+      j.promise.set_value(std::move(r));
     }
   }
 
@@ -338,7 +398,7 @@ class worker_pool {
 
   std::vector<std::string> devices_;
   worker_factory factory_;
-  nlohmann::json setup_;
+  std::vector<nlohmann::json> setup_;  // the `setup` command, then those of add_setup()
   worker_pool_options options_;
   mutable std::mutex mutex_;
   std::condition_variable ready_;

@@ -114,14 +114,16 @@ class elementwise_policy {
     src.writeline("}  // namespace");
     src.writeline("");
     src.writeline("extern \"C\" __global__ void __launch_bounds__(block_threads) " +
-                  d.variants.front().launches.front().symbol + "(" + params + ") {");
+                  device_symbol_ref(d.variants.front().launches.front().suffix) + "(" + params + ") {");
     src.writeline("    elementwise_body(" + args + ");");
     src.writeline("}");
     src.writeline("");
     indented_buffer entry;
     write_entry(entry, kernel, x, bias, y, d);
+    for (auto& block : launch_includes(d)) out.includes.push_back(std::move(block));
     out.device_code = std::move(src).str();
     out.entry_body = std::move(entry).str();
+    out.launch = d;  // rocm_template::generate() takes it from the parts: no second pass
     return out;
   }
 
@@ -144,9 +146,9 @@ class elementwise_policy {
   static launch_description launch_of(const rocm_template_kernel& kernel, const template_context& ctx,
                                       const elementwise_config& config) {
     const buffer* x = ctx.input(0);
-    auto d = launch_description_for(kernel.args());
+    auto d = launch_description_for(kernel.kernel_name(), kernel.args());
     kernel_launch l;
-    l.symbol = kernel.kernel_name() + "_main";
+    l.suffix = "main";
     const sym_expr threads(config.block_threads);
     l.grid[0] = {.sizes = floor_div(x->sizes()[0] * x->sizes()[1] + threads - sym_expr(1), threads), .at_most = 65535};
     l.block = {config.block_threads, 1, 1};

@@ -80,6 +80,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 }
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_gemm_##suffix
 // gemm mma_bm64_bn64_bk32_wm32_wn32_g8_s3_v8_sk2: Y = sigmoid(2.0f * X @ W + 0.5f * Bias) + Residual
 // x bfloat16[B, M, 512] strides [512*M, 512, 1] offset 0
 // w bfloat16[512, 96] strides [1, 512] offset 0
@@ -753,17 +754,33 @@ __device__ __forceinline__ void gemm_split_k_reduce_body(const uint16_t* __restr
 #endif  // !ROCMTPL_DEVICE_ONLY
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
 
-extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_gemm_v8_8(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS ROCMTPL_KERNEL_SYMBOL(v8_8)(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
     gemm_kernel_body<8, 8>(X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
 }
-extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_gemm_v1_1(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS ROCMTPL_KERNEL_SYMBOL(v1_1)(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
     gemm_kernel_body<1, 1>(X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
 }
-extern "C" __global__ void __launch_bounds__(256) rocm_gemm_split_k_reduce(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
+extern "C" __global__ void __launch_bounds__(256) ROCMTPL_KERNEL_SYMBOL(split_k_reduce)(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const float* __restrict__ Bias, const uint16_t* __restrict__ Residual, float* __restrict__ Y, float* __restrict__ Partial, int64_t u_B, int64_t u_M, int32_t split_k) {
     gemm_split_k_reduce_body(X, W, Bias, Residual, Y, Partial, u_B, u_M, split_k);
 }
 
@@ -819,9 +836,9 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
                 #if defined(ROCMTPL_PLATFORM_AMD)
-                rocm_gemm_v8_8<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 #else
-                rocm_gemm_v8_8<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 #endif
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
@@ -833,7 +850,7 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
             const int64_t rocmtpl_grid_1_z = 1;
             if (!rocmtpl_grid_1_ok || rocmtpl_grid_1_x > 2147483647 || rocmtpl_grid_1_y > 65535 || rocmtpl_grid_1_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_1_x > 0 && rocmtpl_grid_1_y > 0 && rocmtpl_grid_1_z > 0) {
-                rocm_gemm_split_k_reduce<<<dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -846,9 +863,9 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
                 #if defined(ROCMTPL_PLATFORM_AMD)
-                rocm_gemm_v1_1<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                ROCMTPL_KERNEL_SYMBOL(v1_1)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 #else
-                rocm_gemm_v1_1<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                ROCMTPL_KERNEL_SYMBOL(v1_1)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 #endif
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
@@ -860,7 +877,7 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
             const int64_t rocmtpl_grid_1_z = 1;
             if (!rocmtpl_grid_1_ok || rocmtpl_grid_1_x > 2147483647 || rocmtpl_grid_1_y > 65535 || rocmtpl_grid_1_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_1_x > 0 && rocmtpl_grid_1_y > 0 && rocmtpl_grid_1_z > 0) {
-                rocm_gemm_split_k_reduce<<<dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -882,3 +899,4 @@ extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_s
 // The entry's declaration, for loaders that check a library they did not render.
 extern "C" PT_EXPORT const char* rocm_gemm_signature(void) { return "int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, const uint16_t* Residual, float* Y, int64_t u_B, int64_t u_M, int32_t split_k, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }
 #endif  // !ROCMTPL_DEVICE_ONLY
+#undef ROCMTPL_KERNEL_SYMBOL

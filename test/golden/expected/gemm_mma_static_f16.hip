@@ -1,6 +1,9 @@
 #include "rocmtpl_hip_portable.h"
 #include <cstddef>
 #include <cstdint>
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#include <atomic>
+#endif
 
 // We compile all models with -fvisibility=hidden. Any symbols that need to be
 // exposed in the final shared library must be declared with PT_EXPORT to make
@@ -80,6 +83,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 }
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_gemm_##suffix
 // gemm mma_bm128_bn128_bk32_wm64_wn64_g8_s4_v8: Y = none(X @ W)
 // x float16[4096, 4096] strides [4096, 1] offset 0
 // w float16[4096, 4096] strides [4096, 1] offset 0
@@ -731,11 +735,27 @@ __device__ __forceinline__ void gemm_kernel_body(const uint16_t* __restrict__ X,
 #endif  // !ROCMTPL_DEVICE_ONLY
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
 
-extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_gemm_v8_8(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, uint16_t* __restrict__ Y) {
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS ROCMTPL_KERNEL_SYMBOL(v8_8)(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, uint16_t* __restrict__ Y) {
     gemm_kernel_body<8, 8>(X, W, Y);
 }
 
@@ -769,12 +789,13 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, uint16_
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
                 #if defined(ROCMTPL_PLATFORM_NVIDIA)
-                if (hipFuncSetAttribute(reinterpret_cast<const void*>(&rocm_gemm_v8_8), hipFuncAttributeMaxDynamicSharedMemorySize, 65536) != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+                static std::atomic<uint64_t> rocmtpl_shared_raised{0};  // a bit per device
+                if (!rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(v8_8)), 65536, rocmtpl_shared_raised)) return ROCMTPL_STATUS_LAUNCH_FAILED;
                 #endif
                 #if defined(ROCMTPL_PLATFORM_AMD)
-                rocm_gemm_v8_8<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Y);
+                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Y);
                 #else
-                rocm_gemm_v8_8<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 65536, stream>>>(X, W, Y);
+                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 65536, stream>>>(X, W, Y);
                 #endif
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
@@ -794,3 +815,4 @@ extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_s
 // The entry's declaration, for loaders that check a library they did not render.
 extern "C" PT_EXPORT const char* rocm_gemm_signature(void) { return "int rocm_gemm(const uint16_t* X, const uint16_t* W, uint16_t* Y, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }
 #endif  // !ROCMTPL_DEVICE_ONLY
+#undef ROCMTPL_KERNEL_SYMBOL

@@ -80,6 +80,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 }
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_gemm_##suffix
 // gemm bm128_bn128_bk8_tm8_tn8_g8_s2_v4: Y = none(X @ W)
 // x float32[1000, 700] strides [700, 1] offset 0
 // w float32[700, 3000] strides [3000, 1] offset 0
@@ -445,11 +446,27 @@ __device__ __forceinline__ void gemm_kernel_body(const float* __restrict__ X, co
 #endif  // !ROCMTPL_DEVICE_ONLY
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
 
-extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_gemm_v4_4(const float* __restrict__ X, const float* __restrict__ W, float* __restrict__ Y) {
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS ROCMTPL_KERNEL_SYMBOL(v4_4)(const float* __restrict__ X, const float* __restrict__ W, float* __restrict__ Y) {
     gemm_kernel_body<4, 4>(X, W, Y);
 }
 
@@ -482,7 +499,7 @@ extern "C" PT_EXPORT int rocm_gemm(const float* X, const float* W, float* Y, siz
             const int64_t rocmtpl_grid_0_z = 1;
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
-                rocm_gemm_v4_4<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 16896, stream>>>(X, W, Y);
+                ROCMTPL_KERNEL_SYMBOL(v4_4)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 16896, stream>>>(X, W, Y);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -501,3 +518,4 @@ extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_s
 // The entry's declaration, for loaders that check a library they did not render.
 extern "C" PT_EXPORT const char* rocm_gemm_signature(void) { return "int rocm_gemm(const float* X, const float* W, float* Y, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }
 #endif  // !ROCMTPL_DEVICE_ONLY
+#undef ROCMTPL_KERNEL_SYMBOL

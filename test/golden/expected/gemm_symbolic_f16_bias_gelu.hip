@@ -80,6 +80,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 }
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_gemm_##suffix
 // gemm bm64_bn64_bk16_tm4_tn4_g8_s2_v4: Y = gelu(0.5f * X @ W + Bias)
 // x float16[M, K] strides [K, 1] offset 0
 // w float16[K, 256] strides [1, K] offset 0
@@ -471,14 +472,30 @@ __device__ __forceinline__ void gemm_kernel_body(const uint16_t* __restrict__ X,
 #endif  // !ROCMTPL_DEVICE_ONLY
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
 
-extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_gemm_v4_4(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t u_M, int64_t u_K) {
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS ROCMTPL_KERNEL_SYMBOL(v4_4)(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t u_M, int64_t u_K) {
     gemm_kernel_body<4, 4>(X, W, Bias, Y, u_M, u_K);
 }
-extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_gemm_v1_1(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t u_M, int64_t u_K) {
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS ROCMTPL_KERNEL_SYMBOL(v1_1)(const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y, int64_t u_M, int64_t u_K) {
     gemm_kernel_body<1, 1>(X, W, Bias, Y, u_M, u_K);
 }
 
@@ -529,7 +546,7 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* Bias, const uint16_t* X, cons
             const int64_t rocmtpl_grid_0_z = 1;
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
-                rocm_gemm_v4_4<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Bias, Y, u_M, u_K);
+                ROCMTPL_KERNEL_SYMBOL(v4_4)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Bias, Y, u_M, u_K);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -541,7 +558,7 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* Bias, const uint16_t* X, cons
             const int64_t rocmtpl_grid_0_z = 1;
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
-                rocm_gemm_v1_1<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Bias, Y, u_M, u_K);
+                ROCMTPL_KERNEL_SYMBOL(v1_1)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Bias, Y, u_M, u_K);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -561,3 +578,4 @@ extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_s
 // The entry's declaration, for loaders that check a library they did not render.
 extern "C" PT_EXPORT const char* rocm_gemm_signature(void) { return "int rocm_gemm(const uint16_t* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y, int64_t u_M, int64_t u_K, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }
 #endif  // !ROCMTPL_DEVICE_ONLY
+#undef ROCMTPL_KERNEL_SYMBOL

@@ -5,6 +5,9 @@
 #include <cuda.h>
 #include <atomic>
 #endif
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+#include <atomic>
+#endif
 
 // We compile all models with -fvisibility=hidden. Any symbols that need to be
 // exposed in the final shared library must be declared with PT_EXPORT to make
@@ -84,6 +87,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 }
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_gemm_##suffix
 // gemm wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8: Y = relu(X @ W + Bias)
 // x float16[4096, 4096] strides [4096, 1] offset 0
 // w float16[4096, 4096] strides [4096, 1] offset 0
@@ -387,9 +391,42 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
         __syncwarp();
     }
 }
+// Split-K: one consumer warp's 16 rows x block_n columns (m64 block i) as fp32 partials into its
+// slice of the workspace (row-major M x N; the reduction kernel applies the epilogue). Each store
+// is 8 bytes; the 4 lanes of a row write 32 contiguous bytes. N is a multiple of 8 and the column
+// even, so a column inside N has its neighbour inside too.
+__device__ __forceinline__ void store_partial_m64(const float (&d)[block_n / 2], float* slice, int M, int N, int row0,
+                                                  int col0, int lane) {
+    const int64_t r0 = row0 + lane / 4;
+    const int64_t r1 = r0 + 8;
+#pragma unroll
+    for (int j = 0; j < block_n / 8; ++j) {
+        const int64_t col = col0 + 8 * j + (lane % 4) * 2;
+        if (col < N) {
+            if (r0 < M) *reinterpret_cast<float2*>(slice + r0 * N + col) = make_float2(d[4 * j + 0], d[4 * j + 1]);
+            if (r1 < M) *reinterpret_cast<float2*>(slice + r1 * N + col) = make_float2(d[4 * j + 2], d[4 * j + 3]);
+        }
+    }
+}
+// Work unit u = z * tiles + tile: K slice z (k-blocks [kb_begin, kb_end), balanced, so no slice is
+// empty while split_k <= kblocks) of output tile `tile`. Without split-K one slice holds all of K.
+struct work_unit {
+    int tm, tn, z, kb_begin, kb_end;
+    __device__ __forceinline__ work_unit(int64_t u, int tiles, int tiles_m, int tiles_n, int kblocks, int split_k) {
+        z = static_cast<int>(u / tiles);
+        tile_coords(static_cast<int>(u - static_cast<int64_t>(z) * tiles), tiles_m, tiles_n, tm, tn);
+        kb_begin = static_cast<int>(static_cast<int64_t>(z) * kblocks / split_k);
+        kb_end = static_cast<int>(static_cast<int64_t>(z + 1) * kblocks / split_k);
+    }
+};
 // The persistent kernel body: warpgroup 0 produces, warpgroups 1 and 2 consume (cooperative).
+// Work units are dealt out statically (u = blockIdx.x, blockIdx.x + gridDim.x, ...); producer and
+// consumers walk the same units in the same order, so the ring's stage and phase follow from the
+// number of k-blocks taken before. With split_k above 1 the consumers write fp32 partials
+// (Partial + z * M * N) instead of running the epilogue. A batch folds into M: row b * M + m
+// (the launch's requirements hold W shared and X, Y, Residual with back-to-back batches).
 __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtensorMap* map_w, const gemm_problem& p,
-                                         const gemm_pointers& t) {
+                                         const gemm_pointers& t, int split_k) {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     // 128-byte swizzled tiles want 1024-byte aligned bases.
     uint8_t* ring = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
@@ -406,29 +443,29 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    const int M = static_cast<int>(p.m_size);
+    const int M = static_cast<int>(p.batch * p.m_size);  // a batch folds into M (launch requirements)
     const int N = static_cast<int>(p.n_size);
     const int tiles_m = (M + block_m - 1) / block_m;
     const int tiles_n = (N + block_n - 1) / block_n;
     const int tiles = tiles_m * tiles_n;
+    const int64_t units = static_cast<int64_t>(tiles) * split_k;
     const int kblocks = static_cast<int>((p.k_size + block_k - 1) / block_k);
     if (wg == 0) {
         regs_dec<40>();
         if (tid_wg == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-                int tm, tn;
-                tile_coords(tile, tiles_m, tiles_n, tm, tn);
-                for (int kb = 0; kb < kblocks; ++kb) {
+            for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+                const work_unit w(u, tiles, tiles_m, tiles_n, kblocks, split_k);
+                for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
                     mbar_wait(smem_addr(&empty[stage]), phase ^ 1);
                     const uint32_t bar = smem_addr(&full[stage]);
                     mbar_expect_tx(bar, stage_bytes);
                     const uint32_t a_dst = smem_addr(ring + stage * stage_bytes);
-                    tma_load_2d(a_dst, map_x, bar, kb * block_k, tm * block_m);
+                    tma_load_2d(a_dst, map_x, bar, kb * block_k, w.tm * block_m);
 #pragma unroll
                     for (int j = 0; j < b_chunks; ++j) {
-                        tma_load_2d(a_dst + a_bytes + j * b_chunk_bytes, map_w, bar, tn * block_n + 64 * j, kb * block_k);
+                        tma_load_2d(a_dst + a_bytes + j * b_chunk_bytes, map_w, bar, w.tn * block_n + 64 * j, kb * block_k);
                     }
                     if (++stage == stages) stage = 0, phase ^= 1;
                 }
@@ -440,20 +477,18 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
         const int warp = tid_wg / 32, lane = tid_wg % 32;
         uint16_t* stage_buf = epi + (c * 4 + warp) * 16 * epi_row;
         float acc[mi][block_n / 2];
-        int local = -1;  // index of the tile in this block's sequence
-        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-            ++local;
-            // The producer fills the ring with every tile's k-blocks in order.
-            const uint64_t first = static_cast<uint64_t>(local) * static_cast<uint64_t>(kblocks);
-            int stage = static_cast<int>(first % stages);
-            uint32_t phase = static_cast<uint32_t>((first / stages) & 1u);
-            int tm, tn;
-            tile_coords(tile, tiles_m, tiles_n, tm, tn);
-            const int row0 = tm * block_m + c * warp_m;
-            const int n0 = tn * block_n;
+        uint64_t taken = 0;  // k-blocks this block consumed before the unit
+        for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+            const work_unit w(u, tiles, tiles_m, tiles_n, kblocks, split_k);
+            // The producer fills the ring with every unit's k-blocks in order.
+            int stage = static_cast<int>(taken % stages);
+            uint32_t phase = static_cast<uint32_t>((taken / stages) & 1u);
+            taken += static_cast<uint64_t>(w.kb_end - w.kb_begin);
+            const int row0 = w.tm * block_m + c * warp_m;
+            const int n0 = w.tn * block_n;
             tile_bias tb;
             tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
-            if (kblocks == 0) {
+            if (w.kb_end == w.kb_begin) {
 #pragma unroll
                 for (int i = 0; i < mi; ++i) {
 #pragma unroll
@@ -461,7 +496,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
                 }
             }
             int prev = -1;
-            for (int kb = 0; kb < kblocks; ++kb) {
+            for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
                 mbar_wait(smem_addr(&full[stage]), phase);
                 const uint32_t a_base = smem_addr(ring + stage * stage_bytes) + c * warp_m * 128;
                 const uint32_t b_base = smem_addr(ring + stage * stage_bytes) + a_bytes;
@@ -474,7 +509,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
                     for (int i = 0; i < mi; ++i) {
                         // A: K-major; k16 step = 32 B inside the swizzled 128-B row; 8-row groups 1024 B.
                         const uint64_t da = make_desc(a_base + i * 64 * 128 + kk * 32, 16, 1024);
-                        gemm_sm90_wgmma(acc[i], da, db, (kb > 0 || kk > 0) ? 1 : 0);
+                        gemm_sm90_wgmma(acc[i], da, db, (kb > w.kb_begin || kk > 0) ? 1 : 0);
                     }
                 }
                 wgmma_commit();
@@ -487,9 +522,15 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             }
             wgmma_wait<0>();
             if (prev >= 0 && lane == 0) mbar_arrive(smem_addr(&empty[prev]));
+            if (split_k > 1) {
+                float* slice = t.Partial + static_cast<int64_t>(w.z) * M * N;
 #pragma unroll
-            for (int i = 0; i < mi; ++i) {
-                epilogue_m64(acc[i], tb, i, stage_buf, p, t, M, N, row0 + i * 64 + warp * 16, n0, lane);
+                for (int i = 0; i < mi; ++i) store_partial_m64(acc[i], slice, M, N, row0 + i * 64 + warp * 16, n0, lane);
+            } else {
+#pragma unroll
+                for (int i = 0; i < mi; ++i) {
+                    epilogue_m64(acc[i], tb, i, stage_buf, p, t, M, N, row0 + i * 64 + warp * 16, n0, lane);
+                }
             }
         }
     }
@@ -578,16 +619,32 @@ inline int64_t rocmtpl_sm_count() {
 #endif  // ROCMTPL_PLATFORM_NVIDIA: the Hopper block that sm90_head_text opens
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
 
 #if defined(ROCMTPL_PLATFORM_NVIDIA)
-extern "C" __global__ void __launch_bounds__(gemm_sm90::threads, 1) rocm_gemm_sm90(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y) {
+extern "C" __global__ void __launch_bounds__(gemm_sm90::threads, 1) ROCMTPL_KERNEL_SYMBOL(sm90)(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, const uint16_t* __restrict__ X, const uint16_t* __restrict__ W, const uint16_t* __restrict__ Bias, uint16_t* __restrict__ Y) {
 #if defined(ROCMTPL_GEMM_SM90_DEVICE)
     const gemm_problem p = make_problem();
     const gemm_pointers t{X, W, Bias, Y, nullptr};
-    gemm_sm90::mainloop(&map_X, &map_W, p, t);
+    gemm_sm90::mainloop(&map_X, &map_W, p, t, 1);
 #elif defined(__CUDA_ARCH__)
     __trap();  // built without sm_90a features: the entry refuses other devices
 #endif
@@ -631,9 +688,10 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const u
                 CUtensorMap rocmtpl_map_0_1{};
                 if (!rocmtpl_make_tensor_map(rocmtpl_map_0_1, 0, W, 4096, 4096, 4096, 64, 64)) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
                 #if defined(ROCMTPL_PLATFORM_NVIDIA)
-                if (hipFuncSetAttribute(reinterpret_cast<const void*>(&rocm_gemm_sm90), hipFuncAttributeMaxDynamicSharedMemorySize, 216144) != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
+                static std::atomic<uint64_t> rocmtpl_shared_raised{0};  // a bit per device
+                if (!rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(sm90)), 216144, rocmtpl_shared_raised)) return ROCMTPL_STATUS_LAUNCH_FAILED;
                 #endif
-                rocm_gemm_sm90<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(384, 1, 1), 216144, stream>>>(rocmtpl_map_0_0, rocmtpl_map_0_1, X, W, Bias, Y);
+                ROCMTPL_KERNEL_SYMBOL(sm90)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(384, 1, 1), 216144, stream>>>(rocmtpl_map_0_0, rocmtpl_map_0_1, X, W, Bias, Y);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -658,3 +716,4 @@ extern "C" PT_EXPORT int rocm_gemm_packed(void* const* args, size_t* workspace_s
 // The entry's declaration, for loaders that check a library they did not render.
 extern "C" PT_EXPORT const char* rocm_gemm_signature(void) { return "int rocm_gemm(const uint16_t* X, const uint16_t* W, const uint16_t* Bias, uint16_t* Y, size_t* workspace_size, uint8_t* workspace, hipStream_t stream)"; }
 #endif  // !ROCMTPL_DEVICE_ONLY
+#undef ROCMTPL_KERNEL_SYMBOL

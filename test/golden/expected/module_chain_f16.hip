@@ -83,7 +83,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_twice_0, source hash 2398ed84d3a21057
+// kernel rocm_fused_twice_0, source hash 243ee3cbfea4ee4e
 // Topologically Sorted Source Nodes: [h1, h2, h3, y], Original ops: [twice]
 // Source node to op mapping:
 //   h1 => twice
@@ -91,6 +91,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 //   h3 => twice
 //   y => twice
 namespace rocm_fused_twice_0_ns {
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_fused_twice_0_##suffix
 namespace {
 __global__ void twice_kernel(const uint16_t* X, uint16_t* Y, int64_t n) {
     const int64_t i = static_cast<int64_t>(blockIdx.x) * 64 + threadIdx.x;
@@ -111,6 +112,7 @@ static int rocm_fused_twice_0(const uint16_t* X, uint16_t* Y, int64_t u_rows, si
     twice_kernel<<<dim3(static_cast<unsigned>((n + 63) / 64)), dim3(64), 0, stream>>>(X, Y, n);
     return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;
 }
+#undef ROCMTPL_KERNEL_SYMBOL
 }  // namespace rocm_fused_twice_0_ns
 
 // ------------------------------------------------------------------------------------------

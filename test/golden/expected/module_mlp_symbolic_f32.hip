@@ -84,11 +84,12 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_0, source hash 2e06c26be7f59f84
+// kernel rocm_fused_gemm_0, source hash 0deee07e6c26b0c5
 // Topologically Sorted Source Nodes: [h], Original ops: [gemm]
 // Source node to op mapping:
 //   h => gemm
 namespace rocm_fused_gemm_0_ns {
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_fused_gemm_0_##suffix
 // gemm bm64_bn64_bk16_tm4_tn4_g8_s2_v4: Y = none(X @ W)
 // x float32[M, 64] strides [64, 1] offset 0
 // w1 float32[64, 96] strides [96, 1] offset 0
@@ -454,11 +455,27 @@ __device__ __forceinline__ void gemm_kernel_body(const float* __restrict__ X, co
 #endif  // !ROCMTPL_DEVICE_ONLY
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
 
-extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_fused_gemm_0_v4_4(const float* __restrict__ X, const float* __restrict__ W, float* __restrict__ Y, int64_t u_M) {
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS ROCMTPL_KERNEL_SYMBOL(v4_4)(const float* __restrict__ X, const float* __restrict__ W, float* __restrict__ Y, int64_t u_M) {
     gemm_kernel_body<4, 4>(X, W, Y, u_M);
 }
 
@@ -501,7 +518,7 @@ static int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t u
             const int64_t rocmtpl_grid_0_z = 1;
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
-                rocm_fused_gemm_0_v4_4<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Y, u_M);
+                ROCMTPL_KERNEL_SYMBOL(v4_4)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Y, u_M);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -510,14 +527,16 @@ static int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t u
     }
     return ROCMTPL_STATUS_OK;
 }
+#undef ROCMTPL_KERNEL_SYMBOL
 }  // namespace rocm_fused_gemm_0_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_elementwise_1, source hash b0490e0f768f7688
+// kernel rocm_fused_elementwise_1, source hash 2fbd153004d84217
 // Topologically Sorted Source Nodes: [a], Original ops: [elementwise]
 // Source node to op mapping:
 //   a => elementwise
 namespace rocm_fused_elementwise_1_ns {
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_fused_elementwise_1_##suffix
 // elementwise: Y = gelu(X + Bias)
 // X float32[M, 96] strides [96, 1] offset 0
 // Bias float32[96] strides [1] offset 0
@@ -564,11 +583,27 @@ __device__ __forceinline__ void elementwise_body(const float* __restrict__ X, co
 #endif  // !ROCMTPL_DEVICE_ONLY
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(block_threads) rocm_fused_elementwise_1_main(const float* __restrict__ X, const float* __restrict__ Bias, float* __restrict__ Y, int64_t u_M) {
+extern "C" __global__ void __launch_bounds__(block_threads) ROCMTPL_KERNEL_SYMBOL(main)(const float* __restrict__ X, const float* __restrict__ Bias, float* __restrict__ Y, int64_t u_M) {
     elementwise_body(X, Bias, Y, u_M);
 }
 
@@ -608,21 +643,23 @@ static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y,
             const int64_t rocmtpl_grid_0_z = 1;
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
-                rocm_fused_elementwise_1_main<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, Bias, Y, u_M);
+                ROCMTPL_KERNEL_SYMBOL(main)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, Bias, Y, u_M);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
     }
     return ROCMTPL_STATUS_OK;
 }
+#undef ROCMTPL_KERNEL_SYMBOL
 }  // namespace rocm_fused_elementwise_1_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_2, source hash fe1b60f75e610b6c
+// kernel rocm_fused_gemm_2, source hash 57da31334f0e406a
 // Topologically Sorted Source Nodes: [y], Original ops: [gemm]
 // Source node to op mapping:
 //   y => gemm
 namespace rocm_fused_gemm_2_ns {
+#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_fused_gemm_2_##suffix
 // gemm bm64_bn64_bk16_tm4_tn4_g8_s2_v4: Y = none(X @ W)
 // a float32[M, 96] strides [96, 1] offset 0
 // w2 float32[96, 32] strides [32, 1] offset 0
@@ -988,11 +1025,27 @@ __device__ __forceinline__ void gemm_kernel_body(const float* __restrict__ X, co
 #endif  // !ROCMTPL_DEVICE_ONLY
 #if !defined(ROCMTPL_DEVICE_ONLY)
 [[maybe_unused]] static inline int64_t rocmtpl_launch_min(int64_t a, int64_t b) { return a < b ? a : b; }
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+// Raises a kernel's dynamic shared-memory limit (an attribute of the kernel on each device) once
+// per device: `raised` holds a bit per device (an atomic the launch lines keep), set after the
+// attribute is. Threads that find the bit clear at the same time all set the attribute (the same
+// value: harmless); devices past 63 set it on every launch.
+template <class Bits>
+static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised) {
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) return false;
+    const uint64_t bit = device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0};
+    if (bit != 0 && (raised.load() & bit) != 0) return true;
+    if (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess) return false;
+    raised.fetch_or(bit);
+    return true;
+}
+#endif
 #endif
 
 }  // namespace
 
-extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS rocm_fused_gemm_2_v4_4(const float* __restrict__ X, const float* __restrict__ W, float* __restrict__ Y, int64_t u_M) {
+extern "C" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS ROCMTPL_KERNEL_SYMBOL(v4_4)(const float* __restrict__ X, const float* __restrict__ W, float* __restrict__ Y, int64_t u_M) {
     gemm_kernel_body<4, 4>(X, W, Y, u_M);
 }
 
@@ -1035,7 +1088,7 @@ static int rocm_fused_gemm_2(const float* X, const float* W, float* Y, int64_t u
             const int64_t rocmtpl_grid_0_z = 1;
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
-                rocm_fused_gemm_2_v4_4<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Y, u_M);
+                ROCMTPL_KERNEL_SYMBOL(v4_4)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Y, u_M);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -1044,6 +1097,7 @@ static int rocm_fused_gemm_2(const float* X, const float* W, float* Y, int64_t u
     }
     return ROCMTPL_STATUS_OK;
 }
+#undef ROCMTPL_KERNEL_SYMBOL
 }  // namespace rocm_fused_gemm_2_ns
 
 // ------------------------------------------------------------------------------------------

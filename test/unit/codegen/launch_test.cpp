@@ -25,13 +25,14 @@ launch_description two_variants() {
   const auto m = sym_expr::symbol("M");
   const auto n = sym_expr::symbol("N");
   launch_description d;
+  d.kernel_name = "k";
   d.size_symbols = {"M", "N"};
   d.runtime_args = {"split_k"};
   d.tensor_types = {dtype::f16, dtype::f16, dtype::f32};
   d.workspace_bytes = {.sizes = m * n * sym_expr(4), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
-  const auto main = [&](const std::string& symbol) {
+  const auto main = [&](const std::string& suffix) {
     kernel_launch l;
-    l.symbol = symbol;
+    l.suffix = suffix;
     l.grid[0].sizes = floor_div(m + sym_expr(63), sym_expr(64)) * floor_div(n + sym_expr(127), sym_expr(128));
     l.grid[2].times_runtime_arg = 0;
     l.block = {256, 1, 1};
@@ -46,7 +47,7 @@ launch_description two_variants() {
     return l;
   };
   kernel_launch reduce;
-  reduce.symbol = "k_reduce";
+  reduce.suffix = "reduce";
   reduce.grid[0] = {
       .sizes = floor_div(m * n + sym_expr(255), sym_expr(256)), .only_when_runtime_arg_above_one = 0, .at_most = 1000};
   reduce.block = {256, 1, 1};
@@ -54,9 +55,9 @@ launch_description two_variants() {
   fast.requirements = {
       {.kind = launch_requirement_kind::aligned_pointer, .tensor = 0, .expr = sym_expr(8), .value = 16},
       {.kind = launch_requirement_kind::multiple_of, .expr = n, .value = 8}};
-  fast.launches = {main("k_v8"), reduce};
+  fast.launches = {main("v8"), reduce};
   d.variants.push_back(fast);
-  d.variants.push_back({{}, {main("k_v1"), reduce}});
+  d.variants.push_back({{}, {main("v1"), reduce}});
   return d;
 }
 
@@ -66,7 +67,7 @@ TEST(Launch, BindEvaluatesGridsWorkspaceAndParameters) {
   EXPECT_EQ(b.workspace_bytes, 1000 * 512 * 4 * 3);
   ASSERT_EQ(b.variants.size(), 2U);  // N = 512 is a multiple of 8: both variants stay
   const auto& main = b.variants[0].launches[0];
-  EXPECT_EQ(main.symbol, "k_v8");
+  EXPECT_EQ(main.symbol, "k_v8");  // the description's kernel name, '_', the launch's suffix
   EXPECT_EQ(main.grid, (std::array<std::int64_t, 3>{16 * 4, 1, 3}));  // cdiv(1000, 64) * cdiv(512, 128), split_k
   EXPECT_EQ(main.block, (std::array<std::int64_t, 3>{256, 1, 1}));
   EXPECT_EQ(main.shared_bytes, 64 * 1024);
@@ -125,7 +126,7 @@ TEST(Launch, TensorMapPitchOfOneRow) {
   d.size_symbols = {"M", "K"};
   d.tensor_types = {dtype::bf16};
   kernel_launch l;
-  l.symbol = "k";
+  l.suffix = "k";
   l.params.push_back({.kind = launch_param_kind::tensor_map,
                       .map = tensor_map_spec{.tensor = 0,
                                              .element = dtype::bf16,
@@ -156,9 +157,15 @@ TEST(Launch, RenderedLinesFollowTheDescription) {
   EXPECT_TRUE(contains(s, "if ((reinterpret_cast<uintptr_t>(X + (8)) % 16 == 0) && (rocmtpl_mod(u_N, 8) == 0)) {"));
   EXPECT_TRUE(contains(s, "} else {"));
   EXPECT_FALSE(contains(s, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;\n}\nreturn"));  // the last variant always runs
+  // 64 KiB of shared memory: the opt-in, once per device (a function-local bit set per launch).
+  EXPECT_TRUE(contains(s, "static std::atomic<uint64_t> rocmtpl_shared_raised{0};  // a bit per device\n")) << s;
   EXPECT_TRUE(contains(s,
-                       "hipFuncSetAttribute(reinterpret_cast<const void*>(&k_v8), "
-                       "hipFuncAttributeMaxDynamicSharedMemorySize, 65536)"));
+                       "if (!rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(v8)), "
+                       "65536, rocmtpl_shared_raised)) return ROCMTPL_STATUS_LAUNCH_FAILED;"))
+      << s;
+  EXPECT_FALSE(contains(s, "hipFuncSetAttribute")) << s;  // only inside the helper
+  EXPECT_EQ(launch_includes(d),
+            (std::vector<std::string>{"#if defined(ROCMTPL_PLATFORM_NVIDIA)\n#include <atomic>\n#endif\n"}));
   EXPECT_TRUE(contains(s, "#if defined(ROCMTPL_PLATFORM_AMD)"));
   EXPECT_TRUE(
       contains(s, "dim3(512, 1, 1), 0, stream>>>(X, Y, reinterpret_cast<float*>(workspace + 16), u_N, split_k);"));
@@ -166,14 +173,57 @@ TEST(Launch, RenderedLinesFollowTheDescription) {
                        "dim3(256, 1, 1), 65536, stream>>>(X, Y, reinterpret_cast<float*>(workspace + 16), u_N, "
                        "split_k);"));
   EXPECT_TRUE(contains(s, "rocmtpl_launch_min("));
-  EXPECT_TRUE(contains(s, "k_reduce<<<"));
+  // Launches name their kernel through the device-symbol macro, never by the entry's name.
+  EXPECT_TRUE(contains(s, "ROCMTPL_KERNEL_SYMBOL(reduce)<<<"));
+  EXPECT_FALSE(contains(s, "k_v8")) << s;
+}
+
+// A symbol is the entry's name and the launch's suffix; the description's name is the one field
+// that renaming a kernel sets.
+TEST(Launch, SymbolsFollowTheDescriptionsKernelName) {
+  auto d = two_variants();
+  EXPECT_EQ(device_symbol(d, d.variants[0].launches[0]), "k_v8");
+  d.kernel_name = "rocm_fused_gemm_3";
+  const auto b = bind(d, {64, 128}, {2});
+  EXPECT_EQ(b.variants[0].launches[0].symbol, "rocm_fused_gemm_3_v8");
+  EXPECT_EQ(b.variants[1].launches[1].symbol, "rocm_fused_gemm_3_reduce");
+  EXPECT_EQ(device_symbol_ref("v8_8"), "ROCMTPL_KERNEL_SYMBOL(v8_8)");
+  EXPECT_THROW((void)device_symbol_ref(""), invalid_argument_error);
+  EXPECT_THROW((void)device_symbol_ref("v8)(x"), invalid_argument_error);
+}
+
+// The helper the opt-in calls sets the attribute once per device: a bit per device, checked before
+// and set after the attribute; devices past 63 have no bit.
+TEST(Launch, SharedLimitHelperRaisesOncePerDevice) {
+  const std::string h(launch_cpp_helpers);
+  EXPECT_TRUE(
+      contains(h, "static inline bool rocmtpl_raise_shared_limit(const void* kernel, int bytes, Bits& raised)"));
+  const auto check = h.find("(raised.load() & bit) != 0) return true;");
+  const auto set = h.find("hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes)");
+  const auto mark = h.find("raised.fetch_or(bit);");
+  ASSERT_NE(check, std::string::npos);
+  ASSERT_NE(set, std::string::npos);
+  ASSERT_NE(mark, std::string::npos);
+  EXPECT_LT(check, set);
+  EXPECT_LT(set, mark);
+  EXPECT_TRUE(contains(h, "device >= 0 && device < 64 ? uint64_t{1} << device : uint64_t{0}"));
+  // No opt-in, no include.
+  auto small = two_variants();
+  for (auto& v : small.variants) {
+    for (auto& l : v.launches) l.shared_bytes = 48 * 1024;
+  }
+  EXPECT_TRUE(launch_includes(small).empty());
+  indented_buffer src;
+  write_launches(src, small, {"X", "W", "Y"});
+  EXPECT_FALSE(contains(src.str(), "rocmtpl_raise_shared_limit"));
 }
 
 TEST(Launch, DescriptionHeadFromKernelArguments) {
   kernel_args args;
   args.add_input(buffer("a", layout::row_major(dtype::f16, {sym_expr::symbol("M"), sym_expr(8)})), "A");
   args.add_output(buffer("y", layout::row_major(dtype::f32, {sym_expr::symbol("M"), sym_expr(8)})), "Y");
-  const auto d = launch_description_for(args);
+  const auto d = launch_description_for("rocm_a", args);
+  EXPECT_EQ(d.kernel_name, "rocm_a");
   EXPECT_EQ(d.size_symbols, (std::vector<std::string>{"M"}));
   EXPECT_EQ(d.tensor_types, (std::vector<dtype>{dtype::f16, dtype::f32}));
   EXPECT_EQ(abi_tensor_index(args, "Y"), 1U);

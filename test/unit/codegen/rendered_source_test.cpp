@@ -33,9 +33,30 @@ TEST(RenderedSource, IncludesThenGlobalsEachFollowedByABlankLineThenCodeAndEntry
   // An exported entry, its packed twin and its signature function drop out of device-only compiles.
   const std::string guarded = "#if !defined(ROCMTPL_DEVICE_ONLY)\n" + entry + packed_entry_text("k", s.signature) +
                               "#endif  // !ROCMTPL_DEVICE_ONLY\n";
+  // The kernel's code sits between the device-symbol macro's definition (from the entry's name) and
+  // its #undef.
   EXPECT_EQ(s.str(),
-            "#include <a.h>\n#if X\n#include <b.h>\n#endif\n\n#define G 1\n\nnamespace {\n}  // namespace\n" + guarded);
+            "#include <a.h>\n#if X\n#include <b.h>\n#endif\n\n#define G 1\n\n"
+            "#define ROCMTPL_KERNEL_SYMBOL(suffix) k_##suffix\nnamespace {\n}  // namespace\n" +
+                guarded + "#undef ROCMTPL_KERNEL_SYMBOL\n");
   EXPECT_EQ(s.entry(), guarded);
+}
+
+// Device symbols follow the entry's name through the macro: renaming the kernel changes the
+// definition of the macro, never the device code or the entry body that use it.
+TEST(RenderedSource, DeviceSymbolsFollowTheEntryNameThroughTheMacro) {
+  auto s = sample();
+  s.device_code = "extern \"C\" __global__ void " + device_symbol_ref("main") + "() {}\n";
+  s.entry_body = "    " + device_symbol_ref("main") + "<<<1, 1>>>();\n    return 0;\n";
+  const auto before = s.kernel_text();
+  EXPECT_EQ(s.symbol_definition(), "#define ROCMTPL_KERNEL_SYMBOL(suffix) k_##suffix\n");
+  EXPECT_EQ(before, s.symbol_definition() + s.device_code + s.entry() + "#undef ROCMTPL_KERNEL_SYMBOL\n");
+  s.entry_name = "rocm_fused_gemm_2";
+  const auto after = s.kernel_text();
+  EXPECT_EQ(after, "#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_fused_gemm_2_##suffix\n" + s.device_code + s.entry() +
+                       "#undef ROCMTPL_KERNEL_SYMBOL\n");
+  EXPECT_TRUE(after.find("ROCMTPL_KERNEL_SYMBOL(main)<<<") != std::string::npos) << after;
+  EXPECT_TRUE(s.str().ends_with(after));
 }
 
 TEST(RenderedSource, TheEntryIsDeclaredFromItsFields) {

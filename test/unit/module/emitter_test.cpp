@@ -65,8 +65,10 @@ TEST(ModuleEmitter, KernelsAreAssembledFromTheirParts) {
   EXPECT_EQ(count("#define PT_EXPORT __attribute__"), 1u);
   EXPECT_EQ(count("#include <cstddef>\n"), 1u);  // the module's include block
   EXPECT_EQ(count("#include <cstring>\n"), 2u);  // the kernel's include block once, and the runner's
-  EXPECT_TRUE(contains(m.source, "namespace " + k.name + "_ns {\nstatic int " + k.name + "(const uint16_t* X"))
+  EXPECT_TRUE(contains(m.source, "namespace " + k.name + "_ns {\n#define ROCMTPL_KERNEL_SYMBOL(suffix) " + k.name +
+                                     "_##suffix\nstatic int " + k.name + "(const uint16_t* X"))
       << m.source;
+  EXPECT_TRUE(contains(m.source, "#undef ROCMTPL_KERNEL_SYMBOL\n}  // namespace " + k.name + "_ns\n")) << m.source;
   EXPECT_EQ(count("_packed("), 1u);  // the module's entry only: its kernels are internal
   EXPECT_EQ(m.entry.params.size(), 3u);
   EXPECT_EQ(m.entry.params[2], (entry_param{"u_rows", param_kind::size, "int64_t"}));

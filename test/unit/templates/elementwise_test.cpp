@@ -43,8 +43,9 @@ TEST(Elementwise, RendersActivationBiasAndConversions) {
   EXPECT_TRUE(contains(src,
                        "rocmtpl_launch_min(rocmtpl_size_floordiv(rocmtpl_size_add(rocmtpl_size_mul(64, u_M, "
                        "&rocmtpl_grid_0_ok), 255, &rocmtpl_grid_0_ok), 256, &rocmtpl_grid_0_ok), 65535)"));
-  EXPECT_TRUE(contains(src, "extern \"C\" __global__ void __launch_bounds__(block_threads) rocm_elementwise_main("));
-  EXPECT_TRUE(contains(src, "rocm_elementwise_main<<<"));
+  EXPECT_TRUE(
+      contains(src, "extern \"C\" __global__ void __launch_bounds__(block_threads) ROCMTPL_KERNEL_SYMBOL(main)("));
+  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(main)<<<"));
 }
 
 TEST(Elementwise, InvalidConfigIsAConfigError) {

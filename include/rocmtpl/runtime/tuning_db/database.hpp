@@ -2,7 +2,8 @@
 #pragma once
 
 /// @file
-/// @brief The tuning database: a SQLite file that remembers every autotuning measurement and the winner.
+/// @brief The tuning database: a SQLite file (or a PostgreSQL server, tuning_db/postgres.hpp) that
+/// remembers every autotuning measurement and the winner.
 ///
 /// Unlike Inductor's autotune JSON (one blob per system, rewritten whole, where one missing choice
 /// re-benchmarks every choice and runtime arguments are not part of the key), this database:
@@ -13,12 +14,17 @@
 /// - remembers failures (compile, launch, verification, crash, timeout) with their reason, so a
 ///   failing candidate is not rebuilt on every run;
 /// - commits each measurement as it is taken (`tuning_db::add_measurement`), so a crash loses nothing;
-/// - is shared safely by several processes (WAL journal, busy timeout, `BEGIN IMMEDIATE` writes).
+/// - is shared safely by several processes (WAL journal, busy timeout, `BEGIN IMMEDIATE` writes);
+/// - given a `postgresql://` URL instead of a file, keeps the same records in a PostgreSQL server
+///   that tuners on several hosts share, and hands out the problems of a batch to several tuners
+///   without overlap (tuning_db/claims.hpp).
 
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/runtime/cache_root.hpp>
+#include <rocmtpl/runtime/tuning_db/claims.hpp>
 #include <rocmtpl/runtime/tuning_db/json.hpp>
 #include <rocmtpl/runtime/tuning_db/key.hpp>
+#include <rocmtpl/runtime/tuning_db/postgres.hpp>
 #include <rocmtpl/runtime/tuning_db/sqlite.hpp>
 
 #include <fmt/format.h>
@@ -160,7 +166,8 @@ inline measurement read_measurement_row(const statement& st, const connection& c
 
 }  // namespace detail
 
-/// @brief The persistent tuning database (one SQLite file).
+/// @brief The persistent tuning database: one SQLite file, or a PostgreSQL database given by a
+/// `postgresql://` URL (same records, same calls).
 ///
 /// Several `tuning_db` objects, in one process or many, may use the same file at once: the file is
 /// in WAL mode, writers take the write lock at the start of their transaction and wait up to
@@ -184,18 +191,26 @@ class tuning_db {
   /// @brief How long a writer waits for another process's write lock before failing.
   static constexpr std::chrono::milliseconds busy_timeout{60'000};
 
-  /// @brief Open (or create) the database file.
+  /// @brief Open (or create) the database file, or connect to a PostgreSQL database.
   ///
-  /// Creates missing parent directories and the schema, switches the file to WAL mode and sets
-  /// the busy timeout.
-  /// @param file The database file; defaults to `default_path()`.
+  /// A file: creates missing parent directories and the schema, switches the file to WAL mode and
+  /// sets the busy timeout. A `postgresql://` (or `postgres://`) URL: connects (libpq's URL form,
+  /// e.g. `postgresql://user@host:5432/tuning` or `postgresql:///tuning?host=/run/pg`) and creates
+  /// the schema; `path()` is then the URL without its password.
+  /// @param file The database file or URL; defaults to `default_path()`.
   /// @throws invalid_argument_error if @p file is empty.
   /// @throws tuning_db_error if the directory or file cannot be created or opened, the file is not
-  ///         a SQLite database (the message names the path), or its schema version is newer than
-  ///         `schema_version`.
+  ///         a SQLite database (the message names the path), the server cannot be reached, this
+  ///         build has no PostgreSQL backend (`postgresql_enabled`), or the schema version is newer
+  ///         than `schema_version`.
   explicit tuning_db(std::filesystem::path file = default_path())
       : path_(std::move(file)), mutex_(std::make_unique<std::mutex>()) {
     if (path_.empty()) throw invalid_argument_error("rocmtpl: tuning_db: the database path is empty");
+    if (is_postgresql_url(path_.native())) {
+      pg_ = std::make_unique<detail::pg_store>(path_.native());
+      path_ = pg_->location();
+      return;
+    }
     if (path_.has_parent_path()) {
       std::error_code ec;
       std::filesystem::create_directories(path_.parent_path(), ec);
@@ -213,11 +228,18 @@ class tuning_db {
     ensure_schema_();
   }
 
-  /// @brief Where the database lives by default: `cache_root() / "tuning.sqlite3"`, where the cache
-  /// root is `$ROCMTPL_CACHE_DIR`, else `$XDG_CACHE_HOME/rocmtpl`, else `$HOME/.cache/rocmtpl`.
-  /// @return The absolute path (the environment is read on every call; the folder is created).
+  /// @brief Where the database lives by default: `$ROCMTPL_TUNING_DB` when set (a file, or a
+  /// `postgresql://` URL), else `cache_root() / "tuning.sqlite3"`, where the cache root is
+  /// `$ROCMTPL_CACHE_DIR`, else `$XDG_CACHE_HOME/rocmtpl`, else `$HOME/.cache/rocmtpl`.
+  /// @return The path or URL (the environment is read on every call; the cache folder is created).
   /// @throws cache_directory_error if no cache folder can be located or created.
-  [[nodiscard]] static std::filesystem::path default_path() { return cache_root() / "tuning.sqlite3"; }
+  [[nodiscard]] static std::filesystem::path default_path() {
+    if (const char* db = detail::non_empty_env("ROCMTPL_TUNING_DB")) return db;
+    return cache_root() / "tuning.sqlite3";
+  }
+
+  /// @brief Whether this object talks to a PostgreSQL server (else a SQLite file).
+  [[nodiscard]] bool is_postgresql() const noexcept { return pg_ != nullptr; }
 
   /// @brief Store the result of a tuning run in one transaction.
   ///
@@ -236,6 +258,7 @@ class tuning_db {
               const std::optional<std::string>& winner) {
     check_key_(key);
     for (const auto& m : measurements) check_measurement_(m);
+    if (pg_) return pg_->record(key, measurements, winner, detail::utc_now_iso8601());
     std::lock_guard lock(*mutex_);
     detail::transaction tx(conn_, detail::transaction::kind::immediate);
     const auto now = detail::utc_now_iso8601();
@@ -261,6 +284,7 @@ class tuning_db {
   void add_measurement(const tuning_key& key, const measurement& m) {
     check_key_(key);
     check_measurement_(m);
+    if (pg_) return pg_->add_measurement(key, m, detail::utc_now_iso8601());
     std::lock_guard lock(*mutex_);
     detail::transaction tx(conn_, detail::transaction::kind::immediate);
     const auto now = detail::utc_now_iso8601();
@@ -278,6 +302,7 @@ class tuning_db {
   /// @throws invalid_argument_error if @p key is unknown or @p candidate has no ok measurement for it.
   /// @throws tuning_db_error on a database error.
   void set_winner(const tuning_key& key, const std::string& candidate) {
+    if (pg_) return pg_->set_winner(key, candidate, detail::utc_now_iso8601());
     std::lock_guard lock(*mutex_);
     detail::transaction tx(conn_, detail::transaction::kind::immediate);
     const auto id = find_key_id_(key);
@@ -298,6 +323,7 @@ class tuning_db {
   /// @return The record, or nullopt when the key was never stored.
   /// @throws tuning_db_error on a database error.
   [[nodiscard]] std::optional<tuning_record> find(const tuning_key& key) const {
+    if (pg_) return pg_->find(key);
     std::lock_guard lock(*mutex_);
     detail::transaction tx(conn_, detail::transaction::kind::deferred);  // one consistent snapshot
     detail::statement st(conn_,
@@ -321,6 +347,7 @@ class tuning_db {
   /// @return The measurement, or nullopt.
   /// @throws tuning_db_error on a database error.
   [[nodiscard]] std::optional<measurement> find_measurement(const tuning_key& key, std::string_view candidate) const {
+    if (pg_) return pg_->find_measurement(key, candidate);
     std::lock_guard lock(*mutex_);
     detail::statement st(conn_, fmt::format("SELECT {} FROM measurements m JOIN tuning_keys k ON m.key_id = k.id "
                                             "WHERE {} AND m.candidate = ?9",
@@ -335,6 +362,7 @@ class tuning_db {
   /// @return The records with their measurements.
   /// @throws tuning_db_error on a database error.
   [[nodiscard]] std::vector<tuning_record> list() const {
+    if (pg_) return pg_->list();
     std::lock_guard lock(*mutex_);
     detail::transaction tx(conn_, detail::transaction::kind::deferred);
     std::vector<tuning_record> out;
@@ -362,6 +390,7 @@ class tuning_db {
   /// @return The number of tuning records (keys) removed; their measurements go with them.
   /// @throws tuning_db_error on a database error.
   std::size_t erase(std::optional<std::string> template_name = std::nullopt) {
+    if (pg_) return pg_->erase(template_name);
     std::lock_guard lock(*mutex_);
     detail::transaction tx(conn_, detail::transaction::kind::immediate);
     std::int64_t removed = 0;
@@ -397,10 +426,91 @@ class tuning_db {
                           {"records", std::move(records)}};
   }
 
-  /// @brief The database file.
+  /// @brief The database file, or the PostgreSQL URL without its password.
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
 
+  // ---- batches shared by several tuners (the protocol: tuning_db/claims.hpp) ----
+
+  /// @brief Add the problems of a batch; problems already there (any state) are left alone.
+  /// @param batch The batch's name.
+  /// @param target What the problems are tuned for (a device, or the archs of a compile-only run).
+  /// @param items (id, JSON text) per problem, in batch order (the order claims follow).
+  /// @return How many were new.
+  /// @throws tuning_db_error on a database error.
+  std::size_t add_batch_items(std::string_view batch, std::string_view target,
+                              const std::vector<std::pair<std::string, std::string>>& items) {
+    if (pg_) return pg_->add_items(batch, target, items, detail::utc_now_iso8601());
+    std::lock_guard lock(*mutex_);
+    return claims_().add(batch, target, items, detail::utc_now_iso8601());
+  }
+
+  /// @brief Claim the first problem that is pending, or whose tuner's lease has expired.
+  /// @param tuner Who claims (a name unique among the tuners, e.g. host:pid).
+  /// @param lease How long the claim holds without `renew_batch_claim`.
+  /// @return The claim, or nullopt when no problem is free now (all done, failed, or held).
+  /// @throws tuning_db_error on a database error.
+  [[nodiscard]] std::optional<batch_claim> claim_batch_item(std::string_view batch, std::string_view target,
+                                                            std::string_view tuner, std::chrono::milliseconds lease) {
+    if (pg_) return pg_->claim(batch, target, tuner, lease, detail::utc_now_iso8601());
+    std::lock_guard lock(*mutex_);
+    return claims_().claim(batch, target, tuner, lease, detail::utc_now_iso8601());
+  }
+
+  /// @brief Extend @p tuner's lease on @p item to now + @p lease.
+  /// @return false when the claim is no longer @p tuner's (its lease expired and another took it).
+  bool renew_batch_claim(std::string_view batch, std::string_view target, std::string_view item, std::string_view tuner,
+                         std::chrono::milliseconds lease) {
+    if (pg_) return pg_->renew(batch, target, item, tuner, lease);
+    std::lock_guard lock(*mutex_);
+    return claims_().renew(batch, target, item, tuner, lease);
+  }
+
+  /// @brief Mark @p item done or failed with a JSON result, if @p tuner still holds it.
+  /// @return false (and nothing changes but the log) when the claim was lost.
+  bool finish_batch_item(std::string_view batch, std::string_view target, std::string_view item, std::string_view tuner,
+                         batch_state state, std::string_view result) {
+    if (state != batch_state::done && state != batch_state::failed) {
+      throw invalid_argument_error("rocmtpl: tuning_db::finish_batch_item: the state must be done or failed");
+    }
+    if (pg_) return pg_->finish(batch, target, item, tuner, state, result, detail::utc_now_iso8601());
+    std::lock_guard lock(*mutex_);
+    return claims_().finish(batch, target, item, tuner, state, result, detail::utc_now_iso8601());
+  }
+
+  /// @brief Give @p tuner's claim on @p item back (pending again at once).
+  /// @return false when @p tuner did not hold it.
+  bool release_batch_claim(std::string_view batch, std::string_view target, std::string_view item,
+                           std::string_view tuner) {
+    if (pg_) return pg_->release(batch, target, item, tuner, detail::utc_now_iso8601());
+    std::lock_guard lock(*mutex_);
+    return claims_().release(batch, target, item, tuner, detail::utc_now_iso8601());
+  }
+
+  /// @brief The problems of a batch, in batch order.
+  [[nodiscard]] std::vector<batch_item> batch_items(std::string_view batch, std::string_view target) const {
+    if (pg_) return pg_->items(batch, target);
+    std::lock_guard lock(*mutex_);
+    return claims_().items(batch, target);
+  }
+
+  /// @brief The log of a batch: every claim, take-over, finish, lost claim and release, oldest first.
+  [[nodiscard]] std::vector<batch_event> batch_events(std::string_view batch, std::string_view target) const {
+    if (pg_) return pg_->events(batch, target);
+    std::lock_guard lock(*mutex_);
+    return claims_().events(batch, target);
+  }
+
  private:
+  // The batch tables are created on first use (under mutex_).
+  detail::sqlite_claims claims_() const {
+    detail::sqlite_claims c(conn_);
+    if (!batch_schema_ready_) {
+      c.ensure_schema();
+      batch_schema_ready_ = true;
+    }
+    return c;
+  }
+
   void set_journal_mode_wal_() {
     // Switching to WAL needs an exclusive lock and may report SQLITE_BUSY without waiting in the
     // busy handler while another process creates the same file; retry until the busy timeout.
@@ -536,7 +646,9 @@ class tuning_db {
 
   std::filesystem::path path_;
   detail::connection conn_;
-  std::unique_ptr<std::mutex> mutex_;  // behind a pointer so that tuning_db stays movable
+  std::unique_ptr<std::mutex> mutex_;     // behind a pointer so that tuning_db stays movable
+  std::unique_ptr<detail::pg_store> pg_;  // set: a PostgreSQL database; conn_ is unused then
+  mutable bool batch_schema_ready_ = false;
 };
 
 }  // namespace rocmtpl::runtime

@@ -173,7 +173,8 @@ struct gemm_config {
 
 namespace detail {
 // The Hopper path's rules: two consumer warpgroups of warp_m x warp_n (m64 blocks, one wgmma N),
-// block_k 64, TMA boxes of at most 256 rows, the register and shared-memory budgets, no split-K.
+// block_k 64, TMA boxes of at most 256 rows, the register and shared-memory budgets (split-K as on
+// the other paths: fp32 partials in the workspace, then the reduction kernel).
 [[nodiscard]] constexpr std::optional<std::string_view> invalid_wgmma_reason(const gemm_config& c) noexcept {
   using f = gemm_wgmma_facts;
   if (c.block_k != f::block_k) return "wgmma configs have block_k 64 (one 128-byte swizzle row)";
@@ -189,7 +190,6 @@ namespace detail {
   }
   if (c.stages < 2 || c.stages > 16) return "wgmma stages must be 2 to 16";
   if (c.vector != 8) return "wgmma configs have vector 8 (16-byte TMA rows and stores)";
-  if (c.split_k != 1) return "wgmma configs do not split K";
   if (c.shared_bytes() > f::max_shared) return "shared memory above the 227 KiB an NVIDIA block may use";
   return std::nullopt;
 }

@@ -27,6 +27,16 @@ namespace detail {
   const double tile_work = static_cast<double>(c.block_m) * c.block_n * (k_steps * c.block_k + 64.0 * 3);
   return rounds * tile_work / eff;
 }
+
+// What split-K adds on the Hopper path, in the same units (one unit ~ 0.76 ps of wall time: a
+// multiply-add per SM at 2.2 / 2.88e12 s): the fp32 partials written and read back (8 bytes per
+// output element per slice, mostly in L2: ~0.33 units a byte at ~4 TB/s) and the reduction
+// kernel's launch and ramp (~2.5 us). An estimate until the ranking report
+// (benchmark/gemm_runtime_bench.cpp) measures it on the H100.
+[[nodiscard]] inline double wgmma_split_cost(const gemm_config& c, double outputs) {
+  if (c.split_k <= 1) return 0.0;
+  return static_cast<double>(c.split_k) * outputs * 8.0 * 0.33 + 3.3e6;
+}
 }  // namespace detail
 
 /// @brief Estimated time of a configuration for an M x N x K problem (batch `batch`), in
@@ -44,7 +54,12 @@ namespace detail {
                           static_cast<double>(std::max<std::int64_t>(batch, 1));
   const double tiles = tiles_mn * c.split_k;
   const double k_steps = cdiv(cdiv(static_cast<double>(std::max<std::int64_t>(k, 1)), c.block_k), c.split_k);
-  if (c.math == gemm_math::wgmma) return detail::wgmma_cost(c, tiles, k_steps, sms);
+  if (c.math == gemm_math::wgmma) {
+    const double outputs = static_cast<double>(std::max<std::int64_t>(m, 1)) *
+                           static_cast<double>(std::max<std::int64_t>(n, 1)) *
+                           static_cast<double>(std::max<std::int64_t>(batch, 1));
+    return detail::wgmma_cost(c, tiles, k_steps, sms) + detail::wgmma_split_cost(c, outputs);
+  }
   // Residency per SM: shared memory (228 KiB), threads (2048), registers (64 Ki), 32 blocks.
   const int threads = std::max(c.threads(), 32);
   const int occ = std::max(1, std::min({228 * 1024 / std::max(c.shared_bytes(), 1), 2048 / threads,

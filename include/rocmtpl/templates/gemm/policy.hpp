@@ -13,10 +13,12 @@
 ///   multi-stage pipeline, ldmatrix) or MFMA (AMD gfx90a, gfx940), chosen in the rendered source by
 ///   `ROCMTPL_PLATFORM_NVIDIA` / `ROCMTPL_PLATFORM_AMD`;
 /// - `gemm_math::wgmma`: the Hopper path for f16/bf16 (sm_90a: TMA-fed ring of shared-memory stages,
-///   producer/consumer warpgroups on wgmma; templates/gemm/sm90_device_code.hpp), for row-major
-///   single-matrix problems; its entry point refuses other devices, batches, N or row pitches that
-///   are not multiples of 8, misaligned pointers and split_k above 1 with
-///   ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses every call.
+///   producer/consumer warpgroups on wgmma, runtime split-K through the workspace;
+///   templates/gemm/sm90_device_code.hpp), for row-major problems whose batch is 1 or folds into M
+///   (W shared by the batches, X and Y batches back to back); its entry point refuses other
+///   devices, batches that do not fold, N or row pitches that are not multiples of 8 and
+///   misaligned pointers with ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses
+///   every call.
 /// The addmm order [Bias, X, W] is input_reorder {2, 0, 1}. With gemm_options::runtime_split_k the
 /// entry point takes `int32_t split_k` and asks for an fp32 workspace when it is above 1.
 ///
@@ -49,10 +51,14 @@ class gemm_policy {
   using policy_concept = kernel_template_tag;
   using config_type = gemm_config;
   /// @brief A reference kernel, the runtime argument split_k, per-problem search spaces, the
-  /// workspace known at code generation and a launch description (device-only tuning through the
-  /// module API).
-  static constexpr kernel_capabilities capabilities{
-      .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true, .launch = true};
+  /// workspace known at code generation and launch descriptions of the candidates and the reference
+  /// (device-only tuning through the module API).
+  static constexpr kernel_capabilities capabilities{.reference = true,
+                                                    .runtime_args = true,
+                                                    .problem_configs = true,
+                                                    .workspace = true,
+                                                    .launch = true,
+                                                    .reference_launch = true};
 
   explicit gemm_policy(gemm_options options = {}) : options_(options) {}
 
@@ -107,7 +113,7 @@ class gemm_policy {
 
   /// @brief The workspace of a configuration's entry point in bytes, as its workspace query answers:
   /// split-K's fp32 partials, `split_k * batch * M * N * sizeof(float)`, when the configuration
-  /// splits K (gemm_options::runtime_split_k and split_k above 1, not the wgmma path); else 0.
+  /// splits K (gemm_options::runtime_split_k and split_k above 1, on every path); else 0.
   /// @throws invalid_argument_error when the problem is malformed (see view()).
   [[nodiscard]] sym_expr workspace_bytes(const template_context& ctx, const gemm_config& config) const {
     return detail::gemm_workspace_bytes(view(ctx), config, options_);
@@ -136,6 +142,13 @@ class gemm_policy {
   /// every candidate against it.
   [[nodiscard]] rendered_source render_reference(rocm_template_kernel& kernel, const template_context& ctx) const {
     return detail::render_gemm_reference(kernel, ctx, options_);
+  }
+
+  /// @brief The launch of render_reference()'s entry (one kernel, one thread per output), so that
+  /// the autotuner compiles the reference device-only like the candidates.
+  [[nodiscard]] launch_description describe_reference_launch(rocm_template_kernel& kernel,
+                                                             const template_context& ctx) const {
+    return detail::describe_gemm_reference_launch(kernel, ctx, options_);
   }
 
   /// @brief The checked problem of a template context: operands as (batch, rows, cols) with

@@ -244,9 +244,24 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
   return -1;
 }
 
+// Hopper path, batched problems: the batch folds into M (row b * M + m of one [batch * M, K] by
+// [K, N] product) when W is shared by the batches (batch stride 0) and X, Y, a Residual and a Bias
+// along M hold their batches back to back (batch stride = M rows); a Bias along N is shared. The
+// expressions that must be 0 for that (the renderer checks the symbolic ones at run time, unless
+// the batch is 1).
+[[nodiscard]] inline std::vector<sym_expr> wgmma_fold_conditions(const gemm_view& v) {
+  std::vector<sym_expr> c{v.w.stride_b, v.x.stride_b - v.m * v.x.stride_r, v.y.stride_b - v.m * v.y.stride_r};
+  if (v.residual.node != nullptr) c.push_back(v.residual.stride_b - v.m * v.residual.stride_r);
+  if (v.bias.node != nullptr) {
+    c.push_back(wgmma_bias_mode(v) == 2 ? v.bias.stride_b - v.m * v.bias.stride_r : v.bias.stride_b);
+  }
+  return c;
+}
+
 // Why the Hopper path cannot render this problem, or nothing: f16/bf16 X and W of one dtype, a
 // 16-bit Y, unit column strides of X (along K), W (along N) and Y (TMA rows, 16-byte stores), a
-// Bias along M or N (16-bit when along N), and no static batch other than 1.
+// Bias along M or N (16-bit when along N), and a batch that is statically 1 or folds into M (see
+// wgmma_fold_conditions(): no condition statically non-zero).
 [[nodiscard]] inline std::optional<std::string> wgmma_static_reason(const gemm_view& v) {
   if (!v.matrix_core_eligible()) return "X and W must be float16 or both bfloat16";
   if (element_size(v.y.node->type()) != 2) return "Y must be float16 or bfloat16";
@@ -256,14 +271,22 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
   const int mode = wgmma_bias_mode(v);
   if (mode < 0) return "Bias must run along M or along N";
   if (mode == 1 && element_size(v.bias.node->type()) != 2) return "a Bias along N must be float16 or bfloat16";
-  if (const auto b = v.batch.constant(); b.has_value() && *b != 1) return "batched problems are not served";
+  if (const auto b = v.batch.constant(); b.has_value() && *b == 1) return std::nullopt;
+  // A W with its own batches (bmm) would need a batch coordinate in the TMA loads.
+  if (!(v.w.stride_b == sym_expr(0))) return "batched problems need a W shared by the batches (batch stride 0)";
+  for (const auto& c : wgmma_fold_conditions(v)) {
+    if (const auto value = c.constant(); value.has_value() && *value != 0) {
+      return "batched problems need X, Y (and Residual, a Bias along M) with their batches back to back and a Bias "
+             "along N shared by the batches";
+    }
+  }
   return std::nullopt;
 }
 
 // Whether the sizes and strides, static or given by the hints, meet the Hopper path's run-time
-// rules (batch 1, N and the row pitches of X, W and Y multiples of 8). A value neither static nor
-// hinted counts as not met: without hints a symbolic problem keeps to the paths that serve every
-// size (the entry point still checks every value at run time).
+// rules (batch 1 or a batch that folds into M, N and the row pitches of X, W and Y multiples of 8). A value neither
+// static nor hinted counts as not met: without hints a symbolic problem keeps to the paths that serve every size (the
+// entry point still checks every value at run time).
 [[nodiscard]] inline bool wgmma_fits_hints(const gemm_view& v, const size_hints& hints) {
   const auto value = [&](const sym_expr& e) -> std::optional<std::int64_t> {
     if (auto c = e.constant()) return c;
@@ -278,7 +301,13 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
     return x.has_value() && *x % 8 == 0;
   };
   const auto batch = value(v.batch);
-  if (!batch.has_value() || *batch != 1) return false;
+  if (!batch.has_value()) return false;
+  if (*batch != 1) {
+    for (const auto& c : wgmma_fold_conditions(v)) {
+      const auto x = value(c);
+      if (!x.has_value() || *x != 0) return false;
+    }
+  }
   return multiple_of_8(v.n) && multiple_of_8(v.x.stride_r) && multiple_of_8(v.w.stride_r) &&
          multiple_of_8(v.y.stride_r);
 }

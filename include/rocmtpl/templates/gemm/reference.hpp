@@ -4,13 +4,16 @@
 /// @file
 /// @brief Rendering of the GEMM's reference kernel: one thread per output, double accumulation,
 /// the same entry point (no runtime arguments) and epilogue as every candidate. Trusted because it
-/// is simple; the autotuner verifies every candidate against it.
+/// is simple; the autotuner verifies every candidate against it. Its launch is described
+/// (gemm_reference_launch()), so the autotuner compiles it device-only like the candidates.
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <rocmtpl/codegen/indented_buffer.hpp>
+#include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/rocm_kernel.hpp>
@@ -64,25 +67,45 @@ inline void write_reference_kernel_body(indented_buffer& src, const gemm_view& v
   src.writeline(reference_index(v.y, "gm", "gn", "Y") + " = " + store_from_float(v.y.node->type(), "r") + ";");
 }
 
-// The entry point's body: workspace query, checks, one launch.
+// The reference kernel's launch (one thread per output, 256 per block; codegen/launch.hpp): the
+// entry's launch lines are rendered from it, and the autotuner launches the device-only code object
+// with it. Its parameters: X, W, Bias, Residual, Y (those present), then every size symbol.
+[[nodiscard]] inline launch_description gemm_reference_launch(const rocm_template_kernel& kernel, const gemm_view& v) {
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
+  kernel_launch l;
+  l.suffix = "reference";
+  l.grid[0].sizes = floor_div(v.batch * v.m * v.n + sym_expr(255), sym_expr(256));
+  l.block = {256, 1, 1};
+  for (const auto& [name, op] : {std::pair{"X", &v.x}, std::pair{"W", &v.w}, std::pair{"Bias", &v.bias},
+                                 std::pair{"Residual", &v.residual}, std::pair{"Y", &v.y}}) {
+    if (op->node == nullptr) continue;
+    l.params.push_back(
+        {.kind = launch_param_kind::tensor, .index = abi_tensor_index(kernel.args(), name), .name = name});
+  }
+  const auto symbols = kernel.args().size_params();
+  for (std::size_t i = 0; i < symbols.size(); ++i) {
+    l.params.push_back({.kind = launch_param_kind::size, .index = i, .name = symbols[i]});
+  }
+  d.variants.push_back({{}, {std::move(l)}});
+  return d;
+}
+
+// The entry point's body: workspace query (none), checks, then the launch of the description.
 inline void write_reference_entry_body(indented_buffer& src, rocm_template_kernel& kernel, const gemm_view& v,
-                                       const std::vector<std::string>& symbols, const std::string& args) {
-  src.writeline("if (workspace_size) { *workspace_size = 0; return ROCMTPL_STATUS_OK; }");
-  src.writeline("(void)workspace;");
+                                       const std::vector<std::string>& symbols, const launch_description& d) {
+  write_workspace_query(src, d);
   for (const auto& s : symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
-  src.writeline("int64_t rocmtpl_elements = 0;");
-  src.writeline("if (!rocmtpl_checked_mul(" + v.batch.to_cpp() + ", " + v.m.to_cpp() +
-                ", rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, " + v.n.to_cpp() +
-                ", rocmtpl_elements)) {");
-  src.writeline("    return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  src.writeline("}");
-  src.writeline("if (rocmtpl_elements == 0) return ROCMTPL_STATUS_OK;");
-  src.writeline("const int64_t rocmtpl_blocks = rocmtpl_cdiv(rocmtpl_elements, 256);");
-  src.writeline("if (rocmtpl_blocks > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  src.writeline("gemm_reference_kernel<<<dim3(static_cast<unsigned>(rocmtpl_blocks)), dim3(256), 0, stream>>>(" + args +
-                ");");
-  src.writeline("return hipGetLastError() == hipSuccess ? ROCMTPL_STATUS_OK : ROCMTPL_STATUS_LAUNCH_FAILED;");
+  write_launches(src, d, abi_tensor_names(kernel.args()));
+}
+
+/// @brief The launch description of the reference's entry (gemm_policy::describe_reference_launch()).
+[[nodiscard]] inline launch_description describe_gemm_reference_launch(rocm_template_kernel& kernel,
+                                                                       const template_context& ctx,
+                                                                       const gemm_options& options) {
+  const auto v = make_gemm_view(ctx, options);
+  (void)bind_gemm_tensors(kernel, ctx, v);
+  return gemm_reference_launch(kernel, v);
 }
 
 // The complete translation unit of the reference kernel, as parts (see gemm_policy::render_reference()).
@@ -93,26 +116,31 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
   const auto symbols = kernel.args().size_params();
   auto [params, args] = gemm_tensor_params(v, false);
   append_size_symbols(params, args, symbols);
+  (void)args;
   rendered_source out = kernel.start_source(ctx);
   indented_buffer src;
   src.writeline("// gemm reference: one thread per output, double accumulation; " + gemm_formula(v, options));
+  const auto d = gemm_reference_launch(kernel, v);
   src.writeline("namespace {");
   src.writeline(activation_device_function(options.act));
-  src.writeline("__global__ void gemm_reference_kernel(" + params + ") {");
+  src.write_verbatim(launch_cpp_helpers);
+  src.writeline("}  // namespace");
+  // extern "C" with an unmangled name: a code object's kernel is looked up by name.
+  src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " +
+                device_symbol_ref(d.variants.front().launches.front().suffix) + "(" + params + ") {");
   {
     auto body = src.indent();
     write_reference_kernel_body(src, v, options);
   }
   src.writeline("}");
-  src.write_verbatim(checked_size_helpers_text);
-  src.writeline("}  // namespace");
   indented_buffer entry;
   {
     auto body = entry.indent();
-    write_reference_entry_body(entry, kernel, v, symbols, args);
+    write_reference_entry_body(entry, kernel, v, symbols, d);
   }
   out.device_code = std::move(src).str();
   out.entry_body = std::move(entry).str();
+  out.launch = d;
   return out;
 }
 

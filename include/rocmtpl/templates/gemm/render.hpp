@@ -172,6 +172,21 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   return v.batch * v.m * v.n * sym_expr(static_cast<std::int64_t>(sizeof(float)));
 }
 
+// The split-K reduction launch (split_k above 1 only): sums the fp32 partials of every slice and
+// applies the epilogue, one thread per output element (grid-stride beyond 65536 blocks). The mma,
+// SIMT and Hopper entries share it.
+[[nodiscard]] inline kernel_launch split_k_reduce_launch(const gemm_plan& plan, std::vector<launch_param> params) {
+  const auto& v = plan.v;
+  kernel_launch r;
+  r.suffix = "split_k_reduce";
+  r.grid[0] = {.sizes = floor_div(v.batch * v.m * v.n + sym_expr(255), sym_expr(256)),
+               .only_when_runtime_arg_above_one = 0,
+               .at_most = 65536};
+  r.block = {256, 1, 1};
+  r.params = std::move(params);
+  return r;
+}
+
 // The launches of the mma/SIMT entry: the main kernel (the vectorised instantiation when its
 // requirements hold, else the scalar one where one is rendered) and, with split_k above 1, the
 // reduction of the fp32 partials; the workspace holds the partials.
@@ -179,15 +194,14 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                                                 const gemm_plan& plan) {
   const auto& c = plan.config;
   const auto& v = plan.v;
-  launch_description d = launch_description_for(kernel.args());
-  const sym_expr elements = v.batch * v.m * v.n;
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   if (plan.split) {
     d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
   }
   const auto params = gemm_launch_params(kernel, plan);
   const auto main = [&](int va, int vb) {
     kernel_launch l;
-    l.symbol = kernel.kernel_name() + "_v" + std::to_string(va) + "_" + std::to_string(vb);
+    l.suffix = "v" + std::to_string(va) + "_" + std::to_string(vb);
     l.grid[0].sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
                       floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n));
     l.grid[1].sizes = v.batch;
@@ -202,16 +216,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
     return l;
   };
   std::vector<kernel_launch> tail;
-  if (plan.split) {
-    kernel_launch r;
-    r.symbol = kernel.kernel_name() + "_split_k_reduce";
-    r.grid[0] = {.sizes = floor_div(elements + sym_expr(255), sym_expr(256)),
-                 .only_when_runtime_arg_above_one = 0,
-                 .at_most = 65536};
-    r.block = {256, 1, 1};
-    r.params = params;
-    tail.push_back(std::move(r));
-  }
+  if (plan.split) tail.push_back(split_k_reduce_launch(plan, params));
   const auto variant = [&](int va, int vb, std::vector<launch_requirement> req) {
     launch_variant lv;
     lv.requirements = std::move(req);
@@ -229,8 +234,9 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   return d;
 }
 
-// What the Hopper path needs of a problem at run time (statically true conditions left out): one
-// matrix, sizes that fit int32, N and the row pitches of X, W and Y multiples of 8 elements (TMA
+// What the Hopper path needs of a problem at run time (statically true conditions left out): a
+// batch of one, or one that folds into M (wgmma_fold_conditions()), sizes that fit int32 (the
+// folded rows batch * M too), N and the row pitches of X, W and Y multiples of 8 elements (TMA
 // pitches of 16 bytes, 16-byte stores; a pitch never stepped is free), 16-byte aligned X, W, Y.
 [[nodiscard]] inline std::vector<launch_requirement> sm90_requirements(const rocm_template_kernel& kernel,
                                                                        const gemm_view& v) {
@@ -242,12 +248,17 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
     if (c && r.kind == launch_requirement_kind::multiple_of && *c % r.value == 0) return;
     req.push_back(std::move(r));
   };
-  add({.kind = launch_requirement_kind::equals, .expr = v.batch, .value = 1});
-  for (const sym_expr* e : {&v.m, &v.n, &v.k}) {
+  const sym_expr rows = v.batch * v.m;  // X's and Y's rows with the batch folded in
+  if (const auto b = v.batch.constant(); !b || *b != 1) {
+    for (auto& c : wgmma_fold_conditions(v)) {
+      add({.kind = launch_requirement_kind::equals, .expr = std::move(c), .value = 0, .unless_at_most_one = v.batch});
+    }
+  }
+  for (const sym_expr* e : {&rows, &v.n, &v.k}) {
     add({.kind = launch_requirement_kind::at_most, .expr = *e, .value = 2147483647});
   }
   add({.kind = launch_requirement_kind::multiple_of, .expr = v.n, .value = 8});
-  add({.kind = launch_requirement_kind::multiple_of, .expr = v.x.stride_r, .value = 8, .unless_at_most_one = v.m});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.x.stride_r, .value = 8, .unless_at_most_one = rows});
   add({.kind = launch_requirement_kind::multiple_of, .expr = v.w.stride_r, .value = 8, .unless_at_most_one = v.k});
   add({.kind = launch_requirement_kind::multiple_of, .expr = v.y.stride_r, .value = 8});
   for (const auto& [name, op] : {std::pair{"X", &v.x}, std::pair{"W", &v.w}, std::pair{"Y", &v.y}}) {
@@ -259,18 +270,25 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   return req;
 }
 
-// The Hopper launch: tensor maps of X and W, the tensors, the sizes; a persistent grid of at most
-// one block per SM; no workspace.
+// The Hopper launch: tensor maps of X and W, the tensors, (the split-K partials,) the sizes, (split_k);
+// a persistent grid of at most one block per SM over the (K slice, tile) units. With runtime split-K
+// the workspace holds split_k slices of fp32 partials and, above one slice, the split-K reduction
+// follows (as on the mma path).
 [[nodiscard]] inline launch_description sm90_launch_description(const rocm_template_kernel& kernel,
                                                                 const gemm_plan& plan) {
   const auto& c = plan.config;
   const auto& v = plan.v;
-  launch_description d = launch_description_for(kernel.args());
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
+  if (plan.split) {
+    d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
+  }
   kernel_launch l;
-  l.symbol = kernel.kernel_name() + "_sm90";
-  l.grid[0] = {.sizes = floor_div(v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
+  l.suffix = "sm90";
+  const sym_expr rows = v.batch * v.m;  // the batch folds into M (sm90_requirements())
+  l.grid[0] = {.sizes = floor_div(rows + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
                         floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n)),
                .at_most_sm_count = true};
+  if (plan.split) l.grid[0].times_runtime_arg = 0;
   l.block = {128 * 3, 1, 1};  // gemm_sm90::threads: a producer and two consumer warpgroups
   l.shared_bytes = c.shared_bytes();
   const auto map = [&](const std::string& name, const gemm_operand& op, const sym_expr& rows, const sym_expr& cols,
@@ -289,12 +307,13 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                                                .box_cols = 64,
                                                .pitch_if_one_row = std::move(one_row_pitch)}});
   };
-  map("X", v.x, v.m, v.k, c.block_m, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
+  map("X", v.x, rows, v.k, c.block_m, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
   map("W", v.w, v.k, v.n, 64, v.n);
-  for (auto& p : gemm_launch_params(kernel, plan)) {
-    if (p.kind == launch_param_kind::tensor || p.kind == launch_param_kind::size) l.params.push_back(std::move(p));
-  }
-  d.variants.push_back({sm90_requirements(kernel, v), {std::move(l)}});
+  const auto params = gemm_launch_params(kernel, plan);  // the kernel's parameters after the maps: plan.params
+  l.params.insert(l.params.end(), params.begin(), params.end());
+  std::vector<kernel_launch> launches{std::move(l)};
+  if (plan.split) launches.push_back(split_k_reduce_launch(plan, params));
+  d.variants.push_back({sm90_requirements(kernel, v), std::move(launches)});
   return d;
 }
 
@@ -422,7 +441,8 @@ inline void write_source_head(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("");
   write_operand_types(src, plan.v, plan.options.act);
   write_problem_struct(src, plan.v, plan.symbols);
-  write_pointers_and_epilogue(src, plan.v, plan.options, plan.config.math != gemm_math::wgmma);
+  // The Hopper path has its own epilogue; its split-K reduction uses store_output().
+  write_pointers_and_epilogue(src, plan.v, plan.options, plan.config.math != gemm_math::wgmma || plan.split);
   src.writeline("");
 }
 
@@ -469,23 +489,9 @@ inline void write_device_code(indented_buffer& src, const gemm_plan& plan) {
   return std::clamp(65536 / (std::max(c.threads(), 32) * c.register_estimate()), 1, 2);
 }
 
-// gemm_kernel_body<VecA, VecB> and, with split-K, the body of the kernel that reduces the
-// partials (device functions; the extern "C" kernels that call them come after the namespace).
-inline void write_kernels(indented_buffer& src, const gemm_plan& plan) {
-  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-  src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, " +
-                std::to_string(gemm_min_blocks(plan.config)) + ")");
-  src.writeline("#else");
-  src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)");
-  src.writeline("#endif");
-  src.writeline("template <int VecA, int VecB>");
-  src.writeline("__device__ __forceinline__ void gemm_kernel_body(" + plan.params + ") {");
-  src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  src.writeline("    const gemm_pointers t" + plan.pointers + ";");
-  src.writeline(std::string("    gemm_mainloop<VecA, VecB>(p, t, ") + (plan.split ? "split_k" : "1") + ");");
-  src.writeline("}");
-  src.writeline("");
-  if (!plan.split) return;
+// Split-K: the body of the kernel that sums the fp32 partials of every slice and applies the
+// epilogue (store_output()); the mma, SIMT and Hopper paths share it.
+inline void write_split_k_reduce_body(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("// Split-K: sums the fp32 partials of every slice and applies the epilogue.");
   src.writeline("__device__ __forceinline__ void gemm_split_k_reduce_body(" + plan.params + ") {");
   // Pre-indented fragment (written verbatim: rendering speed).
@@ -506,6 +512,25 @@ inline void write_kernels(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("");
 }
 
+// gemm_kernel_body<VecA, VecB> and, with split-K, the body of the kernel that reduces the
+// partials (device functions; the extern "C" kernels that call them come after the namespace).
+inline void write_kernels(indented_buffer& src, const gemm_plan& plan) {
+  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+  src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, " +
+                std::to_string(gemm_min_blocks(plan.config)) + ")");
+  src.writeline("#else");
+  src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)");
+  src.writeline("#endif");
+  src.writeline("template <int VecA, int VecB>");
+  src.writeline("__device__ __forceinline__ void gemm_kernel_body(" + plan.params + ") {");
+  src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
+  src.writeline("    const gemm_pointers t" + plan.pointers + ";");
+  src.writeline(std::string("    gemm_mainloop<VecA, VecB>(p, t, ") + (plan.split ? "split_k" : "1") + ");");
+  src.writeline("}");
+  src.writeline("");
+  if (plan.split) write_split_k_reduce_body(src, plan);
+}
+
 // The host helpers of the entry and the namespace's end.
 inline void write_launcher(indented_buffer& src) {
   src.write_verbatim(checked_size_helpers_text);
@@ -517,13 +542,22 @@ inline void write_launcher(indented_buffer& src) {
 
 // The workspace the entry point's query answers for one configuration, as an expression of the size
 // symbols: split_k slices of fp32 partials (split_k_slice_bytes(), the slice the launch
-// description's workspace counts) when the configuration splits K at run time; the Hopper entry
-// point (write_sm90_entry) and every other configuration need none. A test compares this with the
+// description's workspace counts) when the configuration splits K at run time (every path, the
+// Hopper one included); every other configuration needs none. A test compares this with the
 // compiled query (test/runtime/caller_runtime_test.cpp).
 [[nodiscard]] inline sym_expr gemm_workspace_bytes(const gemm_view& v, const gemm_config& config,
                                                    const gemm_options& options) {
-  if (!options.runtime_split_k || config.split_k <= 1 || config.math == gemm_math::wgmma) return sym_expr(0);
+  if (!options.runtime_split_k || config.split_k <= 1) return sym_expr(0);
   return sym_expr(config.split_k) * split_k_slice_bytes(v);
+}
+
+// The split-K reduction as an `extern "C" __global__` kernel (the description's last launch, whose
+// symbol suffix is `suffix`).
+inline void write_split_k_reduce_kernel(indented_buffer& src, const gemm_plan& plan, const std::string& suffix) {
+  src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " + device_symbol_ref(suffix) + "(" + plan.params +
+                ") {");
+  src.writeline("    gemm_split_k_reduce_body(" + plan.args + ");");
+  src.writeline("}");
 }
 
 // The described kernels as `extern "C" __global__` functions with unmangled names (looked up by
@@ -533,33 +567,30 @@ inline void write_global_kernels(indented_buffer& src, const gemm_plan& plan, co
   for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
     const auto& launches = d.variants[vi].launches;
     const bool vectorised = plan.fast && vi == 0;
-    src.writeline("extern \"C\" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS " + launches.front().symbol + "(" +
-                  plan.params + ") {");
+    src.writeline("extern \"C\" __global__ void ROCMTPL_GEMM_LAUNCH_BOUNDS " +
+                  device_symbol_ref(launches.front().suffix) + "(" + plan.params + ") {");
     src.writeline("    gemm_kernel_body<" + std::to_string(vectorised ? plan.va : 1) + ", " +
                   std::to_string(vectorised ? plan.vb : 1) + ">(" + plan.args + ");");
     src.writeline("}");
   }
-  if (plan.split) {
-    src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " + d.variants.front().launches.back().symbol +
-                  "(" + plan.params + ") {");
-    src.writeline("    gemm_split_k_reduce_body(" + plan.args + ");");
-    src.writeline("}");
-  }
+  if (plan.split) write_split_k_reduce_kernel(src, plan, d.variants.front().launches.back().suffix);
   src.writeline("");
 }
 
-// Entry point, first part: size and split_k checks, the workspace query, null checks.
-inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
-                               const launch_description& d) {
+// Every entry point's first part (the mma/SIMT entry and the Hopper one): the size checks, the
+// split_k check (without runtime split-K, split_k is the constant 1 on the mma/SIMT path), the problem and its element
+// count (checked: refused when it does not fit, before anything sizes a workspace or a grid), the workspace query, the
+// null checks and the early return of an empty problem.
+inline void write_entry_prologue(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
+                                 const launch_description& d) {
   for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   if (plan.split) {
     src.writeline("if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  } else {
+  } else if (plan.config.math != gemm_math::wgmma) {
     src.writeline("constexpr int32_t split_k = 1;");
   }
   src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  // Pre-indented fragment (written verbatim: rendering speed). Sizes are non-negative here; the
-  // element count is checked before anything sizes a workspace or a grid.
+  // Pre-indented fragment (written verbatim: rendering speed); sizes are non-negative here.
   src.write_verbatim(R"hip(    int64_t rocmtpl_elements = 0;
     if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
         !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
@@ -577,7 +608,7 @@ inline void write_entry_checks(indented_buffer& src, rocm_template_kernel& kerne
 inline void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                         const launch_description& d) {
   auto body = src.indent();
-  write_entry_checks(src, kernel, plan, d);
+  write_entry_prologue(src, kernel, plan, d);
   write_launches(src, d, abi_tensor_names(kernel.args()));
 }
 
@@ -609,64 +640,51 @@ inline void write_sm90_code(indented_buffer& src, const gemm_plan& plan) {
   src.write_verbatim(sm90_body_text);
   src.writeline("");
   src.write_verbatim(sm90_host_text);
+  if (plan.split) write_split_k_reduce_body(src, plan);
   src.write_verbatim(launch_cpp_helpers);
   src.writeline("");
   src.writeline("}  // namespace");
   src.writeline("");
 }
 
-// The Hopper kernel, `extern "C"` with an unmangled name; a trap on NVIDIA targets other than
-// sm_90a (whose devices the entry refuses), absent from AMD builds.
+// The Hopper kernel, `extern "C"` with an unmangled name (parameters: the two tensor maps, then
+// plan.params: the tensors, the split-K partials, the sizes, split_k); a trap on NVIDIA targets
+// other than sm_90a (whose devices the entry refuses), absent from AMD builds. With runtime
+// split-K the reduction kernel follows.
 inline void write_sm90_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
-  std::string sizes;
-  for (const auto& s : plan.symbols) sizes += ", int64_t " + s;
+  const auto& launches = d.variants.front().launches;
   src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
   src.writeline("extern \"C\" __global__ void __launch_bounds__(gemm_sm90::threads, 1) " +
-                d.variants.front().launches.front().symbol +
+                device_symbol_ref(launches.front().suffix) +
                 "(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, " +
-                gemm_tensor_params(plan.v, true).first + sizes + ") {");
+                plan.params + ") {");
   src.writeline("#if defined(ROCMTPL_GEMM_SM90_DEVICE)");
   src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  src.writeline("    const gemm_pointers t" + gemm_pointer_init(plan.v, "nullptr") + ";");
-  src.writeline("    gemm_sm90::mainloop(&map_X, &map_W, p, t);");
+  src.writeline("    const gemm_pointers t" + plan.pointers + ";");
+  src.writeline(std::string("    gemm_sm90::mainloop(&map_X, &map_W, p, t, ") + (plan.split ? "split_k" : "1") + ");");
   src.writeline("#elif defined(__CUDA_ARCH__)");
   src.writeline("    __trap();  // built without sm_90a features: the entry refuses other devices");
   src.writeline("#endif");
   src.writeline("}");
+  if (plan.split) write_split_k_reduce_kernel(src, plan, launches.back().suffix);
   src.writeline("#endif  // ROCMTPL_PLATFORM_NVIDIA");
   src.writeline("");
 }
 
-// The Hopper entry point's body (its declaration comes from the parts): the size checks, the workspace query (none),
-// the null checks, then the launch of the description (its requirements refuse what the path cannot serve); an AMD
-// build refuses every call.
+// The Hopper entry point's body (its declaration comes from the parts): the prologue (write_entry_prologue; the
+// workspace query answers split-K's partials, else none), then the launch of the description (its requirements refuse
+// what the path cannot serve); an AMD build refuses every call.
 inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                              const launch_description& d) {
-  {
-    auto body = src.indent();
-    for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-    if (plan.split)
-      src.writeline("if (split_k != 1) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K is not split here");
-    src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
-    // Pre-indented fragment (written verbatim: rendering speed).
-    src.write_verbatim(R"sm90(    int64_t rocmtpl_elements = 0;
-    if (!rocmtpl_checked_mul(p.batch, p.m_size, rocmtpl_elements) ||
-        !rocmtpl_checked_mul(rocmtpl_elements, p.n_size, rocmtpl_elements)) {
-        return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
-    }
-)sm90");
-    write_workspace_query(src, d);
-    const auto& v = plan.v;
-    for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
-    src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
-    src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-    write_launches(src, d, abi_tensor_names(kernel.args()));
-    src.writeline("#else");
-    src.writeline("(void)workspace;");
-    src.writeline("(void)stream;");
-    src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only");
-    src.writeline("#endif");
-  }
+  auto body = src.indent();
+  write_entry_prologue(src, kernel, plan, d);
+  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+  write_launches(src, d, abi_tensor_names(kernel.args()));
+  src.writeline("#else");
+  src.writeline("(void)workspace;");
+  src.writeline("(void)stream;");
+  src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only");
+  src.writeline("#endif");
 }
 
 /// @brief The launch description of a configuration's entry (see codegen/launch.hpp).
@@ -692,14 +710,16 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   src.reserve(48 * 1024);
   indented_buffer entry;
   write_source_head(src, plan);
-  if (config.math == gemm_math::wgmma) {
+  // The launch description: the entry's launch lines and the kernels come from it, and the parts
+  // carry it (rocm_template::generate() gives it to the caller: no second pass).
+  const bool wgmma = config.math == gemm_math::wgmma;
+  auto d = wgmma ? sm90_launch_description(kernel, plan) : gemm_launch_description(kernel, plan);
+  if (wgmma) {
     out.includes.emplace_back(sm90_includes_text);
-    const auto d = sm90_launch_description(kernel, plan);
     write_sm90_code(src, plan);
     write_sm90_kernel(src, plan, d);
     write_sm90_entry(entry, kernel, plan, d);
   } else {
-    const auto d = gemm_launch_description(kernel, plan);
     write_tile_constants(src, plan);
     write_device_code(src, plan);
     write_kernels(src, plan);
@@ -707,8 +727,10 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
     write_global_kernels(src, plan, d);
     write_entry(entry, kernel, plan, d);
   }
+  for (auto& block : launch_includes(d)) out.includes.push_back(std::move(block));
   out.device_code = std::move(src).str();
   out.entry_body = std::move(entry).str();
+  out.launch = std::move(d);
   return out;
 }
 

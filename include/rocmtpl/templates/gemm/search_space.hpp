@@ -126,7 +126,8 @@ namespace detail {
 /// also the Hopper configurations when the problem meets their rules, see wgmma_static_reason() and
 /// wgmma_fits_hints(): they need an sm_90 device and refuse other targets at run time), sets each
 /// configuration's vector width to the widest the layouts (and for symbolic values the hints)
-/// allow, adds split-K variants when `runtime_split_k` is on, and orders everything by
+/// allow, adds split-K variants when `runtime_split_k` is on (every path, Hopper included: 2 to 16
+/// slices of at least two K steps each), and orders everything by
 /// gemm_estimate_cost().
 /// @param v the checked problem
 /// @param runtime_split_k whether configurations may split K (gemm_options::runtime_split_k)
@@ -146,13 +147,11 @@ namespace detail {
   const std::int64_t b = detail::size_value(v.batch, hints, 1);
   std::vector<std::pair<double, gemm_config>> ranked;
   for (auto c : base) {
-    if (c.math == gemm_math::wgmma) {  // TMA rows and 16-byte stores: no vector width to fit, no split-K
-      ranked.emplace_back(gemm_estimate_cost(c, m, n, k, b), c);
-      continue;
+    if (c.math != gemm_math::wgmma) {  // Hopper: TMA rows and 16-byte stores, no vector width to fit
+      const int vx = detail::widest_vector(c.vector, fx, element_size(v.x.node->type()), hints);
+      const int vw = detail::widest_vector(c.vector, fw, element_size(v.w.node->type()), hints);
+      c.vector = std::min(vx, vw);
     }
-    const int vx = detail::widest_vector(c.vector, fx, element_size(v.x.node->type()), hints);
-    const int vw = detail::widest_vector(c.vector, fw, element_size(v.w.node->type()), hints);
-    c.vector = std::min(vx, vw);
     ranked.emplace_back(gemm_estimate_cost(c, m, n, k, b), c);
     if (!runtime_split_k) continue;
     for (int s : {2, 4, 8, 16}) {

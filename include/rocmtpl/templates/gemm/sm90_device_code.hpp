@@ -9,7 +9,10 @@
 /// tiles into a ring of `stages` shared-memory stages with the bulk tensor copy engine (TMA,
 /// 128-byte swizzle), completing on "full" mbarriers; two consumer warpgroups run
 /// `wgmma.mma_async` m64nNk16 (A = X tile, K-major; B = W tile, N-major) with fp32 accumulators
-/// and hand each stage back on its "empty" mbarrier. Persistent grid, group-M tile order. The
+/// and hand each stage back on its "empty" mbarrier. Persistent grid, group-M tile order. Runtime
+/// split-K (gemm_options::runtime_split_k, split_k above 1): the grid walks (K slice, tile) units
+/// and writes fp32 partials to the workspace; the GEMM's split-K reduction kernel (render.hpp)
+/// sums them and applies the epilogue. The
 /// epilogue (alpha, Bias along M or N prefetched when a tile starts, the activation, the cast to
 /// Y's 16-bit type, then Residual) goes through a padded per-warp staging tile so that every store
 /// to Y is 16 bytes wide.
@@ -248,9 +251,42 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
         __syncwarp();
     }
 }
+// Split-K: one consumer warp's 16 rows x block_n columns (m64 block i) as fp32 partials into its
+// slice of the workspace (row-major M x N; the reduction kernel applies the epilogue). Each store
+// is 8 bytes; the 4 lanes of a row write 32 contiguous bytes. N is a multiple of 8 and the column
+// even, so a column inside N has its neighbour inside too.
+__device__ __forceinline__ void store_partial_m64(const float (&d)[block_n / 2], float* slice, int M, int N, int row0,
+                                                  int col0, int lane) {
+    const int64_t r0 = row0 + lane / 4;
+    const int64_t r1 = r0 + 8;
+#pragma unroll
+    for (int j = 0; j < block_n / 8; ++j) {
+        const int64_t col = col0 + 8 * j + (lane % 4) * 2;
+        if (col < N) {
+            if (r0 < M) *reinterpret_cast<float2*>(slice + r0 * N + col) = make_float2(d[4 * j + 0], d[4 * j + 1]);
+            if (r1 < M) *reinterpret_cast<float2*>(slice + r1 * N + col) = make_float2(d[4 * j + 2], d[4 * j + 3]);
+        }
+    }
+}
+// Work unit u = z * tiles + tile: K slice z (k-blocks [kb_begin, kb_end), balanced, so no slice is
+// empty while split_k <= kblocks) of output tile `tile`. Without split-K one slice holds all of K.
+struct work_unit {
+    int tm, tn, z, kb_begin, kb_end;
+    __device__ __forceinline__ work_unit(int64_t u, int tiles, int tiles_m, int tiles_n, int kblocks, int split_k) {
+        z = static_cast<int>(u / tiles);
+        tile_coords(static_cast<int>(u - static_cast<int64_t>(z) * tiles), tiles_m, tiles_n, tm, tn);
+        kb_begin = static_cast<int>(static_cast<int64_t>(z) * kblocks / split_k);
+        kb_end = static_cast<int>(static_cast<int64_t>(z + 1) * kblocks / split_k);
+    }
+};
 // The persistent kernel body: warpgroup 0 produces, warpgroups 1 and 2 consume (cooperative).
+// Work units are dealt out statically (u = blockIdx.x, blockIdx.x + gridDim.x, ...); producer and
+// consumers walk the same units in the same order, so the ring's stage and phase follow from the
+// number of k-blocks taken before. With split_k above 1 the consumers write fp32 partials
+// (Partial + z * M * N) instead of running the epilogue. A batch folds into M: row b * M + m
+// (the launch's requirements hold W shared and X, Y, Residual with back-to-back batches).
 __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtensorMap* map_w, const gemm_problem& p,
-                                         const gemm_pointers& t) {
+                                         const gemm_pointers& t, int split_k) {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     // 128-byte swizzled tiles want 1024-byte aligned bases.
     uint8_t* ring = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
@@ -267,29 +303,29 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    const int M = static_cast<int>(p.m_size);
+    const int M = static_cast<int>(p.batch * p.m_size);  // a batch folds into M (launch requirements)
     const int N = static_cast<int>(p.n_size);
     const int tiles_m = (M + block_m - 1) / block_m;
     const int tiles_n = (N + block_n - 1) / block_n;
     const int tiles = tiles_m * tiles_n;
+    const int64_t units = static_cast<int64_t>(tiles) * split_k;
     const int kblocks = static_cast<int>((p.k_size + block_k - 1) / block_k);
     if (wg == 0) {
         regs_dec<40>();
         if (tid_wg == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-                int tm, tn;
-                tile_coords(tile, tiles_m, tiles_n, tm, tn);
-                for (int kb = 0; kb < kblocks; ++kb) {
+            for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+                const work_unit w(u, tiles, tiles_m, tiles_n, kblocks, split_k);
+                for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
                     mbar_wait(smem_addr(&empty[stage]), phase ^ 1);
                     const uint32_t bar = smem_addr(&full[stage]);
                     mbar_expect_tx(bar, stage_bytes);
                     const uint32_t a_dst = smem_addr(ring + stage * stage_bytes);
-                    tma_load_2d(a_dst, map_x, bar, kb * block_k, tm * block_m);
+                    tma_load_2d(a_dst, map_x, bar, kb * block_k, w.tm * block_m);
 #pragma unroll
                     for (int j = 0; j < b_chunks; ++j) {
-                        tma_load_2d(a_dst + a_bytes + j * b_chunk_bytes, map_w, bar, tn * block_n + 64 * j, kb * block_k);
+                        tma_load_2d(a_dst + a_bytes + j * b_chunk_bytes, map_w, bar, w.tn * block_n + 64 * j, kb * block_k);
                     }
                     if (++stage == stages) stage = 0, phase ^= 1;
                 }
@@ -301,20 +337,18 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
         const int warp = tid_wg / 32, lane = tid_wg % 32;
         uint16_t* stage_buf = epi + (c * 4 + warp) * 16 * epi_row;
         float acc[mi][block_n / 2];
-        int local = -1;  // index of the tile in this block's sequence
-        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-            ++local;
-            // The producer fills the ring with every tile's k-blocks in order.
-            const uint64_t first = static_cast<uint64_t>(local) * static_cast<uint64_t>(kblocks);
-            int stage = static_cast<int>(first % stages);
-            uint32_t phase = static_cast<uint32_t>((first / stages) & 1u);
-            int tm, tn;
-            tile_coords(tile, tiles_m, tiles_n, tm, tn);
-            const int row0 = tm * block_m + c * warp_m;
-            const int n0 = tn * block_n;
+        uint64_t taken = 0;  // k-blocks this block consumed before the unit
+        for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+            const work_unit w(u, tiles, tiles_m, tiles_n, kblocks, split_k);
+            // The producer fills the ring with every unit's k-blocks in order.
+            int stage = static_cast<int>(taken % stages);
+            uint32_t phase = static_cast<uint32_t>((taken / stages) & 1u);
+            taken += static_cast<uint64_t>(w.kb_end - w.kb_begin);
+            const int row0 = w.tm * block_m + c * warp_m;
+            const int n0 = w.tn * block_n;
             tile_bias tb;
             tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
-            if (kblocks == 0) {
+            if (w.kb_end == w.kb_begin) {
 #pragma unroll
                 for (int i = 0; i < mi; ++i) {
 #pragma unroll
@@ -322,7 +356,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
                 }
             }
             int prev = -1;
-            for (int kb = 0; kb < kblocks; ++kb) {
+            for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
                 mbar_wait(smem_addr(&full[stage]), phase);
                 const uint32_t a_base = smem_addr(ring + stage * stage_bytes) + c * warp_m * 128;
                 const uint32_t b_base = smem_addr(ring + stage * stage_bytes) + a_bytes;
@@ -335,7 +369,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
                     for (int i = 0; i < mi; ++i) {
                         // A: K-major; k16 step = 32 B inside the swizzled 128-B row; 8-row groups 1024 B.
                         const uint64_t da = make_desc(a_base + i * 64 * 128 + kk * 32, 16, 1024);
-                        gemm_sm90_wgmma(acc[i], da, db, (kb > 0 || kk > 0) ? 1 : 0);
+                        gemm_sm90_wgmma(acc[i], da, db, (kb > w.kb_begin || kk > 0) ? 1 : 0);
                     }
                 }
                 wgmma_commit();
@@ -348,9 +382,15 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             }
             wgmma_wait<0>();
             if (prev >= 0 && lane == 0) mbar_arrive(smem_addr(&empty[prev]));
+            if (split_k > 1) {
+                float* slice = t.Partial + static_cast<int64_t>(w.z) * M * N;
 #pragma unroll
-            for (int i = 0; i < mi; ++i) {
-                epilogue_m64(acc[i], tb, i, stage_buf, p, t, M, N, row0 + i * 64 + warp * 16, n0, lane);
+                for (int i = 0; i < mi; ++i) store_partial_m64(acc[i], slice, M, N, row0 + i * 64 + warp * 16, n0, lane);
+            } else {
+#pragma unroll
+                for (int i = 0; i < mi; ++i) {
+                    epilogue_m64(acc[i], tb, i, stage_buf, p, t, M, N, row0 + i * 64 + warp * 16, n0, lane);
+                }
             }
         }
     }

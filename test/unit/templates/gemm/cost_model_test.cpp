@@ -50,6 +50,16 @@ TEST(GemmCostModel, HopperBeatsMmaSyncOnLargeProblemsAndSmallTilesWinSmallOnes) 
   EXPECT_LT(gemm_estimate_cost(small, 64, 8192, 8192, 1), gemm_estimate_cost(big, 64, 8192, 8192, 1));
 }
 
+// Hopper split-K: the fp32 partials and the reduction launch cost more than they save on a large
+// square problem, and less on one output tile with a long K.
+TEST(GemmCostModel, HopperSplitKPaysOffOnlyForFewTilesWithLongK) {
+  const auto tile = hopper(128, 128, 6);
+  auto split = tile;
+  split.split_k = 8;
+  EXPECT_LT(gemm_estimate_cost(split, 128, 128, 16384, 1), gemm_estimate_cost(tile, 128, 128, 16384, 1));
+  EXPECT_GT(gemm_estimate_cost(split, 4096, 4096, 4096, 1), gemm_estimate_cost(tile, 4096, 4096, 4096, 1));
+}
+
 TEST(GemmCostModel, DegenerateSizesStayFinite) {
   const double c = gemm_estimate_cost(gemm_config{}, 0, 0, 0, 0);
   EXPECT_GT(c, 0.0);

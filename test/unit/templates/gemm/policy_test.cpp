@@ -13,9 +13,13 @@ namespace {
 using namespace gemm_test;
 
 static_assert(rocmtpl::kernel_template<gemm_policy>);
-static_assert(gemm_policy::capabilities ==
-              rocmtpl::kernel_capabilities{
-                  .reference = true, .runtime_args = true, .problem_configs = true, .workspace = true, .launch = true});
+static_assert(gemm_policy::capabilities == rocmtpl::kernel_capabilities{.reference = true,
+                                                                        .runtime_args = true,
+                                                                        .problem_configs = true,
+                                                                        .workspace = true,
+                                                                        .launch = true,
+                                                                        .reference_launch = true});
+static_assert(rocmtpl::detail::has_reference_launch<gemm_policy>);
 static_assert(rocmtpl::detail::has_workspace<gemm_policy>);
 static_assert(rocmtpl::detail::has_launch<gemm_policy>);
 static_assert(rocmtpl::detail::has_reference<gemm_policy>);
@@ -57,7 +61,8 @@ TEST(GemmPolicy, ReferenceIsGeneratedThroughTheDeclaredCapability) {
   auto t = make(dtype::f16, activation::relu, true);
   static_assert(rocmtpl::rocm_template<gemm_policy>::has_reference());
   const auto ref = t.generate_reference({{"M", 4}});
-  EXPECT_TRUE(contains(ref.source(), "gemm_reference_kernel"));
+  EXPECT_TRUE(contains(ref.source(), "rocm_gemm_reference("));
+  EXPECT_TRUE(ref.launch().has_value()) << "described, so it compiles device-only";
   EXPECT_TRUE(contains(ref.source(), "return v > 0.0f ? v : 0.0f;"));
 }
 
@@ -82,14 +87,16 @@ TEST(GemmPolicy, WorkspaceIsTheSplitKPartials) {
   EXPECT_EQ(p.workspace_bytes(batched.context(), c), sym_expr(16) * b * M * N);
   c.split_k = 1;
   EXPECT_EQ(p.workspace_bytes(batched.context(), c), sym_expr(0));
-  // Without runtime split-K the entry point never splits; the wgmma path needs no workspace.
+  // Without runtime split-K the entry point never splits.
   c.split_k = 4;
   auto plain = square(dtype::f16, M, N, K);
   EXPECT_EQ(plain.policy().workspace_bytes(plain.context(), c), sym_expr(0));
+  // The wgmma path splits K through the same fp32 partials (issue 10).
   auto h = hopper(128, 128, 4);
   h.split_k = 4;
   auto hopper_split = square(dtype::f16, M, N, K, o);
-  EXPECT_EQ(hopper_split.policy().workspace_bytes(hopper_split.context(), h), sym_expr(0));
+  EXPECT_EQ(hopper_split.policy().workspace_bytes(hopper_split.context(), h), sym_expr(16) * M * N);
+  EXPECT_EQ(plain.policy().workspace_bytes(plain.context(), h), sym_expr(0));
   // generate() puts it into the request; output_node() evaluates it at the hints.
   c.split_k = 3;
   auto caller = batched.generate(c, {{"B", 2}, {"M", 100}, {"N", 64}, {"K", 256}});

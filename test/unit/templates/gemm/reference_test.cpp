@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
+
 namespace {
 using namespace gemm_test;
 
@@ -27,7 +30,15 @@ TEST(GemmReference, EpilogueInDoubleWithTheCandidatesEntryPoint) {
   EXPECT_TRUE(contains(ref,
                        "int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, "
                        "const uint16_t* Residual, float* Y, int64_t u_M, size_t* workspace_size"));
-  EXPECT_TRUE(contains(ref, "if (workspace_size) { *workspace_size = 0; return ROCMTPL_STATUS_OK; }"));
+  EXPECT_TRUE(contains(ref, "const int64_t rocmtpl_workspace_bytes = 0;"));
+  EXPECT_TRUE(contains(ref, "*workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);"));
+  // The kernel is extern "C" with an unmangled name (a code object's kernels are found by name):
+  // ROCMTPL_KERNEL_SYMBOL(reference) is rocm_gemm_reference through the macro the parts define.
+  EXPECT_TRUE(contains(ref, "#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_gemm_##suffix"));
+  EXPECT_TRUE(contains(ref,
+                       "extern \"C\" __global__ void __launch_bounds__(256) ROCMTPL_KERNEL_SYMBOL(reference)(const "
+                       "uint16_t* X, "
+                       "const uint16_t* W, const float* Bias, const uint16_t* Residual, float* Y, int64_t u_M) {"));
   EXPECT_TRUE(contains(ref, "if (u_M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
 }
 
@@ -37,11 +48,42 @@ TEST(GemmReference, DirectRenderBindsTheKernel) {
   const auto src = rocmtpl::templates::detail::render_gemm_reference(kernel, t.context(), {}).str();
   EXPECT_EQ(kernel.args().inputs().size(), 2U);
   EXPECT_TRUE(contains(src, "= rocmtpl_dev::float_to_bf16_bits(r);"));
-  EXPECT_TRUE(
-      contains(src,
-               "if (!rocmtpl_checked_mul(1, u_M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, 32, "
-               "rocmtpl_elements)) {"));
-  EXPECT_TRUE(contains(src, "if (rocmtpl_blocks > 2147483647) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  // The launch lines are rendered from the launch description: checked grid, then the launch.
+  EXPECT_TRUE(contains(src, "rocmtpl_size_floordiv(rocmtpl_size_add(rocmtpl_size_mul(32, u_M, &rocmtpl_grid_0_ok)"))
+      << src;
+  EXPECT_TRUE(contains(src, "rocmtpl_grid_0_x > 2147483647"));
+  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(reference)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x)"));
   EXPECT_FALSE(contains(src, "Bias"));
+}
+
+// The reference's launch description (issue 9, cold tune): one kernel, one thread per output in
+// blocks of 256, the tensors in C ABI order, then the size arguments; no workspace. The autotuner
+// launches the reference's code object with it.
+TEST(GemmReference, LaunchDescriptionCoversEveryOutput) {
+  static_assert(rocmtpl::templates::gemm_policy::capabilities.reference_launch);
+  auto t = epilogue_problem(true, true);
+  const auto ref = t.generate_reference({{"M", 7}});
+  ASSERT_TRUE(ref.launch().has_value());
+  const auto& d = *ref.launch();
+  ASSERT_EQ(d.variants.size(), 1U);
+  ASSERT_EQ(d.variants[0].launches.size(), 1U);
+  const auto& l = d.variants[0].launches[0];
+  EXPECT_EQ(rocmtpl::device_symbol(d, l), "rocm_gemm_reference");
+  EXPECT_EQ(l.block, (std::array<std::int64_t, 3>{256, 1, 1}));
+  ASSERT_EQ(l.params.size(), 6U);  // X, W, Bias, Residual, Y, M
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(l.params[i].kind, rocmtpl::launch_param_kind::tensor);
+    EXPECT_EQ(l.params[i].index, i);
+  }
+  EXPECT_EQ(l.params[5].kind, rocmtpl::launch_param_kind::size);
+  EXPECT_EQ(l.params[5].name, "u_M");
+  for (const std::int64_t m : {1, 7, 1000}) {
+    const auto b = rocmtpl::bind(d, {m}, {});
+    EXPECT_EQ(b.workspace_bytes, 0);
+    const auto grid = rocmtpl::launch_grid(b.variants.at(0).launches.at(0), 0);
+    EXPECT_EQ(grid[0], (m * 48 + 255) / 256) << m;  // Y is [M, 48]
+    EXPECT_EQ(b.variants[0].launches[0].params[5].value, m);
+  }
+  EXPECT_EQ(rocmtpl::launch_grid(rocmtpl::bind(d, {0}, {}).variants[0].launches[0], 0)[0], 0) << "nothing to launch";
 }
 }  // namespace

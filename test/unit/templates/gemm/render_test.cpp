@@ -102,7 +102,7 @@ TEST(GemmRender, MatrixCorePathForBothVendorsInOneSource) {
                        "if ((reinterpret_cast<uintptr_t>(X) % 16 == 0) && (reinterpret_cast<uintptr_t>(W) % 16 "
                        "== 0)) {"));
   EXPECT_TRUE(contains(src, "gemm_kernel_body<8, 8>("));
-  EXPECT_TRUE(contains(src, "rocm_gemm_v8_8<<<"));
+  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(v8_8)<<<"));
   EXPECT_FALSE(contains(src, "gemm_kernel_body<1, 1>("));
   // Column-major W (nn.Linear weight): K-major tile of W.
   rocmtpl::rocm_template<gemm_policy> lin(
@@ -137,9 +137,9 @@ TEST(GemmRender, SymbolicAlignmentIsCheckedAtRunTimeWithAFallback) {
   EXPECT_TRUE(contains(src,
                        "if ((reinterpret_cast<uintptr_t>(X) % 16 == 0) && (rocmtpl_mod(u_K, 8) == 0) && "
                        "(reinterpret_cast<uintptr_t>(W) % 16 == 0) && (rocmtpl_mod(u_N, 8) == 0)) {"));
-  EXPECT_TRUE(contains(src, "rocm_gemm_v8_8<<<"));
+  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(v8_8)<<<"));
   EXPECT_TRUE(contains(src, "} else {\n        {\n            bool rocmtpl_grid_0_ok = true;"));
-  EXPECT_TRUE(contains(src, "rocm_gemm_v1_1<<<"));
+  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(v1_1)<<<"));
   // Static K = 700 (a multiple of 4, not 8): the vector width drops to 4 at render time.
   auto t2 = square(dtype::f16, 64, 64, 700);
   const auto src2 = t2.generate(mma(64, 64, 32, 32, 32, 3)).source();
@@ -185,7 +185,7 @@ TEST(GemmRender, RuntimeSplitKUsesTheWorkspace) {
   EXPECT_TRUE(contains(src, "int64_t u_M, int32_t split_k, size_t* workspace_size"));
   EXPECT_TRUE(contains(src, "if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   EXPECT_TRUE(contains(src, "*workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);"));
-  EXPECT_TRUE(contains(src, "rocm_gemm_split_k_reduce<<<"));
+  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<"));
   EXPECT_TRUE(contains(src,
                        "const int64_t rocmtpl_grid_0_z = rocmtpl_size_mul(1, static_cast<int64_t>(split_k), "
                        "&rocmtpl_grid_0_ok);"));
@@ -232,7 +232,7 @@ TEST(GemmRender, PlanVectorWidthsAndLaunchBounds) {
   EXPECT_EQ(req[0].kind, rocmtpl::launch_requirement_kind::aligned_pointer);
   EXPECT_EQ(req[0].value, 8);
   EXPECT_EQ(req[1].value, 16);
-  EXPECT_EQ(d.variants[0].launches.at(0).symbol, "rocm_gemm_v4_8");
+  EXPECT_EQ(rocmtpl::device_symbol(d, d.variants[0].launches.at(0)), "rocm_gemm_v4_8");
   EXPECT_EQ(td::gemm_min_blocks(mma(64, 64, 32, 32, 32, 3)), 1);
   EXPECT_EQ(td::gemm_min_blocks(gemm_config{128, 128, 8, 8, 8, 8}), 2);
 }
@@ -267,11 +267,11 @@ TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
                        "if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || "
                        "rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   EXPECT_FALSE(contains(src, "p.batch * p.m_size * p.n_size"));
-  // The reference entry checks its element count the same way.
+  // The reference entry's grid comes from its launch description, checked the same way.
   const auto ref = t.generate_reference({{"M", 64}, {"N", 64}}).source();
-  EXPECT_TRUE(
-      contains(ref,
-               "if (!rocmtpl_checked_mul(1, u_M, rocmtpl_elements) || !rocmtpl_checked_mul(rocmtpl_elements, u_N, "
-               "rocmtpl_elements)) {"));
+  EXPECT_TRUE(contains(ref, "rocmtpl_size_mul(u_M, u_N, &rocmtpl_grid_0_ok)")) << ref;
+  EXPECT_TRUE(contains(ref,
+                       "if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || "
+                       "rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
 }
 }  // namespace

@@ -168,14 +168,29 @@ TEST(GemmSearchSpace, HopperConfigsStayOffProblemsTheyCannotServe) {
   EXPECT_TRUE(has_wgmma(with(layout::row_major(dtype::f16, {M, K}), layout::row_major(dtype::f16, {K, N}),
                              layout::row_major(dtype::bf16, {M, N})),
                         h));
+  // A batch folds into M where W is shared and X, Y hold their batches back to back (issue 10);
+  // a W with batches of its own (bmm), a padded X batch, a Bias along M shared by the batches do not.
   const auto b = sym_expr::symbol("B");
-  EXPECT_FALSE(has_wgmma(with(layout::row_major(dtype::f16, {2, M, K}), layout::row_major(dtype::f16, {K, N}),
-                              layout::row_major(dtype::f16, {2, M, N})),
-                         h));
+  EXPECT_TRUE(has_wgmma(with(layout::row_major(dtype::f16, {2, M, K}), layout::row_major(dtype::f16, {K, N}),
+                             layout::row_major(dtype::f16, {2, M, N})),
+                        h));
   const auto batched = with(layout::row_major(dtype::f16, {b, M, K}), layout::row_major(dtype::f16, {K, N}),
                             layout::row_major(dtype::f16, {b, M, N}));
-  EXPECT_FALSE(has_wgmma(batched, {{"B", 4}, {"M", 512}, {"N", 512}, {"K", 512}}));
+  EXPECT_TRUE(has_wgmma(batched, {{"B", 4}, {"M", 512}, {"N", 512}, {"K", 512}}));
   EXPECT_TRUE(has_wgmma(batched, {{"B", 1}, {"M", 512}, {"N", 512}, {"K", 512}}));
+  EXPECT_FALSE(has_wgmma(batched, {{"M", 512}, {"N", 512}, {"K", 512}}));  // batch not known
+  EXPECT_FALSE(has_wgmma(with(layout::row_major(dtype::f16, {2, M, K}), layout::row_major(dtype::f16, {2, K, N}),
+                              layout::row_major(dtype::f16, {2, M, N})),
+                         h));
+  EXPECT_FALSE(has_wgmma(with(layout(dtype::f16, {2, M, K}, {M * K + 64, K, 1}), layout::row_major(dtype::f16, {K, N}),
+                              layout::row_major(dtype::f16, {2, M, N})),
+                         h));
+  rocmtpl::rocm_template<gemm_policy> bias_m(
+      gemm_policy({.bias_along = rocmtpl::templates::bias_dim::m}),
+      {buffer("x", layout::row_major(dtype::f16, {2, M, K})), buffer("w", layout::row_major(dtype::f16, {K, N})),
+       buffer("bias", layout::row_major(dtype::f32, {M}))},
+      layout::row_major(dtype::f16, {2, M, N}));
+  EXPECT_FALSE(has_wgmma(bias_m, h));
   // Bias: along N it must be 16-bit; along M any dtype; a full [M, N] bias is not served.
   const auto biased = [](dtype bias, std::vector<sym_expr> sizes, gemm_options o = {}) {
     return rocmtpl::rocm_template<gemm_policy>(
@@ -188,16 +203,30 @@ TEST(GemmSearchSpace, HopperConfigsStayOffProblemsTheyCannotServe) {
   EXPECT_FALSE(has_wgmma(biased(dtype::f32, {N}), h));
   EXPECT_TRUE(has_wgmma(biased(dtype::f32, {M}, {.bias_along = rocmtpl::templates::bias_dim::m}), h));
   EXPECT_FALSE(has_wgmma(biased(dtype::f16, {M, N}), h));
-  // Runtime split-K: the Hopper configs come without split variants.
+}
+
+// Runtime split-K on the Hopper path (issue 10): split variants of every Hopper config whose slices
+// keep at least two K steps; one output tile with a long K ranks a split Hopper config first; a
+// large square problem (3.9 waves of 128x256 tiles) keeps the unsplit one first.
+TEST(GemmSearchSpace, HopperSplitKVariantsFillTheMachineWhereTilesAreFew) {
   const auto split = square(dtype::f16, M, N, K, {.runtime_split_k = true});
-  const auto ranked =
-      gemm_problem_configs(split.policy().view(split.context()), true, {{"M", 128}, {"N", 128}, {"K", 16384}});
-  EXPECT_TRUE(
-      std::any_of(ranked.begin(), ranked.end(), [](const gemm_config& c) { return c.math == gemm_math::wgmma; }));
-  for (const auto& c : ranked) {
-    if (c.math == gemm_math::wgmma) {
-      EXPECT_EQ(c.split_k, 1) << c.name();
-    }
-  }
+  const auto view = split.policy().view(split.context());
+  const auto ranked = gemm_problem_configs(view, true, {{"M", 128}, {"N", 128}, {"K", 16384}});
+  ASSERT_FALSE(ranked.empty());
+  EXPECT_EQ(ranked.front().math, gemm_math::wgmma) << ranked.front().name();
+  EXPECT_GT(ranked.front().split_k, 1) << ranked.front().name();
+  for (const auto& c : ranked) EXPECT_GE(16384 / c.split_k, 2 * c.block_k) << c.name();
+  const auto hopper_splits = [](const std::vector<gemm_config>& list) {
+    return std::count_if(list.begin(), list.end(),
+                         [](const gemm_config& c) { return c.math == gemm_math::wgmma && c.split_k > 1; });
+  };
+  EXPECT_EQ(hopper_splits(ranked), 4 * 4);  // 4 configs x {2, 4, 8, 16}
+  // K = 512: 8 steps of 64, so only 2 and 4 slices.
+  EXPECT_EQ(hopper_splits(gemm_problem_configs(view, true, {{"M", 128}, {"N", 128}, {"K", 512}})), 4 * 2);
+  const auto big = gemm_problem_configs(view, true, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+  EXPECT_EQ(big.front().math, gemm_math::wgmma);
+  EXPECT_EQ(big.front().split_k, 1) << big.front().name();
+  // Without runtime split-K, no split variants.
+  EXPECT_EQ(hopper_splits(gemm_problem_configs(view, false, {{"M", 128}, {"N", 128}, {"K", 16384}})), 0);
 }
 }  // namespace

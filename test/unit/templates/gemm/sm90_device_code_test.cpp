@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace {
 using namespace gemm_test;
@@ -65,16 +67,18 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   EXPECT_TRUE(contains(src, "apply_activation(float v) { return v > 0.0f ? v : 0.0f; }"));  // relu
   // The kernel and the entry's launch come from the launch description.
   EXPECT_TRUE(contains(src,
-                       "__global__ void __launch_bounds__(gemm_sm90::threads, 1) rocm_gemm_sm90(const "
+                       "__global__ void __launch_bounds__(gemm_sm90::threads, 1) ROCMTPL_KERNEL_SYMBOL(sm90)(const "
                        "__grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W"));
   EXPECT_TRUE(contains(src, "__trap();  // built without sm_90a features"));
   EXPECT_TRUE(contains(src,
-                       "hipFuncSetAttribute(reinterpret_cast<const void*>(&rocm_gemm_sm90), "
-                       "hipFuncAttributeMaxDynamicSharedMemorySize, 216144)"));
+                       "rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(sm90)), "
+                       "216144, rocmtpl_shared_raised)"));
   EXPECT_TRUE(contains(src, "const int64_t rocmtpl_grid_0_x = rocmtpl_launch_min(512, rocmtpl_sms);"));
   EXPECT_TRUE(contains(src, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only"));
   EXPECT_FALSE(contains(src, "store_output("));  // the path has its own epilogue
   EXPECT_FALSE(contains(src, "mma.sync"));
+  EXPECT_TRUE(contains(src, "gemm_sm90::mainloop(&map_X, &map_W, p, t, 1);"));  // no runtime split-K
+  EXPECT_FALSE(contains(src, "split_k_reduce"));
   // Headers before the anonymous namespace (an include inside it would wrap std in it).
   ASSERT_TRUE(contains(src, "#include <atomic>"));
   EXPECT_LT(src.find("#include <cuda.h>"), src.find("namespace {"));
@@ -99,8 +103,61 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   EXPECT_TRUE(contains(s2, "gemm_sm90_alpha = 0.5f;"));
   EXPECT_TRUE(contains(s2, "gemm_sm90_beta = 2.0f;"));
   EXPECT_TRUE(contains(s2, "#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL 1"));
-  EXPECT_TRUE(contains(s2, "if (split_k != 1) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
-  EXPECT_TRUE(contains(s2, "const int64_t rocmtpl_workspace_bytes = 0;"));
+  // Runtime split-K (issue 10): the kernel takes the partials and split_k, the reduction follows
+  // it, and the workspace holds split_k slices of fp32 partials above one slice.
+  EXPECT_TRUE(contains(s2, "if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
+  EXPECT_TRUE(contains(s2, "const int64_t rocmtpl_workspace_bytes = (split_k > 1 ? "));
+  EXPECT_TRUE(contains(s2, "float* __restrict__ Partial"));
+  EXPECT_TRUE(contains(s2, "gemm_sm90::mainloop(&map_X, &map_W, p, t, split_k);"));
+  EXPECT_TRUE(contains(s2, "store_partial_m64(acc[i], slice, M, N, row0 + i * 64 + warp * 16, n0, lane);"));
+  EXPECT_TRUE(contains(s2, "ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<"));
+  EXPECT_TRUE(contains(s2, "store_output("));  // the reduction's epilogue
+  EXPECT_LT(s2.find("ROCMTPL_KERNEL_SYMBOL(sm90)<<<"), s2.find("ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<"));
+}
+
+// The launch description of a Hopper split-K configuration, evaluated for concrete sizes: a
+// persistent grid over (K slice, tile) units capped at the SM count, then the reduction over every
+// output element; the workspace is split_k slices of M x N floats; split_k 1 skips the reduction
+// and needs no workspace.
+TEST(GemmSm90DeviceCode, SplitKLaunchDescription) {
+  auto t = square(dtype::f16, M, N, K, {.act = activation::relu, .runtime_split_k = true});
+  auto c = hopper(128, 128, 6);
+  c.split_k = 3;
+  const auto caller = t.generate(c, {{"M", 1000}, {"N", 1024}, {"K", 4096}});
+  ASSERT_TRUE(caller.launch().has_value());
+  const auto& d = *caller.launch();
+  ASSERT_EQ(d.variants.size(), 1U);
+  ASSERT_EQ(d.variants[0].launches.size(), 2U);
+  std::vector<std::int64_t> sizes;
+  for (const auto& s : d.size_symbols) sizes.push_back(s == "M" ? 1000 : (s == "N" ? 1024 : 4096));
+  const auto three = rocmtpl::bind(d, sizes, {3});
+  EXPECT_EQ(three.workspace_bytes, 3 * 1000 * 1024 * 4);
+  ASSERT_EQ(three.variants.size(), 1U);
+  const auto& main = three.variants[0].launches[0];
+  EXPECT_EQ(main.symbol, "rocm_gemm_sm90");
+  EXPECT_EQ(main.grid[0], 8 * 8 * 3);  // cdiv(1000, 128) x cdiv(1024, 128) tiles x 3 slices
+  EXPECT_TRUE(main.grid_x_at_most_sm_count);
+  EXPECT_EQ(rocmtpl::launch_grid(main, 132)[0], 132);
+  EXPECT_EQ(main.block[0], 384);
+  // map_X, map_W, X, W, Y, Partial (the workspace), the sizes, split_k.
+  ASSERT_EQ(main.params.size(), 6 + sizes.size() + 1);
+  EXPECT_EQ(main.params[0].kind, rocmtpl::launch_param_kind::tensor_map);
+  EXPECT_EQ(main.params[1].kind, rocmtpl::launch_param_kind::tensor_map);
+  EXPECT_EQ(main.params[5].kind, rocmtpl::launch_param_kind::workspace);
+  EXPECT_EQ(main.params.back().kind, rocmtpl::launch_param_kind::runtime_arg);
+  EXPECT_EQ(main.params.back().value, 3);
+  const auto& reduce = three.variants[0].launches[1];
+  EXPECT_EQ(reduce.symbol, "rocm_gemm_split_k_reduce");
+  EXPECT_EQ(reduce.grid[0], 1000 * 1024 / 256);
+  EXPECT_EQ(reduce.block[0], 256);
+  EXPECT_EQ(reduce.params.size(), main.params.size() - 2);  // the same, without the maps
+  const auto one = rocmtpl::bind(d, sizes, {1});
+  EXPECT_EQ(one.workspace_bytes, 0);
+  EXPECT_EQ(one.variants[0].launches[0].grid[0], 8 * 8);
+  EXPECT_EQ(rocmtpl::launch_grid(one.variants[0].launches[1], 132)[0], 0);  // skipped
+  // The policy's workspace formula agrees with the description.
+  EXPECT_EQ(t.policy().workspace_bytes(t.context(), c).evaluate({{"M", 1000}, {"N", 1024}, {"K", 4096}}),
+            three.workspace_bytes);
 }
 
 TEST(GemmSm90DeviceCode, RenderRefusesProblemsThePathCannotServe) {
@@ -129,5 +186,45 @@ TEST(GemmSm90DeviceCode, RenderRefusesProblemsThePathCannotServe) {
        buffer("bias", layout::row_major(dtype::f16, {M, N}))},
       layout::row_major(dtype::f16, {M, N}));
   EXPECT_THROW((void)full_bias.generate(c), rocmtpl::invalid_argument_error);
+}
+// A batch with a shared W folds into M (issue 10): the grid and X's tensor map count batch * M
+// rows; a symbolic batch comes with run-time checks that X and Y hold their batches back to back.
+TEST(GemmSm90DeviceCode, SharedWeightBatchFoldsIntoM) {
+  const auto b = sym_expr::symbol("B");
+  rocmtpl::rocm_template<gemm_policy> t(
+      gemm_policy({.act = activation::relu}),
+      {buffer("x", layout::row_major(dtype::f16, {b, M, K})), buffer("w", layout::row_major(dtype::f16, {K, N})),
+       buffer("bias", layout::row_major(dtype::f16, {N}))},
+      layout::row_major(dtype::f16, {b, M, N}));
+  const size_hints h{{"B", 3}, {"M", 100}, {"N", 256}, {"K", 128}};
+  const auto caller = t.generate(hopper(128, 128, 6), h);
+  EXPECT_TRUE(contains(caller.source(), "const int M = static_cast<int>(p.batch * p.m_size);"));
+  const auto& d = *caller.launch();
+  std::vector<std::int64_t> sizes;
+  for (const auto& s : d.size_symbols) sizes.push_back(h.at(s));
+  const auto bound = rocmtpl::bind(d, sizes, {});
+  ASSERT_EQ(bound.variants.size(), 1U);
+  const auto& l = bound.variants[0].launches[0];
+  EXPECT_EQ(l.grid[0], 3 * 2);  // cdiv(3 * 100, 128) x cdiv(256, 128)
+  ASSERT_TRUE(l.params[0].map.has_value());
+  EXPECT_EQ(l.params[0].map->rows, 300);  // X as [B * M, K]
+  EXPECT_EQ(l.params[0].map->cols, 128);
+  // Static row-major layouts fold without a run-time check; a padded X batch is refused at run time.
+  rocmtpl::rocm_template<gemm_policy> padded(
+      gemm_policy(),
+      {buffer("x", layout(dtype::f16, {b, M, K}, {sym_expr::symbol("S"), K, sym_expr(1)})),
+       buffer("w", layout::row_major(dtype::f16, {K, N}))},
+      layout::row_major(dtype::f16, {b, M, N}));
+  const size_hints ph{{"B", 3}, {"M", 100}, {"N", 256}, {"K", 128}, {"S", 12800}};
+  const auto pc = padded.generate(hopper(128, 128, 6), ph);
+  const auto& pd = *pc.launch();
+  const auto with_s = [&](std::int64_t s_value, std::int64_t batch) {
+    std::vector<std::int64_t> v;
+    for (const auto& s : pd.size_symbols) v.push_back(s == "S" ? s_value : (s == "B" ? batch : ph.at(s)));
+    return rocmtpl::bind(pd, v, {}).variants.size();
+  };
+  EXPECT_EQ(with_s(12800, 3), 1U);  // S = M * K: back to back
+  EXPECT_EQ(with_s(12864, 3), 0U);  // padded batches: no variant, the entry refuses
+  EXPECT_EQ(with_s(12864, 1), 1U);  // one batch: its stride is never stepped
 }
 }  // namespace

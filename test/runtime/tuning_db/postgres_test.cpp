@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+// Tests include/rocmtpl/runtime/tuning_db/postgres.hpp against a real PostgreSQL server that the
+// test starts itself (test/support/pg_server.hpp: initdb into a temporary folder, a Unix socket, no
+// system service): records round-trip and match what the SQLite file stores, the claim protocol
+// (claims_test_support.hpp) from threads and processes, lease expiry. Skips with a message only
+// where the server binaries are missing (or the build has no libpq).
+#include <rocmtpl/runtime/tuning_db/database.hpp>
+#include <rocmtpl/runtime/tuning_db/postgres.hpp>
+
+#include "runtime/runtime_test_support.hpp"
+#include "runtime/tuning_db/claims_test_support.hpp"
+#include "runtime/tuning_db/tuning_db_test_support.hpp"
+#include "support/pg_server.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace rt = rocmtpl::runtime;
+using rocmtpl::test::make_key;
+using rocmtpl::test::make_measurement;
+
+TEST(PostgresUrl, RecognisesBothSchemes) {
+  EXPECT_TRUE(rt::is_postgresql_url("postgresql://host/db"));
+  EXPECT_TRUE(rt::is_postgresql_url("postgres:///db?host=/tmp"));
+  EXPECT_FALSE(rt::is_postgresql_url("/home/me/postgresql://x"));
+  EXPECT_FALSE(rt::is_postgresql_url("tuning.sqlite3"));
+}
+
+TEST(PostgresUrl, RedactsThePassword) {
+  EXPECT_EQ(rt::redact_postgresql_url("postgresql://me:secret@db.example:5432/tuning"),
+            "postgresql://me:***@db.example:5432/tuning");
+  EXPECT_EQ(rt::redact_postgresql_url("postgresql://me@host/db"), "postgresql://me@host/db");
+  EXPECT_EQ(rt::redact_postgresql_url("postgresql:///db?host=/tmp/x"), "postgresql:///db?host=/tmp/x");
+  EXPECT_EQ(rt::redact_postgresql_url("postgresql://host:5432/db"), "postgresql://host:5432/db");
+}
+
+TEST(PostgresBackend, UnreachableServerIsTuningDbError) {
+  if (!rt::postgresql_enabled) {
+    // Built without libpq: any URL is refused with a message that says how to enable the backend.
+    try {
+      rt::tuning_db db("postgresql://me:pw@nowhere/db");
+      FAIL() << "opened a PostgreSQL database without the backend";
+    } catch (const rt::tuning_db_error& e) {
+      EXPECT_NE(std::string(e.what()).find("libpq-dev"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("pw"), std::string::npos) << "password in message: " << e.what();
+    }
+    return;
+  }
+  rocmtpl::test::temp_dir dir;  // an empty folder: no server socket there
+  try {
+    rt::tuning_db db(fmt::format("postgresql://me:pw@/db?host={}&connect_timeout=2", dir.path().string()));
+    FAIL() << "connected to nothing";
+  } catch (const rt::tuning_db_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("connect failed"), std::string::npos) << what;
+    EXPECT_NE(what.find("me:***@"), std::string::npos) << what;
+    EXPECT_EQ(what.find(":pw@"), std::string::npos) << "password in message: " << what;
+  }
+}
+
+// One server per test process (ctest runs each test in its own process).
+class Postgres : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!rt::postgresql_enabled || !rocmtpl::test::pg_server::unavailable_reason().empty()) return;
+    server_ = std::make_unique<rocmtpl::test::pg_server>();
+  }
+  static void TearDownTestSuite() { server_.reset(); }
+
+  void SetUp() override {
+    if (!rt::postgresql_enabled) GTEST_SKIP() << "built without libpq (apt-get install libpq-dev, then configure)";
+    if (auto why = rocmtpl::test::pg_server::unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+    static int counter = 0;
+    url_ = server_->create_database(fmt::format("t{}_{}", ::getpid(), ++counter));
+  }
+
+  rocmtpl::test::db_opener opener() const {
+    return [url = url_] { return rt::tuning_db(url); };
+  }
+
+  static inline std::unique_ptr<rocmtpl::test::pg_server> server_;
+  std::string url_;
+};
+
+// What both backends must agree on: the records without their timestamps.
+std::vector<rt::tuning_record> without_times(std::vector<rt::tuning_record> records) {
+  for (auto& r : records) r.created_at = r.updated_at = "";
+  return records;
+}
+
+void write_sample(rt::tuning_db& db) {
+  auto special = make_measurement("nan", 2.0);
+  special.min_ms = std::numeric_limits<double>::quiet_NaN();
+  special.median_ms = std::numeric_limits<double>::infinity();
+  special.max_error = 0.1 + 0.2;  // not short in decimal: must round-trip bit for bit
+  special.reason = "quote ' and \"dq\" and unicode \xc3\xa9";
+  db.record(make_key("p1"),
+            {make_measurement("a", 0.5), make_measurement("b", 0.25), special,
+             make_measurement("c", 1.0, rt::candidate_status::compile_failed)},
+            "b");
+  db.add_measurement(make_key("p2", "softmax"), make_measurement("x", 3.0));
+  db.set_winner(make_key("p2", "softmax"), "x");
+  db.add_measurement(make_key("p2", "softmax"), make_measurement("x", 3.0, rt::candidate_status::launch_failed));
+}
+
+TEST_F(Postgres, RecordsRoundTripAndMatchSqlite) {
+  rt::tuning_db pg(url_);
+  EXPECT_TRUE(pg.is_postgresql());
+  EXPECT_EQ(pg.path().string(), url_);
+  write_sample(pg);
+  rocmtpl::test::temp_dir dir;
+  rt::tuning_db lite(dir / "tuning.sqlite3");
+  write_sample(lite);
+  const auto from_pg = without_times(pg.list());
+  ASSERT_EQ(from_pg.size(), 2U);
+  const auto from_lite = without_times(lite.list());
+  ASSERT_EQ(from_lite.size(), 2U);
+  for (std::size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(from_pg[r].key, from_lite[r].key);
+    EXPECT_EQ(from_pg[r].winner, from_lite[r].winner);
+    ASSERT_EQ(from_pg[r].measurements.size(), from_lite[r].measurements.size());
+    for (std::size_t i = 0; i < from_pg[r].measurements.size(); ++i) {
+      rocmtpl::test::expect_same(from_pg[r].measurements[i], from_lite[r].measurements[i]);
+    }
+  }
+  // The winner rules are the backend's too: p2's winner was cleared by the failed re-measurement.
+  const auto p2 = pg.find(make_key("p2", "softmax"));
+  ASSERT_TRUE(p2);
+  EXPECT_FALSE(p2->winner);
+  EXPECT_EQ(pg.find(make_key("p1"))->winner.value_or(""), "b");
+  EXPECT_THROW(pg.set_winner(make_key("p1"), "c"), rocmtpl::invalid_argument_error);  // compile_failed
+  EXPECT_THROW(pg.set_winner(make_key("p1"), "zz"), rocmtpl::invalid_argument_error);
+  EXPECT_THROW(pg.set_winner(make_key("nope"), "a"), rocmtpl::invalid_argument_error);
+  EXPECT_THROW(pg.record(make_key("p3"), {make_measurement("a", 1.0)}, "zz"), rocmtpl::invalid_argument_error);
+  EXPECT_FALSE(pg.find(make_key("p3"))) << "a refused record stores nothing";
+  const auto m = pg.find_measurement(make_key("p1"), "nan");
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(std::isnan(m->min_ms));
+  EXPECT_TRUE(std::isinf(m->median_ms));
+  EXPECT_EQ(m->max_error, 0.1 + 0.2);
+  EXPECT_FALSE(pg.find_measurement(make_key("p1"), "missing"));
+  EXPECT_FALSE(pg.find_measurement(make_key("p1", "gemm", "split_k=2"), "a")) << "runtime args are part of the key";
+  // A second connection sees the same; the JSON export names the URL.
+  rt::tuning_db again(url_);
+  EXPECT_EQ(again.list().size(), 2U);
+  EXPECT_EQ(again.to_json()["path"], url_);
+  EXPECT_EQ(again.erase(std::string("softmax")), 1U);
+  EXPECT_EQ(pg.erase(std::string("conv")), 0U);
+  EXPECT_EQ(pg.list().size(), 1U);
+  EXPECT_EQ(pg.erase(), 1U);
+  EXPECT_TRUE(pg.list().empty());
+}
+
+TEST_F(Postgres, EnvironmentSelectsTheServer) {
+  rocmtpl::test::scoped_env env("ROCMTPL_TUNING_DB", url_);
+  EXPECT_EQ(rt::tuning_db::default_path().string(), url_);
+  rt::tuning_db db;  // the default argument follows the environment
+  EXPECT_TRUE(db.is_postgresql());
+}
+
+TEST_F(Postgres, ClaimBasics) { rocmtpl::test::check_claim_basics(opener()); }
+TEST_F(Postgres, LeaseExpiryHandsTheProblemToAnotherTuner) { rocmtpl::test::check_lease_expiry(opener()); }
+TEST_F(Postgres, ThreadsNeverOverlap) { rocmtpl::test::check_threads_never_overlap(opener(), 8, 60); }
+TEST_F(Postgres, ProcessesNeverOverlap) { rocmtpl::test::check_processes_never_overlap(opener(), 4, 60); }
+
+}  // namespace
