@@ -14,6 +14,11 @@
 // shape allows them (N and K multiples of 8); on an sm_90 device they compile for sm_90a and take
 // part, elsewhere they refuse at run time and the mma.sync ones win.
 //
+// Skinny shapes (indices 7-10) also report the achieved bandwidth (bytes of X, W and Y over the
+// time, counter GB/s, for cuBLAS and rocmtpl) next to what a device-to-device copy of 1 GiB
+// reaches in the same process (benchmark copy_d2d, cudaMemcpyAsync / hipMemcpyAsync through the
+// dlopen'ed runtime; GB/s counts the bytes read and written); a second table ends the output.
+//
 // Environment:
 //   ROCMTPL_BENCH_DTYPES=f32,f16,bf16
 //   ROCMTPL_BENCH_SHAPES=0,1,...  (indices into the shape list)
@@ -21,8 +26,9 @@
 //     per (shape, dtype), the best of the ranked top 16 against the best of all from that one tune,
 //     and how many pairs are within 3%: issue 10 part 4)
 //   ROCMTPL_BENCH_FUSED_CANDIDATES  (the same, for bias + relu; default: ROCMTPL_BENCH_CANDIDATES)
-//   ROCMTPL_BENCH_SPLIT_K=1  (runtime split-K: the split variants of every path, Hopper included,
-//     join the ranked space; the winner runs with its workspace)
+//   ROCMTPL_BENCH_SPLIT_K=1  (runtime split-K: the split variants of every tiled path, Hopper
+//     included, join the ranked space; the winner runs with its workspace; the skinny paths split K
+//     statically either way)
 //   ROCMTPL_BENCH_TUNE_FLUSH_L2=0  (tune with a warm L2, as the benchmarks time; default: flushed)
 // Run: build/gpu/benchmark/gemm_runtime_bench
 #include <rocmtpl/runtime.hpp>
@@ -54,8 +60,12 @@ using templates::gemm_policy;
 struct shape {
   std::int64_t m, n, k;
 };
+// Indices 0-6: the seven square-ish shapes; 7-10: skinny (issue 10 part 2: M in {1, 8, 32, 64},
+// N = K = 8192), selected with ROCMTPL_BENCH_SHAPES=7,8,9,10.
 const std::vector<shape> shapes{{1024, 1024, 1024}, {2048, 2048, 2048},  {4096, 4096, 4096}, {8192, 8192, 8192},
-                                {1000, 3000, 700},  {4096, 11008, 4096}, {8192, 1024, 8192}};
+                                {1000, 3000, 700},  {4096, 11008, 4096}, {8192, 1024, 8192}, {1, 8192, 8192},
+                                {8, 8192, 8192},    {32, 8192, 8192},    {64, 8192, 8192}};
+constexpr std::size_t first_skinny_shape = 7;
 
 // cuBLAS through dlopen (no headers): handle, stream, math mode, cublasGemmEx.
 class cublas {
@@ -190,7 +200,7 @@ struct tuned {
   std::shared_ptr<shared_library> lib;
   std::unique_ptr<kernel_entry> entry;
   std::vector<std::int64_t> extra;
-  device_buffer workspace;  // split-K partials (ROCMTPL_BENCH_SPLIT_K=1)
+  device_buffer workspace;  // split-K partials (ROCMTPL_BENCH_SPLIT_K=1, or a skinny winner's static K slices)
   std::string config;
   std::size_t rank = 0;        // the winner's index in the ranked list
   std::size_t candidates = 0;  // how many were tuned
@@ -333,6 +343,58 @@ void set_flops(benchmark::State& state, const shape& s, double ms) {
   state.counters["TFLOP/s"] = ms > 0 ? flop / (ms * 1e-3) / 1e12 : 0;
 }
 
+// Bytes a GEMM must move at least: X, W and Y once each.
+double gemm_bytes(const shape& s, dtype t) {
+  const auto e = static_cast<double>(element_size(t));
+  return e * static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);
+}
+
+// The achieved bandwidth of the skinny shapes, in GB/s (counter and summary).
+std::map<std::pair<std::string, std::size_t>, std::pair<double, double>> skinny_gbps;  // cuBLAS, rocmtpl
+double copy_gbps = 0;
+
+void set_bandwidth(benchmark::State& state, dtype t, std::size_t si, double ms, bool rocmtpl_side) {
+  if (si < first_skinny_shape || ms <= 0) return;
+  const double gbps = gemm_bytes(shapes[si], t) / (ms * 1e-3) / 1e9;
+  state.counters["GB/s"] = gbps;
+  auto& slot = skinny_gbps[{std::string(name(t)), si}];
+  (rocmtpl_side ? slot.second : slot.first) = gbps;
+}
+
+bool need_gpu(benchmark::State& state);
+
+// The memory-bound ceiling: a device-to-device copy of 1 GiB (read + write counted).
+void bm_copy_d2d(benchmark::State& state) {
+  if (!need_gpu(state)) return;
+  constexpr std::size_t bytes = std::size_t{1} << 30;
+  device_buffer src(bytes), dst(bytes);
+  runtime::stream st;
+  const auto& rt = gpu_runtime::instance();
+  const double ms = time_iterations(state, st, [&] { rt.memcpy_device(dst.get(), src.get(), bytes, st.get()); });
+  st.synchronize();
+  copy_gbps = ms > 0 ? 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9 : 0;
+  state.counters["GB/s"] = copy_gbps;
+}
+
+// The skinny shapes' table: times, ratio to cuBLAS, achieved bandwidth against the copy's.
+void print_skinny_summary() {
+  if (skinny_gbps.empty()) return;
+  std::printf("\nskinny shapes: achieved bandwidth (X + W + Y bytes / time); device-to-device copy: %.0f GB/s\n",
+              copy_gbps);
+  std::printf("%-5s %-18s %10s %10s %8s %12s %12s %9s\n", "dtype", "M x N x K", "cuBLAS ms", "rocmtpl", "ratio",
+              "cuBLAS GB/s", "rocmtpl GB/s", "of copy");
+  for (const auto& [key, g] : skinny_gbps) {
+    const auto& s = shapes[key.second];
+    const auto it = results.find(key);
+    const double cub = it != results.end() ? it->second.cublas_ms : 0;
+    const double ours = it != results.end() ? it->second.plain_ms : 0;
+    const std::string dims = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    std::printf("%-5s %-18s %10.4f %10.4f %8.3f %12.0f %12.0f %8.1f%%\n", key.first.c_str(), dims.c_str(), cub, ours,
+                ours > 0 && cub > 0 ? cub / ours : 0.0, g.first, g.second,
+                copy_gbps > 0 ? 100.0 * g.second / copy_gbps : 0.0);
+  }
+}
+
 bool need_gpu(benchmark::State& state) {
   if (gpu_runtime::instance().available()) return true;
   state.SkipWithError(("no GPU: " + gpu_runtime::instance().status()).c_str());
@@ -358,6 +420,7 @@ void bm_cublas(benchmark::State& state, dtype t, std::size_t si) {
   st.synchronize();
   if (rc != 0) state.SkipWithError("cublasGemmEx failed");
   set_flops(state, s, ms);
+  set_bandwidth(state, t, si, ms, false);
   results[{std::string(name(t)), si}].cublas_ms = ms;
 }
 
@@ -380,6 +443,7 @@ void bm_rocmtpl(benchmark::State& state, dtype t, std::size_t si, bool bias_relu
   const double ms = time_iterations(state, st, [&] { k.entry->launch(tensors, k.extra, k.workspace.get(), st.get()); });
   st.synchronize();
   set_flops(state, s, ms);
+  if (!bias_relu) set_bandwidth(state, t, si, ms, true);
   auto& row = results[{std::string(name(t)), si}];
   if (bias_relu) {
     row.fused_ms = ms;
@@ -474,6 +538,9 @@ void register_all() {
   for (const auto& d : env_list("ROCMTPL_BENCH_DTYPES", "f32,f16,bf16")) dtypes.push_back(parse_dtype(d));
   std::vector<std::size_t> picks;
   for (const auto& i : env_list("ROCMTPL_BENCH_SHAPES", "0,1,2,3,4,5,6")) picks.push_back(std::stoul(i));
+  if (std::any_of(picks.begin(), picks.end(), [](std::size_t i) { return i >= first_skinny_shape; })) {
+    benchmark::RegisterBenchmark("copy_d2d/1GiB", bm_copy_d2d)->UseManualTime()->Unit(benchmark::kMillisecond);
+  }
   for (dtype t : dtypes) {
     for (std::size_t si : picks) {
       const auto& s = shapes.at(si);
@@ -499,5 +566,6 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   print_summary();
+  print_skinny_summary();
   return 0;
 }

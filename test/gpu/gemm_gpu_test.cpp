@@ -98,6 +98,15 @@ gemm_config top_portable(const rocm_template<gemm_policy>& t, const size_hints& 
   throw std::runtime_error("no configuration");
 }
 
+// The first tiled configuration (SIMT or matrix cores): for checks of the tiled paths' runtime
+// split-K and alignment refusals on shapes where the skinny paths rank first (issue 10 part 2).
+gemm_config top_tiled(const rocm_template<gemm_policy>& t, const size_hints& hints) {
+  for (const auto& c : t.policy().configs(t.context(), hints)) {
+    if (c.math != gemm_math::wgmma && !templates::is_skinny(c.math)) return c;
+  }
+  throw std::runtime_error("no configuration");
+}
+
 TEST(GemmGpu, EverySimtConfigF32) {
   ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
@@ -260,7 +269,7 @@ TEST(GemmGpu, RuntimeSplitK) {
                       buffer("bias", layout::row_major(d, {sN}))},
                      layout::row_major(d, {sB, sM, sN}));
     const size_hints hint{{"B", 2}, {"M", 64}, {"N", 96}, {"K", 1000}};
-    auto base = top_config(*t, hint);
+    auto base = top_tiled(*t, hint);  // M = 64 ranks the skinny path first: EverySkinnyConfig covers it
     for (int s : {1, 2, 3, 7, 40}) {
       auto c = base;
       c.split_k = s;
@@ -301,12 +310,12 @@ TEST(GemmGpu, StatusCodes) {
   auto t = problem(
       {}, {buffer("x", layout::row_major(dtype::f16, {64, 64})), buffer("w", layout::row_major(dtype::f16, {64, 64}))},
       layout::row_major(dtype::f16, {64, 64}));
-  cases.push_back({"static", t, {}, top_config(*t, {}), {size_hints{}}});
+  cases.push_back({"static", t, {}, top_tiled(*t, {}), {size_hints{}}});
   gemm_options o{.runtime_split_k = true};
   auto s = problem(
       o, {buffer("x", layout::row_major(dtype::f16, {64, 256})), buffer("w", layout::row_major(dtype::f16, {256, 64}))},
       layout::row_major(dtype::f16, {64, 64}));
-  cases.push_back({"split", s, o, top_portable(*s, {}), {size_hints{}}});
+  cases.push_back({"split", s, o, top_tiled(*s, {}), {size_hints{}}});
   h.prepare(cases);
   ASSERT_TRUE(cases[0].lib && cases[1].lib);
   device_buffer a(64 * 64 * 2 + 16), b(64 * 64 * 2), y(64 * 64 * 2);
@@ -471,5 +480,161 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
             kernel_status::workspace_too_small);
   split_args.back() = 0;
   EXPECT_EQ(h.call(addmm_case, {bias.get(), a.get(), b.get(), y.get()}, split_args, nullptr), unsupported);
+}
+// ---------------------------------------------------------------------------------------------
+// The skinny paths (gemm_math::skinny_m / skinny_n, issue 10 part 2).
+// ---------------------------------------------------------------------------------------------
+
+// A skinny tile for one dtype and side: vector capped at 16 bytes, K split `split` ways.
+gemm_config skinny_for(gemm_config c, dtype d, bool n_side, int split) {
+  c.math = n_side ? gemm_math::skinny_n : gemm_math::skinny_m;
+  c.vector = std::min(c.vector, static_cast<int>(16 / element_size(d)));
+  c.split_k = split;
+  return c;
+}
+
+// Shapes of one side: M (or N) in {1, 7, 32, 64} with the other sizes not multiples of the
+// tiles or vectors' multiples, then odd sizes (the one-element fallback) and K = 1.
+std::vector<size_hints> skinny_shapes(bool n_side) {
+  std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> small_large_k{
+      {1, 1000, 1030}, {7, 333, 520}, {32, 264, 96}, {64, 136, 2000}, {5, 37, 45}, {3, 40, 1}};
+  std::vector<size_hints> out;
+  for (auto [q, p, k] : small_large_k) {
+    out.push_back(n_side ? size_hints{{"M", p}, {"N", q}, {"K", k}} : size_hints{{"M", q}, {"N", p}, {"K", k}});
+  }
+  return out;
+}
+
+// Every shipped skinny tile in every dtype, K whole or split (4 and 13 slices), against cuBLAS, on
+// the side whose kernel the problem's space gives it (row-major operands: tiles with 32 or more
+// threads along the large dimension stream W for few rows, tiles with 8 or more lanes along K
+// take dot products of X's rows for few columns; the tiles with both run both sides, on alternate
+// dtypes); no spills (the harness checks).
+TEST(GemmGpu, EverySkinnyConfigEveryDtype) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  harness h;
+  std::vector<check_case> cases;
+  const auto tiles = gemm_policy::skinny_configs();
+  const dtype dtypes[] = {dtype::f32, dtype::f16, dtype::bf16};
+  for (std::size_t di = 0; di < 3; ++di) {
+    const dtype d = dtypes[di];
+    auto t = plain(d);
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      const bool streams = tiles[i].warp_n >= 32;
+      const bool dots = tiles[i].warp_m >= 8;
+      const bool n_side = streams && dots ? (i + di) % 2 == 1 : dots;
+      const int split = i % 3 == 0 ? 1 : (i % 3 == 1 ? 4 : 13);
+      const auto c = skinny_for(tiles[i], d, n_side, split);
+      if (!templates::is_valid(c)) continue;
+      cases.push_back({std::string(name(d)) + (n_side ? " N-skinny" : " M-skinny"), t, {}, c, skinny_shapes(n_side)});
+    }
+  }
+  EXPECT_EQ(cases.size(), 3 * tiles.size());
+  run_all(h, cases);
+}
+
+// The ranked favourite of each side on other layouts (nn.Linear weights: the dot kernel for few
+// rows; column-major X: the streaming kernel for few columns; padded and misaligned strides; no
+// unit stride), batched with a broadcast weight, and every epilogue.
+TEST(GemmGpu, SkinnyLayoutsBatchesAndEpilogues) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  harness h;
+  std::vector<check_case> cases;
+  const size_hints m_hint{{"M", 7}, {"N", 1000}, {"K", 1030}};
+  const size_hints n_hint{{"M", 1000}, {"N", 7}, {"K", 1030}};
+  const auto add = [&](const std::string& label, gemm_options o, std::vector<buffer> in, layout y,
+                       bool bias_m = false) {
+    auto t = problem(o, std::move(in), std::move(y));
+    for (const auto* hint : {&m_hint, &n_hint}) {
+      const auto c = top_config(*t, *hint);
+      EXPECT_TRUE(templates::is_skinny(c.math)) << label << ": " << c.name();
+      check_case cc{label + (hint == &m_hint ? " M-skinny" : " N-skinny"), t, o, c, {*hint}};
+      for (const auto& s : skinny_shapes(hint == &n_hint)) cc.shapes.push_back(s);
+      cc.bias_along_m = bias_m;
+      cases.push_back(cc);
+    }
+  };
+  for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
+    const std::string n(name(d));
+    add(n + " col-major W", {},
+        {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::col_major(d, {sK, sN}))},
+        layout::row_major(d, {sM, sN}));
+    add(n + " col-major X, Y", {},
+        {buffer("x", layout::col_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN}))},
+        layout::col_major(d, {sM, sN}));
+    add(n + " padded", {},
+        {buffer("x", layout(d, {sM, sK}, {sK + 8, 1}, 16)), buffer("w", layout(d, {sK, sN}, {sN + 16, 1}, 8))},
+        layout(d, {sM, sN}, {sN + 5, 1}, 3));
+    add(n + " misaligned", {},
+        {buffer("x", layout(d, {sM, sK}, {sK + 3, 1}, 1)), buffer("w", layout(d, {sK, sN}, {sN + 1, 1}, 5))},
+        layout::row_major(d, {sM, sN}));
+    add(n + " no unit stride", {},
+        {buffer("x", layout(d, {sM, sK}, {2 * sK, 2}, 0)), buffer("w", layout(d, {sK, sN}, {1, sK}, 0))},
+        layout::row_major(d, {sM, sN}));
+  }
+  // Epilogues: Bias along N or M, activations, alpha and beta, Residual, output casts.
+  add("f16 bias[N] relu", {.act = activation::relu},
+      {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN})),
+       buffer("bias", layout::row_major(dtype::f32, {sN}))},
+      layout::row_major(dtype::f16, {sM, sN}));
+  add("bf16 bias[M] gelu", {.act = activation::gelu, .bias_along = bias_dim::m},
+      {buffer("x", layout::row_major(dtype::bf16, {sM, sK})), buffer("w", layout::row_major(dtype::bf16, {sK, sN})),
+       buffer("bias", layout::row_major(dtype::bf16, {sM}))},
+      layout::row_major(dtype::bf16, {sM, sN}), true);
+  add("f32 bias[M,N] beta alpha silu", {.act = activation::silu, .alpha = 2.0F, .beta = 0.5F},
+      {buffer("x", layout::row_major(dtype::f32, {sM, sK})), buffer("w", layout::row_major(dtype::f32, {sK, sN})),
+       buffer("bias", layout::row_major(dtype::bf16, {sM, sN}))},
+      layout::row_major(dtype::f32, {sM, sN}));
+  add("f16 residual sigmoid -> f32", {.act = activation::sigmoid, .residual = true},
+      {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN})),
+       buffer("res", layout::row_major(dtype::f16, {sM, sN}))},
+      layout::row_major(dtype::f32, {sM, sN}));
+  add("bf16 bias + residual gelu -> f16, runtime split-K",
+      {.act = activation::gelu, .residual = true, .runtime_split_k = true},
+      {buffer("x", layout::row_major(dtype::bf16, {sM, sK})), buffer("w", layout::row_major(dtype::bf16, {sK, sN})),
+       buffer("bias", layout::row_major(dtype::f32, {sN})), buffer("res", layout::row_major(dtype::bf16, {sM, sN}))},
+      layout::row_major(dtype::f16, {sM, sN}));
+  // Batched: X [B, M, K] @ W [K, N] (broadcast) and bmm with a per-batch W.
+  const auto sB = sym_expr::symbol("B");
+  for (dtype d : {dtype::f32, dtype::f16}) {
+    for (bool shared_w : {true, false}) {
+      auto w = shared_w ? buffer("w", layout::row_major(d, {sK, sN})) : buffer("w", layout::row_major(d, {sB, sK, sN}));
+      auto t = problem({.act = activation::relu}, {buffer("x", layout::row_major(d, {sB, sM, sK})), w},
+                       layout::row_major(d, {sB, sM, sN}));
+      for (bool n_side : {false, true}) {
+        const size_hints hint = n_side ? size_hints{{"B", 3}, {"M", 500}, {"N", 9}, {"K", 300}}
+                                       : size_hints{{"B", 3}, {"M", 9}, {"N", 500}, {"K", 300}};
+        const auto c = top_config(*t, hint);
+        EXPECT_TRUE(templates::is_skinny(c.math)) << c.name();
+        cases.push_back({std::string(name(d)) + (shared_w ? " broadcast W" : " bmm") + (n_side ? " N" : " M"),
+                         t,
+                         {.act = activation::relu},
+                         c,
+                         {hint}});
+      }
+    }
+  }
+  run_all(h, cases);
+}
+
+// The benchmark's shapes (M in {1, 8, 32, 64}, N = K = 8192, and N-skinny twins) in every
+// dtype: the ranked first configuration is skinny and matches cuBLAS at full size.
+TEST(GemmGpu, SkinnyRanksFirstAndMatchesCublasAtBenchmarkSizes) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  harness h;
+  std::vector<check_case> cases;
+  for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
+    auto t = plain(d);
+    for (std::int64_t m : {1, 8, 32, 64}) {
+      for (bool n_side : {false, true}) {
+        const size_hints hint =
+            n_side ? size_hints{{"M", 8192}, {"N", m}, {"K", 8192}} : size_hints{{"M", m}, {"N", 8192}, {"K", 8192}};
+        const auto c = top_config(*t, hint);
+        EXPECT_EQ(c.math, n_side ? gemm_math::skinny_n : gemm_math::skinny_m) << c.name();
+        cases.push_back({std::string(name(d)) + " " + std::to_string(m), t, {}, c, {hint}});
+      }
+    }
+  }
+  run_all(h, cases);
 }
 }  // namespace

@@ -171,7 +171,17 @@ std::vector<build> default_builds() {
   add("f32", f32, heaviest(f32.policy().configs(f32.context(), square_4096)), square_4096);
   auto split = split_f16();
   const size_hints h{{"B", 2}, {"M", 128}};
-  add("f16 split-K", split, split.policy().configs(split.context(), h).front(), h);
+  // The first mma/SIMT split-K configuration: a Hopper one ranks first since the batch folds into
+  // M, and it builds no kernel for AMD (HopperSourcesBuildForAmdAndRefuseAtRunTime and the sm_90a
+  // split-K build cover it).
+  const auto ranked = split.policy().configs(split.context(), h);
+  const auto tiled = std::find_if(ranked.begin(), ranked.end(),
+                                  [](const gemm_config& c) { return c.math != gemm_math::wgmma && c.split_k > 1; });
+  if (tiled == ranked.end()) {
+    ADD_FAILURE() << "f16 split-K: no mma/SIMT configuration splits K";
+  } else {
+    add("f16 split-K", split, *tiled, h);
+  }
   return out;
 }
 
@@ -231,6 +241,65 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
   EXPECT_EQ(k.call(tensors, {big, big, 1}, nullptr, nullptr, nullptr), kernel_status::unsupported_argument);
   EXPECT_EQ(k.call(tensors, {1, std::int64_t{1} << 55, 4}, nullptr, nullptr, nullptr),
             kernel_status::unsupported_argument);
+}
+
+// The skinny paths (issue 10 part 2): the ranked first configuration of the benchmark's skinny
+// shapes in each dtype and side, and the heaviest skinny tile (most registers) of each kernel,
+// build for gfx90a, gfx940 and sm_90 without spills; the workspace query answers the static K
+// slices' partials.
+std::vector<build> skinny_builds() {
+  std::vector<build> out;
+  for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
+    for (bool col_w : {false, true}) {
+      rocm_template<gemm_policy> t(
+          gemm_policy({.act = activation::gelu, .bias_along = templates::bias_dim::m}),
+          {buffer("x", layout::row_major(d, {sM, sK})),
+           buffer("w", col_w ? layout::col_major(d, {sK, sN}) : layout::row_major(d, {sK, sN})),
+           buffer("bias", layout::row_major(dtype::f32, {sM}))},
+          layout::row_major(d, {sM, sN}));
+      const std::string label = std::string(name(d)) + (col_w ? " col-major W " : " ");
+      for (const size_hints& h :
+           {size_hints{{"M", 8}, {"N", 8192}, {"K", 8192}}, size_hints{{"M", 8192}, {"N", 64}, {"K", 8192}}}) {
+        const auto ranked = t.policy().configs(t.context(), h);
+        out.push_back({label + ranked.front().name(), t.generate(ranked.front(), h).source()});
+        std::vector<gemm_config> skinny;
+        for (const auto& c : ranked) {
+          if (templates::is_skinny(c.math)) skinny.push_back(c);
+        }
+        if (d == dtype::f16) out.push_back({label + heaviest(skinny).name(), t.generate(heaviest(skinny), h).source()});
+      }
+    }
+  }
+  return out;
+}
+
+TEST(GemmCompile, SkinnyBuildsWithoutSpills) {
+  if (have(platform::amd)) check_builds(skinny_builds(), platform::amd);
+  if (have(platform::nvidia)) check_builds(skinny_builds(), platform::nvidia);
+  if (!have(platform::amd) && !have(platform::nvidia)) GTEST_SKIP() << "neither hipcc nor nvcc found";
+}
+
+TEST(GemmCompile, SkinnyLibraryAnswersTheWorkspaceQuery) {
+  if (!have(platform::amd)) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
+  rocmtpl::test::temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  rocm_template<gemm_policy> t(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN}))},
+      layout::row_major(dtype::f16, {sM, sN}));
+  const size_hints h{{"M", 1}, {"N", 8192}, {"K", 8192}};
+  const auto c = t.policy().configs(t.context(), h).front();
+  ASSERT_EQ(c.math, gemm_math::skinny_m);
+  ASSERT_GT(c.split_k, 1);
+  const auto caller = t.generate(c, h);
+  const auto lib =
+      cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
+  kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", caller.bmreq().signature);
+  // The size arguments of M = 3, N = 1000, K = 64 in the entry's order.
+  const auto sizes = t.generate(c, {{"M", 3}, {"N", 1000}, {"K", 64}}).bmreq().extra_args;
+  EXPECT_EQ(k.workspace_size(sizes), static_cast<std::size_t>(c.split_k) * 3 * 1000 * sizeof(float));
+  std::vector<const void*> nulls(3, nullptr);
+  EXPECT_EQ(k.call(nulls, sizes, nullptr, nullptr, nullptr), kernel_status::null_argument);
 }
 
 rocm_template<gemm_policy> plain_f16() {

@@ -142,6 +142,58 @@ TEST(ModuleLauncherFake, SplitKGemmLaunchesBothKernelsWithTheirArguments) {
   EXPECT_THROW(kernel.launch(tensors, extra, nullptr, nullptr), kernel_status_error);
 }
 
+// Skinny split-K (issue 10 part 2): the static K slices need no runtime argument; the streaming
+// kernel writes the partials, then the shared split-K reduction always follows.
+TEST(ModuleLauncherFake, SkinnyStaticSplitKLaunchesTheStreamingKernelThenTheReduction) {
+  if (!use_fakes()) GTEST_SKIP() << "a real CUDA runtime is present";
+  const sym_expr m = sym_expr::symbol("M");
+  const sym_expr k = sym_expr::symbol("K");
+  const sym_expr n = sym_expr::symbol("N");
+  rocm_template<gemm_policy> t(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f16, {m, k})), buffer("w", layout::row_major(dtype::f16, {k, n}))},
+      layout::row_major(dtype::f16, {m, n}));
+  const auto c = gemm_test::skinny(gemm_math::skinny_m, 2, 8, 32, 1, 8, 8, 4);
+  const auto caller = t.generate(c, {{"M", 8}, {"K", 1024}, {"N", 4096}});
+  test::temp_dir dir;
+  const module_kernel kernel(code_object_file(dir, caller), *caller.launch(), {8, 1024, 4096}, {});
+  const std::vector<std::int64_t> extra{8, 1024, 4096};
+  EXPECT_EQ(kernel.workspace_size(extra), 4U * 8U * 4096U * 4U);
+
+  // Parameters: X, W, Y, Partial, M, K, N.
+  expect_params(7);
+  const int before = count("launches");
+  alignas(16) static char memory[4][64];
+  const std::vector<const void*> tensors{memory[0], memory[1], memory[2]};
+  kernel.launch(tensors, extra, memory[3], nullptr);
+  ASSERT_EQ(count("launches"), before + 2);
+  const auto main = seen(before, 7);
+  EXPECT_EQ(main.kernel, "rocm_gemm_skinny_v8");
+  EXPECT_EQ(main.grid[0], 4U * 16U);  // cdiv(8, 2) * cdiv(cdiv(4096, 8), 32)
+  EXPECT_EQ(main.grid[1], 1U);
+  EXPECT_EQ(main.grid[2], 4U);  // the static slices
+  EXPECT_EQ(main.block[0], 256U);
+  EXPECT_EQ(main.params[3], word(memory[3]));
+  EXPECT_EQ(main.params[4], 8U);
+  EXPECT_EQ(main.params[5], 1024U);
+  EXPECT_EQ(main.params[6], 4096U);
+  const auto reduce = seen(before + 1, 7);
+  EXPECT_EQ(reduce.kernel, "rocm_gemm_split_k_reduce");
+  EXPECT_EQ(reduce.grid[0], 128U);  // cdiv(8 * 4096, 256)
+  EXPECT_EQ(reduce.params[3], word(memory[3]));
+
+  // N % 8 != 0 (W's rows not 16-byte multiples) takes the scalar instantiation, then the
+  // reduction.
+  const module_kernel odd(code_object_file(dir, caller), *caller.launch(), {8, 1024, 4095}, {});
+  odd.launch(tensors, {8, 1024, 4095}, memory[3], nullptr);
+  ASSERT_EQ(count("launches"), before + 4);
+  EXPECT_EQ(seen(before + 2, 7).kernel, "rocm_gemm_skinny_v1");
+  EXPECT_EQ(seen(before + 2, 7).grid[0], 4U * 128U);  // cdiv(8, 2) * cdiv(4095, 32): units of one element
+  EXPECT_EQ(seen(before + 3, 7).kernel, "rocm_gemm_split_k_reduce");
+  // The slices' partials need the workspace.
+  EXPECT_THROW(kernel.launch(tensors, extra, nullptr, nullptr), kernel_status_error);
+}
+
 TEST(ModuleLauncherFake, HopperGemmEncodesTensorMapsAndCapsTheGridAtTheSmCount) {
   if (!use_fakes()) GTEST_SKIP() << "a real CUDA runtime is present";
   rocm_template<gemm_policy> t(gemm_policy(),

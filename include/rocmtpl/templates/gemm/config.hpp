@@ -22,12 +22,24 @@ enum class gemm_math {
   simt,         ///< fp32 FMA on every dtype
   matrix_core,  ///< mma.sync (NVIDIA) / MFMA (AMD); f16 or bf16 X and W, fp32 accumulation
   wgmma,        ///< Hopper (sm_90a): TMA-fed wgmma warpgroups; f16 or bf16, fp32 accumulation
+  skinny_m,  ///< few rows (M up to 64): streams W with 16-byte loads, fp32 FMA (templates/gemm/skinny_device_code.hpp)
+  skinny_n,  ///< few columns (N up to 64): streams X with 16-byte loads, fp32 FMA
 };
 
-/// @brief "simt", "matrix_core" or "wgmma".
+/// @brief "simt", "matrix_core", "wgmma", "skinny_m" or "skinny_n".
 [[nodiscard]] constexpr std::string_view to_string(gemm_math m) noexcept {
-  if (m == gemm_math::wgmma) return "wgmma";
-  return m == gemm_math::simt ? std::string_view("simt") : std::string_view("matrix_core");
+  switch (m) {
+    case gemm_math::wgmma: return "wgmma";
+    case gemm_math::matrix_core: return "matrix_core";
+    case gemm_math::skinny_m: return "skinny_m";
+    case gemm_math::skinny_n: return "skinny_n";
+    default: return "simt";
+  }
+}
+
+/// @brief True for the skinny (matrix-vector) paths, gemm_math::skinny_m and gemm_math::skinny_n.
+[[nodiscard]] constexpr bool is_skinny(gemm_math m) noexcept {
+  return m == gemm_math::skinny_m || m == gemm_math::skinny_n;
 }
 
 /// @brief Fixed facts of the Hopper (wgmma) path: one producer warpgroup and two consumer
@@ -54,7 +66,14 @@ enum class bias_dim {
 /// 4, 8}` is the SIMT default. Matrix-core configurations set `math`, `warp_m` and `warp_n`
 /// (thread_m and thread_n are unused there and 0). Hopper (wgmma) configurations set `math`,
 /// `warp_m` (rows of one consumer warpgroup: block_m / 2, a multiple of 64) and `warp_n` (= block_n,
-/// the wgmma N), block_k 64.
+/// the wgmma N), block_k 64. Skinny configurations (gemm_math::skinny_m / skinny_n: the small
+/// dimension is M / N; the large operand is W / X) set `block_m` (rows of the small dimension per
+/// block), `warp_m` (threads along K), `warp_n` (threads along the large dimension), `thread_n`
+/// (large-dimension units per thread: `vector` elements when the large operand is contiguous along
+/// its large dimension, one row when it is contiguous along K), `block_n` (= warp_n * thread_n,
+/// units per block), `block_k` (K elements per thread and step), `split_k` (K slices across blocks,
+/// static: reduced through the workspace whether or not gemm_options::runtime_split_k is on),
+/// thread_m, group_m and stages 1.
 struct gemm_config {
   int block_m = 64;                  ///< rows of Y per block
   int block_n = 64;                  ///< columns of Y per block
@@ -72,6 +91,7 @@ struct gemm_config {
   /// @brief Warps per block (SIMT: threads / 32).
   [[nodiscard]] constexpr int warps() const noexcept {
     if (math == gemm_math::wgmma) return gemm_wgmma_facts::threads / 32;
+    if (is_skinny(math)) return threads() / 32;
     if (math == gemm_math::matrix_core) {
       return warp_m > 0 && warp_n > 0 ? (block_m / warp_m) * (block_n / warp_n) : 0;
     }
@@ -80,13 +100,21 @@ struct gemm_config {
   /// @brief Threads per block on NVIDIA (32-thread warps); AMD matrix-core blocks have 64-thread waves.
   [[nodiscard]] constexpr int threads() const noexcept {
     if (math == gemm_math::matrix_core || math == gemm_math::wgmma) return 32 * warps();
+    if (is_skinny(math)) return warp_m * warp_n;
     return thread_m > 0 && thread_n > 0 ? (block_m / thread_m) * (block_n / thread_n) : 0;
   }
   /// @brief Shared memory per block in bytes on NVIDIA (dynamic; matrix cores: `stages` buffers of
   /// 16-bit tiles; SIMT: two buffers of fp32 tiles, each padded by 4 columns; wgmma: 1024 bytes
   /// of alignment slack, `stages` swizzled X and W tiles, the epilogue staging tiles and two
   /// mbarriers per stage plus two: 1024 + stages * (bm + bn) * 128 + 18432 + 16 * stages + 16).
+  /// Skinny: static, the larger of the K reduction of the streaming kernel (threads * vector
+  /// floats) and the staged small operand of the dot kernel (block_m * block_k * warp_m floats).
   [[nodiscard]] constexpr int shared_bytes() const noexcept {
+    if (is_skinny(math)) {
+      const int stream = warp_m > 1 ? threads() * vector * 4 : 0;
+      const int dot = block_m * block_k * warp_m * 4;
+      return stream > dot ? stream : dot;
+    }
     if (math == gemm_math::wgmma) {
       return 1024 + stages * (block_m + block_n) * block_k * 2 + gemm_wgmma_facts::epilogue_bytes + 16 * stages + 16;
     }
@@ -101,6 +129,12 @@ struct gemm_config {
   /// @brief Registers per thread the configuration needs, estimated (accumulators, fragments,
   /// staging, addressing); NVIDIA allows 255.
   [[nodiscard]] constexpr int register_estimate() const noexcept {
+    if (is_skinny(math)) {
+      // Streaming kernel: block_m x thread_n x vector accumulators, block_k raw 16-byte vectors
+      // (one P group at a time) and the block_m x block_k values of X the compiler loads ahead
+      // (bm8 bk8 v8: 224 registers with ptxas of CUDA 13, sm_90); the dot kernel needs fewer.
+      return block_m * thread_n * vector + block_k * 4 + block_m * block_k + 40;
+    }
     if (math == gemm_math::wgmma) {
       // Consumer threads: the accumulators of their m64 blocks, the prefetched bias pairs,
       // addressing (128x256: 168 registers at entry, 232 after setmaxnreg; CUDA 13.0, sm_90a).
@@ -134,7 +168,9 @@ struct gemm_config {
   /// @brief Short deterministic identifier: `bm64_bn64_bk16_tm4_tn4_g8_s2_v4` (SIMT),
   /// `mma_bm128_bn128_bk32_wm64_wn64_g8_s4_v8` (matrix cores),
   /// `wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8` (Hopper); `_sk<n>` when K is split.
+  /// Skinny: `skm_bm8_bn32_bk8_wm8_wn32_tn1_v8_sk4` (skinny_m; `skn_` for skinny_n).
   [[nodiscard]] std::string name() const {
+    if (is_skinny(math)) return skinny_name();
     std::string s = math == gemm_math::matrix_core ? "mma_" : (math == gemm_math::wgmma ? "wgmma_" : "");
     s += "bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_bk" + std::to_string(block_k);
     if (math != gemm_math::simt) {
@@ -147,6 +183,17 @@ struct gemm_config {
     return s;
   }
 
+ private:
+  [[nodiscard]] std::string skinny_name() const {
+    std::string s = math == gemm_math::skinny_m ? "skm_" : "skn_";
+    s += "bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_bk" + std::to_string(block_k);
+    s += "_wm" + std::to_string(warp_m) + "_wn" + std::to_string(warp_n) + "_tn" + std::to_string(thread_n);
+    s += "_v" + std::to_string(vector);
+    if (split_k != 1) s += "_sk" + std::to_string(split_k);
+    return s;
+  }
+
+ public:
   friend constexpr bool operator==(const gemm_config&, const gemm_config&) = default;
   friend constexpr auto operator<=>(const gemm_config&, const gemm_config&) = default;
 };
@@ -157,7 +204,11 @@ struct gemm_config {
                                                      {"block_m", std::to_string(c.block_m)},
                                                      {"block_n", std::to_string(c.block_n)},
                                                      {"block_k", std::to_string(c.block_k)}};
-  if (c.math != gemm_math::simt) {
+  if (is_skinny(c.math)) {
+    d.emplace_back("warp_m", std::to_string(c.warp_m));
+    d.emplace_back("warp_n", std::to_string(c.warp_n));
+    d.emplace_back("thread_n", std::to_string(c.thread_n));
+  } else if (c.math != gemm_math::simt) {
     d.emplace_back("warp_m", std::to_string(c.warp_m));
     d.emplace_back("warp_n", std::to_string(c.warp_n));
   } else {
@@ -193,6 +244,30 @@ namespace detail {
   if (c.shared_bytes() > f::max_shared) return "shared memory above the 227 KiB an NVIDIA block may use";
   return std::nullopt;
 }
+
+[[nodiscard]] constexpr bool power_of_two(int v) noexcept { return v > 0 && (v & (v - 1)) == 0; }
+
+// The skinny paths' rules: a small tile of 1 to 16 rows, power-of-two thread counts (64 to 512
+// threads, at most 32 along K: the dot kernel reduces K with shuffles inside a warp), block_n the
+// units of the block, 4 or 8 K elements per step (a multiple of the vector), at most 64
+// accumulators of the streaming kernel, at most 64 K slices.
+[[nodiscard]] constexpr std::optional<std::string_view> invalid_skinny_reason(const gemm_config& c) noexcept {
+  if (!power_of_two(c.block_m) || c.block_m > 16)
+    return "skinny block_m (small-dimension rows) must be 1, 2, 4, 8 or 16";
+  if (!power_of_two(c.warp_m) || c.warp_m > 32)
+    return "skinny warp_m (threads along K) must be a power of two, at most 32";
+  if (!power_of_two(c.warp_n)) return "skinny warp_n (threads along the large dimension) must be a power of two";
+  if (c.threads() < 64 || c.threads() > 512) return "skinny threads per block (warp_m * warp_n) must be 64 to 512";
+  if (c.thread_n != 1 && c.thread_n != 2 && c.thread_n != 4) return "skinny thread_n must be 1, 2 or 4";
+  if (c.thread_m != 1 || c.group_m != 1 || c.stages != 1) return "skinny configs have thread_m, group_m and stages 1";
+  if (c.block_n != c.warp_n * c.thread_n) return "skinny block_n must be warp_n * thread_n";
+  if (c.block_k != 4 && c.block_k != 8) return "skinny block_k (K elements per thread and step) must be 4 or 8";
+  if (c.vector > c.block_k) return "skinny vector above block_k";
+  if (c.block_m * c.thread_n * c.vector > 64) return "skinny accumulators (block_m * thread_n * vector) above 64";
+  if (c.split_k > 64) return "skinny split_k above 64";
+  if (c.shared_bytes() > 48 * 1024) return "skinny shared memory above 48 KiB (static)";
+  return std::nullopt;
+}
 }  // namespace detail
 
 /// @brief Why a configuration is invalid, or nothing when it is valid; does not throw (search
@@ -204,7 +279,9 @@ namespace detail {
       c.block_m > 0 && c.block_n > 0 && c.block_k > 0 && c.group_m > 0 && c.stages > 0 && c.vector > 0 && c.split_k > 0;
   if (!positive) return "every field must be positive";
   if (c.vector != 1 && c.vector != 2 && c.vector != 4 && c.vector != 8) return "vector must be 1, 2, 4 or 8";
-  if (c.math == gemm_math::wgmma) {
+  if (is_skinny(c.math)) {
+    if (const auto why = detail::invalid_skinny_reason(c)) return why;
+  } else if (c.math == gemm_math::wgmma) {
     if (const auto why = detail::invalid_wgmma_reason(c)) return why;
   } else if (c.math == gemm_math::matrix_core) {
     if (c.warp_m <= 0 || c.warp_n <= 0) return "matrix-core configs need positive warp_m and warp_n";

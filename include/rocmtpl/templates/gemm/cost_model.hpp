@@ -28,6 +28,38 @@ namespace detail {
   return rounds * tile_work / eff;
 }
 
+// The skinny paths (memory-bound matrix-vector kernels), in the same units (one FMA per SM; one
+// byte of DRAM traffic costs about 10 FMAs: an H100 does ~30 T fp32 FMA/s against ~3 TB/s): the
+// larger of the streaming time of the large operand and the FMA time, where the streaming rate
+// falls with idle SMs and with too few bytes in flight per SM (~32 KiB hide the DRAM latency:
+// 3 TB/s x ~1.5 us over 132 SMs); the Q tiles re-read the large operand from L2 (about three
+// times DRAM's bandwidth: up to three tiles come free, more cost a third of a DRAM read each); K slices
+// add the fp32 partials and a second kernel. `vector` is the fitted width of 16-byte loads (its
+// element size is 16 / vector; narrower loads count as wider elements).
+[[nodiscard]] inline double skinny_cost(const gemm_config& c, double q, double p, double k, double batch, double sms) {
+  const double tiles_q = std::ceil(q / c.block_m);
+  const double units = c.vector > 1 ? std::ceil(p / c.vector) : p;
+  const double blocks = tiles_q * std::ceil(units / c.block_n) * c.split_k * batch;
+  const double esize = 16.0 / c.vector;
+  const int threads = std::max(c.threads(), 32);
+  const double occ = std::max(1, std::min({2048 / threads, 65536 / (threads * std::max(c.register_estimate(), 32)),
+                                           228 * 1024 / std::max(c.shared_bytes(), 1), 32}));
+  const double resident = std::min(occ, blocks / sms);
+  const double in_flight = resident * threads * c.block_k * c.thread_n * 16.0;
+  const double busy = std::min(1.0, blocks / sms);
+  const double rounds = std::ceil(blocks / (sms * occ));
+  const double wave = blocks / (rounds * sms * occ);
+  const double bw = busy * std::min(1.0, in_flight / (32.0 * 1024)) * std::max(0.5, std::min(1.0, wave + 0.3));
+  const double bytes = p * k * batch * esize * std::max(1.0, tiles_q / 3.0) + q * p * batch * 4.0;
+  const double memory = bytes * 10.0 / (sms * std::max(bw, 1e-3));
+  const double fma = tiles_q * c.block_m * p * k * batch / (sms * std::max(busy, 1e-3));
+  double time = std::max(memory, fma);
+  // Per-block tail: the K threads' reduction and the epilogue of block_m x thread_n results.
+  time += rounds * occ * c.block_m * c.thread_n * (c.warp_m > 1 ? 400.0 : 40.0);
+  if (c.split_k > 1) time += c.split_k * q * p * batch * 8.0 * 10.0 / sms + 6.0e5;
+  return time;
+}
+
 // What split-K adds on the Hopper path, in the same units (one unit ~ 0.76 ps of wall time: a
 // multiply-add per SM at 2.2 / 2.88e12 s): the fp32 partials written and read back (8 bytes per
 // output element per slice, mostly in L2: ~0.33 units a byte at ~4 TB/s) and the reduction
@@ -59,6 +91,11 @@ namespace detail {
                            static_cast<double>(std::max<std::int64_t>(n, 1)) *
                            static_cast<double>(std::max<std::int64_t>(batch, 1));
     return detail::wgmma_cost(c, tiles, k_steps, sms) + detail::wgmma_split_cost(c, outputs);
+  }
+  if (is_skinny(c.math)) {
+    const bool q_is_m = c.math == gemm_math::skinny_m;
+    const auto pos = [](std::int64_t x) { return static_cast<double>(std::max<std::int64_t>(x, 1)); };
+    return detail::skinny_cost(c, pos(q_is_m ? m : n), pos(q_is_m ? n : m), pos(k), pos(batch), sms);
   }
   // Residency per SM: shared memory (228 KiB), threads (2048), registers (64 Ki), 32 blocks.
   const int threads = std::max(c.threads(), 32);

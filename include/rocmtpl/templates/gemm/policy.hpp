@@ -18,7 +18,11 @@
 ///   (W shared by the batches, X and Y batches back to back); its entry point refuses other
 ///   devices, batches that do not fold, N or row pitches that are not multiples of 8 and
 ///   misaligned pointers with ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses
-///   every call.
+///   every call;
+/// - `gemm_math::skinny_m` / `skinny_n`: matrix-vector kernels for few rows or few columns (any
+///   dtypes and layouts; templates/gemm/skinny_device_code.hpp), ranked first when M or N is at
+///   most 64; they split K statically (config.split_k, reduced through the workspace in a second
+///   pass), and with gemm_options::runtime_split_k their entry point refuses another split_k.
 /// The addmm order [Bias, X, W] is input_reorder {2, 0, 1}. With gemm_options::runtime_split_k the
 /// entry point takes `int32_t split_k` and asks for an fp32 workspace when it is above 1.
 ///
@@ -74,6 +78,10 @@ class gemm_policy {
   /// @brief The Hopper (wgmma) search space (see gemm_wgmma_configs()).
   [[nodiscard]] static std::vector<gemm_config> wgmma_configs() { return gemm_wgmma_configs(); }
 
+  /// @brief The skinny (matrix-vector) tiles (see gemm_skinny_configs()); a problem's space sets
+  /// their side (skinny_m or skinny_n), vector width and K slices.
+  [[nodiscard]] static std::vector<gemm_config> skinny_configs() { return gemm_skinny_configs(); }
+
   /// @brief Every configuration, without problem knowledge: the SIMT space, then the matrix-core
   /// one (the Hopper configurations come only with a problem, see configs(ctx, hints)).
   [[nodiscard]] std::vector<gemm_config> configs() const {
@@ -85,7 +93,8 @@ class gemm_policy {
 
   /// @brief The search space for one problem, best first (see gemm_problem_configs()): the path
   /// the dtypes call for, vector widths the layouts allow, split-K variants when
-  /// gemm_options::runtime_split_k is on, ordered by gemm_estimate_cost().
+  /// gemm_options::runtime_split_k is on, ordered by gemm_estimate_cost(); the skinny
+  /// configurations (static K slices) first when M or N is at most 64.
   /// @param ctx the template's inputs and output
   /// @param hints values of size symbols (missing ones count as 1024)
   /// @throws invalid_argument_error when the problem is malformed (see view()).
@@ -113,7 +122,9 @@ class gemm_policy {
 
   /// @brief The workspace of a configuration's entry point in bytes, as its workspace query answers:
   /// split-K's fp32 partials, `split_k * batch * M * N * sizeof(float)`, when the configuration
-  /// splits K (gemm_options::runtime_split_k and split_k above 1, on every path); else 0.
+  /// splits K: at run time (gemm_options::runtime_split_k and split_k above 1, on the mma, SIMT
+  /// and Hopper paths) or statically (a skinny configuration's split_k above 1, whether or not
+  /// runtime split-K is on); else 0.
   /// @throws invalid_argument_error when the problem is malformed (see view()).
   [[nodiscard]] sym_expr workspace_bytes(const template_context& ctx, const gemm_config& config) const {
     return detail::gemm_workspace_bytes(view(ctx), config, options_);
@@ -122,8 +133,8 @@ class gemm_policy {
   /// @brief Renders the complete translation unit for one configuration.
   /// @throws config_error for an invalid configuration (see validate()); invalid_argument_error for
   /// a matrix-core configuration on dtypes other than f16/bf16 X and W, split_k above 1 without
-  /// runtime split-K, inputs of the wrong rank, mismatched K, batch or output shape, or an
-  /// unsupported dtype.
+  /// runtime split-K (skinny configurations excepted: their K slices are static), inputs of the wrong rank, mismatched
+  /// K, batch or output shape, or an unsupported dtype.
   [[nodiscard]] rendered_source render(rocm_template_kernel& kernel, const template_context& ctx,
                                        const gemm_config& config) const {
     return detail::render_gemm(kernel, ctx, config, options_);

@@ -27,6 +27,7 @@
 #include <rocmtpl/templates/gemm/config.hpp>
 #include <rocmtpl/templates/gemm/device_code.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
+#include <rocmtpl/templates/gemm/skinny_device_code.hpp>
 #include <rocmtpl/templates/gemm/sm90_device_code.hpp>
 
 namespace rocmtpl::templates::detail {
@@ -39,8 +40,10 @@ struct gemm_plan {
   gemm_options options;
   std::string signature;
   std::vector<std::string> symbols;
-  bool mc = false;     // matrix cores
-  bool split = false;  // runtime split-K
+  bool mc = false;         // matrix cores
+  bool split = false;      // runtime split-K (the entry takes split_k)
+  bool partials = false;   // the kernels take the fp32 partials (runtime split-K, or static skinny K slices)
+  bool split_arg = false;  // the kernels take split_k (runtime split-K on the tiled paths)
   gemm_copy_facts fx;
   gemm_copy_facts fw;
   int va = 1;                   // vector width of X
@@ -67,7 +70,7 @@ inline void check_gemm_renderable(const gemm_config& config, const gemm_view& v,
                                  std::string(rocmtpl::name(v.x.node->type())) + " and " +
                                  std::string(rocmtpl::name(v.w.node->type())) + "; use a simt config");
   }
-  if (config.split_k != 1 && !options.runtime_split_k) {
+  if (config.split_k != 1 && !options.runtime_split_k && !is_skinny(config.math)) {
     throw invalid_argument_error("rocmtpl: gemm: config " + config.name() +
                                  " splits K but gemm_options::runtime_split_k is off; turn it on");
   }
@@ -81,19 +84,23 @@ inline void check_gemm_renderable(const gemm_config& config, const gemm_view& v,
   return vec;
 }
 
-// Kernel parameters: the tensors, the split-K partials, every size symbol, split_k.
+// Kernel parameters: the tensors, the split-K partials, every size symbol, split_k. The skinny
+// kernels take the partials when their configuration splits K (statically) and never split_k.
 inline void plan_gemm_params(gemm_plan& plan) {
+  const bool skinny = is_skinny(plan.config.math);
+  plan.partials = skinny ? plan.config.split_k > 1 : plan.split;
+  plan.split_arg = plan.split && !skinny;
   const auto tensors = gemm_tensor_params(plan.v, true);
-  plan.params = tensors.first + (plan.split ? ", float* __restrict__ Partial" : "");
-  plan.args = tensors.second + (plan.split ? ", Partial" : "");
+  plan.params = tensors.first + (plan.partials ? ", float* __restrict__ Partial" : "");
+  plan.args = tensors.second + (plan.partials ? ", Partial" : "");
   std::string sym_params;
   for (const auto& s : plan.symbols) {
     sym_params += ", int64_t " + s;
     plan.sym_args += (plan.sym_args.empty() ? "" : ", ") + s;
   }
-  plan.params += sym_params + (plan.split ? ", int32_t split_k" : "");
-  plan.args += (plan.symbols.empty() ? "" : ", " + plan.sym_args) + (plan.split ? ", split_k" : "");
-  plan.pointers = gemm_pointer_init(plan.v, plan.split ? "Partial" : "nullptr");
+  plan.params += sym_params + (plan.split_arg ? ", int32_t split_k" : "");
+  plan.args += (plan.symbols.empty() ? "" : ", " + plan.sym_args) + (plan.split_arg ? ", split_k" : "");
+  plan.pointers = gemm_pointer_init(plan.v, plan.partials ? "Partial" : "nullptr");
 }
 
 // Binds the tensors in `kernel` and works out everything the writers below share.
@@ -121,7 +128,8 @@ inline void plan_gemm_params(gemm_plan& plan) {
 // ---- the launch description (codegen/launch.hpp): one source of truth for the entry's launch
 // lines and the autotuner's module-API launches ----------------------------------------------------
 
-// The kernels' parameters: X, W, Bias, Residual, Y, the split-K partials, the sizes, split_k.
+// The kernels' parameters (plan.params): X, W, Bias, Residual, Y, the split-K partials, the sizes,
+// split_k.
 [[nodiscard]] inline std::vector<launch_param> gemm_launch_params(const rocm_template_kernel& kernel,
                                                                   const gemm_plan& plan) {
   std::vector<launch_param> params;
@@ -133,13 +141,13 @@ inline void plan_gemm_params(gemm_plan& plan) {
   if (plan.v.bias.node != nullptr) tensor("Bias");
   if (plan.v.residual.node != nullptr) tensor("Residual");
   tensor("Y");
-  if (plan.split) {
+  if (plan.partials) {
     params.push_back({.kind = launch_param_kind::workspace, .name = "Partial", .cpp_type = "float*"});
   }
   for (std::size_t i = 0; i < plan.symbols.size(); ++i) {
     params.push_back({.kind = launch_param_kind::size, .index = i, .name = plan.symbols[i]});
   }
-  if (plan.split) {
+  if (plan.split_arg) {
     params.push_back(
         {.kind = launch_param_kind::runtime_arg, .index = 0, .name = "split_k", .scalar = launch_scalar::i32});
   }
@@ -172,16 +180,15 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   return v.batch * v.m * v.n * sym_expr(static_cast<std::int64_t>(sizeof(float)));
 }
 
-// The split-K reduction launch (split_k above 1 only): sums the fp32 partials of every slice and
-// applies the epilogue, one thread per output element (grid-stride beyond 65536 blocks). The mma,
-// SIMT and Hopper entries share it.
+// The split-K reduction launch (split_k above 1 only: at run time when the kernels take split_k):
+// sums the fp32 partials of every slice and applies the epilogue, one thread per output element
+// (grid-stride beyond 65536 blocks). The mma, SIMT, Hopper and skinny entries share it.
 [[nodiscard]] inline kernel_launch split_k_reduce_launch(const gemm_plan& plan, std::vector<launch_param> params) {
   const auto& v = plan.v;
   kernel_launch r;
   r.suffix = "split_k_reduce";
-  r.grid[0] = {.sizes = floor_div(v.batch * v.m * v.n + sym_expr(255), sym_expr(256)),
-               .only_when_runtime_arg_above_one = 0,
-               .at_most = 65536};
+  r.grid[0] = {.sizes = floor_div(v.batch * v.m * v.n + sym_expr(255), sym_expr(256)), .at_most = 65536};
+  if (plan.split_arg) r.grid[0].only_when_runtime_arg_above_one = 0;
   r.block = {256, 1, 1};
   r.params = std::move(params);
   return r;
@@ -489,9 +496,11 @@ inline void write_device_code(indented_buffer& src, const gemm_plan& plan) {
   return std::clamp(65536 / (std::max(c.threads(), 32) * c.register_estimate()), 1, 2);
 }
 
-// Split-K: the body of the kernel that sums the fp32 partials of every slice and applies the
-// epilogue (store_output()); the mma, SIMT and Hopper paths share it.
+// Split-K: the body of the kernel that sums the fp32 partials of every slice, in slice order
+// (deterministic), and applies the epilogue (store_output()); the mma, SIMT, Hopper and skinny
+// paths share it (the slice count: the runtime split_k, or a skinny configuration's constant).
 inline void write_split_k_reduce_body(indented_buffer& src, const gemm_plan& plan) {
+  const std::string slices = plan.split_arg ? "split_k" : std::to_string(plan.config.split_k);
   src.writeline("// Split-K: sums the fp32 partials of every slice and applies the epilogue.");
   src.writeline("__device__ __forceinline__ void gemm_split_k_reduce_body(" + plan.params + ") {");
   // Pre-indented fragment (written verbatim: rendering speed).
@@ -503,7 +512,8 @@ inline void write_split_k_reduce_body(indented_buffer& src, const gemm_plan& pla
     const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total; idx += step) {
         float sum = 0.0f;
-        for (int z = 0; z < split_k; ++z) sum += Partial[z * total + idx];
+        for (int z = 0; z < )hip" +
+                     slices + R"hip(; ++z) sum += Partial[z * total + idx];
         const int64_t rest = idx % mn;
         store_output(p, t, idx / mn, rest / p.n_size, rest % p.n_size, sum);
     }
@@ -542,11 +552,13 @@ inline void write_launcher(indented_buffer& src) {
 
 // The workspace the entry point's query answers for one configuration, as an expression of the size
 // symbols: split_k slices of fp32 partials (split_k_slice_bytes(), the slice the launch
-// description's workspace counts) when the configuration splits K at run time (every path, the
-// Hopper one included); every other configuration needs none. A test compares this with the
+// description's workspace counts) when the configuration splits K at run time (the mma, SIMT and
+// Hopper paths) or statically (a skinny configuration, runtime split-K on or off); every other
+// configuration needs none. A test compares this with the
 // compiled query (test/runtime/caller_runtime_test.cpp).
 [[nodiscard]] inline sym_expr gemm_workspace_bytes(const gemm_view& v, const gemm_config& config,
                                                    const gemm_options& options) {
+  if (is_skinny(config.math) && config.split_k > 1) return sym_expr(config.split_k) * split_k_slice_bytes(v);
   if (!options.runtime_split_k || config.split_k <= 1) return sym_expr(0);
   return sym_expr(config.split_k) * split_k_slice_bytes(v);
 }
@@ -577,16 +589,21 @@ inline void write_global_kernels(indented_buffer& src, const gemm_plan& plan, co
   src.writeline("");
 }
 
-// Every entry point's first part (the mma/SIMT entry and the Hopper one): the size checks, the
-// split_k check (without runtime split-K, split_k is the constant 1 on the mma/SIMT path), the problem and its element
-// count (checked: refused when it does not fit, before anything sizes a workspace or a grid), the workspace query, the
-// null checks and the early return of an empty problem.
+// Every entry point's first part (the mma/SIMT, Hopper and skinny entries): the size checks, the
+// split_k check (without runtime split-K, split_k is the constant 1 on the mma/SIMT path; a skinny entry taking split_k
+// refuses any but its configuration's static K slices), the problem and its element count (checked: refused when it
+// does not fit, before anything sizes a workspace or a grid), the workspace query, the null checks and the early return
+// of an empty problem.
 inline void write_entry_prologue(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                                  const launch_description& d) {
   for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  if (plan.split) {
+  const bool skinny = is_skinny(plan.config.math);
+  if (plan.split && skinny) {
+    src.writeline("if (split_k != " + std::to_string(plan.config.split_k) +
+                  ") return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K slices are static here");
+  } else if (plan.split) {
     src.writeline("if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  } else if (plan.config.math != gemm_math::wgmma) {
+  } else if (plan.config.math != gemm_math::wgmma && !skinny) {
     src.writeline("constexpr int32_t split_k = 1;");
   }
   src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
@@ -687,6 +704,123 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   src.writeline("#endif");
 }
 
+// ---- the skinny paths (gemm_math::skinny_m / skinny_n; templates/gemm/skinny_device_code.hpp) -----
+
+// The large operand of a skinny configuration: W for skinny_m, X for skinny_n; its name, operand,
+// copy facts, vector width (capped at the configuration's) and kernel (dot: contiguous along K or
+// along neither axis; else streaming).
+struct skinny_large {
+  std::string name;
+  const gemm_operand* op = nullptr;
+  gemm_copy_facts facts;
+  bool is_x = false;
+  int vec = 1;
+  bool dot = true;
+};
+
+[[nodiscard]] inline skinny_large skinny_large_of(const gemm_plan& plan) {
+  skinny_large l;
+  const bool q_is_m = plan.config.math == gemm_math::skinny_m;
+  l.is_x = !q_is_m;
+  l.name = q_is_m ? "W" : "X";
+  l.op = q_is_m ? &plan.v.w : &plan.v.x;
+  l.facts = q_is_m ? plan.fw : plan.fx;
+  l.vec = render_vector(plan.config, l.facts, l.op->node->type());
+  l.dot = l.facts.k_major;
+  return l;
+}
+
+// The launches: the main kernel (vectorised when the large operand's requirements hold, else
+// scalar; parameters plan.params: the tensors, the partials when K is split, the sizes), then with
+// split_k above 1 the shared split-K reduction; a static workspace of split_k slices.
+[[nodiscard]] inline launch_description skinny_launch_description(const rocm_template_kernel& kernel,
+                                                                  const gemm_plan& plan) {
+  const auto& c = plan.config;
+  const auto& v = plan.v;
+  const auto large = skinny_large_of(plan);
+  const bool q_is_m = c.math == gemm_math::skinny_m;
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
+  if (c.split_k > 1) d.workspace_bytes = {.sizes = sym_expr(c.split_k) * split_k_slice_bytes(v)};
+  const auto params = gemm_launch_params(kernel, plan);
+  const sym_expr& q = q_is_m ? v.m : v.n;
+  const sym_expr& p = q_is_m ? v.n : v.m;
+  const auto main = [&](int vec) {
+    kernel_launch l;
+    l.suffix = "skinny_v" + std::to_string(vec);
+    const sym_expr units = large.dot || vec == 1 ? p : floor_div(p + sym_expr(vec - 1), sym_expr(vec));
+    l.grid[0].sizes = floor_div(q + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
+                      floor_div(units + sym_expr(c.block_n - 1), sym_expr(c.block_n));
+    l.grid[1].sizes = v.batch;
+    l.grid[2].sizes = sym_expr(c.split_k);
+    l.block = {c.threads(), 1, 1};
+    l.params = params;
+    return l;
+  };
+  const auto variant = [&](int vec, std::vector<launch_requirement> req) {
+    launch_variant lv;
+    lv.requirements = std::move(req);
+    lv.launches.push_back(main(vec));
+    if (c.split_k > 1) lv.launches.push_back(split_k_reduce_launch(plan, params));
+    return lv;
+  };
+  if (large.vec > 1) {
+    std::vector<launch_requirement> req;
+    add_vector_requirements(req, kernel, large.name, *large.op, large.facts, large.vec, large.is_x);
+    d.variants.push_back(variant(large.vec, std::move(req)));
+  }
+  if (large.vec == 1 || !large.facts.statically_aligned(large.vec).has_value()) d.variants.push_back(variant(1, {}));
+  return d;
+}
+
+// Constants, device code (the shared split-K reduction's body when K is split), the launcher
+// helpers and the described kernels of a skinny configuration.
+inline void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
+  const auto& c = plan.config;
+  const bool q_is_m = c.math == gemm_math::skinny_m;
+  const auto large = skinny_large_of(plan);
+  const auto line = [&](const std::string& name, int value) {
+    src.writeline("constexpr int " + name + " = " + std::to_string(value) + ";");
+  };
+  line("skinny_q", c.block_m);
+  line("skinny_tk", c.warp_m);
+  line("skinny_tp", c.warp_n);
+  line("skinny_units", c.thread_n);
+  line("skinny_u", c.block_k);
+  line("skinny_split", c.split_k);
+  line("block_threads", c.threads());
+  src.writeline(std::string("constexpr bool skinny_q_is_m = ") + (q_is_m ? "true" : "false") + ";");
+  src.writeline(std::string("using skinny_l_type = ") + (q_is_m ? "w_type" : "x_type") + ";");
+  src.writeline(std::string("using skinny_s_type = ") + (q_is_m ? "x_type" : "w_type") + ";");
+  src.writeline(
+      "__host__ __device__ __forceinline__ int64_t gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }");
+  src.writeline("");
+  src.write_verbatim(skinny_view_text(q_is_m));
+  src.write_verbatim(skinny_common_text);
+  src.write_verbatim(large.dot ? skinny_dot_text : skinny_stream_text);
+  src.writeline("");
+  if (plan.partials) write_split_k_reduce_body(src, plan);
+  write_launcher(src);
+  for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
+    const int vec = vi == 0 && large.vec > 1 ? large.vec : 1;
+    src.writeline("extern \"C\" __global__ void __launch_bounds__(block_threads) " +
+                  device_symbol_ref(d.variants[vi].launches.front().suffix) + "(" + plan.params + ") {");
+    src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
+    src.writeline("    const gemm_pointers t" + plan.pointers + ";");
+    src.writeline("    skinny_mainloop<" + std::to_string(vec) + ">(p, t);");
+    src.writeline("}");
+  }
+  if (plan.partials) write_split_k_reduce_kernel(src, plan, d.variants.front().launches.back().suffix);
+  src.writeline("");
+}
+
+// The launch description of a plan's path.
+[[nodiscard]] inline launch_description describe_plan_launch(const rocm_template_kernel& kernel,
+                                                             const gemm_plan& plan) {
+  if (is_skinny(plan.config.math)) return skinny_launch_description(kernel, plan);
+  return plan.config.math == gemm_math::wgmma ? sm90_launch_description(kernel, plan)
+                                              : gemm_launch_description(kernel, plan);
+}
+
 /// @brief The launch description of a configuration's entry (see codegen/launch.hpp).
 [[nodiscard]] inline launch_description describe_gemm_launch(rocm_template_kernel& kernel, const template_context& ctx,
                                                              const gemm_config& config, const gemm_options& options) {
@@ -694,8 +828,7 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   auto v = make_gemm_view(ctx, options);
   check_gemm_renderable(config, v, options);
   const gemm_plan plan = make_gemm_plan(kernel, ctx, config, options, std::move(v));
-  return config.math == gemm_math::wgmma ? sm90_launch_description(kernel, plan)
-                                         : gemm_launch_description(kernel, plan);
+  return describe_plan_launch(kernel, plan);
 }
 
 // The complete translation unit of one configuration, as parts (see gemm_policy::render()).
@@ -712,13 +845,15 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   write_source_head(src, plan);
   // The launch description: the entry's launch lines and the kernels come from it, and the parts
   // carry it (rocm_template::generate() gives it to the caller: no second pass).
-  const bool wgmma = config.math == gemm_math::wgmma;
-  auto d = wgmma ? sm90_launch_description(kernel, plan) : gemm_launch_description(kernel, plan);
-  if (wgmma) {
+  auto d = describe_plan_launch(kernel, plan);
+  if (config.math == gemm_math::wgmma) {
     out.includes.emplace_back(sm90_includes_text);
     write_sm90_code(src, plan);
     write_sm90_kernel(src, plan, d);
     write_sm90_entry(entry, kernel, plan, d);
+  } else if (is_skinny(config.math)) {
+    write_skinny_code(src, plan, d);
+    write_entry(entry, kernel, plan, d);
   } else {
     write_tile_constants(src, plan);
     write_device_code(src, plan);

@@ -7,6 +7,7 @@
 /// problem, fitted to its layouts and ordered by the cost model.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -103,6 +104,38 @@ namespace rocmtpl::templates {
   return out;
 }
 
+/// @brief The skinny (matrix-vector) search space, for the small dimension M (gemm_math::skinny_m;
+/// a problem whose N is the small one takes the same tiles as skinny_n): tiles for the streaming
+/// kernel (many threads along the large dimension, few along K) and for the dot kernel (8 to 32
+/// lanes along K), 16-byte vectors, K not split (the problem's space adds the K slices).
+[[nodiscard]] inline std::vector<gemm_config> gemm_skinny_configs() {
+  static constexpr int smalls[] = {1, 2, 4, 8, 16};
+  // (warp_m, warp_n, thread_n, block_k): streaming, then dot shapes.
+  static constexpr std::array<int, 4> shapes[] = {{1, 256, 1, 8}, {4, 64, 1, 8}, {8, 32, 1, 8}, {2, 128, 2, 8},
+                                                  {4, 64, 1, 4},  {8, 32, 1, 4}, {32, 8, 1, 8}, {16, 16, 1, 8},
+                                                  {32, 8, 4, 8},  {16, 16, 4, 8}};
+  std::vector<gemm_config> out;
+  for (const auto& sh : shapes) {
+    for (int bm : smalls) {
+      gemm_config c;
+      c.math = gemm_math::skinny_m;
+      c.block_m = bm;
+      c.warp_m = sh[0];
+      c.warp_n = sh[1];
+      c.thread_n = sh[2];
+      c.block_n = sh[1] * sh[2];
+      c.block_k = sh[3];
+      c.thread_m = 1;
+      c.group_m = 1;
+      c.stages = 1;
+      c.vector = 8;
+      while (!is_valid(c) && c.vector > 1) c.vector /= 2;
+      if (is_valid(c) && c.vector >= 4) out.push_back(c);
+    }
+  }
+  return out;
+}
+
 namespace detail {
 
 // Widest vector (at most `limit` elements, 16 bytes) an operand's layout and the hints allow;
@@ -118,6 +151,40 @@ namespace detail {
   return 1;
 }
 
+// The skinny space of one problem (nothing when neither M nor N is at most 64): the tiles of
+// gemm_skinny_configs() that suit the large operand's kernel (streaming: at least 32 threads along
+// the large dimension; dot: at least 8 lanes along K), the small tiles up to the small
+// dimension's next power of two, the vector width the layouts allow, and K slices 1 to 32 while
+// each slice keeps at least two block steps. Ordered by gemm_estimate_cost().
+[[nodiscard]] inline std::vector<std::pair<double, gemm_config>> skinny_problem_configs(const gemm_view& v,
+                                                                                        const size_hints& hints) {
+  const std::int64_t m = size_value(v.m, hints, 1024);
+  const std::int64_t n = size_value(v.n, hints, 1024);
+  const std::int64_t k = size_value(v.k, hints, 1024);
+  const std::int64_t b = size_value(v.batch, hints, 1);
+  const std::int64_t small = std::min(m, n);
+  if (small > 64) return {};
+  const bool q_is_m = m <= n;
+  const auto& large = q_is_m ? v.w : v.x;
+  const auto facts = copy_facts(large, q_is_m);
+  const int vec = widest_vector(8, facts, element_size(large.node->type()), hints);
+  std::vector<std::pair<double, gemm_config>> out;
+  for (auto c : gemm_skinny_configs()) {
+    if (facts.k_major ? c.warp_m < 8 : c.warp_n < 32) continue;
+    if (c.block_m > 1 && c.block_m / 2 >= small) continue;
+    c.math = q_is_m ? gemm_math::skinny_m : gemm_math::skinny_n;
+    c.vector = std::min(c.vector, vec);
+    for (int s : {1, 2, 4, 8, 16, 32}) {
+      if (s > 1 && k / s < 2LL * c.warp_m * c.block_k) break;
+      auto cs = c;
+      cs.split_k = s;
+      if (is_valid(cs)) out.emplace_back(gemm_estimate_cost(cs, m, n, k, b), cs);
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
+  return out;
+}
+
 }  // namespace detail
 
 /// @brief The search space for one problem, best first.
@@ -126,9 +193,14 @@ namespace detail {
 /// also the Hopper configurations when the problem meets their rules, see wgmma_static_reason() and
 /// wgmma_fits_hints(): they need an sm_90 device and refuse other targets at run time), sets each
 /// configuration's vector width to the widest the layouts (and for symbolic values the hints)
-/// allow, adds split-K variants when `runtime_split_k` is on (every path, Hopper included: 2 to 16
-/// slices of at least two K steps each), and orders everything by
-/// gemm_estimate_cost().
+/// allow, adds split-K variants when `runtime_split_k` is on (every tiled path, Hopper included: 2
+/// to 16 slices of at least two K steps each), and orders everything by gemm_estimate_cost(). When
+/// M or N is at most 64 the skinny configurations (gemm_skinny_configs(), any dtype and layout,
+/// K split statically) come first, in their own cost order: the matrix-vector kernels stream the
+/// large operand at close to the memory bandwidth where the tiled paths leave most of each tile
+/// empty; the tiled ones (split-K variants included) follow, except that for f16/bf16 with more
+/// than 16 rows (columns) the eight best tiled ones come right after the eight best skinny ones
+/// (there the skinny kernels' fp32 FMAs, not the memory, set the pace, and matrix cores may win).
 /// @param v the checked problem
 /// @param runtime_split_k whether configurations may split K (gemm_options::runtime_split_k)
 /// @param hints values of size symbols (missing ones count as 1024)
@@ -162,6 +234,18 @@ namespace detail {
     }
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
+  auto skinny = detail::skinny_problem_configs(v, hints);
+  // fp32 FMAs bound the skinny kernels from about 16 rows (columns) on: 16-bit problems then
+  // keep the best tiled (matrix-core, wgmma) configurations right after the best skinny ones,
+  // so that a tuner's top 16 measures both.
+  if (v.matrix_core_eligible() && !skinny.empty() &&
+      std::min(detail::size_value(v.m, hints, 1024), detail::size_value(v.n, hints, 1024)) > 16) {
+    const auto tiled = static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, ranked.size()));
+    const auto lead = static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, skinny.size()));
+    skinny.insert(skinny.begin() + lead, ranked.begin(), ranked.begin() + tiled);
+    ranked.erase(ranked.begin(), ranked.begin() + tiled);
+  }
+  ranked.insert(ranked.begin(), skinny.begin(), skinny.end());
   std::vector<gemm_config> out;
   out.reserve(ranked.size());
   for (const auto& r : ranked) {

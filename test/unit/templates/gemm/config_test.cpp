@@ -123,3 +123,46 @@ TEST(GemmConfig, ValidateThrowsATypedErrorCarryingTheReason) {
   EXPECT_NO_THROW(validate(gemm_config{}));
 }
 }  // namespace
+
+namespace {
+using gemm_test::skinny;
+
+// Issue 10 part 2: the skinny paths' derived values, names and rules.
+TEST(GemmConfig, SkinnyConfigsHaveTheirOwnNamesAndRules) {
+  auto c = skinny(gemm_math::skinny_m, 8, 8, 32, 1, 8, 8, 4);
+  EXPECT_EQ(c.name(), "skm_bm8_bn32_bk8_wm8_wn32_tn1_v8_sk4");
+  EXPECT_EQ(c.threads(), 256);
+  EXPECT_EQ(c.warps(), 8);
+  EXPECT_EQ(c.shared_bytes(), 256 * 8 * 4);  // the streaming kernel's K reduction
+  EXPECT_FALSE(invalid_reason(c).has_value()) << reason(c);
+  EXPECT_EQ(skinny(gemm_math::skinny_n, 4, 32, 8, 4).name(), "skn_bm4_bn32_bk8_wm32_wn8_tn4_v8");
+  EXPECT_EQ(to_string(gemm_math::skinny_n), "skinny_n");
+  EXPECT_TRUE(rocmtpl::templates::is_skinny(gemm_math::skinny_m));
+  EXPECT_FALSE(rocmtpl::templates::is_skinny(gemm_math::wgmma));
+  const auto d = describe(c);
+  EXPECT_TRUE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"thread_n", "1"}) != d.end());
+  // K is split statically: no runtime split-K needed, but at most 64 slices.
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 1, 8, 32, 1, 8, 8, 128)), "split_k"));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 32, 8, 32)), "block_m"));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 3, 8, 32)), "block_m"));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 8, 64, 8)), "warp_m"));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 8, 1, 32)), "threads per block"));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 8, 8, 128)), "threads per block"));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 8, 8, 24)), "warp_n"));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 8, 8, 32, 3)), "thread_n"));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 1, 8, 32, 1, 16)), "block_k"));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 1, 8, 32, 1, 4, 8)), "vector above block_k"));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 16, 8, 32, 1, 8, 8)), "accumulators"));
+  EXPECT_FALSE(invalid_reason(skinny(gemm_math::skinny_m, 16, 8, 32, 1, 4, 4)).has_value())
+      << reason(skinny(gemm_math::skinny_m, 16, 8, 32, 1, 4, 4));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_m, 16, 8, 32, 1, 8, 4)), "registers"));
+  auto wrong_n = c;
+  wrong_n.block_n = 64;
+  EXPECT_TRUE(contains(reason(wrong_n), "block_n"));
+  auto staged = c;
+  staged.stages = 2;
+  EXPECT_TRUE(contains(reason(staged), "stages 1"));
+  EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_n, 16, 32, 16, 4, 8, 2)), "accumulators"));
+}
+
+}  // namespace

@@ -69,3 +69,35 @@ TEST(GemmCostModel, DegenerateSizesStayFinite) {
   EXPECT_LT(h, 1e12);
 }
 }  // namespace
+
+namespace {
+using gemm_test::skinny;
+
+// Issue 10 part 2: the skinny estimate is memory-bound at few rows: K slices pay off when the
+// output alone leaves SMs idle, the Q tiles re-read W, 16-byte loads beat narrower ones, and FMAs
+// take over as the small dimension grows.
+TEST(GemmCostModel, SkinnySplitsKWhenTheOutputCannotFillTheGpu) {
+  const auto one = skinny(gemm_math::skinny_m, 1, 8, 32);
+  auto split = one;
+  split.split_k = 8;
+  EXPECT_LT(gemm_estimate_cost(split, 1, 8192, 8192, 1), gemm_estimate_cost(one, 1, 8192, 8192, 1));
+  // 64 rows in tiles of 8 already make 256 blocks: eight slices only add partials.
+  const auto eight = skinny(gemm_math::skinny_m, 8, 8, 32);
+  auto eight_split = eight;
+  eight_split.split_k = 8;
+  EXPECT_LT(gemm_estimate_cost(eight, 64, 32768, 8192, 1), gemm_estimate_cost(eight_split, 64, 32768, 8192, 1));
+  // Narrow loads (vector 1 of 16-bit values) cost more than 16-byte ones.
+  auto narrow = split;
+  narrow.vector = 1;
+  EXPECT_GT(gemm_estimate_cost(narrow, 1, 8192, 8192, 1), gemm_estimate_cost(split, 1, 8192, 8192, 1));
+  // More rows cost more; skinny_n reads the sizes the other way round.
+  EXPECT_GT(gemm_estimate_cost(eight_split, 64, 8192, 8192, 1), gemm_estimate_cost(eight_split, 8, 8192, 8192, 1));
+  auto n_side = eight;
+  n_side.math = gemm_math::skinny_n;
+  EXPECT_DOUBLE_EQ(gemm_estimate_cost(n_side, 8192, 8, 8192, 1), gemm_estimate_cost(eight, 8, 8192, 8192, 1));
+  const double c = gemm_estimate_cost(one, 0, 0, 0, 0);
+  EXPECT_GT(c, 0.0);
+  EXPECT_LT(c, 1e12);
+}
+
+}  // namespace

@@ -61,7 +61,7 @@ TEST(GemmPolicy, ReferenceIsGeneratedThroughTheDeclaredCapability) {
   auto t = make(dtype::f16, activation::relu, true);
   static_assert(rocmtpl::rocm_template<gemm_policy>::has_reference());
   const auto ref = t.generate_reference({{"M", 4}});
-  EXPECT_TRUE(contains(ref.source(), "rocm_gemm_reference("));
+  EXPECT_TRUE(contains(ref.source(), "ROCMTPL_KERNEL_SYMBOL(reference)("));
   EXPECT_TRUE(ref.launch().has_value()) << "described, so it compiles device-only";
   EXPECT_TRUE(contains(ref.source(), "return v > 0.0f ? v : 0.0f;"));
 }

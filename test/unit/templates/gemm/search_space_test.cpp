@@ -17,7 +17,9 @@ using namespace gemm_test;
 using rocmtpl::templates::gemm_matrix_core_configs;
 using rocmtpl::templates::gemm_problem_configs;
 using rocmtpl::templates::gemm_simt_configs;
+using rocmtpl::templates::gemm_skinny_configs;
 using rocmtpl::templates::gemm_wgmma_configs;
+using rocmtpl::templates::is_skinny;
 using rocmtpl::templates::is_valid;
 
 TEST(GemmSearchSpace, BothSpacesAreValidAndUnique) {
@@ -61,18 +63,28 @@ TEST(GemmSearchSpace, PathFollowsTheDtypes) {
       gemm_policy(),
       {buffer("x", layout::row_major(dtype::f16, {8, 8})), buffer("w", layout::row_major(dtype::bf16, {8, 8}))},
       layout::row_major(dtype::f32, {8, 8}));
-  for (const auto& c : gemm_problem_configs(mixed.policy().view(mixed.context()), false, {})) {
-    EXPECT_EQ(c.math, gemm_math::simt);
+  // (8 x 8 x 8 is skinny: those configurations come first and serve any dtypes.)
+  const auto mixed_list = gemm_problem_configs(mixed.policy().view(mixed.context()), false, {});
+  ASSERT_FALSE(mixed_list.empty());
+  EXPECT_EQ(mixed_list.front().math, gemm_math::skinny_m);
+  for (const auto& c : mixed_list) {
+    if (!is_skinny(c.math)) {
+      EXPECT_EQ(c.math, gemm_math::simt);
+    }
   }
 }
 
 TEST(GemmSearchSpace, VectorWidthFollowsAlignment) {
   // Symbolic K, hinted 700 (divisible by 4): vector 4, so the tuned sizes take the fast path.
   auto t = square(dtype::f16, M, N, K);
+  // (The skinny configurations of this 64 x 64 problem stream W, whose rows of 64 allow 8.)
   for (const auto& c : gemm_problem_configs(t.policy().view(t.context()), false, {{"M", 64}, {"N", 64}, {"K", 700}})) {
-    EXPECT_EQ(c.vector, 4);
+    EXPECT_EQ(c.vector, is_skinny(c.math) ? std::min(c.vector, 8) : 4) << c.name();
+    if (is_skinny(c.math)) {
+      EXPECT_GE(c.vector, 4) << c.name();
+    }
   }
-  // Static odd K and N: nothing can be vectorised.
+  // Static odd K and N: nothing can be vectorised (the skinny_n configurations stream X's rows of 33).
   auto odd = square(dtype::f16, 64, 33, 33);
   for (const auto& c : gemm_problem_configs(odd.policy().view(odd.context()), false, {})) EXPECT_EQ(c.vector, 1);
 }
@@ -229,4 +241,95 @@ TEST(GemmSearchSpace, HopperSplitKVariantsFillTheMachineWhereTilesAreFew) {
   // Without runtime split-K, no split variants.
   EXPECT_EQ(hopper_splits(gemm_problem_configs(view, false, {{"M", 128}, {"N", 128}, {"K", 16384}})), 0);
 }
+}  // namespace
+
+namespace {
+
+// Issue 10 part 2: the skinny tiles are valid and unique, and suit both kernels.
+TEST(GemmSearchSpace, SkinnySpaceHoldsStreamingAndDotTiles) {
+  const auto skinny = gemm_skinny_configs();
+  EXPECT_GE(skinny.size(), 30U);
+  int streaming = 0;
+  int dot = 0;
+  for (const auto& c : skinny) {
+    EXPECT_TRUE(is_valid(c)) << c.to_string();
+    EXPECT_EQ(c.math, gemm_math::skinny_m);
+    EXPECT_EQ(c.split_k, 1);
+    EXPECT_GE(c.vector, 4) << c.name();
+    streaming += c.warp_n >= 32 ? 1 : 0;
+    dot += c.warp_m >= 8 ? 1 : 0;
+  }
+  EXPECT_GE(streaming, 15);
+  EXPECT_GE(dot, 15);
+  EXPECT_EQ(std::set<gemm_config>(skinny.begin(), skinny.end()).size(), skinny.size());
+}
+
+// The benchmark's skinny shapes (M in {1, 8, 32, 64}, N = K = 8192) and their transposes rank a
+// skinny configuration first, splitting K where the output alone cannot fill the GPU; wider
+// problems have none.
+TEST(GemmSearchSpace, SkinnyRanksFirstForFewRowsOrColumns) {
+  for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
+    auto t = square(d, M, N, K);
+    const auto v = t.policy().view(t.context());
+    for (std::int64_t m : {1, 8, 32, 64}) {
+      for (bool split : {false, true}) {
+        const auto ranked = gemm_problem_configs(v, split, {{"M", m}, {"N", 8192}, {"K", 8192}});
+        ASSERT_FALSE(ranked.empty());
+        const auto& top = ranked.front();
+        EXPECT_EQ(top.math, gemm_math::skinny_m) << name(d) << " M " << m << ": " << top.name();
+        EXPECT_EQ(top.vector * static_cast<int>(element_size(d)), 16) << top.name();
+        EXPECT_GE(top.warp_n, 32) << top.name();  // the streaming kernel: W is contiguous along N
+        if (m == 1) {
+          EXPECT_GT(top.split_k, 1) << top.name();
+        }
+        EXPECT_LE(top.block_m, m == 1 ? 1 : 16) << top.name();
+      }
+      const auto transposed = gemm_problem_configs(v, false, {{"M", 8192}, {"N", m}, {"K", 8192}});
+      EXPECT_EQ(transposed.front().math, gemm_math::skinny_n) << transposed.front().name();
+      EXPECT_GE(transposed.front().warp_m, 8) << transposed.front().name();  // the dot kernel: X is K-contiguous
+    }
+    for (const auto& c : gemm_problem_configs(v, true, {{"M", 65}, {"N", 8192}, {"K", 8192}})) {
+      EXPECT_FALSE(is_skinny(c.math)) << c.name();
+    }
+  }
+}
+
+// 16-bit problems with more than 16 rows: the best tiled configurations follow the eight best
+// skinny ones (matrix cores may beat the skinny kernels' fp32 FMAs there); not for fp32 or 16 rows.
+TEST(GemmSearchSpace, SixteenBitSkinnyKeepsTiledConfigsInTheTop16) {
+  const auto tiled_in_top16 = [](dtype d, std::int64_t m) {
+    auto t = square(d, M, N, K);
+    const auto ranked = gemm_problem_configs(t.policy().view(t.context()), false, {{"M", m}, {"N", 8192}, {"K", 8192}});
+    int tiled = 0;
+    for (std::size_t i = 0; i < 16 && i < ranked.size(); ++i) tiled += is_skinny(ranked[i].math) ? 0 : 1;
+    EXPECT_TRUE(is_skinny(ranked.front().math)) << ranked.front().name();
+    if (tiled > 0) {
+      EXPECT_TRUE(
+          std::all_of(ranked.begin(), ranked.begin() + 8, [](const gemm_config& c) { return is_skinny(c.math); }));
+    }
+    return tiled;
+  };
+  EXPECT_EQ(tiled_in_top16(dtype::f16, 64), 8);
+  EXPECT_EQ(tiled_in_top16(dtype::bf16, 32), 8);
+  EXPECT_EQ(tiled_in_top16(dtype::f16, 16), 0);
+  EXPECT_EQ(tiled_in_top16(dtype::f32, 64), 0);
+}
+
+// With runtime split-K, the tiled paths' split variants stay in a skinny problem's space, after
+// the skinny ones, and the best tiled one splits K.
+TEST(GemmSearchSpace, SkinnySpaceKeepsTheTiledSplitK) {
+  for (dtype d : {dtype::f32, dtype::f16}) {
+    auto t = square(d, M, N, K);
+    const auto ranked = gemm_problem_configs(t.policy().view(t.context()), true, {{"M", 8}, {"N", 8192}, {"K", 8192}});
+    const auto first_tiled = std::find_if(ranked.begin(), ranked.end(), [](const gemm_config& c) {
+      return !is_skinny(c.math) && c.math != gemm_math::wgmma;
+    });
+    ASSERT_NE(first_tiled, ranked.end());
+    EXPECT_TRUE(std::all_of(ranked.begin(), first_tiled,
+                            [](const gemm_config& c) { return is_skinny(c.math) || c.math == gemm_math::wgmma; }));
+    EXPECT_GT(first_tiled->split_k, 1) << first_tiled->name();
+    EXPECT_TRUE(std::any_of(first_tiled, ranked.end(), [](const gemm_config& c) { return c.split_k == 1; }));
+  }
+}
+
 }  // namespace

@@ -78,6 +78,27 @@ inline gemm_config hopper(int bm, int bn, int stages) {
   return c;
 }
 
+// A skinny configuration (issue 10 part 2): `bm` rows of the small dimension per block, `wm`
+// threads along K, `wn` along the large dimension, `tn` units per thread, `bk` K elements per
+// step, `split` K slices.
+inline gemm_config skinny(gemm_math math, int bm, int wm, int wn, int tn = 1, int bk = 8, int vector = 8,
+                          int split = 1) {
+  gemm_config c;
+  c.math = math;
+  c.block_m = bm;
+  c.warp_m = wm;
+  c.warp_n = wn;
+  c.thread_m = 1;
+  c.thread_n = tn;
+  c.block_n = wn * tn;
+  c.block_k = bk;
+  c.group_m = 1;
+  c.stages = 1;
+  c.vector = vector;
+  c.split_k = split;
+  return c;
+}
+
 inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 inline std::size_t count(const std::string& s, const std::string& part) {
