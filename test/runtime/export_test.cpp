@@ -97,7 +97,10 @@ TEST(Export, ParsesTheProblemSignatureBack) {
 }
 
 TEST(Export, ParsesTheConfigTextBack) {
-  for (const auto& c : {rocmtpl::templates::gemm_config{}, rocmtpl::templates::gemm_config{128, 64, 8, 8, 4, 1}}) {
+  auto skinny_n = rocmtpl::templates::gemm_skinny_configs().back();
+  skinny_n.math = rocmtpl::templates::gemm_math::skinny_n;
+  for (const auto& c : {rocmtpl::templates::gemm_config{}, rocmtpl::templates::gemm_config{128, 64, 8, 8, 4, 1},
+                        rocmtpl::templates::gemm_skinny_configs().front(), skinny_n}) {
     std::string text;
     for (const auto& [k, v] : rocmtpl::templates::describe(c)) text += (text.empty() ? "" : " ") + k + "=" + v;
     EXPECT_EQ(rt::parse_gemm_config(text), c) << text;

@@ -53,7 +53,7 @@ struct autotune_options {
   unsigned jobs = 0;                           ///< parallel compiles; 0 = one per core
   benchmark_options bench{};                   ///< timing protocol
   bool verify = true;                          ///< verify every candidate against the template's reference
-  bool isolate = false;                        ///< benchmark in a worker process that may crash (tools turn this on)
+  bool isolate = false;                        ///< benchmark in crash-safe workers, one per GPU (tools turn this on)
   std::chrono::seconds candidate_timeout{60};  ///< isolated mode: a candidate silent this long is killed
   std::size_t max_candidates = 0;              ///< first N of the policy's ranked configs; 0 = all
   bool use_database = true;                    ///< read and write the tuning database
@@ -519,11 +519,13 @@ inline void merge_verification(measurement& timed, const measurement& verificati
   }
 }
 
-// Where candidates are measured: in this process, or (options.isolate) in a worker process that
-// may crash or hang without taking the tuner with it. The steps, in order: setup_helpers() (the
-// inputs), measure() any number of candidates, run_reference() (once its compile is done), then
+// Where candidates are measured: in this process, or (options.isolate) in worker processes, one
+// per visible GPU (worker_pool.hpp), that may crash or hang without taking the tuner with them.
+// The steps, in order: setup_helpers() (the inputs), measure() any number of candidates,
+// run_reference() (once its compile is done; every worker runs it before its next job), then
 // verify() the candidates measured before it; measure() verifies on its own once the reference
-// ran. fail() makes every later step skip with its reason.
+// ran. measure() and verify() return a ticket: isolated, several are under way at once. fail()
+// makes every later step skip with its reason.
 class candidate_bench {
  public:
   candidate_bench(const autotune_options& options, const rocm_benchmark_request& request)
@@ -1000,10 +1002,11 @@ inline void pick_and_store(autotune_report& report, tuning_db* db, bool require_
 ///
 /// With a GPU: compiles every candidate in parallel (device-only, with the helper kernels and the
 /// reference, where launches are described and options.device_only is on), benchmarks each as its
-/// compile finishes, verifies it against the template's reference (candidates timed before the
-/// reference ran are verified once it has), and picks the fastest verified one. Without a
-/// GPU: compiles for `options.amd_archs`, reports resource usage, and says that benchmarking needs
-/// a GPU (report.gpu is false, nothing is stored).
+/// compile finishes (isolated: on one worker per visible GPU, several at once), verifies it
+/// against the template's reference (candidates timed before the reference ran are verified once
+/// it has), and picks the fastest verified one. Without a GPU: compiles for `options.amd_archs`,
+/// reports resource usage, and says that benchmarking needs a GPU (report.gpu is false, nothing is
+/// stored).
 /// @throws invalid_argument_error when `ROCMTPL_PLATFORM` names no platform.
 /// @throws compiler_not_found_error when no compiler exists for the platform.
 template <class Policy>

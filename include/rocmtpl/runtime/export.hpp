@@ -243,7 +243,7 @@ inline std::vector<std::pair<std::string, std::int64_t>> candidate_sizes(const s
       {"warp_m", &templates::gemm_config::warp_m},     {"warp_n", &templates::gemm_config::warp_n},
       {"stages", &templates::gemm_config::stages},     {"vector", &templates::gemm_config::vector},
       {"split_k", &templates::gemm_config::split_k}};
-  // Fields describe() leaves out for the math path are 0 there.
+  // Fields describe() leaves out for the math path are 0 there (skinny: thread_m 1, set below).
   c.thread_m = c.thread_n = c.warp_m = c.warp_n = 0;
   for (auto token : detail::export_impl::split_spaces(text)) {
     const auto eq = token.find('=');
@@ -251,7 +251,8 @@ inline std::vector<std::pair<std::string, std::int64_t>> candidate_sizes(const s
     const auto value = eq == std::string_view::npos ? std::string_view() : token.substr(eq + 1);
     if (key == "math") {
       bool found = false;
-      for (auto m : {templates::gemm_math::simt, templates::gemm_math::matrix_core, templates::gemm_math::wgmma}) {
+      for (auto m : {templates::gemm_math::simt, templates::gemm_math::matrix_core, templates::gemm_math::wgmma,
+                     templates::gemm_math::skinny_m, templates::gemm_math::skinny_n}) {
         if (templates::to_string(m) == value) {
           c.math = m;
           found = true;
@@ -269,6 +270,7 @@ inline std::vector<std::pair<std::string, std::int64_t>> candidate_sizes(const s
     }
     c.*(it->second) = v;
   }
+  if (templates::is_skinny(c.math)) c.thread_m = 1;  // describe() leaves it out: skinny configs have 1
   return c;
 }
 
