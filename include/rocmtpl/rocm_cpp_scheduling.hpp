@@ -24,7 +24,12 @@
 ///   entry's name around the kernel's code (rendered_source::kernel_text()), so the kernels of one
 ///   module never share a symbol and two identical renderings still have identical text;
 /// - a refused epilogue is an exception carrying the template's reason (fusion_error), or a
-///   fusion_decision from can_fuse_epilogues(), instead of an assertion;
+///   fusion_decision from can_fuse_epilogues(), instead of an assertion; fusion_report() keeps every
+///   decision (issue 12);
+/// - pointwise epilogue nodes (rocm_template_buffer::pointwise(), codegen/epilogue.hpp) reach the
+///   template with their operation: one fused_epilogue (their chains in order, with a cast where an
+///   unfused node would store, their operands under reserved names that call_kernel maps back to
+///   the graph), rendered by the template's fused render (kernel_capabilities::epilogue);
 /// - with entry_linkage::internal (modules) the kernel's entry point is declared `static`, so that
 ///   only the module's own entry point (and its packed twin and signature) is exported;
 /// - the workspace of each call is known at code generation as an expression of the size symbols
@@ -78,6 +83,7 @@ struct kernel_definition {
   std::string source_hash;             ///< xxh3-64 of `source`, 16 hex digits
   std::vector<kernel_origin> origins;  ///< every node scheduled onto this kernel, in order
   rendered_source parts{};             ///< the parts: the entry named `name`, with the scheduler's linkage
+  std::string fused_epilogue{};        ///< the fused epilogue chain and its nodes; empty when none is fused
 
   /// @brief The metadata comment (the reference's kernel path and origins lines), C++ style:
   /// @code{.unparsed}
@@ -100,6 +106,7 @@ struct kernel_definition {
            "]\n";
     out += "// Source node to op mapping:\n";
     for (const auto& o : origins) out += "//   " + o.node + " => " + o.op + "\n";
+    if (!fused_epilogue.empty()) out += "// Fused epilogue: " + fused_epilogue + "\n";
     return out;
   }
 };
@@ -162,6 +169,23 @@ struct fusion_decision {
   std::string reason;  ///< the template's reason when it refuses; empty otherwise
 
   [[nodiscard]] explicit operator bool() const noexcept { return fused; }
+};
+
+/// @brief One fusion decision of the scheduler (fusion_report()): what was offered, whether it was
+/// fused and, when not, why.
+struct fusion_record {
+  std::string node;                    ///< graph name of the template node
+  std::string template_name;           ///< its template
+  std::vector<std::string> epilogues;  ///< graph names of the epilogue nodes offered
+  bool fused = false;                  ///< true when they were fused
+  std::string chain;                   ///< the fused chain (epilogue_chain::to_string()) when fused
+  std::string reason;                  ///< why not, when not fused
+
+  /// @brief `a, y fused into h (gemm): cast(float16) -> gelu` or `a not fused into h (gemm): <reason>`.
+  [[nodiscard]] std::string to_string() const {
+    return detail::join(epilogues) + (fused ? " fused into " : " not fused into ") + node + " (" + template_name +
+           "): " + (fused ? chain : reason);
+  }
 };
 
 /// @brief One kernel call emitted by call_kernel(), as data (graph names; what a module plans with).
@@ -322,12 +346,30 @@ class rocm_cpp_scheduling {
                                    "' cannot be rendered again (no make_kernel_render); schedule a choice from "
                                    "rocm_template::generate()");
     }
-    auto [kernel, parts] = render(template_node, epilogue_nodes);
+    fusion_record record{template_node.name, template_node.node.template_name(), {}, false, {}, {}};
+    for (const auto& e : epilogue_nodes) record.epilogues.push_back(e.name);
+    rendered r;
+    try {
+      r = render(template_node, epilogue_nodes);
+    } catch (const fusion_error& e) {
+      record.reason = e.reason();
+      report_.push_back(std::move(record));
+      throw;
+    }
     std::vector<kernel_origin> origins{{template_node.name, template_node.node.template_name()}};
     for (const auto& e : epilogue_nodes) origins.push_back({e.name, e.node.template_name()});
-    auto name = define_kernel(parts, origins);
-    call_kernel(name, *kernel, template_node, origins);
-    return {std::move(name), std::move(kernel), std::move(origins)};
+    auto name = define_kernel(r.parts, origins);
+    if (!epilogue_nodes.empty()) {
+      record.fused = true;
+      record.chain = r.chain;
+      for (auto& def : kernels_) {
+        if (def.name == name && def.fused_epilogue.empty())
+          def.fused_epilogue = detail::join(record.epilogues) + ": " + r.chain;
+      }
+      report_.push_back(std::move(record));
+    }
+    call_kernel(name, *r.kernel, template_node, origins, r.epilogue_names);
+    return {std::move(name), std::move(r.kernel), std::move(origins)};
   }
 
   /// @brief Emits the host code that calls a defined kernel (the reference's
@@ -344,15 +386,22 @@ class rocm_cpp_scheduling {
   /// @param kernel the kernel the template rendered into (its arguments)
   /// @param node the template node (graph names of its buffers)
   /// @param origins the nodes the call computes (for the comment); defaults to the template node
+  /// @param epilogue_names graph names of the fused epilogue's buffers (`rocmtpl_epilogue_in<i>`,
+  /// `rocmtpl_epilogue_out`), looked up before the node's own names
   void call_kernel(const std::string& kernel_name, const rocm_template_kernel& kernel, const scheduler_node& node,
-                   std::vector<kernel_origin> origins = {}) {
+                   std::vector<kernel_origin> origins = {},
+                   const std::map<std::string, std::string>& epilogue_names = {}) {
     if (origins.empty()) origins.push_back({node.name, node.node.template_name()});
     kernel_call call;
     call.kernel_name = kernel_name;
     call.callee =
         options_.linkage == entry_linkage::internal ? kernel_namespace(kernel_name) + "::" + kernel_name : kernel_name;
-    for (const auto& t : kernel.args().inputs()) call.input_buffers.push_back(node.graph_name(t.node.name()));
-    for (const auto& t : kernel.args().outputs()) call.output_buffers.push_back(node.graph_name(t.node.name()));
+    const auto graph_name = [&](const std::string& b) {
+      const auto it = epilogue_names.find(b);
+      return it != epilogue_names.end() ? it->second : node.graph_name(b);
+    };
+    for (const auto& t : kernel.args().inputs()) call.input_buffers.push_back(graph_name(t.node.name()));
+    for (const auto& t : kernel.args().outputs()) call.output_buffers.push_back(graph_name(t.node.name()));
     call.size_args = kernel.args().size_symbols();
     call.runtime_args = kernel.runtime_arg_values();
     if (call.runtime_args.size() != kernel.args().runtime_args().size()) {
@@ -389,6 +438,8 @@ class rocm_cpp_scheduling {
 
   /// @brief Kernels defined so far, in definition order.
   [[nodiscard]] const std::vector<kernel_definition>& kernels() const noexcept { return kernels_; }
+  /// @brief Every fusion decision so far, in order: what was fused, and why anything was not.
+  [[nodiscard]] const std::vector<fusion_record>& fusion_report() const noexcept { return report_; }
   /// @brief Calls emitted so far, in order.
   [[nodiscard]] const std::vector<kernel_call>& calls() const noexcept { return calls_; }
   /// @brief The workspace of each call (host code): computed from the size symbols where known at code
@@ -406,16 +457,127 @@ class rocm_cpp_scheduling {
   struct rendered {
     std::shared_ptr<rocm_template_kernel> kernel;
     rendered_source parts;
+    std::string chain;                                    // the fused chain's text, when one is fused
+    std::map<std::string, std::string> epilogue_names{};  // the fused epilogue's buffers -> graph names
   };
 
+  static bool carry_operations(const std::vector<scheduler_node>& epilogue_nodes) {
+    return !epilogue_nodes.empty() &&
+           std::all_of(epilogue_nodes.begin(), epilogue_nodes.end(),
+                       [](const scheduler_node& e) { return e.node.pointwise().has_value(); });
+  }
+
+  // The cast a fused chain makes where an unfused node stores `t` (none for f32: no rounding).
+  static void round_as_stored(epilogue_chain& chain, dtype t) {
+    if (t != dtype::f32) chain.ops.push_back(epilogue_op::cast(t));
+  }
+
+  // The fused epilogue's index of each operand of epilogue node `e` (its inputs 1..): a new input
+  // `rocmtpl_epilogue_in<i>` (`names` maps it to the graph) unless the graph buffer is one already.
+  // Throws invalid_argument_error for an operand that fusion removes (a fused node's output).
+  static std::vector<std::size_t> map_operands(const scheduler_node& e, const std::vector<std::string>& fused,
+                                               fused_epilogue& fe, std::map<std::string, std::string>& names) {
+    std::vector<std::size_t> index;
+    const auto& ins = e.node.inputs();
+    for (std::size_t k = 1; k < ins.size(); ++k) {
+      const std::string g = e.graph_name(ins[k].name());
+      if (std::find(fused.begin(), fused.end(), g) != fused.end()) {
+        throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: epilogue node '" + e.name + "' reads '" + g +
+                                     "' as an operand, which fusion removes");
+      }
+      std::size_t i = 0;
+      while (i < fe.inputs.size() &&
+             !(names[fe.inputs[i].name()] == g && fe.inputs[i].get_layout() == ins[k].get_layout())) {
+        ++i;
+      }
+      if (i == fe.inputs.size()) {
+        const std::string kname = detail::indexed_name("rocmtpl_epilogue_in", i);
+        names[kname] = g;
+        fe.inputs.emplace_back(kname, ins[k].get_layout());
+      }
+      index.push_back(i);
+    }
+    return index;
+  }
+
+  // Appends epilogue node `e`'s chain to `fe`, its operands renumbered by `index` (map_operands()).
+  static void append_chain(const scheduler_node& e, const std::vector<std::size_t>& index, fused_epilogue& fe) {
+    for (auto op : e.node.pointwise()->ops) {
+      if (op.has_input()) {
+        if (op.input >= index.size()) {
+          throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: epilogue node '" + e.name +
+                                       "' has a chain that reads operand " + detail::indexed_name("", op.input) +
+                                       " but only " + std::to_string(index.size()) + " operand inputs");
+        }
+        op.input = index[op.input];
+      }
+      fe.chain.ops.push_back(op);
+    }
+  }
+
+  // The epilogue a template fuses for pointwise epilogue nodes: each node's chain in order, with a
+  // cast where an unfused node would store, reading each operand under a reserved kernel name
+  // (`names` maps them back to the graph). Throws invalid_argument_error for nodes that do not form
+  // a chain on the template's output.
+  [[nodiscard]] static fused_epilogue make_fused_epilogue(const scheduler_node& template_node,
+                                                          const std::vector<scheduler_node>& epilogue_nodes,
+                                                          std::map<std::string, std::string>& names) {
+    for (const auto& b : template_node.node.inputs()) {
+      if (b.name().starts_with("rocmtpl_epilogue_")) {
+        throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: template input '" + b.name() +
+                                     "' has a name reserved for fused epilogues; rename it");
+      }
+    }
+    fused_epilogue fe;
+    std::vector<std::string> fused{template_node.name};
+    round_as_stored(fe.chain, template_node.node.get_layout().type());
+    for (std::size_t j = 0; j < epilogue_nodes.size(); ++j) {
+      const auto& e = epilogue_nodes[j];
+      const auto& ins = e.node.inputs();
+      const std::string value = ins.empty() ? std::string() : e.graph_name(ins[0].name());
+      if (value != fused.back()) {
+        throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: epilogue node '" + e.name +
+                                     "' applies its chain to '" + value + "', not to '" + fused.back() +
+                                     "'; epilogue nodes must form a chain");
+      }
+      append_chain(e, map_operands(e, fused, fe, names), fe);
+      if (j + 1 < epilogue_nodes.size()) round_as_stored(fe.chain, e.node.get_layout().type());
+      fused.push_back(e.name);
+      fe.nodes.push_back(e.name);
+    }
+    fe.output = buffer("rocmtpl_epilogue_out", epilogue_nodes.back().node.get_layout());
+    names["rocmtpl_epilogue_out"] = epilogue_nodes.back().name;
+    return fe;
+  }
+
   // Renders with the epilogues; a refusal (any invalid_argument_error while epilogues are given)
-  // becomes a fusion_error carrying the template's message.
+  // becomes a fusion_error carrying the template's message. Pointwise epilogue nodes (that carry
+  // their chain) go to the template's fused render; others as buffers, as the template sees fit.
   [[nodiscard]] static rendered render(const scheduler_node& template_node,
                                        const std::vector<scheduler_node>& epilogue_nodes) {
     std::vector<buffer> epilogue_buffers;
     epilogue_buffers.reserve(epilogue_nodes.size());
     for (const auto& e : epilogue_nodes) epilogue_buffers.emplace_back(e.name, e.node.get_layout());
     try {
+      if (carry_operations(epilogue_nodes) && template_node.node.has_fused_render()) {
+        std::map<std::string, std::string> names;
+        const fused_epilogue fe = make_fused_epilogue(template_node, epilogue_nodes, names);
+        auto [kernel, render_fn] = template_node.node.make_fused_render(fe);
+        if (!kernel || !render_fn) {
+          throw template_error("rocmtpl: rocm_cpp_scheduling: the fused render of node '" + template_node.name +
+                                   "' returned no kernel or no render function",
+                               template_node.name);
+        }
+        auto parts = render_fn();
+        return {std::move(kernel), std::move(parts), fe.chain.to_string(), std::move(names)};
+      }
+      if (carry_operations(epilogue_nodes)) {
+        // A template that only sees the epilogues' buffers would write them without their chains.
+        throw invalid_argument_error("rocmtpl: rocm_cpp_scheduling: template '" + template_node.node.template_name() +
+                                     "' of node '" + template_node.name +
+                                     "' does not fuse epilogue nodes that carry pointwise chains: it does not declare "
+                                     "kernel_capabilities::epilogue");
+      }
       auto [kernel, render_fn] = template_node.node.make_kernel_render(epilogue_buffers);
       if (!kernel || !render_fn) {
         throw template_error("rocmtpl: rocm_cpp_scheduling: make_kernel_render of node '" + template_node.name +
@@ -424,7 +586,7 @@ class rocm_cpp_scheduling {
                              template_node.name);
       }
       auto parts = render_fn();
-      return {std::move(kernel), std::move(parts)};
+      return {std::move(kernel), std::move(parts), {}, {}};
     } catch (const fusion_error&) {
       throw;
     } catch (const invalid_argument_error& e) {
@@ -525,6 +687,7 @@ class rocm_cpp_scheduling {
   std::map<std::string, std::size_t, std::less<>> src_to_kernel_;
   std::vector<kernel_definition> kernels_;
   std::vector<kernel_call> calls_;
+  std::vector<fusion_record> report_;
   indented_buffer query_;
   indented_buffer wrapper_;
 };

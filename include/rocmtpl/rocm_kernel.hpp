@@ -395,6 +395,13 @@ class rocm_template_caller {
   /// @brief Sets the launch description (rocm_template::generate does).
   void set_launch(launch_description d) { launch_ = std::move(d); }
 
+  /// @brief The fused render closure (kernel_capabilities::epilogue) and the pointwise chain
+  /// (kernel_capabilities::pointwise) output_node() gives the node; rocm_template::generate sets them.
+  void set_epilogue_support(make_fused_render_fn fused, std::optional<epilogue_chain> pointwise) {
+    make_fused_render_ = std::move(fused);
+    pointwise_ = std::move(pointwise);
+  }
+
   /// @brief Compiles the choice's library into the code cache (the reference's precompile());
   /// works without a GPU (for the current device, else for gfx90a and gfx940). Sets
   /// bmreq().library_path; a second call finds it there.
@@ -467,7 +474,10 @@ class rocm_template_caller {
     if (!bytes && bmreq_.workspace_size && bmreq_.size_arg_count == 0) {
       bytes = sym_expr(static_cast<std::int64_t>(*bmreq_.workspace_size));
     }
-    return {output_node_, input_nodes_, make_kernel_render_, bmreq_.workspace_size, category_, std::move(bytes)};
+    rocm_template_buffer node{output_node_,          input_nodes_, make_kernel_render_,
+                              bmreq_.workspace_size, category_,    std::move(bytes)};
+    node.set_fused_render(make_fused_render_).set_pointwise(pointwise_);
+    return node;
   }
 
  private:
@@ -486,6 +496,8 @@ class rocm_template_caller {
   rocm_benchmark_request bmreq_;
   std::vector<std::pair<std::string, std::string>> info_kwargs_;
   std::optional<launch_description> launch_;
+  make_fused_render_fn make_fused_render_;
+  std::optional<epilogue_chain> pointwise_;
 };
 
 }  // namespace rocmtpl

@@ -164,6 +164,7 @@ class rocm_template {
     rocm_template_caller caller{
         choice_name,      std::string(name()), input_nodes_, output_node_, make_kernel_render_for(config),
         std::move(bmreq), describe(config)};
+    caller.set_epilogue_support(make_fused_render_for(config), get_pointwise_chain());
     if constexpr (detail::has_launch<Policy>) {
       if (parts.launch) {
         caller.set_launch(*parts.launch);  // described while rendering: one pass
@@ -287,15 +288,47 @@ class rocm_template {
             values = get_runtime_arg_values(config)](const rocm_template_buffer& node,
                                                      const std::vector<buffer>& epilogue_nodes) {
       if (!epilogue_nodes.empty()) {
+        // Epilogues come here only as buffers: without their operation there is nothing to fuse.
+        const std::string why = detail::has_epilogue<Policy>
+                                    ? "; it fuses pointwise epilogue nodes (kernel_capabilities::pointwise), given "
+                                      "with their operation"
+                                    : "; it does not declare kernel_capabilities::epilogue (use the template's own "
+                                      "epilogue options)";
         throw invalid_argument_error("rocmtpl: rocm_template: template '" + std::string(Policy::name()) +
                                      "' rendering '" + node.name() + "' does not fuse epilogue nodes (" +
-                                     std::to_string(epilogue_nodes.size()) +
-                                     " given); use the template's own epilogue options");
+                                     std::to_string(epilogue_nodes.size()) + " given)" + why);
       }
       auto kernel = std::make_shared<rocm_template_kernel>("KERNEL_NAME", info, values);
       if constexpr (detail::has_size_args<Policy>) kernel->name_size_args(policy.size_args(*ctx));
       return kernel_render{kernel, [policy, ctx, config, kernel] { return policy.render(*kernel, *ctx, config); }};
     };
+  }
+
+  // The node's fused render closure (kernel_capabilities::epilogue), else none (the scheduler then
+  // refuses epilogues with the reason).
+  [[nodiscard]] make_fused_render_fn make_fused_render_for(const config_type& config) const {
+    if constexpr (detail::has_epilogue<Policy>) {
+      return [policy = policy_, ctx = context_, config, info = get_runtime_arg_info(),
+              values = get_runtime_arg_values(config)](const rocm_template_buffer& /*node*/, const fused_epilogue& e) {
+        auto kernel = std::make_shared<rocm_template_kernel>("KERNEL_NAME", info, values);
+        if constexpr (detail::has_size_args<Policy>) kernel->name_size_args(policy.size_args(*ctx));
+        // Rendered once here, so that a refusal (invalid_argument_error) reaches the scheduler now.
+        auto parts = policy.render_epilogue(*kernel, *ctx, config, e);
+        return kernel_render{kernel, [parts = std::move(parts)] { return parts; }};
+      };
+    } else {
+      (void)config;
+      return {};
+    }
+  }
+
+  // The chain the node carries (kernel_capabilities::pointwise), else none.
+  [[nodiscard]] std::optional<epilogue_chain> get_pointwise_chain() const {
+    if constexpr (detail::has_pointwise<Policy>) {
+      return policy_.pointwise_chain(*context_);
+    } else {
+      return std::nullopt;
+    }
   }
 
   void check_expected_args(const rocm_template_kernel& kernel) const {

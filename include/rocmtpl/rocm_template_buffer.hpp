@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include <rocmtpl/codegen/epilogue.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
@@ -32,6 +33,10 @@ struct kernel_render {
 /// @brief Re-renders a chosen template for a buffer, with optional epilogue nodes fused.
 using make_kernel_render_fn =
     std::function<kernel_render(const rocm_template_buffer& node, const std::vector<buffer>& epilogue_nodes)>;
+
+/// @brief Re-renders a chosen template for a buffer with an epilogue chain fused (templates that
+/// declare kernel_capabilities::epilogue); throws invalid_argument_error with the reason to refuse.
+using make_fused_render_fn = std::function<kernel_render(const rocm_template_buffer& node, const fused_epilogue& e)>;
 
 /// @brief A template's output in the graph: layout, inputs, the render closure and the workspace size.
 ///
@@ -75,6 +80,34 @@ class rocm_template_buffer {
   /// rocm_cpp_scheduling::is_rocm_cpp_template() checks.
   [[nodiscard]] bool has_kernel_render() const noexcept { return static_cast<bool>(make_kernel_render_); }
 
+  /// @brief The pointwise chain this node computes on its input 0 (its inputs 1.. are the chain's
+  /// operands 0..), when its template declares kernel_capabilities::pointwise: what makes it an
+  /// epilogue the template before it can fuse.
+  [[nodiscard]] const std::optional<epilogue_chain>& pointwise() const noexcept { return pointwise_; }
+  /// @brief Sets the chain (rocm_template_caller::output_node() does, from the template).
+  rocm_template_buffer& set_pointwise(std::optional<epilogue_chain> chain) {
+    pointwise_ = std::move(chain);
+    return *this;
+  }
+
+  /// @brief True when the template renders with an epilogue chain fused (make_fused_render()).
+  [[nodiscard]] bool has_fused_render() const noexcept { return static_cast<bool>(make_fused_render_); }
+  /// @brief Sets the fused render closure (rocm_template_caller::output_node() does, from the template).
+  rocm_template_buffer& set_fused_render(make_fused_render_fn fn) {
+    make_fused_render_ = std::move(fn);
+    return *this;
+  }
+  /// @brief Renders the kernel again with the `KERNEL_NAME` placeholder and `e` fused.
+  /// @throws invalid_argument_error when the template does not fuse epilogues or refuses this one
+  [[nodiscard]] kernel_render make_fused_render(const fused_epilogue& e) const {
+    if (!make_fused_render_) {
+      throw invalid_argument_error("rocmtpl: rocm_template_buffer: template '" + template_name_ + "' of node '" +
+                                   name() +
+                                   "' does not fuse epilogue nodes: it does not declare kernel_capabilities::epilogue");
+    }
+    return make_fused_render_(*this, e);
+  }
+
   /// @brief Renders the kernel again with the `KERNEL_NAME` placeholder (for scheduling).
   /// @throws invalid_argument_error when the node has no render closure (see has_kernel_render())
   [[nodiscard]] kernel_render make_kernel_render(const std::vector<buffer>& epilogue_nodes = {}) const {
@@ -94,6 +127,8 @@ class rocm_template_buffer {
   std::optional<std::size_t> workspace_size_;
   std::string template_name_;
   std::optional<sym_expr> workspace_bytes_;
+  std::optional<epilogue_chain> pointwise_;
+  make_fused_render_fn make_fused_render_;
 };
 
 }  // namespace rocmtpl

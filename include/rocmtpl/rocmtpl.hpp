@@ -8,6 +8,7 @@
 
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/concepts.hpp>
+#include <rocmtpl/codegen/epilogue.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/codegen/preamble.hpp>
@@ -34,5 +35,6 @@
 #include <rocmtpl/rocm_template_buffer.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/templates/gemm.hpp>
+#include <rocmtpl/templates/pointwise.hpp>
 #include <rocmtpl/typed_template.hpp>
 #include <rocmtpl/version.hpp>

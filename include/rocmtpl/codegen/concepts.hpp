@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/arg_info.hpp>
+#include <rocmtpl/codegen/epilogue.hpp>
 #include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
@@ -60,6 +61,15 @@ struct kernel_capabilities {
   /// the launches of render_reference()'s entry; the autotuner then compiles the reference device-only
   /// too (needs `reference`)
   bool reference_launch = false;
+  /// `rendered_source render_epilogue(rocm_template_kernel&, const template_context&, const config_type&,
+  /// const fused_epilogue&) const`: render() with an epilogue chain fused after the template's own
+  /// epilogue, writing the epilogue's output (codegen/epilogue.hpp); it throws invalid_argument_error
+  /// with the reason when it refuses. Without it the template refuses every epilogue
+  bool epilogue = false;
+  /// `epilogue_chain pointwise_chain(const template_context&) const`: the template is pointwise on its
+  /// input 0 and its node carries this chain (its inputs 1.. are the chain's operands 0..), so that
+  /// the template before it may fuse it
+  bool pointwise = false;
 
   friend constexpr bool operator==(const kernel_capabilities&, const kernel_capabilities&) = default;
 };
@@ -154,6 +164,25 @@ concept names_describe_reference_launch = requires {
   &P::describe_reference_launch;
 };
 
+template <class P>
+concept epilogue_member = has_config_type<P> &&
+    requires(const P& p, rocm_template_kernel& k, const template_context& ctx, const typename P::config_type& c,
+             const fused_epilogue& e) {
+  { p.render_epilogue(k, ctx, c, e) } -> std::convertible_to<rendered_source>;
+};
+template <class P>
+concept names_render_epilogue = requires {
+  &P::render_epilogue;
+};
+template <class P>
+concept pointwise_member = requires(const P& p, const template_context& ctx) {
+  { p.pointwise_chain(ctx) } -> std::convertible_to<epilogue_chain>;
+};
+template <class P>
+concept names_pointwise_chain = requires {
+  &P::pointwise_chain;
+};
+
 // The declaration: `static constexpr kernel_capabilities capabilities{...}`, or none (all false).
 template <class P>
 concept has_capabilities_member = requires {
@@ -214,6 +243,17 @@ concept member_describe_reference_launch_is_declared = declared_capabilities<P>(
 .reference_launch || !(names_describe_reference_launch<P> || reference_launch_member<P>);
 
 template <class P>
+concept declared_epilogue_has_member_render_epilogue = !declared_capabilities<P>().epilogue || epilogue_member<P>;
+template <class P>
+concept member_render_epilogue_is_declared = declared_capabilities<P>()
+.epilogue || !(names_render_epilogue<P> || epilogue_member<P>);
+template <class P>
+concept declared_pointwise_has_member_pointwise_chain = !declared_capabilities<P>().pointwise || pointwise_member<P>;
+template <class P>
+concept member_pointwise_chain_is_declared = declared_capabilities<P>()
+.pointwise || !(names_pointwise_chain<P> || pointwise_member<P>);
+
+template <class P>
 concept capabilities_match = capabilities_well_typed<P> && declared_reference_has_member_render_reference<P> &&
     member_render_reference_is_declared<P> && declared_runtime_args_have_members_runtime_arg_info_and_values<P> &&
     members_runtime_arg_info_and_values_are_declared<P> &&
@@ -221,6 +261,8 @@ concept capabilities_match = capabilities_well_typed<P> && declared_reference_ha
     declared_workspace_has_member_workspace_bytes<P> && member_workspace_bytes_is_declared<P> &&
     declared_size_args_has_member_size_args<P> && member_size_args_is_declared<P> &&
     declared_launch_has_member_describe_launch<P> && member_describe_launch_is_declared<P> &&
+    declared_epilogue_has_member_render_epilogue<P> && member_render_epilogue_is_declared<P> &&
+    declared_pointwise_has_member_pointwise_chain<P> && member_pointwise_chain_is_declared<P> &&
     declared_reference_launch_has_member_describe_reference_launch<P> &&
     member_describe_reference_launch_is_declared<P>;
 
@@ -243,6 +285,12 @@ concept has_size_args = declared_capabilities<P>()
 template <class P>
 concept has_launch = declared_capabilities<P>()
 .launch&& launch_member<P>;
+template <class P>
+concept has_epilogue = declared_capabilities<P>()
+.epilogue&& epilogue_member<P>;
+template <class P>
+concept has_pointwise = declared_capabilities<P>()
+.pointwise&& pointwise_member<P>;
 template <class P>
 concept has_reference_launch = has_reference<P> && declared_capabilities<P>()
 .reference_launch&& reference_launch_member<P>;
@@ -269,7 +317,9 @@ concept has_reference_launch = has_reference<P> && declared_capabilities<P>()
 ///    code generation; `size_args(context)`, the entry point's size arguments by name;
 ///    `describe_launch(kernel, context, config)`, the launches of the entry (device-only tuning
 ///    through the module API); `describe_reference_launch(kernel, context)`, the same for the
-///    reference's entry.
+///    reference's entry; `render_epilogue(kernel, context, config, epilogue)`, render() with a
+///    pointwise chain fused after the template's own epilogue; `pointwise_chain(context)`, the chain a
+///    pointwise template's node carries (so that the template before it may fuse it).
 template <class P>
 concept kernel_template = enable_kernel_template<P> && detail::has_template_name<P> && detail::has_config_type<P> &&
     detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P> && detail::capabilities_match<P>;
@@ -345,6 +395,18 @@ consteval bool check_kernel_template() {
   static_assert(detail::member_describe_launch_is_declared<P>,
                 "rocmtpl: kernel_template: policy has describe_launch that its capabilities do not declare; "
                 "add '.launch = true' to its capabilities");
+  static_assert(detail::declared_epilogue_has_member_render_epilogue<P>,
+                "rocmtpl: kernel_template: capabilities declare epilogue but the policy has no member "
+                "render_epilogue(kernel, context, config, epilogue) const; add it or fix its signature");
+  static_assert(detail::member_render_epilogue_is_declared<P>,
+                "rocmtpl: kernel_template: policy has render_epilogue that its capabilities do not declare; "
+                "add '.epilogue = true' to its capabilities");
+  static_assert(detail::declared_pointwise_has_member_pointwise_chain<P>,
+                "rocmtpl: kernel_template: capabilities declare pointwise but the policy has no member "
+                "pointwise_chain(context) const returning an epilogue_chain; add it or fix its signature");
+  static_assert(detail::member_pointwise_chain_is_declared<P>,
+                "rocmtpl: kernel_template: policy has pointwise_chain that its capabilities do not declare; "
+                "add '.pointwise = true' to its capabilities");
   static_assert(detail::declared_reference_launch_has_member_describe_reference_launch<P>,
                 "rocmtpl: kernel_template: capabilities declare reference_launch but the policy has no member "
                 "describe_reference_launch(kernel, context) const or does not declare reference; add them");

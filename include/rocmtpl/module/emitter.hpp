@@ -89,29 +89,64 @@ inline std::vector<std::size_t> node_readers(const module_graph& graph, const st
   return out;
 }
 
-// One codegen_template per node; an elementwise node right after a template node that only it reads
-// is offered to that node as an epilogue first. Records the kernels, calls and fusion notes in `m`.
+// True for a node the template node before it may be offered as an epilogue: a pointwise node
+// (it carries its chain) or an elementwise one.
+inline bool is_epilogue_node(const scheduler_node& n) {
+  return n.node.pointwise().has_value() || n.node.template_name() == templates::elementwise_policy::name();
+}
+
+// The nodes after node `i` to offer it as epilogues: the run of epilogue nodes that follow it, each
+// the only reader of the one before it (which is no module output); pointwise nodes chain, an
+// elementwise node (no chain) goes alone.
+inline std::vector<std::size_t> epilogue_run(const module_graph& graph, std::size_t i) {
+  const auto& nodes = graph.nodes();
+  std::vector<std::size_t> run;
+  for (std::size_t j = i + 1; j < nodes.size(); ++j) {
+    const auto& prev = nodes[j - 1];
+    const auto& next = nodes[j];
+    if (!is_epilogue_node(next) || graph.is_output(prev.name) || node_readers(graph, prev.name) != std::vector{j})
+      break;
+    const bool chains = next.node.pointwise().has_value() && (run.empty() || nodes[run.back()].node.pointwise());
+    if (!run.empty() && !chains) break;
+    run.push_back(j);
+    if (!next.node.pointwise()) break;
+  }
+  return run;
+}
+
+// `a (pointwise), y (pointwise)`: the nodes with their templates.
+inline std::string node_list(const module_graph& graph, const std::vector<std::size_t>& run) {
+  std::string out;
+  for (auto j : run) {
+    const auto& n = graph.nodes()[j];
+    out += (out.empty() ? "" : ", ") + n.name + " (" + n.node.template_name() + ")";
+  }
+  return out;
+}
+
+// One codegen_template per node; the epilogue nodes that follow a template node (epilogue_run())
+// are offered to it first. Records the kernels, calls and fusion notes (what was fused, with the
+// chain, and why anything was not) in `m`.
 inline void schedule_nodes(const module_graph& graph, const module_options& options, rocm_cpp_scheduling& sched,
                            module_source& m) {
   const auto& nodes = graph.nodes();
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& node = nodes[i];
-    if (options.fuse_epilogues && i + 1 < nodes.size()) {
-      const auto& next = nodes[i + 1];
-      const bool candidate = next.node.template_name() == templates::elementwise_policy::name() &&
-                             !graph.is_output(node.name) &&
-                             node_readers(graph, node.name) == std::vector<std::size_t>{i + 1};
-      if (candidate) {
-        try {
-          (void)sched.codegen_template(node, {next});
-          m.notes.push_back(next.name + " (" + next.node.template_name() + ") fused into " + node.name + " (" +
-                            node.node.template_name() + ")");
-          ++i;
-          continue;
-        } catch (const fusion_error& e) {
-          m.notes.push_back(next.name + " (" + next.node.template_name() + ") not fused into " + node.name + " (" +
-                            node.node.template_name() + "): " + e.reason());
-        }
+    const auto run = options.fuse_epilogues ? epilogue_run(graph, i) : std::vector<std::size_t>{};
+    if (!run.empty()) {
+      std::vector<scheduler_node> epilogues;
+      for (auto j : run) epilogues.push_back(nodes[j]);
+      const std::string what = node_list(graph, run);
+      try {
+        (void)sched.codegen_template(node, epilogues);
+        const auto& chain = sched.fusion_report().back().chain;
+        m.notes.push_back(what + " fused into " + node.name + " (" + node.node.template_name() + ")" +
+                          (chain.empty() ? std::string() : ": " + chain));
+        i = run.back();
+        continue;
+      } catch (const fusion_error& e) {
+        m.notes.push_back(what + " not fused into " + node.name + " (" + node.node.template_name() +
+                          "): " + e.reason());
       }
     }
     (void)sched.codegen_template(node);

@@ -148,8 +148,9 @@ class module_graph {
 
 /// @brief Settings of emit_module().
 struct module_options {
-  /// @brief Offer each elementwise node to the template node before it as an epilogue (when that
-  /// node's output feeds only the elementwise node and is no module output); a refusal keeps two
+  /// @brief Offer the pointwise nodes (a run of them: their chains fuse in order) or the elementwise
+  /// node that follow a template node to it as epilogues (when each intermediate feeds only the next
+  /// node and is no module output; a fused intermediate leaves the workspace); a refusal keeps the
   /// kernels and is noted in the source.
   bool fuse_epilogues = true;
   /// @brief Emit the `main()` of the standalone runner under `#ifdef ROCMTPL_STANDALONE_RUNNER`.

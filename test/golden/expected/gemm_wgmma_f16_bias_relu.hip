@@ -191,6 +191,7 @@ struct gemm_pointers {
 [[maybe_unused]] constexpr float gemm_sm90_beta = 1.0f;
 #define ROCMTPL_GEMM_SM90_HAS_BIAS 1
 #define ROCMTPL_GEMM_SM90_HAS_RESIDUAL 0
+#define ROCMTPL_GEMM_SM90_HAS_EPILOGUE 0
 
 // Overflow-checked size products (host): false when the exact result does not fit.
 #if !defined(ROCMTPL_DEVICE_ONLY)
@@ -383,6 +384,22 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     o[e] = pack2(y_type::to_float(a[2 * e]) + rv[2 * e], y_type::to_float(a[2 * e + 1]) + rv[2 * e + 1]);
+                }
+#endif
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+                {
+                    // The fused epilogue chain (codegen/epilogue.hpp) on the 8 values of Y's type,
+                    // 8 consecutive columns of one row (N is a multiple of 8 here). A folded batch
+                    // is split back out of the row: the chain's operands have their own strides.
+                    const uint16_t* ein = reinterpret_cast<const uint16_t*>(&v);
+                    const int64_t eb = grow / p.m_size;
+                    const int64_t erow = grow - eb * p.m_size;
+                    float ev[8];
+#pragma unroll
+                    for (int e = 0; e < 8; ++e) ev[e] = rocmtpl_epilogue(t.epi, eb, erow, gcol + e, y_type::to_float(ein[e]));
+                    uint32_t* eout = reinterpret_cast<uint32_t*>(&v);
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) eout[e] = pack2(ev[2 * e], ev[2 * e + 1]);
                 }
 #endif
                 *reinterpret_cast<uint4*>(t.Y + p.y_offset + grow * p.y_stride_m + gcol) = v;
@@ -597,13 +614,16 @@ inline bool rocmtpl_make_tensor_map(CUtensorMap& map, int dtype_code, const void
     return true;
 }
 // The current device's SM count when it has compute capability 9.0, else 0; looked up once per
-// thread and device.
+// thread and device. That first look-up also makes the device's primary context current in this
+// thread (cudaSetDevice initialises it): the driver's tensor-map encoder runs next, and on the H100
+// a thread's first call was refused without it (LaunchGpu.SharedMemoryOptInOncePerDeviceFromManyThreads).
 inline int64_t rocmtpl_sm_count() {
     static thread_local int known = -1;
     static thread_local int64_t sms = 0;
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess) return 0;
     if (known != device) {
+        if (cudaSetDevice(device) != cudaSuccess) return 0;
         int major = 0, minor = 0, count = 0;
         if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
             cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||

@@ -55,14 +55,15 @@ class gemm_policy {
   using policy_concept = kernel_template_tag;
   using config_type = gemm_config;
   /// @brief A reference kernel, the runtime argument split_k, per-problem search spaces, the
-  /// workspace known at code generation and launch descriptions of the candidates and the reference
-  /// (device-only tuning through the module API).
+  /// workspace known at code generation, launch descriptions of the candidates and the reference
+  /// (device-only tuning through the module API) and fused epilogue chains (render_epilogue()).
   static constexpr kernel_capabilities capabilities{.reference = true,
                                                     .runtime_args = true,
                                                     .problem_configs = true,
                                                     .workspace = true,
                                                     .launch = true,
-                                                    .reference_launch = true};
+                                                    .reference_launch = true,
+                                                    .epilogue = true};
 
   explicit gemm_policy(gemm_options options = {}) : options_(options) {}
 
@@ -138,6 +139,25 @@ class gemm_policy {
   [[nodiscard]] rendered_source render(rocm_template_kernel& kernel, const template_context& ctx,
                                        const gemm_config& config) const {
     return detail::render_gemm(kernel, ctx, config, options_);
+  }
+
+  /// @brief render() with an epilogue chain fused after the GEMM's own epilogue (codegen/epilogue.hpp),
+  /// on every path: SIMT, mma.sync, MFMA and the split-K reduction through store_output(), the
+  /// Hopper path on its staged rows; all call the one `rocmtpl_epilogue(args, batch, row, col, v)`.
+  /// The kernel writes `e.output` (parameter Y) and reads the chain's operands as E0, E1, ... after
+  /// the GEMM's inputs.
+  /// @throws what render() throws; invalid_argument_error when the chain's operands do not fit the
+  /// output, or (wgmma) the epilogue's output dtype differs from the GEMM's.
+  [[nodiscard]] rendered_source render_epilogue(rocm_template_kernel& kernel, const template_context& ctx,
+                                                const gemm_config& config, const fused_epilogue& e) const {
+    return detail::render_gemm(kernel, ctx, config, options_, &e);
+  }
+
+  /// @brief The reference kernel with the same epilogue chain fused (see render_reference()), so that
+  /// fused kernels are verified as the others are.
+  [[nodiscard]] rendered_source render_epilogue_reference(rocm_template_kernel& kernel, const template_context& ctx,
+                                                          const fused_epilogue& e) const {
+    return detail::render_gemm_reference(kernel, ctx, options_, &e);
   }
 
   /// @brief The launches of render()'s entry for a configuration (codegen/launch.hpp): the kernel

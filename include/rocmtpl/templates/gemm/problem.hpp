@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <rocmtpl/codegen/epilogue.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
@@ -45,6 +46,9 @@ struct gemm_view {
   sym_expr n{0};
   sym_expr k{0};
   sym_expr batch{1};
+  // A fused epilogue chain (render_epilogue): the caller's, alive while rendering; its operands.
+  const fused_epilogue* fused = nullptr;
+  std::vector<epilogue_operand> epi;
 
   [[nodiscard]] bool matrix_core_eligible() const {
     const auto t = x.node->type();
@@ -172,8 +176,10 @@ inline bool check_gemm_operands(const buffer& x, const buffer& w, const buffer* 
   return batched;
 }
 
-// The checked problem of a template context (see gemm_policy::view()).
-[[nodiscard]] inline gemm_view make_gemm_view(const template_context& ctx, const gemm_options& options) {
+// The checked problem of a template context (see gemm_policy::view()); with `fused`, the problem
+// of the kernel that fuses its chain: the output is the epilogue's, the chain's operands are checked.
+[[nodiscard]] inline gemm_view make_gemm_view(const template_context& ctx, const gemm_options& options,
+                                              const fused_epilogue* fused = nullptr) {
   const buffer* x = ctx.input(0);
   const buffer* w = ctx.input(1);
   if (x == nullptr || w == nullptr) {
@@ -189,7 +195,12 @@ inline bool check_gemm_operands(const buffer& x, const buffer& w, const buffer* 
   }
   const buffer* bias = extra > wanted ? ctx.input(2) : nullptr;
   const buffer* residual = options.residual ? ctx.input(ctx.input_nodes().size() - 1) : nullptr;
-  const buffer& y = ctx.output_node();
+  const buffer& y = fused != nullptr ? fused->output : ctx.output_node();
+  if (fused != nullptr && !(fused->output.sizes() == ctx.output_node().sizes())) {
+    throw invalid_argument_error(
+        "rocmtpl: gemm: the fused epilogue's output " + fused->output.get_layout().to_string() +
+        " does not have the sizes of the GEMM's output " + ctx.output_node().get_layout().to_string());
+  }
   const bool batched = check_gemm_operands(*x, *w, bias, residual, y);
   const auto rank = [](const buffer& b) { return b.get_layout().rank(); };
   detail::gemm_view v;
@@ -215,6 +226,10 @@ inline bool check_gemm_operands(const buffer& x, const buffer& w, const buffer* 
   v.y = make_gemm_operand(y, v.batch, v.m, v.n, false, along);
   if (bias != nullptr) v.bias = make_gemm_operand(*bias, v.batch, v.m, v.n, true, along);
   if (residual != nullptr) v.residual = make_gemm_operand(*residual, v.batch, v.m, v.n, true, along);
+  if (fused != nullptr) {
+    v.fused = fused;
+    v.epi = epilogue_operands(*fused, v.batch, v.m, v.n);
+  }
   return v;
 }
 
@@ -230,8 +245,18 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
     inputs.push_back(v.residual.node);
     names += "Residual, ";
   }
+  for (std::size_t i = 0; i < v.epi.size(); ++i) {
+    inputs.push_back(v.epi[i].node);
+    names += rocmtpl::detail::indexed_name("E", i) + ", ";
+  }
   names += "Y";
-  return kernel.def_kernel(inputs, {v.y.node}, names, ctx.input_reorder());
+  // The epilogue's operands follow the template's inputs (input_reorder covers those only).
+  auto reorder = ctx.input_reorder();
+  if (reorder && !v.epi.empty()) {
+    for (std::size_t i = 0; i < v.epi.size(); ++i)
+      reorder->push_back(static_cast<int>(inputs.size() - v.epi.size() + i));
+  }
+  return kernel.def_kernel(inputs, {v.y.node}, names, reorder);
 }
 
 // Hopper path (gemm_math::wgmma): which way Bias runs in its epilogue. 0: no Bias; 1: along N (its
@@ -326,17 +351,23 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
     params += ", const " + storage_text(*v.residual.node) + "*" + r + "Residual";
     args += ", Residual";
   }
+  params += epilogue_params(v.epi, "E", restrict);
+  for (std::size_t i = 0; i < v.epi.size(); ++i) args += ", " + rocmtpl::detail::indexed_name("E", i);
   params += ", " + storage_text(*v.y.node) + "*" + r + "Y";
   args += ", Y";
   return {params, args};
 }
 
-// `{X, W, ..., Y, <partial>}`: the initializer of gemm_pointers.
-[[nodiscard]] inline std::string gemm_pointer_init(const gemm_view& v, const std::string& partial) {
+// `{X, W, ..., Y, <partial>}`: the initializer of gemm_pointers (with a fused epilogue, its
+// arguments made from E0.. and the size symbols last).
+[[nodiscard]] inline std::string gemm_pointer_init(const gemm_view& v, const std::string& partial,
+                                                   const std::vector<std::string>& symbols = {}) {
   std::string s = "{X, W";
   if (v.bias.node != nullptr) s += ", Bias";
   if (v.residual.node != nullptr) s += ", Residual";
-  return s + ", Y, " + partial + "}";
+  s += ", Y, " + partial;
+  if (v.fused != nullptr) s += ", " + epilogue_make_call(v.epi.size(), "E", symbols);
+  return s + "}";
 }
 
 // `Y = act(alpha * X @ W + beta * Bias) + Residual`, as the options and the view have it.
@@ -348,6 +379,7 @@ inline std::string bind_gemm_tensors(rocm_template_kernel& kernel, const templat
   }
   s += ")";
   if (v.residual.node != nullptr) s += " + Residual";
+  if (v.fused != nullptr) s += ", then " + v.fused->chain.to_string();
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include <rocmtpl/codegen/epilogue.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
@@ -38,8 +39,10 @@ namespace rocmtpl::templates::detail {
   return load_as_float(op.node->type(), reference_index(op, row, col, name));
 }
 
-// The body of gemm_reference_kernel: index, dot product in double, epilogue, store.
-inline void write_reference_kernel_body(indented_buffer& src, const gemm_view& v, const gemm_options& options) {
+// The body of gemm_reference_kernel: index, dot product in double, epilogue (then a fused chain),
+// store.
+inline void write_reference_kernel_body(indented_buffer& src, const gemm_view& v, const gemm_options& options,
+                                        const std::vector<std::string>& symbols) {
   auto line = [&](const std::string& n, const sym_expr& e) {
     src.writeline("const int64_t " + n + " = " + e.to_cpp() + ";");
   };
@@ -64,24 +67,32 @@ inline void write_reference_kernel_body(indented_buffer& src, const gemm_view& v
   }
   src.writeline("float r = apply_activation(static_cast<float>(d));");
   if (v.residual.node != nullptr) src.writeline("r += " + reference_load(v.residual, "Residual", "gm", "gn") + ";");
+  if (v.fused != nullptr) {
+    src.writeline("r = rocmtpl_epilogue(" + epilogue_make_call(v.epi.size(), "E", symbols) + ", b, gm, gn, r);");
+  }
   src.writeline(reference_index(v.y, "gm", "gn", "Y") + " = " + store_from_float(v.y.node->type(), "r") + ";");
 }
 
 // The reference kernel's launch (one thread per output, 256 per block; codegen/launch.hpp): the
 // entry's launch lines are rendered from it, and the autotuner launches the device-only code object
-// with it. Its parameters: X, W, Bias, Residual, Y (those present), then every size symbol.
+// with it. Its parameters: X, W, Bias, Residual (those present), a fused epilogue's operands E0,
+// E1, ..., Y, then every size symbol (the order of gemm_tensor_params()).
 [[nodiscard]] inline launch_description gemm_reference_launch(const rocm_template_kernel& kernel, const gemm_view& v) {
   launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   kernel_launch l;
   l.suffix = "reference";
   l.grid[0].sizes = floor_div(v.batch * v.m * v.n + sym_expr(255), sym_expr(256));
   l.block = {256, 1, 1};
-  for (const auto& [name, op] : {std::pair{"X", &v.x}, std::pair{"W", &v.w}, std::pair{"Bias", &v.bias},
-                                 std::pair{"Residual", &v.residual}, std::pair{"Y", &v.y}}) {
-    if (op->node == nullptr) continue;
+  const auto tensor = [&](const std::string& name) {
     l.params.push_back(
         {.kind = launch_param_kind::tensor, .index = abi_tensor_index(kernel.args(), name), .name = name});
+  };
+  for (const auto& [name, op] :
+       {std::pair{"X", &v.x}, std::pair{"W", &v.w}, std::pair{"Bias", &v.bias}, std::pair{"Residual", &v.residual}}) {
+    if (op->node != nullptr) tensor(name);
   }
+  for (std::size_t i = 0; i < v.epi.size(); ++i) tensor(rocmtpl::detail::indexed_name("E", i));
+  tensor("Y");
   const auto symbols = kernel.args().size_params();
   for (std::size_t i = 0; i < symbols.size(); ++i) {
     l.params.push_back({.kind = launch_param_kind::size, .index = i, .name = symbols[i]});
@@ -96,6 +107,7 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
   write_workspace_query(src, d);
   for (const auto& s : symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
+  for (const auto& e : v.epi) src.write_lines(kernel.check_not_null(e.node));
   write_launches(src, d, abi_tensor_names(kernel.args()));
 }
 
@@ -108,10 +120,12 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
   return gemm_reference_launch(kernel, v);
 }
 
-// The complete translation unit of the reference kernel, as parts (see gemm_policy::render_reference()).
+// The complete translation unit of the reference kernel, as parts (see gemm_policy::render_reference());
+// with `fused`, the same epilogue chain after its own (gemm_policy::render_epilogue_reference()).
 [[nodiscard]] inline rendered_source render_gemm_reference(rocm_template_kernel& kernel, const template_context& ctx,
-                                                           const gemm_options& options) {
-  const auto v = make_gemm_view(ctx, options);
+                                                           const gemm_options& options,
+                                                           const fused_epilogue* fused = nullptr) {
+  const auto v = make_gemm_view(ctx, options, fused);
   (void)bind_gemm_tensors(kernel, ctx, v);
   const auto symbols = kernel.args().size_params();
   auto [params, args] = gemm_tensor_params(v, false);
@@ -123,6 +137,7 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
   const auto d = gemm_reference_launch(kernel, v);
   src.writeline("namespace {");
   src.writeline(activation_device_function(options.act));
+  if (v.fused != nullptr) src.write_verbatim(epilogue_device_code(v.fused->chain, v.epi, symbols));
   src.write_verbatim(launch_cpp_helpers);
   src.writeline("}  // namespace");
   // extern "C" with an unmangled name: a code object's kernel is looked up by name.
@@ -130,7 +145,7 @@ inline void write_reference_entry_body(indented_buffer& src, rocm_template_kerne
                 device_symbol_ref(d.variants.front().launches.front().suffix) + "(" + params + ") {");
   {
     auto body = src.indent();
-    write_reference_kernel_body(src, v, options);
+    write_reference_kernel_body(src, v, options, symbols);
   }
   src.writeline("}");
   indented_buffer entry;

@@ -100,7 +100,7 @@ inline void plan_gemm_params(gemm_plan& plan) {
   }
   plan.params += sym_params + (plan.split_arg ? ", int32_t split_k" : "");
   plan.args += (plan.symbols.empty() ? "" : ", " + plan.sym_args) + (plan.split_arg ? ", split_k" : "");
-  plan.pointers = gemm_pointer_init(plan.v, plan.partials ? "Partial" : "nullptr");
+  plan.pointers = gemm_pointer_init(plan.v, plan.partials ? "Partial" : "nullptr", plan.symbols);
 }
 
 // Binds the tensors in `kernel` and works out everything the writers below share.
@@ -140,6 +140,7 @@ inline void plan_gemm_params(gemm_plan& plan) {
   tensor("W");
   if (plan.v.bias.node != nullptr) tensor("Bias");
   if (plan.v.residual.node != nullptr) tensor("Residual");
+  for (std::size_t i = 0; i < plan.v.epi.size(); ++i) tensor(rocmtpl::detail::indexed_name("E", i));
   tensor("Y");
   if (plan.partials) {
     params.push_back({.kind = launch_param_kind::workspace, .name = "Partial", .cpp_type = "float*"});
@@ -411,6 +412,7 @@ inline void write_pointers_and_epilogue(indented_buffer& src, const gemm_view& v
   if (v.residual.node != nullptr) src.writeline("    const residual_type::storage* Residual;");
   src.writeline("    y_type::storage* Y;");
   src.writeline("    float* Partial;  // split-K slices");
+  if (v.fused != nullptr) src.writeline("    rocmtpl_epilogue_args epi;  // the fused epilogue's operands");
   src.writeline("};");
   if (!with_store_output) return;
   src.writeline("");
@@ -432,6 +434,9 @@ inline void write_pointers_and_epilogue(indented_buffer& src, const gemm_view& v
         "    v += residual_type::to_float(t.Residual[p.residual_offset + batch * p.residual_stride_b + gm * "
         "p.residual_stride_m + gn * p.residual_stride_n]);");
   }
+  // The fused epilogue chain (codegen/epilogue.hpp) after the template's own: every path and the
+  // split-K reduction store through here.
+  if (v.fused != nullptr) src.writeline("    v = rocmtpl_epilogue(t.epi, batch, gm, gn, v);");
   src.writeline(
       "    t.Y[p.y_offset + batch * p.y_stride_b + gm * p.y_stride_m + gn * p.y_stride_n] = y_type::from_float(v);");
   src.writeline("}");
@@ -448,6 +453,10 @@ inline void write_source_head(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("");
   write_operand_types(src, plan.v, plan.options.act);
   write_problem_struct(src, plan.v, plan.symbols);
+  if (plan.v.fused != nullptr) {
+    src.write_verbatim(epilogue_device_code(plan.v.fused->chain, plan.v.epi, plan.symbols));
+    src.writeline("");
+  }
   // The Hopper path has its own epilogue; its split-K reduction uses store_output().
   write_pointers_and_epilogue(src, plan.v, plan.options, plan.config.math != gemm_math::wgmma || plan.split);
   src.writeline("");
@@ -617,6 +626,7 @@ inline void write_entry_prologue(indented_buffer& src, rocm_template_kernel& ker
   write_workspace_query(src, d);
   const auto& v = plan.v;
   for (const auto* op : {&v.x, &v.w, &v.bias, &v.residual, &v.y}) src.write_lines(kernel.check_not_null(op->node));
+  for (const auto& e : v.epi) src.write_lines(kernel.check_not_null(e.node));
   src.writeline("if (p.m_size == 0 || p.n_size == 0 || p.batch == 0) return ROCMTPL_STATUS_OK;");
 }
 
@@ -649,6 +659,7 @@ inline void write_sm90_code(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("[[maybe_unused]] constexpr float gemm_sm90_beta = " + float_literal(plan.options.beta) + ";");
   src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_BIAS ") + (plan.v.bias.node != nullptr ? "1" : "0"));
   src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL ") + (plan.v.residual.node != nullptr ? "1" : "0"));
+  src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_EPILOGUE ") + (plan.v.fused != nullptr ? "1" : "0"));
   src.writeline("");
   src.write_verbatim(checked_size_helpers_text);
   src.writeline("");
@@ -831,11 +842,26 @@ inline void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const
   return describe_plan_launch(kernel, plan);
 }
 
-// The complete translation unit of one configuration, as parts (see gemm_policy::render()).
+// Refuses a fused epilogue the configuration's path cannot apply: the Hopper path stages Y in its
+// 16-bit type before the chain, so the chain must start from that type (the GEMM's own output dtype).
+inline void check_gemm_fusable(const gemm_config& config, const template_context& ctx, const fused_epilogue& e) {
+  if (config.math == gemm_math::wgmma && e.output.type() != ctx.output_node().type()) {
+    throw invalid_argument_error(
+        "rocmtpl: gemm: wgmma config " + config.name() +
+        " stages the output in its own dtype before a fused epilogue; the epilogue's output (" +
+        std::string(rocmtpl::name(e.output.type())) + ") must have the GEMM's output dtype (" +
+        std::string(rocmtpl::name(ctx.output_node().type())) + ")");
+  }
+}
+
+// The complete translation unit of one configuration, as parts (see gemm_policy::render()); with
+// `fused`, the kernel that applies that epilogue chain after its own (gemm_policy::render_epilogue()).
 [[nodiscard]] inline rendered_source render_gemm(rocm_template_kernel& kernel, const template_context& ctx,
-                                                 const gemm_config& config, const gemm_options& options) {
+                                                 const gemm_config& config, const gemm_options& options,
+                                                 const fused_epilogue* fused = nullptr) {
   validate(config);
-  auto v = make_gemm_view(ctx, options);
+  if (fused != nullptr) check_gemm_fusable(config, ctx, *fused);
+  auto v = make_gemm_view(ctx, options, fused);
   check_gemm_renderable(config, v, options);
   const gemm_plan plan = make_gemm_plan(kernel, ctx, config, options, std::move(v));
   rendered_source out = kernel.start_source(ctx);

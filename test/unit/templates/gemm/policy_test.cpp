@@ -18,8 +18,10 @@ static_assert(gemm_policy::capabilities == rocmtpl::kernel_capabilities{.referen
                                                                         .problem_configs = true,
                                                                         .workspace = true,
                                                                         .launch = true,
-                                                                        .reference_launch = true});
+                                                                        .reference_launch = true,
+                                                                        .epilogue = true});
 static_assert(rocmtpl::detail::has_reference_launch<gemm_policy>);
+static_assert(rocmtpl::detail::has_epilogue<gemm_policy>);
 static_assert(rocmtpl::detail::has_workspace<gemm_policy>);
 static_assert(rocmtpl::detail::has_launch<gemm_policy>);
 static_assert(rocmtpl::detail::has_reference<gemm_policy>);
@@ -61,8 +63,12 @@ TEST(GemmPolicy, ReferenceIsGeneratedThroughTheDeclaredCapability) {
   auto t = make(dtype::f16, activation::relu, true);
   static_assert(rocmtpl::rocm_template<gemm_policy>::has_reference());
   const auto ref = t.generate_reference({{"M", 4}});
-  EXPECT_TRUE(contains(ref.source(), "ROCMTPL_KERNEL_SYMBOL(reference)("));
-  EXPECT_TRUE(ref.launch().has_value()) << "described, so it compiles device-only";
+  // Its kernel is spelt through the symbol macro; the description names it rocm_gemm_reference.
+  EXPECT_TRUE(contains(ref.source(), "ROCMTPL_KERNEL_SYMBOL(reference)(")) << ref.source();
+  EXPECT_TRUE(contains(ref.source(), "#define ROCMTPL_KERNEL_SYMBOL(suffix) rocm_gemm_##suffix"));
+  ASSERT_TRUE(ref.launch().has_value()) << "described, so it compiles device-only";
+  EXPECT_EQ(rocmtpl::device_symbol(*ref.launch(), ref.launch()->variants.front().launches.front()),
+            "rocm_gemm_reference");
   EXPECT_TRUE(contains(ref.source(), "return v > 0.0f ? v : 0.0f;"));
 }
 

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// codegen/epilogue.hpp: epilogue chains (text, operands, concatenation), the operand views of each
+// broadcast and what they refuse, and the rendered device function every path calls (issue 12).
+#include <rocmtpl/codegen/epilogue.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+using namespace rocmtpl;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+epilogue_chain bias_gelu_mul() {
+  return {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(epilogue_activation::gelu),
+           epilogue_op::mul(1, epilogue_broadcast::full)}};
+}
+
+TEST(EpilogueChain, TextNamesEveryOpInOrder) {
+  EXPECT_EQ(bias_gelu_mul().to_string(), "add(in0 row_vector) -> gelu -> mul(in1 full)");
+  const epilogue_chain c{{epilogue_op::scale(0.5F), epilogue_op::sub(0, epilogue_broadcast::column_vector),
+                          epilogue_op::cast(dtype::bf16), epilogue_op::activation(epilogue_activation::tanh)}};
+  EXPECT_EQ(c.to_string(), "scale(0.5) -> sub(in0 column_vector) -> cast(bfloat16) -> tanh");
+  EXPECT_EQ(epilogue_chain{}.to_string(), "identity");
+}
+
+TEST(EpilogueChain, InputCountAndConcatenationShiftOperands) {
+  EXPECT_EQ(bias_gelu_mul().input_count(), 2U);
+  const epilogue_chain relu{{epilogue_op::activation(epilogue_activation::relu)}};
+  EXPECT_EQ(relu.input_count(), 0U);
+  const auto joined = bias_gelu_mul().then(bias_gelu_mul(), 2);
+  EXPECT_EQ(joined.ops.size(), 6U);
+  EXPECT_EQ(joined.ops[3], epilogue_op::add(2, epilogue_broadcast::row_vector));
+  EXPECT_EQ(joined.ops[5], epilogue_op::mul(3, epilogue_broadcast::full));
+  EXPECT_EQ(joined.input_count(), 4U);
+  EXPECT_FALSE(epilogue_op::scale(2.0F) == epilogue_op::scale(3.0F));
+}
+
+fused_epilogue make(const std::vector<buffer>& inputs, epilogue_chain chain) {
+  fused_epilogue e;
+  e.chain = std::move(chain);
+  e.inputs = inputs;
+  e.output = buffer("y", layout::row_major(dtype::f16, {sym_expr::symbol("M"), 64}));
+  return e;
+}
+
+TEST(EpilogueOperands, BroadcastsGiveZeroStrides) {
+  const auto m = sym_expr::symbol("M");
+  const auto e =
+      make({buffer("bias", layout::row_major(dtype::f32, {64})), buffer("d", layout::row_major(dtype::bf16, {m, 64})),
+            buffer("r", layout::row_major(dtype::f16, {m}))},
+           {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::mul(1, epilogue_broadcast::full),
+             epilogue_op::sub(2, epilogue_broadcast::column_vector)}});
+  const auto ops = epilogue_operands(e, sym_expr(1), m, sym_expr(64));
+  ASSERT_EQ(ops.size(), 3U);
+  EXPECT_EQ(ops[0].stride_r, sym_expr(0));
+  EXPECT_EQ(ops[0].stride_c, sym_expr(1));
+  EXPECT_EQ(ops[1].stride_r, sym_expr(64));
+  EXPECT_EQ(ops[1].stride_c, sym_expr(1));
+  EXPECT_EQ(ops[2].stride_r, sym_expr(1));
+  EXPECT_EQ(ops[2].stride_c, sym_expr(0));
+  EXPECT_EQ(ops[1].node->name(), "d");
+}
+
+TEST(EpilogueOperands, RefusesShapesThatDoNotFitTheBroadcast) {
+  const auto m = sym_expr::symbol("M");
+  const auto wrong = make({buffer("bias", layout::row_major(dtype::f32, {32}))},
+                          {{epilogue_op::add(0, epilogue_broadcast::row_vector)}});
+  try {
+    (void)epilogue_operands(wrong, sym_expr(1), m, sym_expr(64));
+    FAIL() << "expected a refusal";
+  } catch (const invalid_argument_error& err) {
+    EXPECT_TRUE(contains(err.what(), "input bias")) << err.what();
+    EXPECT_TRUE(contains(err.what(), "[N] (a row vector)")) << err.what();
+  }
+  const auto missing = make({}, {{epilogue_op::mul(0, epilogue_broadcast::full)}});
+  EXPECT_THROW((void)epilogue_operands(missing, sym_expr(1), m, sym_expr(64)), invalid_argument_error);
+  const auto twice = make(
+      {buffer("v", layout::row_major(dtype::f32, {64}))},
+      {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::mul(0, epilogue_broadcast::column_vector)}});
+  EXPECT_THROW((void)epilogue_operands(twice, sym_expr(1), m, sym_expr(64)), invalid_argument_error);
+  const auto ints =
+      make({buffer("i", layout::row_major(dtype::i32, {m, 64}))}, {{epilogue_op::add(0, epilogue_broadcast::full)}});
+  EXPECT_THROW((void)epilogue_operands(ints, sym_expr(1), m, sym_expr(64)), invalid_argument_error);
+}
+
+TEST(EpilogueDeviceCode, OneFunctionAppliesTheChainInOrder) {
+  const auto m = sym_expr::symbol("M");
+  const auto e =
+      make({buffer("bias", layout::row_major(dtype::f16, {64})), buffer("d", layout::row_major(dtype::f32, {m, 64}))},
+           bias_gelu_mul());
+  const auto ops = epilogue_operands(e, sym_expr(1), m, sym_expr(64));
+  const auto code = epilogue_device_code(e.chain, ops, {"M"});
+  EXPECT_TRUE(contains(code, "// Fused epilogue: add(in0 row_vector) -> gelu -> mul(in1 full)")) << code;
+  EXPECT_TRUE(contains(code, "struct rocmtpl_epilogue_args {")) << code;
+  EXPECT_TRUE(contains(code, "rocmtpl_epilogue_make(const uint16_t* E0, const float* E1, int64_t M)")) << code;
+  EXPECT_TRUE(contains(code, "float rocmtpl_epilogue(const rocmtpl_epilogue_args& ea, int64_t batch, int64_t row,"))
+      << code;
+  // The row vector is indexed by the column only, the full tensor by both.
+  const auto add =
+      code.find("v = v + rocmtpl_dev::half_bits_to_float(ea.e0[ea.e0_offset + batch * ea.e0_stride_b + col");
+  const auto gelu = code.find("erff(");
+  const auto mul = code.find("v = v * static_cast<float>(ea.e1[ea.e1_offset + batch * ea.e1_stride_b + row * ");
+  ASSERT_NE(add, std::string::npos) << code;
+  ASSERT_NE(gelu, std::string::npos) << code;
+  ASSERT_NE(mul, std::string::npos) << code;
+  EXPECT_LT(add, gelu);
+  EXPECT_LT(gelu, mul);
+  EXPECT_EQ(epilogue_make_call(2, "E", {"M"}), "rocmtpl_epilogue_make(E0, E1, M)");
+  EXPECT_EQ(epilogue_params(ops, "E", true), ", const uint16_t* __restrict__ E0, const float* __restrict__ E1");
+}
+
+TEST(EpilogueDeviceCode, CastsRoundAndScalesMultiply) {
+  const epilogue_chain c{{epilogue_op::cast(dtype::f16), epilogue_op::scale(0.25F), epilogue_op::cast(dtype::bf16),
+                          epilogue_op::cast(dtype::f32)}};
+  const auto code = epilogue_device_code(c, {}, {});
+  EXPECT_TRUE(contains(code, "v = rocmtpl_dev::half_bits_to_float(rocmtpl_dev::float_to_half_bits(v));")) << code;
+  EXPECT_TRUE(contains(code, "v = 0.25f * v;")) << code;
+  EXPECT_TRUE(contains(code, "v = rocmtpl_dev::bf16_bits_to_float(rocmtpl_dev::float_to_bf16_bits(v));")) << code;
+  EXPECT_TRUE(contains(code, "v = v;")) << code;  // f32: nothing to round
+}
+
+}  // namespace

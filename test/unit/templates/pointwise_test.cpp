@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// templates/pointwise.hpp: the pointwise template renders its chain as the shared epilogue device
+// function, binds X, the chain's operands and Y, carries its chain on its node, and refuses inputs
+// that do not fit the chain (issue 12).
+#include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/templates/pointwise.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+using namespace rocmtpl;
+using templates::elementwise_config;
+using templates::pointwise_policy;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+const sym_expr M = sym_expr::symbol("M");
+
+epilogue_chain bias_gelu_mul() {
+  return {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(epilogue_activation::gelu),
+           epilogue_op::mul(1, epilogue_broadcast::full)}};
+}
+
+rocm_template<pointwise_policy> make(epilogue_chain c, std::vector<buffer> operands) {
+  std::vector<buffer> in{buffer("h", layout::row_major(dtype::f16, {M, 64}))};
+  in.insert(in.end(), operands.begin(), operands.end());
+  return {pointwise_policy(std::move(c)), in, layout::row_major(dtype::bf16, {M, 64})};
+}
+
+TEST(Pointwise, RendersTheChainThroughTheSharedEpilogueFunction) {
+  auto t = make(bias_gelu_mul(), {buffer("bias", layout::row_major(dtype::f32, {64})),
+                                  buffer("d", layout::row_major(dtype::f16, {M, 64}))});
+  auto caller = t.generate(elementwise_config{256}, {{"M", 100}});
+  const auto& src = caller.source();
+  EXPECT_TRUE(contains(src, "// pointwise: Y = (add(in0 row_vector) -> gelu -> mul(in1 full))(X)")) << src;
+  EXPECT_TRUE(contains(src, "const rocmtpl_epilogue_args ea = rocmtpl_epilogue_make(E0, E1, u_M);")) << src;
+  EXPECT_TRUE(contains(src, "rocmtpl_dev::float_to_bf16_bits(rocmtpl_epilogue(ea, b, gm, gn, v))")) << src;
+  EXPECT_TRUE(contains(src, "const uint16_t* X, const float* E0, const uint16_t* E1, uint16_t* Y, int64_t u_M")) << src;
+  ASSERT_TRUE(caller.launch().has_value());
+  const auto node = caller.output_node();
+  ASSERT_TRUE(node.pointwise().has_value());
+  EXPECT_EQ(*node.pointwise(), bias_gelu_mul());
+  EXPECT_EQ(node.workspace_bytes(), std::optional<sym_expr>(sym_expr(0)));
+}
+
+TEST(Pointwise, RefusesOperandsThatDoNotFitTheChain) {
+  // One operand short.
+  auto short_of_one = make(bias_gelu_mul(), {buffer("bias", layout::row_major(dtype::f32, {64}))});
+  EXPECT_THROW((void)short_of_one.generate(elementwise_config{}, {{"M", 8}}), invalid_argument_error);
+  // A row vector of the wrong length.
+  const epilogue_chain add{{epilogue_op::add(0, epilogue_broadcast::row_vector)}};
+  auto wrong = make(add, {buffer("bias", layout::row_major(dtype::f32, {63}))});
+  try {
+    (void)wrong.generate(elementwise_config{}, {{"M", 8}});
+    FAIL() << "expected a refusal";
+  } catch (const invalid_argument_error& e) {
+    EXPECT_TRUE(contains(e.what(), "[N] (a row vector)")) << e.what();
+  }
+  auto bad_config = make(add, {buffer("bias", layout::row_major(dtype::f32, {64}))});
+  EXPECT_THROW((void)bad_config.generate(elementwise_config{100}, {{"M", 8}}), config_error);
+}
+
+}  // namespace
