@@ -4,6 +4,8 @@
 //   rocmtpl-tune gemm --m 4096 --n 4096 --k 4096 --dtype f16 --layout rc --epilogue relu --bias
 //   rocmtpl-tune batch problems.json [--db postgresql://host/db] [--lease 60] [--status]
 //   rocmtpl-tune db list | show <digest-prefix> | export [FILE] | clear [--template NAME]
+//   rocmtpl-tune db plot [<digest-prefix>] --output FILE.png|FILE.svg
+//   rocmtpl-tune export --header out/pretuned_gemm.hpp [--module out/pretuned] [--namespace NAME]
 //
 // gemm renders the GEMM template's candidates for one problem, compiles them in parallel and, where
 // a GPU exists, benchmarks them in an isolated worker process (rocmtpl-bench-worker, found next to
@@ -343,64 +345,31 @@ std::size_t emit_sources(const fs::path& dir, const autotune_report& r,
   return written;
 }
 
-/// Draws min and median times per candidate with gnuplot. Returns false when the plot failed.
+/// Draws min and median times per candidate with gnuplot (runtime/plot.hpp). Returns false when
+/// the plot failed; a missing gnuplot or nothing to draw is a note on stderr, not a failure.
 bool plot_times(const fs::path& file, const autotune_report& r,
                 const std::map<std::string, rendered_candidate>& rendered, const std::string& title) {
-  std::vector<const candidate_report*> rows;
+  std::vector<candidate_point> points;
   for (const auto* c : ranked(r)) {
-    if (c->result.status == candidate_status::ok && c->result.min_ms > 0) rows.push_back(c);
+    if (c->result.status == candidate_status::ok && c->result.min_ms > 0) {
+      points.push_back({short_name(rendered, *c), c->result.min_ms, c->result.median_ms});
+    }
   }
-  if (rows.empty()) {
+  if (points.empty()) {
     std::cerr << "rocmtpl-tune: --plot: no candidate times to plot ("
               << (r.gpu ? "no candidate ran" : "benchmarking needs a GPU") << "); " << file.string()
               << " not written\n";
     return true;
   }
-  const auto gnuplot = find_executable("gnuplot");
-  if (!gnuplot) {
-    std::cerr << "rocmtpl-tune: --plot: gnuplot not found on PATH; " << file.string()
-              << " not written (apt-get install gnuplot-nox)\n";
+  try {
+    const auto result = plot_candidates(file, title, points);
+    (result.written ? std::cout : std::cerr)
+        << (result.written ? "" : "rocmtpl-tune: --plot: ") << result.message << '\n';
     return true;
-  }
-  const bool svg = file.extension() == ".svg";
-  const fs::path work = fs::temp_directory_path() / fmt::format("rocmtpl-tune-plot-{}", ::getpid());
-  fs::create_directories(work);
-  std::string data;
-  for (const auto* c : rows) {
-    data += fmt::format("\"{}\" {} {}\n", short_name(rendered, *c), c->result.min_ms, c->result.median_ms);
-  }
-  write_text(work / "times.dat", data);
-  auto quoted = [](const std::string& s) {
-    std::string out = "'";
-    for (char ch : s) out += ch == '\'' ? std::string("''") : std::string(1, ch);
-    return out + "'";
-  };
-  const std::string script = fmt::format(
-      "set terminal {} size {},600 noenhanced\n"
-      "set output {}\n"
-      "set title {}\n"
-      "set ylabel 'time [ms]'\n"
-      "set yrange [0:*]\n"
-      "set style fill solid 0.6\n"
-      "set boxwidth 0.7\n"
-      "set xtics rotate by -45 font ',8'\n"
-      "set key top left\n"
-      "set grid ytics\n"
-      "plot {} using 0:2:xtic(1) with boxes title 'min', '' using 0:3 with points pt 7 title 'median'\n",
-      svg ? "svg" : "png", std::max<std::size_t>(800, 40 * rows.size() + 200), quoted(fs::absolute(file).string()),
-      quoted(title), quoted((work / "times.dat").string()));
-  write_text(work / "plot.gp", script);
-  const auto result =
-      run_process({gnuplot->string(), (work / "plot.gp").string()}, {.timeout = std::chrono::seconds(60)});
-  std::error_code ec;
-  fs::remove_all(work, ec);
-  if (!result.ok() || !fs::exists(file)) {
-    std::cerr << "rocmtpl-tune: --plot: gnuplot failed (exit " << result.exit_code << "): " << first_line(result.output)
-              << '\n';
+  } catch (const plot_error& e) {
+    std::cerr << "rocmtpl-tune: --plot: " << without_library_prefix(e.what()) << '\n';
     return false;
   }
-  std::cout << "wrote plot " << file.string() << '\n';
-  return true;
 }
 
 // The autotuner's options for the gemm arguments (shared by gemm and batch).
@@ -529,7 +498,8 @@ int db_list(const tuning_db& db) {
   return 0;
 }
 
-int db_show(const tuning_db& db, const std::string& prefix) {
+/// The one record whose digest starts with @p prefix.
+tuning_record record_by_prefix(const tuning_db& db, const std::string& prefix) {
   std::vector<tuning_record> matches;
   for (auto& rec : db.list()) {
     if (rec.key.digest().starts_with(prefix)) matches.push_back(std::move(rec));
@@ -544,7 +514,11 @@ int db_show(const tuning_db& db, const std::string& prefix) {
     throw std::runtime_error("digest prefix '" + prefix + "' matches " + std::to_string(matches.size()) + " records (" +
                              digests + "); give more digits");
   }
-  const auto& rec = matches.front();
+  return std::move(matches.front());
+}
+
+int db_show(const tuning_db& db, const std::string& prefix) {
+  const auto rec = record_by_prefix(db, prefix);
   std::cout << "digest            " << rec.key.digest() << '\n'
             << "template          " << rec.key.template_name << '\n'
             << "problem           " << rec.key.problem << '\n'
@@ -592,11 +566,112 @@ int db_export(const tuning_db& db, const std::string& file) {
   return 0;
 }
 
+// A GEMM configuration's short name (bm64_bn64_...), else the configuration text.
+std::string config_label(const tuning_record& rec, const measurement& m) {
+  if (rec.key.template_name == "gemm") {
+    try {
+      return parse_gemm_config(m.config).name();
+    } catch (const rocmtpl::error&) {
+    }
+  }
+  return m.config;
+}
+
+/// With a digest prefix: that record's candidates (time against configuration, fastest first).
+/// Without: every GEMM record's winner (TFLOP/s against shape, smallest problem first).
+int db_plot(const tuning_db& db, const std::string& prefix, const std::string& file) {
+  plot_result result;
+  if (!prefix.empty()) {
+    const auto rec = record_by_prefix(db, prefix);
+    std::vector<const measurement*> ok;
+    for (const auto& m : rec.measurements) {
+      if (m.status == candidate_status::ok && m.min_ms > 0) ok.push_back(&m);
+    }
+    std::stable_sort(ok.begin(), ok.end(),
+                     [](const measurement* a, const measurement* b) { return a->min_ms < b->min_ms; });
+    std::vector<candidate_point> points;
+    for (const auto* m : ok) points.push_back({config_label(rec, *m), m->min_ms, m->median_ms});
+    result = plot_candidates(
+        file, rec.key.template_name + " " + rec.key.digest().substr(0, 12) + " on " + rec.key.device, points);
+  } else {
+    struct row {
+      double flops;
+      winner_point point;
+    };
+    std::vector<row> rows;
+    for (const auto& rec : db.list()) {
+      const auto* w = winner_of(rec);
+      const auto spec = rec.key.template_name == "gemm" ? parse_gemm_signature(rec.key.problem) : std::nullopt;
+      if (w == nullptr || !spec || !(w->min_ms > 0)) continue;
+      const double flops = 2.0 * static_cast<double>(spec->batch) * static_cast<double>(spec->m) *
+                           static_cast<double>(spec->n) * static_cast<double>(spec->k);
+      std::string shape = fmt::format("{}x{}x{} {}", spec->m, spec->n, spec->k, name(spec->type));
+      if (spec->batch > 1) shape += fmt::format(" b{}", spec->batch);
+      rows.push_back({flops, {shape, flops / (w->min_ms * 1e-3) / 1e12, config_label(rec, *w)}});
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const row& a, const row& b) { return a.flops < b.flops; });
+    std::vector<winner_point> points;
+    for (auto& r : rows) points.push_back(std::move(r.point));
+    if (points.empty())
+      throw std::runtime_error("db plot: no GEMM record with a timed winner in " + db.path().string());
+    result = plot_winners(file, "winners in " + db.path().filename().string(), points);
+  }
+  if (!result.written) throw std::runtime_error("db plot: " + result.message);
+  std::cout << result.message << '\n';
+  return 0;
+}
+
 int db_clear(tuning_db& db, const std::optional<std::string>& template_name) {
   const auto removed = db.erase(template_name);
   std::cout << "removed " << removed << " tuning record" << (removed == 1 ? "" : "s")
             << (template_name ? " of template '" + *template_name + "'" : std::string()) << " from "
             << db.path().string() << '\n';
+  return 0;
+}
+
+// ---- export -------------------------------------------------------------------------------------
+
+struct export_args {
+  std::string db;
+  std::string header;
+  std::string module;
+  std::string name_space = "rocmtpl_pretuned";
+  std::string device;
+  std::string arch;
+  bool header_only = false;
+};
+
+/// The dispatch header and the folder of compiled winners (runtime/export.hpp).
+int run_export(const export_args& x) {
+  static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*");
+  if (!std::regex_match(x.name_space, identifier)) {
+    throw usage_error("--namespace '" + x.name_space + "' is not a C++ namespace name");
+  }
+  tuning_db database(x.db.empty() ? tuning_db::default_path() : fs::path(x.db));
+  const auto found = collect_pretuned_gemms(database.list(), {x.device, x.arch});
+  for (const auto& note : found.notes) std::cout << "left out " << note << '\n';
+  const fs::path header = fs::absolute(x.header);
+  const fs::path module = fs::absolute(x.module.empty() ? header.parent_path() / "pretuned" : fs::path(x.module));
+  if (!x.header_only && !found.entries.empty()) {
+    const auto copts = export_compile_options(found.entries.front().arch);
+    const compiler cc = compiler::find(copts.platform);
+    code_cache cache;
+    const auto mod = build_pretuned_module(found.entries, module, cc, copts, cache);
+    std::cout << fmt::format("wrote {} {} ({} compiled, the others from the code cache) and {}\n", mod.libraries,
+                             mod.libraries == 1 ? "library" : "libraries", mod.compiled, mod.manifest.string());
+  } else {
+    fs::create_directories(module);
+  }
+  dispatch_header_options options;
+  options.name_space = x.name_space;
+  options.module_dir = module.string();
+  options.origin = database.path().filename().string();
+  write_text(header, render_dispatch_header(found.entries, options));
+  std::cout << "wrote " << header.string() << ": " << found.entries.size() << " tuned GEMM problem"
+            << (found.entries.size() == 1 ? "" : "s");
+  if (!found.entries.empty())
+    std::cout << " (" << found.entries.front().device << ", " << found.entries.front().arch << ")";
+  std::cout << '\n';
   return 0;
 }
 
@@ -954,6 +1029,16 @@ int run(int argc, char** argv) {
   std::string export_file;
   auto* db_export_cmd = db->add_subcommand("export", "All records as JSON");
   db_export_cmd->add_option("file", export_file, "output file (default: standard output)");
+  std::string plot_prefix;
+  std::string plot_file;
+  auto* db_plot_cmd = db->add_subcommand(
+      "plot",
+      "Draw one record's candidates (time against configuration), or without a digest every GEMM record's "
+      "winner (TFLOP/s against shape)");
+  db_plot_cmd->add_option("digest-prefix", plot_prefix, "leading digits of the record's digest")->check(hex_validator);
+  db_plot_cmd->add_option("--output,-o", plot_file, "the picture (PNG or SVG by extension)")
+      ->required()
+      ->check(plot_file_validator);
   std::string clear_template;
   auto* db_clear_cmd = db->add_subcommand("clear", "Remove records");
   auto* template_option = db_clear_cmd->add_option("--template", clear_template, "only this template's records");
@@ -991,6 +1076,22 @@ int run(int argc, char** argv) {
   batch_cmd->add_flag("--no-isolate", b.defaults.no_isolate,
                       "benchmark in this process instead of rocmtpl-bench-worker");
 
+  export_args x;
+  auto* exp = app.add_subcommand(
+      "export",
+      "Write a C++ dispatch header (tuned problem -> winner, nearest-shape fallback) and the compiled "
+      "winners from the tuning database, for an application that starts with no compile and no tuning");
+  exp->add_option("--db", x.db,
+                  "database: a file or a postgresql:// URL (default: ROCMTPL_TUNING_DB, else <cache>/tuning.sqlite3, "
+                  "ROCMTPL_CACHE_DIR)");
+  exp->add_option("--header", x.header, "the header to write")->required();
+  exp->add_option("--module", x.module, "folder of the winners' shared libraries (default: <header folder>/pretuned)")
+      ->type_name("DIR");
+  exp->add_option("--namespace", x.name_space, "namespace of the table")->capture_default_str();
+  exp->add_option("--device", x.device, "only records of this device (needed when the database holds several)");
+  exp->add_option("--arch", x.arch, "only records of this arch");
+  exp->add_flag("--header-only", x.header_only, "write the header only, compile nothing");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -999,8 +1100,9 @@ int run(int argc, char** argv) {
     return 2;
   }
 
+  if (exp->parsed()) return run_export(x);
   if (!gemm->parsed() && !db->parsed() && !batch_cmd->parsed()) {
-    throw usage_error("a command is required: gemm, batch or db");
+    throw usage_error("a command is required: gemm, batch, db or export");
   }
   if (gemm->parsed()) {
     if (g.layout_name.size() != 2) throw usage_error("--layout must be rr, rc, cr or cc");
@@ -1012,10 +1114,11 @@ int run(int argc, char** argv) {
   if (db_list_cmd->parsed()) return db_list(database);
   if (db_show_cmd->parsed()) return db_show(database, show_prefix);
   if (db_export_cmd->parsed()) return db_export(database, export_file);
+  if (db_plot_cmd->parsed()) return db_plot(database, plot_prefix, plot_file);
   if (db_clear_cmd->parsed()) {
     return db_clear(database, template_option->count() > 0 ? std::optional<std::string>(clear_template) : std::nullopt);
   }
-  throw usage_error("db: a command is required: list, show, export or clear");
+  throw usage_error("db: a command is required: list, show, export, plot or clear");
 }
 
 }  // namespace

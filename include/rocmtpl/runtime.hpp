@@ -15,6 +15,7 @@
 #include <rocmtpl/runtime/compiler.hpp>
 #include <rocmtpl/runtime/device_headers.hpp>
 #include <rocmtpl/runtime/device_identity.hpp>
+#include <rocmtpl/runtime/export.hpp>
 #include <rocmtpl/runtime/gpu_runtime.hpp>
 #include <rocmtpl/runtime/kernel_call.hpp>
 #include <rocmtpl/runtime/measure.hpp>
@@ -22,6 +23,7 @@
 #include <rocmtpl/runtime/module_loader.hpp>
 #include <rocmtpl/runtime/nvrtc.hpp>
 #include <rocmtpl/runtime/platform.hpp>
+#include <rocmtpl/runtime/plot.hpp>
 #include <rocmtpl/runtime/process.hpp>
 #include <rocmtpl/runtime/resource_usage.hpp>
 #include <rocmtpl/runtime/shared_library.hpp>
@@ -30,3 +32,4 @@
 #include <rocmtpl/runtime/typed_autotune.hpp>
 #include <rocmtpl/runtime/typed_kernel.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/runtime/worker_pool.hpp>

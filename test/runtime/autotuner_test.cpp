@@ -12,6 +12,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -404,6 +405,25 @@ struct fake_bench {
   }
 };
 
+// A bench whose measurements finish later, as the worker pool's do: each is under way until the
+// reference has run. An even caller's measurement was taken at once (before the reference: not
+// verified); an odd caller's waited for a free worker and ran after the reference (verified by it).
+struct async_bench : fake_bench {
+  struct ticket {
+    async_bench* bench;
+    std::size_t caller;
+    std::optional<measurement> taken;
+    [[nodiscard]] bool ready() const { return bench->reference; }
+    measurement get() { return taken ? *taken : bench->fake_bench::measure({}, caller); }
+  };
+  ticket measure(const candidate_report& c, std::size_t caller) {
+    log.push_back(cat("start ", std::to_string(caller)));
+    if (caller % 2 == 0) return {this, caller, fake_bench::measure(c, caller)};
+    return {this, caller, std::nullopt};
+  }
+  ticket verify(const candidate_report& c, std::size_t caller) { return {this, caller, fake_bench::verify(c, caller)}; }
+};
+
 // A compile pool stand-in: hands out finished jobs in a fixed order.
 struct fake_pool {
   std::deque<rtd::compiled_candidate> done;
@@ -439,9 +459,10 @@ struct loop_fixture {
       }
     }
   }
-  void run(fake_bench& bench, tuning_db* db = nullptr) {
+  template <class Bench>
+  void run(Bench& bench, tuning_db* db = nullptr) {
     rtd::progress_line progress(false);
-    rtd::bench_loop<fake_pool, fake_bench, std::vector<std::size_t>> loop(report, callers, jobs, bench, db, progress);
+    rtd::bench_loop<fake_pool, Bench, std::vector<std::size_t>> loop(report, callers, jobs, bench, db, progress);
     loop.run(pool);
   }
 };
@@ -478,6 +499,37 @@ TEST(AutotuneSteps, CandidatesAreTimedBeforeTheReferenceAndVerifiedAfterIt) {
   // Every measurement reached the database once final, and the winner is a verified one.
   for (const auto& cr : c) EXPECT_TRUE(db.find_measurement(f.report.key, cr.id).has_value()) << cr.id;
   EXPECT_FALSE(db.find_measurement(f.report.key, c[1].id)->verified);
+  rtd::pick_and_store(f.report, &db, true);
+  EXPECT_EQ(f.report.winner, std::optional<std::size_t>(0));
+}
+
+// Measurements under way at once (the worker pool's): one started before the reference and
+// finished after it is verified then; one its worker took after the reference is not verified
+// twice; a wrong one fails; every one reaches the database once final.
+TEST(AutotuneSteps, MeasurementsUnderWayWhenTheReferenceRunsAreVerifiedOnce) {
+  loop_fixture f({0, 1, 3, 2, 4, 5});  // helpers, rows 0 and 1, the reference, rows 2 and 3
+  async_bench bench;
+  bench.wrong = {3};
+  temp_dir dir;
+  tuning_db db(dir.path() / "tuning.sqlite3");
+  f.report.key.template_name = "gemm";
+  f.run(bench, &db);
+  EXPECT_EQ(bench.log, (std::vector<std::string>{"helpers /cache/0.co", "start 0", "measure 0", "start 1",
+                                                 "reference /cache/2.co described", "verify 0", "measure 1 verified",
+                                                 "start 2", "measure 2 verified", "start 3", "measure 3 verified"}));
+  const auto& c = f.report.candidates;
+  for (const std::size_t i : {0U, 1U, 2U}) {
+    EXPECT_EQ(c[i].result.status, candidate_status::ok) << i;
+    EXPECT_TRUE(c[i].result.verified) << i;
+    EXPECT_EQ(c[i].result.min_ms, 1.0 + static_cast<double>(i)) << i;  // the timing kept through verification
+    EXPECT_EQ(c[i].result.candidate, c[i].id) << i;
+  }
+  EXPECT_EQ(c[3].result.status, candidate_status::verify_failed);
+  EXPECT_EQ(f.report.benchmarked, 4U);
+  EXPECT_GT(f.report.timeline.first_measured, 0.0);
+  EXPECT_LE(f.report.timeline.first_measured, f.report.timeline.measured_done);
+  for (const auto& cr : c) EXPECT_TRUE(db.find_measurement(f.report.key, cr.id).has_value()) << cr.id;
+  EXPECT_TRUE(db.find_measurement(f.report.key, c[0].id)->verified);
   rtd::pick_and_store(f.report, &db, true);
   EXPECT_EQ(f.report.winner, std::optional<std::size_t>(0));
 }

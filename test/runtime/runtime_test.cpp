@@ -28,6 +28,7 @@ static_assert(std::is_class_v<rocmtpl::caller_runtime<rocmtpl::caller_runtime_ta
 static_assert(std::is_class_v<rt::code_cache>);                                           // code_cache.hpp
 static_assert(std::is_class_v<rt::compiler>);                                             // compiler.hpp
 static_assert(std::is_class_v<rt::device_identity>);                                      // device_identity.hpp
+static_assert(std::is_class_v<rt::pretuned_gemm>);                                        // export.hpp
 static_assert(std::is_class_v<rt::gpu_runtime>);                                          // gpu_runtime.hpp
 static_assert(std::is_class_v<rt::gpu_runtime_options>);                                  // gpu_runtime/options.hpp
 static_assert(std::is_class_v<rt::kernel_entry>);                                         // kernel_call.hpp
@@ -38,6 +39,8 @@ static_assert(std::is_class_v<rt::tuning_db>);                                  
 static_assert(std::is_class_v<rt::tuning_db_error>);                                      // tuning_db/sqlite.hpp
 static_assert(std::is_class_v<rt::no_winner_error>);                                      // typed_autotune.hpp
 static_assert(std::is_class_v<rt::workspace_required_error>);                             // typed_kernel.hpp
+static_assert(std::is_class_v<rt::plot_result>);                                          // plot.hpp
+static_assert(std::is_class_v<rt::worker_pool>);                                          // worker_pool.hpp
 static_assert(std::is_enum_v<rt::platform>);                                              // platform.hpp
 static_assert(std::is_class_v<rocmtpl::rocm_template<rocmtpl::templates::gemm_policy>>);  // the pure layer
 

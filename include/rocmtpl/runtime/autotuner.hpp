@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 #include <ostream>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -41,6 +43,7 @@
 #include <rocmtpl/runtime/module_launcher.hpp>
 #include <rocmtpl/runtime/tuning_db.hpp>
 #include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/runtime/worker_pool.hpp>
 #include <rocmtpl/version.hpp>
 
 namespace rocmtpl::runtime {
@@ -50,7 +53,7 @@ struct autotune_options {
   unsigned jobs = 0;                           ///< parallel compiles; 0 = one per core
   benchmark_options bench{};                   ///< timing protocol
   bool verify = true;                          ///< verify every candidate against the template's reference
-  bool isolate = false;                        ///< benchmark in a worker process that may crash (tools turn this on)
+  bool isolate = false;                        ///< benchmark in crash-safe workers, one per GPU (tools turn this on)
   std::chrono::seconds candidate_timeout{60};  ///< isolated mode: a candidate silent this long is killed
   std::size_t max_candidates = 0;              ///< first N of the policy's ranked configs; 0 = all
   bool use_database = true;                    ///< read and write the tuning database
@@ -108,7 +111,7 @@ struct autotune_report {
   std::size_t benchmarked = 0;        ///< candidates measured in this run
   double wall_seconds = 0;
   compile_options compile{};  ///< what candidates are compiled with (device-only ones as code objects)
-  tune_timeline timeline{};  ///< when its steps happened (a cold tune's critical path)
+  tune_timeline timeline{};   ///< when its steps happened (a cold tune's critical path)
 
   /// @brief The winning candidate, or nullptr.
   [[nodiscard]] const candidate_report* best() const noexcept { return winner ? &candidates[*winner] : nullptr; }
@@ -516,11 +519,13 @@ inline void merge_verification(measurement& timed, const measurement& verificati
   }
 }
 
-// Where candidates are measured: in this process, or (options.isolate) in a worker process that
-// may crash or hang without taking the tuner with it. The steps, in order: setup_helpers() (the
-// inputs), measure() any number of candidates, run_reference() (once its compile is done), then
+// Where candidates are measured: in this process, or (options.isolate) in worker processes, one
+// per visible GPU (worker_pool.hpp), that may crash or hang without taking the tuner with them.
+// The steps, in order: setup_helpers() (the inputs), measure() any number of candidates,
+// run_reference() (once its compile is done; every worker runs it before its next job), then
 // verify() the candidates measured before it; measure() verifies on its own once the reference
-// ran. fail() makes every later step skip with its reason.
+// ran. measure() and verify() return a ticket: isolated, several are under way at once. fail()
+// makes every later step skip with its reason.
 class candidate_bench {
  public:
   candidate_bench(const autotune_options& options, const rocm_benchmark_request& request)
@@ -548,10 +553,15 @@ class candidate_bench {
     if (!error_.empty()) return;
     try {
       if (options_.isolate) {
-        worker_reference_ = {{"op", "reference"}};
-        add_binary(worker_reference_, reference, launch ? bind_reference(*launch) : std::optional<bound_launch>());
-        measurement m;
-        if (!ensure_worker(m)) throw ::rocmtpl::error("rocmtpl: autotune: reference in the worker: " + m.reason);
+        // Every worker runs it before its next job (a restarted one again); the first run is waited for.
+        nlohmann::json cmd{{"op", "reference"}};
+        add_binary(cmd, reference, launch ? bind_reference(*launch) : std::optional<bound_launch>());
+        const auto r = pool_->add_setup(std::move(cmd)).get();
+        if (!r.reply) {
+          std::string why = "rocmtpl: autotune: reference in the worker: ";  // in steps: g++ 12 -O3 -Wrestrict
+          why += r.detail;
+          throw ::rocmtpl::error(why);
+        }
       } else if (reference.code_object) {
         const module_kernel k(std::make_shared<code_object>(reference.path), bind_reference(*launch), sizes());
         bench_->run_reference(k);
@@ -573,26 +583,40 @@ class candidate_bench {
   [[nodiscard]] const std::string& setup_error() const noexcept { return error_; }
   [[nodiscard]] bool has_reference() const noexcept { return has_reference_; }
 
-  // Isolated mode: starts the worker process now, so that its GPU context is created while the
-  // candidates compile; it is set up once the helper kernels are built. Does nothing when no
-  // worker is found (setup_helpers() then says why).
+  // Isolated mode: starts the pool's worker processes (one per visible GPU) now, so that their GPU
+  // contexts are created while the candidates compile; they are set up once the helper kernels are
+  // built. Does nothing when no worker is found (setup_helpers() then says why).
   void prestart() {
-    if (!options_.isolate || worker_) return;
+    if (!options_.isolate || pool_) return;
     try {
-      if (auto exe = find_worker()) worker_ = std::make_unique<worker_process>(*exe);
+      if (auto exe = find_worker()) pool_ = make_pool(*exe, nullptr);
     } catch (const std::exception&) {
-      worker_.reset();
+      pool_.reset();
     }
   }
 
-  // Verifies (once the reference ran), then times.
-  measurement measure(const candidate_report& c, const rocm_template_caller& caller) {
-    return options_.isolate ? run_isolated("measure", c, caller) : run_in_process(c, caller, false);
+  // A measurement under way: taken in this process (done at once), or a job of the worker pool.
+  struct ticket {
+    std::optional<measurement> done;
+    std::future<pool_job_result> job;
+    [[nodiscard]] bool ready() const {
+      return done.has_value() || job.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    }
+    // The measurement (waits for the job).
+    measurement get() {
+      if (done) return *done;
+      return measurement_of(job.get());
+    }
+  };
+
+  // Verifies (once the reference ran), then times; isolated, on whichever GPU's worker is free.
+  ticket measure(const candidate_report& c, const rocm_template_caller& caller) {
+    return options_.isolate ? submit_isolated("measure", c, caller) : ticket{run_in_process(c, caller, false), {}};
   }
 
   // Verifies a candidate measured before the reference ran (status, verified, max_error).
-  measurement verify(const candidate_report& c, const rocm_template_caller& caller) {
-    return options_.isolate ? run_isolated("verify", c, caller) : run_in_process(c, caller, true);
+  ticket verify(const candidate_report& c, const rocm_template_caller& caller) {
+    return options_.isolate ? submit_isolated("verify", c, caller) : ticket{run_in_process(c, caller, true), {}};
   }
 
  private:
@@ -600,11 +624,23 @@ class candidate_bench {
     auto exe = find_worker();
     if (!exe)
       throw ::rocmtpl::error("rocmtpl: autotune: isolation needs rocmtpl-bench-worker (set ROCMTPL_BENCH_WORKER)");
-    worker_exe_ = *exe;
-    worker_setup_ = {{"op", "setup"},
-                     {helpers.code_object ? "utility_code_object" : "utility_library", helpers.path.string()},
-                     {"request", request_to_json(request_)},
-                     {"options", options_to_json(options_.bench)}};
+    nlohmann::json setup{{"op", "setup"},
+                         {helpers.code_object ? "utility_code_object" : "utility_library", helpers.path.string()},
+                         {"request", request_to_json(request_)},
+                         {"options", options_to_json(options_.bench)}};
+    if (pool_) {
+      pool_->set_setup(std::move(setup));
+    } else {
+      pool_ = make_pool(*exe, std::move(setup));
+    }
+  }
+
+  // One worker per visible GPU (runtime/worker_pool.hpp): a crashed or hung worker is restarted on
+  // its GPU (and gets the setup and the reference again), and GPUs of different models are not mixed.
+  std::unique_ptr<worker_pool> make_pool(const std::filesystem::path& exe, nlohmann::json setup) const {
+    return std::make_unique<worker_pool>(visible_devices(gpu_runtime::instance().device_count()),
+                                         process_worker_factory(exe), std::move(setup),
+                                         worker_pool_options{timeout(), timeout() * 4, true});
   }
 
   // The benchmark's size arguments (the reference takes no runtime arguments).
@@ -638,30 +674,6 @@ class candidate_bench {
     return m;
   }
 
-  // Starts a worker when none runs (or sets up the prestarted one) and gives it the reference when
-  // one ran; false (with `m` saying why) when it cannot be set up.
-  bool ensure_worker(measurement& m) {
-    if (worker_ && worker_ready_ && (worker_reference_.empty() || worker_has_reference_)) return true;
-    if (!worker_) worker_ = std::make_unique<worker_process>(worker_exe_);
-    for (auto* command : {&worker_setup_, &worker_reference_}) {
-      if (command->empty() || (command == &worker_setup_ ? worker_ready_ : worker_has_reference_)) continue;
-      worker_process::failure why{};
-      std::string detail;
-      auto reply = worker_->request(*command, timeout() * 4, why, detail);
-      if (!reply || !reply->at("ok").get<bool>()) {
-        drop_worker();
-        m.status = candidate_status::crashed;
-        m.reason = "worker ";  // appended in steps: g++ 12 -O3 reports a false -Wrestrict on "lit" + string
-        m.reason += command->at("op").get<std::string>();
-        m.reason += " failed: ";
-        m.reason += reply ? reply->value("error", std::string()) : detail;
-        return false;
-      }
-      (command == &worker_setup_ ? worker_ready_ : worker_has_reference_) = true;
-    }
-    return true;
-  }
-
   // The caller's launch description bound to its benchmark sizes and runtime arguments.
   static bound_launch bound_launch_of(const rocm_template_caller& caller) {
     const auto& r = caller.bmreq();
@@ -680,44 +692,37 @@ class candidate_bench {
     }
   }
 
-  measurement run_isolated(const char* op, const candidate_report& c, const rocm_template_caller& caller) {
+  // A `measure` or `verify` job for the pool.
+  ticket submit_isolated(const char* op, const candidate_report& c, const rocm_template_caller& caller) {
     const auto& r = caller.bmreq();
-    measurement m;
-    if (!ensure_worker(m)) return m;
     nlohmann::json cmd{{"op", op}, {"extra_args", r.extra_args}, {"tolerance", tolerance_}};
     try {
       add_binary(cmd, {c.library, c.code_object},
                  c.code_object ? std::optional<bound_launch>(bound_launch_of(caller)) : std::nullopt);
     } catch (const std::exception& e) {
+      measurement m;
       m.status = candidate_status::launch_failed;
       m.reason = e.what();
-      return m;
+      return {m, {}};
     }
-    worker_process::failure why{};
-    std::string detail;
-    auto reply = worker_->request(cmd, timeout(), why, detail);
-    if (!reply) {
-      drop_worker();  // the next candidate gets a fresh worker (and a fresh GPU context)
-      m.status = why == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
-      m.reason = detail;
-      return m;
-    }
-    if (!reply->at("ok").get<bool>()) {
-      m.status = candidate_status::launch_failed;
-      m.reason = reply->value("error", std::string());
-    } else {
-      m = reply->at("measurement").get<measurement>();
-    }
-    // A launch failure may leave the worker's GPU context broken (sticky errors such as a trap or
-    // an illegal address): the next candidate gets a fresh worker.
-    if (m.status == candidate_status::launch_failed) drop_worker();
-    return m;
+    return {std::nullopt, pool_->submit(std::move(cmd))};
   }
 
-  void drop_worker() {
-    worker_.reset();
-    worker_ready_ = false;
-    worker_has_reference_ = false;
+  // What a pool job's result says about its candidate. A worker whose job crashed, hung or failed
+  // to launch (its GPU context may be broken) is replaced by the pool before its next job.
+  static measurement measurement_of(const pool_job_result& r) {
+    measurement m;
+    if (!r.reply) {
+      m.status =
+          r.failure == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
+      m.reason = r.detail;
+    } else if (!r.reply->value("ok", false)) {
+      m.status = candidate_status::launch_failed;
+      m.reason = r.reply->value("error", std::string());
+    } else {
+      m = r.reply->at("measurement").get<measurement>();
+    }
+    return m;
   }
 
   [[nodiscard]] std::chrono::milliseconds timeout() const {
@@ -731,23 +736,19 @@ class candidate_bench {
   bool has_reference_ = false;
   std::unique_ptr<utility_kernels> util_;
   std::unique_ptr<bench> bench_;
-  std::unique_ptr<worker_process> worker_;
-  bool worker_ready_ = false;          // set up (a prestarted worker is not yet)
-  bool worker_has_reference_ = false;  // ran the reference command
-  nlohmann::json worker_setup_;
-  nlohmann::json worker_reference_;  // empty until the reference ran; replayed to a fresh worker
-  std::filesystem::path worker_exe_;
+  std::unique_ptr<worker_pool> pool_;  // isolated mode
 };
 
-// Records what a finished compile produced, then measures the candidate (or says why not).
-// `Bench`: candidate_bench, or a test's stand-in with setup_error() and measure(c, caller).
+// Records what a finished compile produced, then starts measuring the candidate (or says why not:
+// nullopt, with the reason in c.result). `Bench`: candidate_bench, or a test's stand-in with
+// setup_error() and measure(c, caller) (returning a measurement, or a ticket with ready() and get()).
 template <class Bench, class Caller>
-void measure_compiled(autotune_report& report, candidate_report& c, const compiled_candidate& item,
-                      const Caller& caller, Bench& bench) {
+auto measure_compiled(autotune_report& report, candidate_report& c, const compiled_candidate& item,
+                      const Caller& caller, Bench& bench) -> std::optional<decltype(bench.measure(c, caller))> {
   if (!item.result) {
     c.result.status = candidate_status::compile_failed;
     c.result.reason = item.error;
-    return;
+    return std::nullopt;
   }
   c.library = item.result->library;
   c.resources = item.result->resources;
@@ -758,27 +759,53 @@ void measure_compiled(autotune_report& report, candidate_report& c, const compil
   if (!report.gpu || !bench.setup_error().empty()) {
     c.result.status = candidate_status::skipped;
     c.result.reason = !report.gpu ? "no GPU" : bench.setup_error();
-    return;
+    return std::nullopt;
   }
-  measurement m = bench.measure(c, caller);
-  m.candidate = c.id;
-  m.config = c.config;
-  m.source_hash = c.result.source_hash;
-  c.result = m;
   ++report.benchmarked;
+  return bench.measure(c, caller);
+}
+
+// A measurement under way (a Bench's ticket with ready() and get()), or one taken at once.
+template <class Ticket>
+bool ticket_ready(const Ticket& t) {
+  if constexpr (std::is_same_v<Ticket, measurement>) {
+    return true;
+  } else {
+    return t.ready();
+  }
+}
+template <class Ticket>
+measurement ticket_get(Ticket& t) {
+  if constexpr (std::is_same_v<Ticket, measurement>) {
+    return t;
+  } else {
+    return t.get();
+  }
 }
 
 // The benchmark side of a tune: takes each finished compile as it comes and does what it allows.
 // The helpers set up the bench (candidates finished before them wait); the reference runs as soon
 // as the bench is set up; candidates are measured at once, and those measured before the reference
-// ran are verified when it has. A measurement is stored in the database once it is final (verified
-// or failed), so an interrupted tune loses nothing it could trust. Every candidate is verified
-// before pick_and_store() may pick it.
+// ran are verified when it has. Measurements may be under way several at once (isolated: one per
+// GPU's worker); each is taken as it finishes, in the order they started. A measurement is stored
+// in the database once it is final (verified or failed), so an interrupted tune loses nothing it
+// could trust. Every candidate is verified before pick_and_store() may pick it.
 // `Pool`: compile_pool, or a test's stand-in with pop(); `Bench`: candidate_bench or a stand-in
-// (setup_helpers, run_reference, fail, setup_error, has_reference, measure, verify); `Callers`:
-// indexable by candidate row.
+// (setup_helpers, run_reference, fail, setup_error, has_reference, measure, verify; measure and
+// verify return a measurement or a ticket with ready() and get()); `Callers`: indexable by
+// candidate row.
 template <class Pool, class Bench, class Callers>
 class bench_loop {
+  using ticket = decltype(std::declval<Bench&>().measure(std::declval<const candidate_report&>(),
+                                                         std::declval<const Callers&>()[0]));
+  // A measurement (or a verification) under way.
+  struct in_flight {
+    std::size_t index;  // candidate row
+    ticket work;
+    bool verify;    // a verification of a timed candidate
+    bool verified;  // started once the reference ran: it verifies too
+  };
+
  public:
   bench_loop(autotune_report& report, const Callers& callers, const compile_jobs& jobs, Bench& bench, tuning_db* db,
              progress_line& progress, std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now())
@@ -799,7 +826,9 @@ class bench_loop {
       auto item = pool.pop();
       if (n + 1 == jobs_.jobs.size()) report_.timeline.compiles_done = now();
       on_compiled(std::move(item));
+      collect(false);
     }
+    collect(true);
     report_.timeline.measured_done = now();
   }
 
@@ -854,27 +883,65 @@ class bench_loop {
   void measure(const compiled_candidate& item) {
     const std::size_t index = jobs_.jobs[item.index].candidate;
     auto& c = report_.candidates[index];
-    measure_compiled(report_, c, item, callers_[index], bench_);
+    // Started once the reference ran: the measurement verifies too (a worker runs the reference
+    // before its next job).
+    const bool verifies = bench_.has_reference();
+    if (auto t = measure_compiled(report_, c, item, callers_[index], bench_)) {
+      running_.push_back({index, std::move(*t), false, verifies});
+    } else {
+      record(c);
+    }
+  }
+
+  // Takes the measurements under way that have finished (all of them, waiting, when `wait`), in
+  // the order they started.
+  void collect(bool wait) {
+    while (!running_.empty() && (wait || ticket_ready(running_.front().work))) {
+      auto r = std::move(running_.front());
+      running_.pop_front();
+      finish(r);
+    }
+  }
+
+  void finish(in_flight& r) {
+    auto& c = report_.candidates[r.index];
+    measurement m = ticket_get(r.work);
+    if (r.verify) {
+      merge_verification(c.result, m);
+      record(c);
+      return;
+    }
+    m.candidate = c.id;
+    m.config = c.config;
+    m.source_hash = c.result.source_hash;
+    c.result = m;
     if (report_.timeline.first_measured == 0 && c.result.repetitions > 0) report_.timeline.first_measured = now();
-    const bool unverified = reference_expected_ && !reference_done_ && !bench_.has_reference();
-    if (unverified && c.result.status == candidate_status::ok) {
-      pending_.push_back(index);  // timed; verified once the reference ran
+    // Timed without the reference (a pool's job verifies when its worker had run the reference).
+    if (reference_expected_ && !r.verified && !c.result.verified && c.result.status == candidate_status::ok) {
+      if (reference_done_) {
+        verify(r.index);  // the reference ran while it was measured
+      } else {
+        pending_.push_back(r.index);  // timed; verified once the reference ran
+      }
       return;
     }
     record(c);
   }
 
   void verify_pending() {
-    for (const auto index : std::exchange(pending_, {})) {
-      auto& c = report_.candidates[index];
-      if (!bench_.setup_error().empty() || !bench_.has_reference()) {
-        c.result.status = candidate_status::skipped;
-        c.result.reason = bench_.setup_error();
-      } else {
-        merge_verification(c.result, bench_.verify(c, callers_[index]));
-      }
+    for (const auto index : std::exchange(pending_, {})) verify(index);
+  }
+
+  // Starts verifying a timed candidate, or skips it when the reference did not run.
+  void verify(std::size_t index) {
+    auto& c = report_.candidates[index];
+    if (!bench_.setup_error().empty() || !bench_.has_reference()) {
+      c.result.status = candidate_status::skipped;
+      c.result.reason = bench_.setup_error();
       record(c);
+      return;
     }
+    running_.push_back({index, bench_.verify(c, callers_[index]), true, true});
   }
 
   // A final measurement: stored, counted, shown.
@@ -903,6 +970,7 @@ class bench_loop {
   std::optional<compiled_candidate> held_reference_;  // compiled before the helpers
   std::deque<compiled_candidate> early_;              // candidates compiled before the helpers
   std::vector<std::size_t> pending_;                  // rows timed before the reference ran
+  std::deque<in_flight> running_;                     // measurements and verifications under way
   std::size_t total_;
   std::size_t finished_ = 0;
   double best_ms_ = 0;
@@ -934,10 +1002,11 @@ inline void pick_and_store(autotune_report& report, tuning_db* db, bool require_
 ///
 /// With a GPU: compiles every candidate in parallel (device-only, with the helper kernels and the
 /// reference, where launches are described and options.device_only is on), benchmarks each as its
-/// compile finishes, verifies it against the template's reference (candidates timed before the
-/// reference ran are verified once it has), and picks the fastest verified one. Without a
-/// GPU: compiles for `options.amd_archs`, reports resource usage, and says that benchmarking needs
-/// a GPU (report.gpu is false, nothing is stored).
+/// compile finishes (isolated: on one worker per visible GPU, several at once), verifies it
+/// against the template's reference (candidates timed before the reference ran are verified once
+/// it has), and picks the fastest verified one. Without a GPU: compiles for `options.amd_archs`,
+/// reports resource usage, and says that benchmarking needs a GPU (report.gpu is false, nothing is
+/// stored).
 /// @throws invalid_argument_error when `ROCMTPL_PLATFORM` names no platform.
 /// @throws compiler_not_found_error when no compiler exists for the platform.
 template <class Policy>

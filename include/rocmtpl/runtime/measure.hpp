@@ -294,7 +294,9 @@ inline nlohmann::json worker_command(worker_state& w, const nlohmann::json& cmd)
       auto lib = std::make_shared<shared_library>(cmd.at("reference_library").get<std::string>());
       w.b->run_reference(kernel_entry(lib, request.kernel_name, reference_signature(request)));
     }
-    return {{"ok", true}};
+    // The device model: a pool of workers refuses to mix models (worker_pool.hpp).
+    const auto& rt = gpu_runtime::instance();
+    return {{"ok", true}, {"device", rt.available() ? rt.properties(rt.current_device()).name : std::string()}};
   }
   if (op != "measure" && op != "verify" && op != "reference") {
     throw worker_protocol_error("rocmtpl: worker: unknown op '" + op +
@@ -326,7 +328,8 @@ inline nlohmann::json worker_command(worker_state& w, const nlohmann::json& cmd)
 /// @brief The worker side of fault isolation: reads one JSON command per line, answers one JSON
 /// line per command. The commands:
 /// - `setup` {utility_library | utility_code_object, request, options[, reference_library]}: loads
-///   the helper kernels (a library or a device-only code object), builds the bench (seeded inputs);
+///   the helper kernels (a library or a device-only code object), builds the bench (seeded inputs),
+///   and replies with the GPU's model as `device` (a worker_pool refuses to mix models);
 /// - `reference` {library | code_object + launch}: runs the reference once and keeps its output;
 /// - `measure` {library | code_object + launch, extra_args, tolerance}: verifies the candidate
 ///   (once a reference ran), then times it;
@@ -392,6 +395,9 @@ class worker_process {
  public:
   /// @throws executable_not_found_error or process_error (both rocmtpl::error) when the worker cannot be started.
   explicit worker_process(const std::filesystem::path& executable) : child_({executable.string()}) {}
+  /// @brief The same, with environment changes (worker_pool: the GPU a worker sees).
+  worker_process(const std::filesystem::path& executable, const process_options& options)
+      : child_({executable.string()}, options) {}
 
   /// @brief Why a request got no reply.
   enum class failure { none, crashed, timed_out };
