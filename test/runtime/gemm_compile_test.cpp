@@ -244,9 +244,9 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
 }
 
 // The skinny paths (issue 10 part 2): the ranked first configuration of the benchmark's skinny
-// shapes in each dtype and side, and the heaviest skinny tile (most registers) of each kernel,
-// build for gfx90a, gfx940 and sm_90 without spills; the workspace query answers the static K
-// slices' partials.
+// shapes in each dtype and side, the heaviest skinny tile (most registers) of each kernel, and
+// the f32 streaming tiles of 4 K rows per step build for gfx90a, gfx940, sm_90 and sm_90a without
+// spills; the workspace query answers the static K slices' partials.
 std::vector<build> skinny_builds() {
   std::vector<build> out;
   for (dtype d : {dtype::f32, dtype::f16, dtype::bf16}) {
@@ -270,12 +270,30 @@ std::vector<build> skinny_builds() {
       }
     }
   }
+  // The f32 streaming tiles of 4 K rows per step, K whole or in 13 slices (as in
+  // GemmGpu.EverySkinnyConfigEveryDtype): their scalar fallback kernels spilled on sm_90a (bm2 and
+  // bm8; CUDA 13, nvcc) until it stated one resident block per SM (render.hpp: write_skinny_code()).
+  rocm_template<gemm_policy> f32(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f32, {sM, sK})), buffer("w", layout::row_major(dtype::f32, {sK, sN}))},
+      layout::row_major(dtype::f32, {sM, sN}));
+  for (auto c : gemm_policy::skinny_configs()) {
+    if (c.warp_n < 32 || c.block_k != 4) continue;
+    c.vector = std::min(c.vector, 4);
+    for (int split : {1, 13}) {
+      c.split_k = split;
+      if (templates::is_valid(c))
+        out.push_back({"f32 bk4 " + c.name(), f32.generate(c, {{"M", 7}, {"N", 333}, {"K", 520}}).source()});
+    }
+  }
   return out;
 }
 
 TEST(GemmCompile, SkinnyBuildsWithoutSpills) {
   if (have(platform::amd)) check_builds(skinny_builds(), platform::amd);
   if (have(platform::nvidia)) check_builds(skinny_builds(), platform::nvidia);
+  // sm_90a: the target the tuner and the GPU tests compile for on an H100 (device_compile_arch()).
+  if (have(platform::nvidia)) check_builds(skinny_builds(), platform::nvidia, {"sm_90a"});
   if (!have(platform::amd) && !have(platform::nvidia)) GTEST_SKIP() << "neither hipcc nor nvcc found";
 }
 

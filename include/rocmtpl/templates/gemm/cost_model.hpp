@@ -60,6 +60,21 @@ namespace detail {
   return time;
 }
 
+// Whether a skinny configuration's fp32 FMAs, at the rate the kernels reach, take longer than
+// streaming the large operand (same terms as skinny_cost()). The kernels issue an FMA in about
+// one slot of four (the small operand's loads and conversions, addressing): on the H100 the f32
+// streaming kernel ran 7.5-7.9 T FMA/s at M = 32 and 64 (N = K = 8192), a quarter of the fp32
+// peak, at 31% and 17% of the copy bandwidth.
+[[nodiscard]] inline bool skinny_fma_bound(const gemm_config& c, double q, double p, double k, double batch,
+                                           double sms) {
+  const double tiles_q = std::ceil(q / c.block_m);
+  const double esize = 16.0 / c.vector;
+  const double bytes = p * k * batch * esize * std::max(1.0, tiles_q / 3.0) + q * p * batch * 4.0;
+  const double memory = bytes * 10.0 / sms;
+  const double fma = 4.0 * tiles_q * c.block_m * p * k * batch / sms;
+  return fma > memory;
+}
+
 // What split-K adds on the Hopper path, in the same units (one unit ~ 0.76 ps of wall time: a
 // multiply-add per SM at 2.2 / 2.88e12 s): the fp32 partials written and read back (8 bytes per
 // output element per slice, mostly in L2: ~0.33 units a byte at ~4 TB/s) and the reduction
@@ -70,6 +85,17 @@ namespace detail {
   return static_cast<double>(c.split_k) * outputs * 8.0 * 0.33 + 3.3e6;
 }
 }  // namespace detail
+
+/// @brief Whether a skinny configuration (gemm_math::skinny_m / skinny_n) is bound by its fp32
+/// FMAs rather than by streaming the large operand, for an M x N x K problem (batch `batch`), at
+/// the FMA rate the skinny kernels reach (about a quarter of the fp32 peak); false for other paths.
+[[nodiscard]] inline bool gemm_skinny_fma_bound(const gemm_config& c, std::int64_t m, std::int64_t n, std::int64_t k,
+                                                std::int64_t batch) {
+  if (!is_skinny(c.math)) return false;
+  const bool q_is_m = c.math == gemm_math::skinny_m;
+  const auto pos = [](std::int64_t x) { return static_cast<double>(std::max<std::int64_t>(x, 1)); };
+  return detail::skinny_fma_bound(c, pos(q_is_m ? m : n), pos(q_is_m ? n : m), pos(k), pos(batch), 132);
+}
 
 /// @brief Estimated time of a configuration for an M x N x K problem (batch `batch`), in
 /// arbitrary units; only the order matters.

@@ -198,9 +198,10 @@ namespace detail {
 /// M or N is at most 64 the skinny configurations (gemm_skinny_configs(), any dtype and layout,
 /// K split statically) come first, in their own cost order: the matrix-vector kernels stream the
 /// large operand at close to the memory bandwidth where the tiled paths leave most of each tile
-/// empty; the tiled ones (split-K variants included) follow, except that for f16/bf16 with more
-/// than 16 rows (columns) the eight best tiled ones come right after the eight best skinny ones
-/// (there the skinny kernels' fp32 FMAs, not the memory, set the pace, and matrix cores may win).
+/// empty; the tiled ones (split-K variants included) follow, except that with more than 16 rows
+/// (columns) for f16/bf16, or where gemm_skinny_fma_bound() holds for the best skinny one (f32
+/// from about 32 rows), the eight best tiled ones come right after the eight best skinny ones
+/// (there the skinny kernels' fp32 FMAs, not the memory, set the pace, and tiled kernels may win).
 /// @param v the checked problem
 /// @param runtime_split_k whether configurations may split K (gemm_options::runtime_split_k)
 /// @param hints values of size symbols (missing ones count as 1024)
@@ -235,11 +236,12 @@ namespace detail {
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
   auto skinny = detail::skinny_problem_configs(v, hints);
-  // fp32 FMAs bound the skinny kernels from about 16 rows (columns) on: 16-bit problems then
-  // keep the best tiled (matrix-core, wgmma) configurations right after the best skinny ones,
-  // so that a tuner's top 16 measures both.
-  if (v.matrix_core_eligible() && !skinny.empty() &&
-      std::min(detail::size_value(v.m, hints, 1024), detail::size_value(v.n, hints, 1024)) > 16) {
+  // fp32 FMAs bound the skinny kernels from about 16 rows (columns) on: 16-bit problems, and
+  // others whose best skinny configuration the cost model finds FMA-bound (f32 from about 32
+  // rows), then keep the best tiled (matrix-core, wgmma; SIMT and its split-K variants) configurations
+  // right after the best skinny ones, so that a tuner's top 16 measures both.
+  if (!skinny.empty() && std::min(m, n) > 16 &&
+      (v.matrix_core_eligible() || gemm_skinny_fma_bound(skinny.front().second, m, n, k, b))) {
     const auto tiled = static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, ranked.size()));
     const auto lead = static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, skinny.size()));
     skinny.insert(skinny.begin() + lead, ranked.begin(), ranked.begin() + tiled);

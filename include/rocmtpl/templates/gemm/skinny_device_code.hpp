@@ -128,7 +128,10 @@ __device__ __forceinline__ gemm_vector<skinny_l_type::storage, Vec> skinny_load(
 /// The streaming kernel (L contiguous along P).
 inline constexpr std::string_view skinny_stream_text = R"hip(
 // Streaming: thread (tk, tp) takes K rows k0 + tk * skinny_u + [0, skinny_u) of each block step
-// and the P groups unit0 + tp + r * skinny_tp (r < skinny_units) of Vec elements each.
+// and the P groups unit0 + tp + r * skinny_tp (r < skinny_units) of Vec elements each, one group
+// per pass over the block's K range: only that group's accumulators and skinny_u loads are live
+// (all groups in one pass kept the block_m x block_k values of S live across them as well, and
+// spilled with thread_n 2 and 4: CUDA 13, sm_90 and sm_90a).
 template <int Vec>
 __device__ __forceinline__ void skinny_mainloop(const gemm_problem& p, const gemm_pointers& t) {
     const int tid = static_cast<int>(threadIdx.x);
@@ -143,21 +146,16 @@ __device__ __forceinline__ void skinny_mainloop(const gemm_problem& p, const gem
         const int64_t row = b.q0 + q < v.q_size ? b.q0 + q : v.q_size - 1;
         srow[q] = v.s + row * v.s_sq;
     }
-    float acc[skinny_q][skinny_units][Vec];
-#pragma unroll
-    for (int q = 0; q < skinny_q; ++q)
-#pragma unroll
-        for (int r = 0; r < skinny_units; ++r)
-#pragma unroll
-            for (int e = 0; e < Vec; ++e) acc[q][r][e] = 0.0f;
     constexpr int64_t step = static_cast<int64_t>(skinny_tk) * skinny_u;
-    for (int64_t k0 = b.k_begin + static_cast<int64_t>(tk) * skinny_u; k0 < b.k_end; k0 += step) {
-        // One P group at a time: its skinny_u loads are in flight together, and only they are
-        // live (all groups' loads at once spilled with thread_n 4; CUDA 13, sm_90).
+    for (int r = 0; r < skinny_units; ++r) {
+        const int64_t pp = (b.unit0 + tp + r * skinny_tp) * Vec;
+        const int64_t left = v.p_size - pp;
+        float acc[skinny_q][Vec];
 #pragma unroll
-        for (int r = 0; r < skinny_units; ++r) {
-            const int64_t pp = (b.unit0 + tp + r * skinny_tp) * Vec;
-            const int64_t left = v.p_size - pp;
+        for (int q = 0; q < skinny_q; ++q)
+#pragma unroll
+            for (int e = 0; e < Vec; ++e) acc[q][e] = 0.0f;
+        for (int64_t k0 = b.k_begin + static_cast<int64_t>(tk) * skinny_u; k0 < b.k_end; k0 += step) {
             gemm_vector<skinny_l_type::storage, Vec> l[skinny_u];
 #pragma unroll
             for (int u = 0; u < skinny_u; ++u) {
@@ -171,29 +169,22 @@ __device__ __forceinline__ void skinny_mainloop(const gemm_problem& p, const gem
                 for (int q = 0; q < skinny_q; ++q) {
                     const float s = in_k ? skinny_s_type::to_float(srow[q][(k0 + u) * v.s_sk]) : 0.0f;
 #pragma unroll
-                    for (int e = 0; e < Vec; ++e) acc[q][r][e] += s * skinny_l_type::to_float(l[u].v[e]);
+                    for (int e = 0; e < Vec; ++e) acc[q][e] += s * skinny_l_type::to_float(l[u].v[e]);
                 }
             }
         }
-    }
-    if constexpr (skinny_tk == 1) {
+        if constexpr (skinny_tk == 1) {
 #pragma unroll
-        for (int q = 0; q < skinny_q; ++q)
+            for (int q = 0; q < skinny_q; ++q)
 #pragma unroll
-            for (int r = 0; r < skinny_units; ++r)
+                for (int e = 0; e < Vec; ++e) skinny_emit(p, t, b.batch, b.q0 + q, pp + e, acc[q][e]);
+        } else {
+            // The K threads' sums, one row q at a time, in a fixed order.
+            __shared__ float red[skinny_tk][skinny_tp * Vec];
 #pragma unroll
-                for (int e = 0; e < Vec; ++e) {
-                    skinny_emit(p, t, b.batch, b.q0 + q, (b.unit0 + tp + r * skinny_tp) * Vec + e, acc[q][r][e]);
-                }
-    } else {
-        // The K threads' sums, one (q, r) at a time, in a fixed order.
-        __shared__ float red[skinny_tk][skinny_tp * Vec];
+            for (int q = 0; q < skinny_q; ++q) {
 #pragma unroll
-        for (int q = 0; q < skinny_q; ++q) {
-#pragma unroll
-            for (int r = 0; r < skinny_units; ++r) {
-#pragma unroll
-                for (int e = 0; e < Vec; ++e) red[tk][tp * Vec + e] = acc[q][r][e];
+                for (int e = 0; e < Vec; ++e) red[tk][tp * Vec + e] = acc[q][e];
                 __syncthreads();
                 for (int i = tid; i < skinny_tp * Vec; i += block_threads) {
                     float sum = 0.0f;

@@ -13,6 +13,7 @@ using gemm_test::hopper;
 using rocmtpl::templates::gemm_config;
 using rocmtpl::templates::gemm_estimate_cost;
 using rocmtpl::templates::gemm_math;
+using rocmtpl::templates::gemm_skinny_fma_bound;
 
 const gemm_config mma128 = gemm_test::mma(128, 128, 32, 64, 64, 4);
 
@@ -98,6 +99,24 @@ TEST(GemmCostModel, SkinnySplitsKWhenTheOutputCannotFillTheGpu) {
   const double c = gemm_estimate_cost(one, 0, 0, 0, 0);
   EXPECT_GT(c, 0.0);
   EXPECT_LT(c, 1e12);
+}
+
+// FMA-bound skinny configurations (gemm_skinny_fma_bound()): f32 (16-byte vectors of 4) from 32
+// rows on, 16-bit from 16 rows on; the two sides agree; other paths never.
+TEST(GemmCostModel, SkinnyIsFmaBoundFromAboutThirtyTwoF32Rows) {
+  const auto f32 = skinny(gemm_math::skinny_m, 8, 1, 256, 1, 8, 4);
+  const auto f16 = skinny(gemm_math::skinny_m, 8, 1, 256, 1, 8, 8);
+  EXPECT_FALSE(gemm_skinny_fma_bound(f32, 8, 8192, 8192, 1));
+  EXPECT_TRUE(gemm_skinny_fma_bound(f32, 32, 8192, 8192, 1));
+  EXPECT_TRUE(gemm_skinny_fma_bound(f32, 64, 8192, 8192, 1));
+  EXPECT_FALSE(gemm_skinny_fma_bound(skinny(gemm_math::skinny_m, 1, 8, 32, 1, 8, 4), 1, 8192, 8192, 1));
+  EXPECT_FALSE(gemm_skinny_fma_bound(skinny(gemm_math::skinny_m, 4, 1, 256, 1, 8, 8), 4, 8192, 8192, 1));
+  EXPECT_TRUE(gemm_skinny_fma_bound(f16, 16, 8192, 8192, 1));
+  auto n_side = f32;
+  n_side.math = gemm_math::skinny_n;
+  EXPECT_TRUE(gemm_skinny_fma_bound(n_side, 8192, 32, 8192, 1));
+  EXPECT_FALSE(gemm_skinny_fma_bound(n_side, 8192, 8, 8192, 1));
+  EXPECT_FALSE(gemm_skinny_fma_bound(gemm_config{}, 64, 8192, 8192, 1));
 }
 
 }  // namespace
