@@ -3,7 +3,7 @@
 # The README's two commands on a fresh Debian 12 machine:
 #   tools/run.sh tune   installs what it needs, builds, and tunes a GEMM (the main job)
 #   tools/run.sh test   installs what it needs, builds the Release configuration (-O3, -Werror: what
-#                       users build) with tests, benchmarks and tools, runs every test, then the
+#                       users build; test programs at -O1) with tests, benchmarks and tools, runs every test, then the
 #                       unit/golden/runtime tests again under ASan + UBSan (Debug)
 # .ci/run also calls `tools/run.sh check-format` (clang-format 14, the pinned version) and the main job.
 # Package installation is idempotent: only missing packages are installed, without prompts.
