@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Times the tuning of 16 GEMM problems on one GPU, then on every visible GPU (issue 11 part 1:
-# runtime/worker_pool.hpp runs one benchmark worker per GPU and spreads the candidates over them).
+# Times `rocmtpl-tune batch` on 16 GEMM problems with one GPU, then with every visible GPU (issue 11
+# part 1: runtime/worker_pool.hpp runs one benchmark worker per GPU and spreads the candidates over
+# them).
 #
 #   tools/bench_multi_gpu.sh [build dir] [warm|time|all]      (default: build/release all)
 #   env: TOP_K (16 candidates per problem), BUDGET_MS (500 ms of timing per candidate)
 #
 # `warm` fills the code cache (every candidate compiled once, timed for 1 ms only), so that the
-# timed passes compile nothing and measure the benchmarking itself; `time` tunes the 16 problems
-# into an empty tuning database twice, with CUDA_VISIBLE_DEVICES=0 and then with every GPU, and
-# prints both wall times and their ratio (figure: >= 1.8x on two H200s). The per-problem fixed cost
-# (process start, worker setup) is the same in both passes and bounds the ratio: a larger BUDGET_MS
-# makes the benchmarking dominate.
+# timed passes compile nothing and measure the benchmarking itself; `time` tunes the batch into an
+# empty tuning database twice, with CUDA_VISIBLE_DEVICES=0 and then with every GPU, and prints both
+# wall times and their ratio (figure: >= 1.8x on two H200s). The per-problem fixed cost (worker
+# setup) is the same in both passes and bounds the ratio: a larger BUDGET_MS makes the benchmarking
+# dominate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/release}
@@ -23,12 +24,17 @@ gpus=$(nvidia-smi -L 2>/dev/null | wc -l || true)
 [ "${gpus:-0}" -ge 2 ] || { echo "bench_multi_gpu: needs at least 2 GPUs (found ${gpus:-0})"; exit 1; }
 all=$(seq -s, 0 $((gpus - 1)))
 sizes=(256 384 512 640 768 896 1024 1280 1536 1792 2048 2304 2560 3072 3584 4096)
+{
+  printf '['
+  sep=
+  for s in "${sizes[@]}"; do printf '%s{"m": %d, "n": %d, "k": 1024, "dtype": "f32"}' "$sep" "$s" "$s"; sep=', '; done
+  printf ']\n'
+} > "$work/problems.json"
 
 pass() {  # pass <CUDA_VISIBLE_DEVICES> <db> <budget ms>
-  for s in "${sizes[@]}"; do
-    CUDA_VISIBLE_DEVICES=$1 "$tune" gemm --m "$s" --n "$s" --k 1024 --dtype f32 --top-k "${TOP_K:-16}" \
-      --budget-ms "$3" --db "$2" > "$work/last.log" 2>&1 || { cat "$work/last.log"; exit 1; }
-  done
+  CUDA_VISIBLE_DEVICES=$1 "$tune" batch "$work/problems.json" --plain --top-k "${TOP_K:-16}" --budget-ms "$3" \
+    --db "$2" > "$work/last.log" 2>&1 || { cat "$work/last.log"; exit 1; }
+  tail -n 2 "$work/last.log"
 }
 now() { date +%s.%N; }
 
@@ -42,5 +48,5 @@ if [ "$phase" = time ] || [ "$phase" = all ]; then
   t1=$(now); pass "$all" "$work/all.sqlite3" "${BUDGET_MS:-500}"
   t2=$(now)
   awk -v a="$t0" -v b="$t1" -v c="$t2" -v g="$gpus" -v n="${#sizes[@]}" \
-    'BEGIN { printf "%d problems: 1 GPU %.1f s, %d GPUs %.1f s, speed-up %.2fx\n", n, b - a, g, c - b, (b - a) / (c - b) }'
+    'BEGIN { printf "batch of %d problems: 1 GPU %.1f s, %d GPUs %.1f s, speed-up %.2fx\n", n, b - a, g, c - b, (b - a) / (c - b) }'
 fi

@@ -37,6 +37,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <stdexcept>
@@ -855,11 +856,14 @@ std::string default_tuner_name() {
   return fmt::format("{}:{}", host, ::getpid());
 }
 
-// Tunes one problem (quietly: the batch draws the progress) and says how it went.
-batch_outcome tune_batch_problem(const gemm_args& a) {
+// Tunes one problem (quietly: the batch draws the progress) and says how it went. `workers`: the
+// batch's benchmark workers, started with its first isolated problem and kept for the others.
+batch_outcome tune_batch_problem(const gemm_args& a, std::shared_ptr<worker_pool>& workers) {
   const auto problem = make_gemm_problem(a);
   auto o = tune_options(a);
   o.progress = false;
+  if (o.isolate && !workers) workers = make_worker_pool(o);
+  if (o.isolate) o.workers = workers;
   const auto report = autotune(problem.tpl, problem.hints, o);
   batch_outcome out;
   out.compiled = report.compiled;
@@ -944,10 +948,11 @@ int run_batch_command(batch_args& b) {
                            o.tuner, db.path().string())
             << std::flush;
 
+  std::shared_ptr<worker_pool> workers;  // one worker per GPU for the whole batch
   const auto s = run_batch(db, problems, o, [&](const batch_claim& claim, const nlohmann::json& spec) {
-    if (auto it = index.find(claim.item); it != index.end()) return tune_batch_problem(args[it->second]);
+    if (auto it = index.find(claim.item); it != index.end()) return tune_batch_problem(args[it->second], workers);
     // A problem another tuner added from a different file: check it the same way.
-    return tune_batch_problem(gemm_args_from_json(spec, b.defaults, fmt::format("problem {}", claim.item)));
+    return tune_batch_problem(gemm_args_from_json(spec, b.defaults, fmt::format("problem {}", claim.item)), workers);
   });
   std::cout << fmt::format(
       "batch {}: {} problems: {} done, {} failed{}; this tuner: {} tuned, {} failed, {} taken over, {} lost; "

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -156,6 +157,30 @@ TEST(AutotuneGpu, DeviceOnlyTuneBuildsNoLibraryAndVerifiesEveryCandidate) {
       EXPECT_EQ(built.libraries, builds) << md.label;
     }
   }
+}
+
+// Issue 11 (batches): tunes of different problems share one pool of workers (one per GPU); each
+// tune sets the workers up for its own problem, and every candidate of both is verified against its
+// own reference, with no worker restarted.
+TEST(AutotuneGpu, TunesShareOneWorkerPool) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  if (!find_worker()) GTEST_SKIP() << "rocmtpl-bench-worker not found (build tools/ or set ROCMTPL_BENCH_WORKER)";
+  temp_dir dir{"rocmtpl-autotune-gpu"};
+  auto o = options_in(dir);
+  o.max_candidates = 6;
+  o.isolate = true;
+  o.workers = make_worker_pool(o);
+  ASSERT_NE(o.workers, nullptr);
+  for (const auto& [m, n, k] : {std::tuple{384, 256, 320}, std::tuple{200, 136, 72}, std::tuple{384, 256, 320}}) {
+    const std::string label = "M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k);
+    o.use_database = false;  // the third tune runs again, on workers set up for the second problem before
+    const auto report = autotune(readme_like(m, n, k), {}, o);
+    ASSERT_TRUE(report.gpu) << label;
+    EXPECT_EQ(expect_all_verified(report, label), report.candidates.size()) << label;
+  }
+  EXPECT_EQ(o.workers->restarts(), 0U);
+  EXPECT_EQ(o.workers->size(), visible_devices(gpu_runtime::instance().device_count()).size());
+  EXPECT_FALSE(o.workers->device_name().empty());
 }
 
 // The helper kernels give the same bits as a shared library and as a code object.

@@ -245,6 +245,63 @@ TEST(WorkerPool, SetupCommandsReachEveryWorkerAndARestartedOneAgain) {
   EXPECT_LE(ran_before, 4U);
 }
 
+// A batch's next problem: the same workers (no new process, no restart) run the new round's setup,
+// then its reference, before its jobs; the earlier round's setup commands are not run again.
+TEST(WorkerPool, BeginStartsTheNextRoundOnTheWorkersAlreadyUp) {
+  fake_log log;
+  rt::worker_pool pool({"0", "1"}, fakes(log), {{"op", "setup"}, {"job", 1}});
+  ASSERT_TRUE(pool.add_setup({{"op", "reference"}, {"job", 1}}).get().reply.has_value());
+  for (const auto& r : pool.run(jobs(4, 30))) EXPECT_TRUE(r.reply.has_value()) << r.detail;
+  pool.begin({{"op", "setup"}, {"job", 2}});
+  ASSERT_TRUE(pool.add_setup({{"op", "reference"}, {"job", 2}}).get().reply.has_value());
+  auto second = jobs(4, 30);
+  for (auto& j : second) j["job"] = j["job"].get<int>() + 10;
+  for (const auto& r : pool.run(second)) EXPECT_TRUE(r.reply.has_value()) << r.detail;
+  EXPECT_EQ(pool.restarts(), 0U);
+  std::lock_guard lock(log.mutex);
+  ASSERT_EQ(log.started.size(), 2U);  // no new worker process
+  for (const auto& ops : log.ops) {
+    const auto at = [&](const std::string& op) { return std::find(ops.begin(), ops.end(), op) - ops.begin(); };
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "setup 2"), 1) << ::testing::PrintToString(ops);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "setup 1"), 1) << ::testing::PrintToString(ops);
+    EXPECT_LT(at("setup 2"), at("reference 2"));
+    for (std::size_t i = 0; i < ops.size(); ++i) {  // second-round jobs only after its setup and reference
+      if (ops[i].rfind("measure 1", 0) == 0 && ops[i].size() == 10) {
+        EXPECT_GT(static_cast<std::ptrdiff_t>(i), at("reference 2")) << ops[i];
+      }
+    }
+  }
+}
+
+// Jobs of the earlier round still queued when the next begins fail as cancelled; none runs with the
+// new round's setup.
+TEST(WorkerPool, BeginCancelsTheEarlierRoundsQueuedJobs) {
+  fake_log log;
+  rt::worker_pool pool({"0"}, fakes(log), setup);
+  std::vector<std::future<rt::pool_job_result>> old;
+  for (auto& j : jobs(6, 40)) old.push_back(pool.submit(j));
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the first is running
+  pool.begin({{"op", "setup"}, {"job", 2}});
+  std::size_t cancelled = 0;
+  for (auto& f : old) {
+    const auto r = f.get();
+    if (!r.reply) {
+      EXPECT_NE(r.detail.find("cancelled"), std::string::npos) << r.detail;
+      ++cancelled;
+    }
+  }
+  EXPECT_GE(cancelled, 4U);
+  const auto r = pool.submit({{"op", "measure"}, {"job", 20}}).get();
+  EXPECT_TRUE(r.reply.has_value()) << r.detail;
+  std::lock_guard lock(log.mutex);
+  ASSERT_EQ(log.ops.size(), 1U);
+  const auto& ops = log.ops[0];
+  const auto new_setup = std::find(ops.begin(), ops.end(), "setup 2");
+  ASSERT_NE(new_setup, ops.end());
+  EXPECT_EQ(std::find(new_setup, ops.end(), "measure 20"), ops.end() - 1);
+  for (auto op = new_setup; op != ops.end(); ++op) EXPECT_TRUE(*op == "setup 2" || *op == "measure 20") << *op;
+}
+
 TEST(WorkerPool, AFailingSetupCommandFailsWithItsOpAndTheNextJobGetsAFreshWorker) {
   fake_log log;
   rt::worker_pool pool({"0"}, fakes(log), setup);

@@ -65,6 +65,9 @@ struct autotune_options {
   /// device-only code objects and launched through the module API (runtime/module_launcher.hpp);
   /// off: every candidate is a shared library called through its C entry.
   bool device_only = true;
+  /// Isolated mode: benchmark workers kept across tunes (make_worker_pool(); a batch starts them
+  /// once); null: each tune starts its own and stops them when it ends.
+  std::shared_ptr<worker_pool> workers{};
 };
 
 /// @brief One candidate in a report.
@@ -519,6 +522,16 @@ inline void merge_verification(measurement& timed, const measurement& verificati
   }
 }
 
+// One benchmark worker per visible GPU (runtime/worker_pool.hpp), each started at once: a crashed
+// or hung worker is restarted on its GPU (and gets the setup and the reference again), and GPUs of
+// different models are not mixed.
+inline std::shared_ptr<worker_pool> start_workers(const std::filesystem::path& exe, nlohmann::json setup,
+                                                  std::chrono::milliseconds timeout) {
+  return std::make_shared<worker_pool>(visible_devices(gpu_runtime::instance().device_count()),
+                                       process_worker_factory(exe), std::move(setup),
+                                       worker_pool_options{timeout, timeout * 4, true});
+}
+
 // Where candidates are measured: in this process, or (options.isolate) in worker processes, one
 // per visible GPU (worker_pool.hpp), that may crash or hang without taking the tuner with them.
 // The steps, in order: setup_helpers() (the inputs), measure() any number of candidates,
@@ -588,8 +601,12 @@ class candidate_bench {
   // built. Does nothing when no worker is found (setup_helpers() then says why).
   void prestart() {
     if (!options_.isolate || pool_) return;
+    if (options_.workers) {
+      pool_ = options_.workers;
+      return;
+    }
     try {
-      if (auto exe = find_worker()) pool_ = make_pool(*exe, nullptr);
+      if (auto exe = find_worker()) pool_ = start_workers(*exe, nullptr, timeout());
     } catch (const std::exception&) {
       pool_.reset();
     }
@@ -628,19 +645,14 @@ class candidate_bench {
                          {helpers.code_object ? "utility_code_object" : "utility_library", helpers.path.string()},
                          {"request", request_to_json(request_)},
                          {"options", options_to_json(options_.bench)}};
-    if (pool_) {
+    if (options_.workers) {
+      pool_ = options_.workers;
+      pool_->begin(std::move(setup));  // a new problem on the workers already up
+    } else if (pool_) {
       pool_->set_setup(std::move(setup));
     } else {
-      pool_ = make_pool(*exe, std::move(setup));
+      pool_ = start_workers(*exe, std::move(setup), timeout());
     }
-  }
-
-  // One worker per visible GPU (runtime/worker_pool.hpp): a crashed or hung worker is restarted on
-  // its GPU (and gets the setup and the reference again), and GPUs of different models are not mixed.
-  std::unique_ptr<worker_pool> make_pool(const std::filesystem::path& exe, nlohmann::json setup) const {
-    return std::make_unique<worker_pool>(visible_devices(gpu_runtime::instance().device_count()),
-                                         process_worker_factory(exe), std::move(setup),
-                                         worker_pool_options{timeout(), timeout() * 4, true});
   }
 
   // The benchmark's size arguments (the reference takes no runtime arguments).
@@ -736,7 +748,7 @@ class candidate_bench {
   bool has_reference_ = false;
   std::unique_ptr<utility_kernels> util_;
   std::unique_ptr<bench> bench_;
-  std::unique_ptr<worker_pool> pool_;  // isolated mode
+  std::shared_ptr<worker_pool> pool_;  // isolated mode: this tune's, or options.workers
 };
 
 // Records what a finished compile produced, then starts measuring the candidate (or says why not:
@@ -996,6 +1008,19 @@ inline void pick_and_store(autotune_report& report, tuning_db* db, bool require_
 }
 
 }  // namespace detail
+
+/// @brief Benchmark workers to keep across tunes (autotune_options::workers): one per visible GPU,
+/// started now, so that a batch of problems pays for the worker processes and their GPU contexts
+/// once. Each tune sets the workers up for its problem (worker_pool::begin()).
+/// @return the pool, or null when @p options is not isolated, no GPU is there, or no
+///         rocmtpl-bench-worker is found (each tune then says why, as without a pool)
+[[nodiscard]] inline std::shared_ptr<worker_pool> make_worker_pool(const autotune_options& options) {
+  if (!options.isolate || !gpu_runtime::instance().available()) return nullptr;
+  const auto exe = find_worker();
+  if (!exe) return nullptr;
+  return detail::start_workers(*exe, nullptr,
+                               std::chrono::duration_cast<std::chrono::milliseconds>(options.candidate_timeout));
+}
 
 /// @brief Tunes a template for a problem and returns the report; the winner is stored in the
 /// tuning database, so the same problem later returns at once (no compile, no benchmark).

@@ -286,6 +286,7 @@ inline nlohmann::json worker_command(worker_state& w, const nlohmann::json& cmd)
   const auto op = cmd.at("op").get<std::string>();
   if (op == "setup") {
     const bool code_object = cmd.contains("utility_code_object");
+    w.b.reset();  // a later setup (the pool's next round): the bench goes before the helpers it uses
     w.util = std::make_unique<utility_kernels>(compiled_binary{
         cmd.at(code_object ? "utility_code_object" : "utility_library").get<std::string>(), code_object});
     const auto request = request_from_json(cmd.at("request"));

@@ -31,6 +31,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -180,6 +181,29 @@ class worker_pool {
     setup_.front() = std::move(setup);
   }
 
+  /// @brief Starts the next round of work with another setup command (the next problem of a
+  /// batch): the workers and their GPU contexts stay up, and each runs @p setup, then the setup
+  /// commands added after it, before its next job. Jobs of the earlier round still queued are
+  /// dropped (their futures fail with `cancelled`); running ones are waited for.
+  void begin(nlohmann::json setup) {
+    std::deque<job> dropped;
+    {
+      std::unique_lock lock(mutex_);
+      dropped.swap(queue_);
+      idle_.wait(lock, [&] { return running_ == 0; });
+      while (!queue_.empty()) {  // a retired worker's job, put back while we waited
+        dropped.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+      setup_.assign(1, std::move(setup));
+      ++round_;
+    }
+    pool_job_result cancelled;
+    cancelled.failure = worker_process::failure::crashed;
+    cancelled.detail = "rocmtpl: worker_pool: cancelled: the pool began another round before this job ran";
+    for (auto& d : dropped) d.promise.set_value(cancelled);
+  }
+
   /// @brief Adds a setup command (e.g. the `reference` run, once it is built): from now on every
   /// worker runs it, after the earlier ones, before its next job, and a restarted worker runs it
   /// again. It runs at once on the first free worker, ahead of the queued jobs.
@@ -251,10 +275,11 @@ class worker_pool {
     std::optional<std::size_t> setup_index{};  // add_setup(): the command's place in setup_
   };
 
-  // A job, with the setup commands as they were when it was taken.
+  // A job, with the setup commands and the round as they were when it was taken.
   struct taken {
     job work;
     std::vector<nlohmann::json> setup;
+    std::uint64_t round = 0;
   };
 
   pool_job_result refused_result() const {
@@ -269,9 +294,20 @@ class worker_pool {
     std::unique_lock lock(mutex_);
     ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return std::nullopt;
-    taken t{std::move(queue_.front()), setup_};
+    taken t{std::move(queue_.front()), setup_, round_};
     queue_.pop_front();
+    ++running_;
     return t;
+  }
+
+  // A taken job's result is set: begin() may go on once none is running.
+  void finished(job& j, pool_job_result r) {
+    j.promise.set_value(std::move(r));
+    {
+      std::lock_guard lock(mutex_);
+      --running_;
+    }
+    idle_.notify_all();
   }
 
   // Runs one setup command; false (with `failed` saying `worker <op> failed: <why>`) when it fails.
@@ -336,7 +372,8 @@ class worker_pool {
     }
     std::string name;
     bool started_once = false;
-    std::size_t ran = 0;  // setup commands the current worker ran
+    std::size_t ran = 0;             // setup commands the current worker ran in its round
+    std::uint64_t worker_round = 0;  // the round of those commands
     while (auto t = take()) {
       auto& j = t->work;
       pool_job_result r;
@@ -354,6 +391,11 @@ class worker_pool {
         }
         started_once = started_once || worker != nullptr;
         ran = worker ? 1 : 0;
+        worker_round = t->round;
+      }
+      if (worker && worker_round != t->round) {  // begin(): the same worker, the new round's setup
+        ran = 0;
+        worker_round = t->round;
       }
       r.device_name = name;
       // The setup commands this worker has not run (for an add_setup() job: those before its own).
@@ -375,7 +417,7 @@ class worker_pool {
         r.reply = worker->request(j.command, options_.timeout, r.failure, r.detail);
         if (!r.reply || poisons(*r.reply)) worker.reset();  // the next job gets a fresh worker on this device
       }
-      j.promise.set_value(std::move(r));
+      finished(j, std::move(r));
     }
   }
 
@@ -388,12 +430,14 @@ class worker_pool {
       std::lock_guard lock(mutex_);
       mixed_ = why;
       --live_;
+      --running_;  // taken, and back in the queue
       queue_.push_front(std::move(j));
       if (live_ == 0) orphans.swap(queue_);
       refused = refused_result();
     }
     for (auto& o : orphans) o.promise.set_value(refused);
     ready_.notify_all();
+    idle_.notify_all();
   }
 
   std::vector<std::string> devices_;
@@ -402,7 +446,10 @@ class worker_pool {
   worker_pool_options options_;
   mutable std::mutex mutex_;
   std::condition_variable ready_;
+  std::condition_variable idle_;  // running_ fell
   std::deque<job> queue_;
+  std::size_t running_ = 0;  // jobs taken whose result is not set yet
+  std::uint64_t round_ = 0;  // begin() calls
   bool stopping_ = false;
   std::size_t live_ = 0;
   std::size_t restarts_ = 0;
