@@ -202,6 +202,45 @@ TEST(Export, TheHeaderCompilesAndDispatchesToTheNearestShape) {
   }
 }
 
+// A skinny winner (made for few rows) serves the nearest shapes within its regime only while a
+// tiled entry can take the others, even a tiled entry farther away.
+constexpr std::string_view skinny_check = R"hip(
+#include "pretuned.hpp"
+using namespace test_pretuned;
+constexpr gemm_key key(std::int64_t m, std::int64_t n, std::int64_t k) { return {"float32", "rr", "none", false, 1, m, n, k}; }
+static_assert(gemm_table.size() == 2);
+constexpr const gemm_entry* skinny = gemm_table[0].max_m != 0 ? &gemm_table[0] : &gemm_table[1];
+constexpr const gemm_entry* tiled = skinny == &gemm_table[0] ? &gemm_table[1] : &gemm_table[0];
+static_assert(skinny->key.m == 16 && skinny->max_m == 64 && tiled->max_m == 0);
+static_assert(find_gemm(key(16, 4096, 4096)).entry == skinny && find_gemm(key(16, 4096, 4096)).exact);
+static_assert(find_gemm(key(48, 4096, 4096)).entry == skinny && find_gemm(key(48, 4096, 4096)).made_for);
+// 128 rows: the skinny entry is nearer (distance 8) than the tiled one (distance 32), but not made for it.
+static_assert(gemm_distance(key(128, 4096, 4096), *skinny) < gemm_distance(key(128, 4096, 4096), *tiled));
+static_assert(find_gemm(key(128, 4096, 4096)).entry == tiled && find_gemm(key(128, 4096, 4096)).made_for);
+int main() { return 0; }
+)hip";
+
+TEST(Export, ASkinnyWinnerServesOnlyShapesItIsMadeForWhileATiledOneCan) {
+  temp_dir dir;
+  rt::tuning_db db(dir.path / "tuning.sqlite3");
+  const auto skinny = store_tuned(db, spec(16, 4096, 4096, {"K", "M", "N"}), 0);
+  ASSERT_EQ(skinny.math, rocmtpl::templates::gemm_math::skinny_m) << skinny.name();  // ranked first at 16 rows
+  const auto tiled = store_tuned(db, spec(4096, 4096, 4096, {"K", "M", "N"}), 0);
+  ASSERT_FALSE(rocmtpl::templates::is_skinny(tiled.math)) << tiled.name();
+  const auto found = rt::collect_pretuned_gemms(db.list());
+  ASSERT_EQ(found.entries.size(), 2U);
+  const auto header = rt::render_dispatch_header(
+      found.entries,
+      {.name_space = "test_pretuned", .module_dir = (dir.path / "mod").string(), .origin = "the export test"});
+  { std::ofstream(dir.path / "pretuned.hpp") << header; }
+  { std::ofstream(dir.path / "main.cpp") << skinny_check; }
+  const auto cxx = rt::find_executable("c++");
+  if (!cxx) GTEST_SKIP() << "no host C++ compiler (c++) on PATH";
+  const auto built = rt::run_process({cxx->string(), "-std=c++20", "-Wall", "-Wextra", "-Werror",
+                                      (dir.path / "main.cpp").string(), "-o", (dir.path / "main").string()});
+  ASSERT_TRUE(built.ok()) << built.output << "\n" << header;
+}
+
 TEST(Export, AnEmptyDatabaseGivesAnEmptyTableThatCompiles) {
   const auto header = rt::render_dispatch_header({}, {.name_space = "empty_pretuned", .module_dir = "", .origin = ""});
   EXPECT_NE(header.find("std::array<gemm_entry, 0> gemm_table{}"), std::string::npos) << header;

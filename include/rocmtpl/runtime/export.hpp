@@ -397,12 +397,15 @@ inline std::string entry_text(const pretuned_gemm& e) {
   for (const auto& s : e.size_args) sizes += (sizes.empty() ? "" : ", ") + c_literal(s);
   std::string runtime;
   for (auto v : e.runtime_args) runtime += (runtime.empty() ? "" : ", ") + std::to_string(v);
+  const std::int64_t max_m = e.config.math == templates::gemm_math::skinny_m ? templates::gemm_skinny_max_small : 0;
+  const std::int64_t max_n = e.config.math == templates::gemm_math::skinny_n ? templates::gemm_skinny_max_small : 0;
   return fmt::format(
-      "    {{{{{}, {}, {}, {}, {}, {}, {}, {}}}, {}U,\n     {}, {},\n     {}, {}, {{{}}}, {}, {{{}}}, {}, {}}},\n",
+      "    {{{{{}, {}, {}, {}, {}, {}, {}, {}}}, {}U,\n     {}, {},\n     {}, {}, {{{}}}, {}, {{{}}}, {}, {}, {}, "
+      "{}}},\n",
       c_literal(name(p.type)), c_literal(p.layout), c_literal(templates::to_string(p.act)), p.bias ? "true" : "false",
       p.batch, p.m, p.n, p.k, symbolic_bits(p), c_literal(e.config.name()), c_literal(e.config.to_string()),
       c_literal(library_file(e)), c_literal(e.symbol), sizes, e.size_args.size(), runtime, e.runtime_args.size(),
-      fmt::format("{:.6g}", e.tuned_ms > 0 ? e.tuned_ms : 0.0));
+      fmt::format("{:.6g}", e.tuned_ms > 0 ? e.tuned_ms : 0.0), max_m, max_n);
 }
 
 // The fixed part of the header: types, the distance and the lookup (raw text, no substitutions).
@@ -432,6 +435,7 @@ struct gemm_entry {
   std::array<std::int64_t, 4> runtime_args;   ///< the template's runtime arguments, after the sizes
   std::size_t runtime_arg_count;
   double tuned_ms;                            ///< the winner's best time at the tuned shape (0: not timed)
+  std::int64_t max_m, max_n;                  ///< the winner is made for m (n) up to this (a skinny kernel); 0: any
 };
 
 /// What find_gemm() chose.
@@ -439,6 +443,7 @@ struct gemm_choice {
   const gemm_entry* entry = nullptr;  ///< nullptr: no tuned kernel can run this problem
   bool exact = false;                 ///< tuned at exactly this shape
   double distance = 0;                ///< 1 when exact; see gemm_distance()
+  bool made_for = false;              ///< the problem is within the entry's max_m / max_n
 };
 
 /// The distance between a problem and a tuned entry: the product over batch, m, n and k of
@@ -462,14 +467,24 @@ constexpr double gemm_distance(const gemm_key& q, const gemm_entry& e) noexcept 
   return d;
 }
 
+/// Whether an entry's kernel is made for a problem's size: a skinny winner (few rows or columns)
+/// runs any size, but at a large m (n) a tiled kernel is far faster.
+constexpr bool gemm_made_for(const gemm_key& q, const gemm_entry& e) noexcept {
+  return (e.max_m == 0 || q.m <= e.max_m) && (e.max_n == 0 || q.n <= e.max_n);
+}
+
 /// The entry for a problem: the one tuned at this shape, else the nearest compatible one (smallest
-/// gemm_distance(); ties go to the earlier entry of gemm_table), else none.
+/// gemm_distance(); among entries made for the problem's size first, gemm_made_for(); ties go to
+/// the earlier entry of gemm_table), else none.
 constexpr gemm_choice find_gemm(const gemm_key& q) noexcept {
   gemm_choice best;
   for (const auto& e : gemm_table) {
     const double d = gemm_distance(q, e);
     if (d == 0) continue;
-    if (best.entry == nullptr || d < best.distance) best = {&e, d == 1, d};
+    const bool made_for = gemm_made_for(q, e);
+    if (best.entry == nullptr || (made_for && !best.made_for) || (made_for == best.made_for && d < best.distance)) {
+      best = {&e, d == 1, d, made_for};
+    }
   }
   return best;
 }

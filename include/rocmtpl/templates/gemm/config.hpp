@@ -6,6 +6,7 @@
 /// gemm_config (a structural aggregate), the problem-level gemm_options, and the value rules a
 /// configuration must meet (invalid_reason(), is_valid(), validate()).
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,11 @@ enum class gemm_math {
 [[nodiscard]] constexpr bool is_skinny(gemm_math m) noexcept {
   return m == gemm_math::skinny_m || m == gemm_math::skinny_n;
 }
+
+/// @brief The largest small dimension the skinny paths are made for: M for gemm_math::skinny_m, N
+/// for gemm_math::skinny_n (the ranked space holds them only up to it; an exported skinny winner
+/// serves only problems within it while another entry can).
+inline constexpr std::int64_t gemm_skinny_max_small = 64;
 
 /// @brief Fixed facts of the Hopper (wgmma) path: one producer warpgroup and two consumer
 /// warpgroups per block, a 64-element (128-byte) K step, and the shared-memory layout of the

@@ -163,7 +163,7 @@ namespace detail {
   const std::int64_t k = size_value(v.k, hints, 1024);
   const std::int64_t b = size_value(v.batch, hints, 1);
   const std::int64_t small = std::min(m, n);
-  if (small > 64) return {};
+  if (small > gemm_skinny_max_small) return {};
   const bool q_is_m = m <= n;
   const auto& large = q_is_m ? v.w : v.x;
   const auto facts = copy_facts(large, q_is_m);
