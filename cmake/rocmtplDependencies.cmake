@@ -33,8 +33,19 @@ _rocmtpl_header_target(rocmtpl::deps_range_v3 range/v3/view.hpp librange-v3-dev)
 _rocmtpl_header_target(rocmtpl::deps_xxhash xxhash.h libxxhash-dev)
 set_property(TARGET rocmtpl::deps_xxhash APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS XXH_INLINE_ALL)
 _rocmtpl_header_target(rocmtpl::deps_json nlohmann/json.hpp nlohmann-json3-dev)
-_rocmtpl_header_target(rocmtpl::deps_fmt fmt/format.h libfmt-dev)
-set_property(TARGET rocmtpl::deps_fmt APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY)
+# fmt: the compiled library where its CMake package is installed (Debian libfmt-dev), else its
+# headers alone (FMT_HEADER_ONLY), which compiles fmt's implementation into every translation unit
+# and doubles the compile time of a typical test program.
+if(NOT TARGET rocmtpl::deps_fmt)
+  find_package(fmt CONFIG QUIET)
+  if(TARGET fmt::fmt)
+    add_library(rocmtpl::deps_fmt INTERFACE IMPORTED GLOBAL)
+    set_target_properties(rocmtpl::deps_fmt PROPERTIES INTERFACE_LINK_LIBRARIES fmt::fmt)
+  else()
+    _rocmtpl_header_target(rocmtpl::deps_fmt fmt/format.h libfmt-dev)
+    set_property(TARGET rocmtpl::deps_fmt APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY)
+  endif()
+endif()
 
 # SQLite: the library may exist only as libsqlite3.so.0 (no -dev package); accept that.
 if(NOT TARGET SQLite::SQLite3)
