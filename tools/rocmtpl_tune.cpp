@@ -517,6 +517,16 @@ tuning_record record_by_prefix(const tuning_db& db, const std::string& prefix) {
   return std::move(matches.front());
 }
 
+/// Where a measurement ran, in 32 columns at most: `<model> (GPU <id>)`, `-` when on no GPU.
+std::string measured_on(const measurement& m) {
+  if (m.device.empty() && m.device_id.empty()) return "-";
+  std::string gpu = m.device_id.empty() ? std::string() : fmt::format(" (GPU {})", m.device_id);
+  constexpr std::size_t width = 32;
+  if (m.device.size() + gpu.size() <= width) return m.device + gpu;
+  if (gpu.size() >= width / 2) gpu = gpu.substr(0, width / 2 - 2) + "~)";
+  return m.device.substr(0, width - gpu.size() - 1) + "~" + gpu;
+}
+
 int db_show(const tuning_db& db, const std::string& prefix) {
   const auto rec = record_by_prefix(db, prefix);
   std::cout << "digest            " << rec.key.digest() << '\n'
@@ -538,18 +548,18 @@ int db_show(const tuning_db& db, const std::string& prefix) {
     if (ao != bo) return ao;
     return ao && a->min_ms < b->min_ms;
   });
-  std::cout << fmt::format("{:>4}  {:<14} {:>10} {:>10} {:>7} {:>5}  {:<6} {}\n", "rank", "status", "min ms", "median",
-                           "spread", "reps", "verify", "config");
+  std::cout << fmt::format("{:>4}  {:<14} {:>10} {:>10} {:>7} {:>5}  {:<6} {:<32} {}\n", "rank", "status", "min ms",
+                           "median", "spread", "reps", "verify", "device", "config");
   std::size_t rank = 0;
   for (const auto* m : rows) {
     ++rank;
     const bool won = rec.winner && *rec.winner == m->candidate;
     const bool timed = m->status == candidate_status::ok && m->repetitions > 0;
     auto ms = [&](double v) { return timed ? fmt::format("{:.4f}", v) : std::string("-"); };
-    std::cout << fmt::format("{:>4}  {:<14} {:>10} {:>10} {:>7} {:>5}  {:<6} {}{}{}\n", rank, to_string(m->status),
-                             ms(m->min_ms), ms(m->median_ms),
+    std::cout << fmt::format("{:>4}  {:<14} {:>10} {:>10} {:>7} {:>5}  {:<6} {:<32} {}{}{}\n", rank,
+                             to_string(m->status), ms(m->min_ms), ms(m->median_ms),
                              timed ? fmt::format("{:.1f}%", 100.0 * m->spread) : std::string("-"), m->repetitions,
-                             m->verified ? "ok" : "-", m->config, won ? "  <- winner" : "",
+                             m->verified ? "ok" : "-", measured_on(*m), m->config, won ? "  <- winner" : "",
                              m->reason.empty() ? "" : "  (" + first_line(m->reason) + ")");
   }
   return 0;

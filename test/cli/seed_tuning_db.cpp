@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Seeds a tuning database for the `db` tests of rocmtpl-tune (label cli): a fresh file at argv[1]
 // with two records through the public tuning_db API, and the first record's digest in argv[2].
-//   1. gemm on gfx90a: three candidates (0.125 ms wins, 0.25 ms, a compile failure);
+//   1. gemm on gfx90a: three candidates (0.125 ms on GPU 0 wins, 0.25 ms on GPU 1, a compile failure);
 //   2. softmax on sm_90: one candidate. Its problem text is chosen so that its digest starts with
 //      the same hex digit as the first one's, so that a one-digit prefix is ambiguous.
 #include <rocmtpl/runtime/tuning_db.hpp>
@@ -31,9 +31,9 @@ int main(int argc, char** argv) {
                           "clang version 15.0.7",
                           "0.1.0"};
     measurement fast{"gemm-a", "block_m=64 block_n=64", "aaaa", candidate_status::ok, "", 0.125, 0.130, 0.02, 40, true,
-                     1e-6};
+                     1e-6, gemm.device, "0"};
     measurement slow{"gemm-b", "block_m=32 block_n=32", "bbbb", candidate_status::ok, "", 0.25, 0.26, 0.03, 40, true,
-                     1e-6};
+                     1e-6, gemm.device, "1"};
     measurement broken{"gemm-c",
                        "block_m=128 block_n=128",
                        "cccc",
@@ -44,7 +44,9 @@ int main(int argc, char** argv) {
                        0,
                        0,
                        false,
-                       0};
+                       0,
+                       "",
+                       ""};
     db.record(gemm, {fast, slow, broken}, std::string("gemm-a"));
 
     tuning_key softmax{"softmax", "", "", "sm_90", "NVIDIA H100 80GB HBM3", "nvcc 13.0", "0.1.0"};
@@ -52,7 +54,8 @@ int main(int argc, char** argv) {
       softmax.problem = "x:float32[" + std::to_string(n) + ",1024]";
       if (softmax.digest().front() == gemm.digest().front()) break;
     }
-    measurement only{"softmax-a", "block=256", "dddd", candidate_status::ok, "", 0.01, 0.011, 0.01, 100, true, 0};
+    measurement only{"softmax-a", "block=256",       "dddd", candidate_status::ok, "", 0.01, 0.011, 0.01, 100, true, 0,
+                     softmax.device, "GPU-3f2c"};
     db.record(softmax, {only}, std::string("softmax-a"));
 
     std::ofstream(argv[2]) << gemm.digest() << '\n';

@@ -73,7 +73,9 @@ struct candidate_report {
   std::string id;      ///< stable identity: the caller's hash_key (source hash and extra arguments)
   std::string config;  ///< configuration text
   std::vector<std::pair<std::string, std::string>> config_values{};  ///< the configuration's (field, value) pairs
-  measurement result;  ///< status, times, verification (result.candidate == id)
+  /// status, times, verification (result.candidate == id), and the GPU that timed it
+  /// (result.device: its model; result.device_id: its index, or its worker's visibility value)
+  measurement result;
   std::vector<kernel_resource_usage> resources;
   double compile_seconds = 0;
   bool compile_cached = false;
@@ -528,10 +530,13 @@ inline void merge_verification(measurement& timed, const measurement& verificati
 // makes every later step skip with its reason.
 class candidate_bench {
  public:
-  candidate_bench(const autotune_options& options, const rocm_benchmark_request& request)
+  // `model`: the device model of the tuning key; isolated, workers on GPUs of another model take
+  // no jobs, so every measurement is of that model.
+  candidate_bench(const autotune_options& options, const rocm_benchmark_request& request, std::string model = {})
       : options_(options),
         request_(request),
-        tolerance_(options.verify ? default_tolerance(request.output_tensor_meta.type) : 1e300) {}
+        tolerance_(options.verify ? default_tolerance(request.output_tensor_meta.type) : 1e300),
+        model_(std::move(model)) {}
 
   // Loads the helper kernels and fills the inputs (in the worker: prepares its setup command).
   void setup_helpers(const compiled_binary& helpers) {
@@ -541,6 +546,10 @@ class candidate_bench {
       } else {
         util_ = std::make_unique<utility_kernels>(helpers);
         bench_ = std::make_unique<bench>(request_, *util_, options_.bench);
+        const auto& rt = gpu_runtime::instance();
+        const int index = rt.current_device();
+        device_id_ = std::to_string(index);
+        device_name_ = rt.properties(index).name;
       }
     } catch (const std::exception& e) {
       fail(e.what());
@@ -640,7 +649,7 @@ class candidate_bench {
   std::unique_ptr<worker_pool> make_pool(const std::filesystem::path& exe, nlohmann::json setup) const {
     return std::make_unique<worker_pool>(visible_devices(gpu_runtime::instance().device_count()),
                                          process_worker_factory(exe), std::move(setup),
-                                         worker_pool_options{timeout(), timeout() * 4, true});
+                                         worker_pool_options{timeout(), timeout() * 4, true, model_});
   }
 
   // The benchmark's size arguments (the reference takes no runtime arguments).
@@ -671,6 +680,8 @@ class candidate_bench {
       m.status = candidate_status::launch_failed;
       m.reason = e.what();
     }
+    m.device = device_name_;  // where it ran: this process's device
+    m.device_id = device_id_;
     return m;
   }
 
@@ -708,8 +719,9 @@ class candidate_bench {
     return {std::nullopt, pool_->submit(std::move(cmd))};
   }
 
-  // What a pool job's result says about its candidate. A worker whose job crashed, hung or failed
-  // to launch (its GPU context may be broken) is replaced by the pool before its next job.
+  // What a pool job's result says about its candidate, and the GPU its worker ran it on. A worker
+  // whose job crashed, hung or failed to launch (its GPU context may be broken) is replaced by the
+  // pool before its next job.
   static measurement measurement_of(const pool_job_result& r) {
     measurement m;
     if (!r.reply) {
@@ -722,6 +734,8 @@ class candidate_bench {
     } else {
       m = r.reply->at("measurement").get<measurement>();
     }
+    m.device = r.device_name;
+    m.device_id = r.device;
     return m;
   }
 
@@ -732,6 +746,9 @@ class candidate_bench {
   const autotune_options& options_;
   const rocm_benchmark_request& request_;
   double tolerance_;
+  std::string model_;        // the tuning key's device model (isolated: every worker's)
+  std::string device_id_;    // in this process: the device's index ...
+  std::string device_name_;  // ... and its model
   std::string error_;
   bool has_reference_ = false;
   std::unique_ptr<utility_kernels> util_;
@@ -1049,7 +1066,7 @@ requires kernel_template<Policy>
   const auto todo = detail::pending_candidates(db.get(), report);
   const bool want_reference = report.gpu && options.verify && rocm_template<Policy>::has_reference();
   const auto jobs = detail::plan_compiles(tpl, hints, callers, todo, report.gpu, want_reference, options.device_only);
-  detail::candidate_bench bench(options, callers.front().bmreq());
+  detail::candidate_bench bench(options, callers.front().bmreq(), report.key.device);
   if (jobs.has(detail::job_kind::helpers)) bench.prestart();  // its GPU context starts while compiles run
   // One compile per core: measured on the 16-core H100 box, two per core made each compile twice as slow.
   const unsigned threads = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());
