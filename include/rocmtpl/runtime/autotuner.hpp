@@ -521,6 +521,26 @@ inline void merge_verification(measurement& timed, const measurement& verificati
   }
 }
 
+// What a worker pool job's result says about its candidate, and the GPU its worker ran it on (its
+// visibility value and model). A worker whose job crashed, hung or failed to launch (its GPU
+// context may be broken) is replaced by the pool before its next job.
+inline measurement pool_measurement(const pool_job_result& r) {
+  measurement m;
+  if (!r.reply) {
+    m.status =
+        r.failure == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
+    m.reason = r.detail;
+  } else if (!r.reply->value("ok", false)) {
+    m.status = candidate_status::launch_failed;
+    m.reason = r.reply->value("error", std::string());
+  } else {
+    m = r.reply->at("measurement").get<measurement>();
+  }
+  m.device = r.device_name;
+  m.device_id = r.device;
+  return m;
+}
+
 // Where candidates are measured: in this process, or (options.isolate) in worker processes, one
 // per visible GPU (worker_pool.hpp), that may crash or hang without taking the tuner with them.
 // The steps, in order: setup_helpers() (the inputs), measure() any number of candidates,
@@ -614,7 +634,7 @@ class candidate_bench {
     // The measurement (waits for the job).
     measurement get() {
       if (done) return *done;
-      return measurement_of(job.get());
+      return pool_measurement(job.get());
     }
   };
 
@@ -717,26 +737,6 @@ class candidate_bench {
       return {m, {}};
     }
     return {std::nullopt, pool_->submit(std::move(cmd))};
-  }
-
-  // What a pool job's result says about its candidate, and the GPU its worker ran it on. A worker
-  // whose job crashed, hung or failed to launch (its GPU context may be broken) is replaced by the
-  // pool before its next job.
-  static measurement measurement_of(const pool_job_result& r) {
-    measurement m;
-    if (!r.reply) {
-      m.status =
-          r.failure == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
-      m.reason = r.detail;
-    } else if (!r.reply->value("ok", false)) {
-      m.status = candidate_status::launch_failed;
-      m.reason = r.reply->value("error", std::string());
-    } else {
-      m = r.reply->at("measurement").get<measurement>();
-    }
-    m.device = r.device_name;
-    m.device_id = r.device;
-    return m;
   }
 
   [[nodiscard]] std::chrono::milliseconds timeout() const {

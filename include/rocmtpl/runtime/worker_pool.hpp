@@ -146,8 +146,9 @@ struct worker_pool_options {
 /// replaced by a new one on the same device before its next job, and that one gets every setup
 /// command again; the other workers' jobs are not touched. A setup command that fails fails the
 /// job with `worker <op> failed: <why>`. A worker that reports another device model than
-/// worker_pool_options::model (when empty: than the first one set up) takes no jobs (its job goes back to the queue); when no worker is left, the
-/// waiting jobs fail with that reason (mixed_devices() says so).
+/// worker_pool_options::model (when empty: than the first one set up) takes no jobs (its job goes
+/// back to the queue); when no worker is left, the waiting jobs fail with that reason
+/// (mixed_devices() says so).
 class worker_pool {
  public:
   /// @param devices one worker per entry (visible_devices())
@@ -318,8 +319,8 @@ class worker_pool {
         other += first_device_;
         other += " is";
       }
-      throw mixed_devices_error("rocmtpl: worker_pool: device " + devices_[i] + " is a " + name + ", " + other +
-                                " a " + model_ +
+      throw mixed_devices_error("rocmtpl: worker_pool: device " + devices_[i] + " is a " + name + ", " + other + " a " +
+                                model_ +
                                 "; their times are not comparable: make one model visible (CUDA_VISIBLE_DEVICES)");
     }
     if (first_device_.empty()) first_device_ = devices_[i];

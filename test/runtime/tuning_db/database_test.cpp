@@ -293,8 +293,8 @@ INSERT INTO schema_version VALUES (1, 1);
 std::vector<std::string> columns_of(const fs::path& file, const char* table) {
   raw_db raw(file);
   sqlite3_stmt* st = nullptr;
-  const std::string sql = std::string("SELECT name, type, \"notnull\", dflt_value FROM pragma_table_info('") + table +
-                          "') ORDER BY name";
+  const std::string sql =
+      std::string("SELECT name, type, \"notnull\", dflt_value FROM pragma_table_info('") + table + "') ORDER BY name";
   if (sqlite3_prepare_v2(raw.db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return {};
   std::vector<std::string> out;
   auto text = [st](int i) {
@@ -317,8 +317,9 @@ TEST_F(TuningDb, MigratesASchemaVersion1File) {
                             "'AMD Instinct MI210', 'clang version 15.0.7', '0.1.0', 'old', "
                             "'2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')";
     raw.exec(row.c_str());
-    raw.exec("INSERT INTO measurements VALUES (1, 7, 'old', 'cfg', 'h', 'ok', '', 0.5, 0.6, 0.01, 10, 1, 0.0, "
-             "'2026-01-01T00:00:00.000Z')");
+    raw.exec(
+        "INSERT INTO measurements VALUES (1, 7, 'old', 'cfg', 'h', 'ok', '', 0.5, 0.6, 0.01, 10, 1, 0.0, "
+        "'2026-01-01T00:00:00.000Z')");
   }
   tuning_db db(file_);
   EXPECT_EQ(raw_db(file_).scalar("SELECT version FROM schema_version"), tuning_db::schema_version);

@@ -103,7 +103,6 @@ inline std::int64_t unix_ms_now() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-
 /// The claim protocol on one SQLite connection. Every write runs in `BEGIN IMMEDIATE`, which
 /// serialises claims (SQLite has one writer at a time: it needs no SKIP LOCKED).
 class sqlite_claims {
