@@ -301,7 +301,7 @@ void write_csv(const fs::path& file, const autotune_report& r,
                const std::map<std::string, rendered_candidate>& rendered) {
   std::string os =
       "rank,name,config,status,reason,min_ms,median_ms,spread,repetitions,verified,max_error,compile_seconds,"
-      "compile_cached,max_vgprs,max_registers,spills,id\n";
+      "compile_cached,max_vgprs,max_registers,spills,id,device,device_id\n";
   std::size_t rank = 0;
   for (const auto* c : ranked(r)) {
     ++rank;
@@ -314,11 +314,11 @@ void write_csv(const fs::path& file, const autotune_report& r,
       spills = spills || u.spills();
     }
     const auto& m = c->result;
-    os +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{}\n", rank,
-                    csv_field(short_name(rendered, *c)), csv_field(c->config), to_string(m.status), csv_field(m.reason),
-                    m.min_ms, m.median_ms, m.spread, m.repetitions, m.verified ? 1 : 0, m.max_error, c->compile_seconds,
-                    c->compile_cached ? 1 : 0, vgprs, registers, spills ? 1 : 0, csv_field(c->id));
+    os += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{}\n", rank,
+                      csv_field(short_name(rendered, *c)), csv_field(c->config), to_string(m.status),
+                      csv_field(m.reason), m.min_ms, m.median_ms, m.spread, m.repetitions, m.verified ? 1 : 0,
+                      m.max_error, c->compile_seconds, c->compile_cached ? 1 : 0, vgprs, registers, spills ? 1 : 0,
+                      csv_field(c->id), csv_field(m.device), csv_field(m.device_id));
   }
   write_text(file, os);
 }

@@ -7,6 +7,7 @@
 /// types; and the steps that bring an older database up to the current schema version.
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
