@@ -649,6 +649,17 @@ TEST(AutotuneSteps, APoolMeasurementNamesTheWorkersGpu) {
   const auto j = report.to_json().at("candidates")[0].at("measurement");
   EXPECT_EQ(j.at("device"), "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(j.at("device_id"), "GPU-5e1c");
+  // The table says it too, each GPU once.
+  report.candidates.push_back(report.candidates[0]);
+  report.candidates.push_back(row("b", 0.7));
+  report.candidates.back().result.device = r.device_name;
+  report.candidates.back().result.device_id = "3";
+  report.candidates.push_back(row("c", 0, candidate_status::compile_failed));
+  EXPECT_EQ(report.timed_on(), "NVIDIA H100 80GB HBM3 (GPU GPU-5e1c, 3)");
+  std::ostringstream table;
+  report.print_table(table);
+  EXPECT_NE(table.str().find("\ntimed on NVIDIA H100 80GB HBM3 (GPU GPU-5e1c, 3)\n"), std::string::npos) << table.str();
+  EXPECT_EQ(autotune_report{}.timed_on(), "");
 }
 
 // The report names, per candidate, the configuration's values and what it was compiled with (the

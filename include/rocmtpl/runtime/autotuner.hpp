@@ -137,6 +137,7 @@ struct autotune_report {
     os << summary() << "\n";
     os << "compiled for " << to_string(compile.platform) << " " << ::rocmtpl::detail::join(compile.archs, ",") << " -O"
        << compile.opt_level << (compile.fast_math ? " fast-math" : "") << "\n";
+    if (const auto where = timed_on(); !where.empty()) os << "timed on " << where << "\n";
     std::vector<const candidate_report*> rows;
     for (const auto& c : candidates) rows.push_back(&c);
     std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
@@ -162,6 +163,33 @@ struct autotune_report {
                         to_string(m.status), m.min_ms, m.median_ms, 100.0 * m.spread, m.repetitions,
                         m.verified ? "ok" : "-", regs, c->config, m.reason.empty() ? "" : "  (" + m.reason + ")");
     }
+  }
+
+  /// @brief Where the candidates were timed: `<model> (GPU <id>, ...)` per device model, in the
+  /// order first met (one model, unless measurements of several were put in one report by hand);
+  /// empty when none was timed on a GPU.
+  [[nodiscard]] std::string timed_on() const {
+    std::vector<std::pair<std::string, std::vector<std::string>>> models;
+    for (const auto& c : candidates) {
+      const auto& m = c.result;
+      if (m.device.empty()) continue;
+      auto it = std::find_if(models.begin(), models.end(), [&](const auto& e) { return e.first == m.device; });
+      if (it == models.end()) it = models.emplace(models.end(), m.device, std::vector<std::string>{});
+      auto& ids = it->second;
+      if (!m.device_id.empty() && std::find(ids.begin(), ids.end(), m.device_id) == ids.end()) {
+        ids.push_back(m.device_id);
+      }
+    }
+    std::string out;
+    for (const auto& [model, ids] : models) {
+      if (!out.empty()) out += "; ";
+      out += model;
+      if (ids.empty()) continue;
+      out += " (GPU ";
+      out += ::rocmtpl::detail::join(ids, ", ");
+      out += ")";
+    }
+    return out;
   }
 
   /// @brief Everything as JSON (the CLI's --json).

@@ -524,7 +524,7 @@ class tuning_db {
     // An older file: its tables exist; bring them up to date (another process may have done it
     // between the two reads, then *v is current and there is nothing to do).
     if (v) {
-      for (const auto& step : detail::schema_migration(*v)) conn_.exec(step.c_str());
+      for (const auto& step : detail::schema_migration(*v)) conn_.exec(step);
     }
     conn_.exec(detail::with_dialect(detail::tuning_tables, detail::sqlite_dialect).c_str());
     detail::statement(conn_,

@@ -419,7 +419,7 @@ class pg_store {
             fmt::format("schema version {} is newer than this rocmtpl understands ({})", *found, schema_version), 0,
             "it was written by a newer rocmtpl; use that version, or another database");
       }
-      for (const auto& step : schema_migration(*found)) conn_.exec(step.c_str());  // an older database
+      for (const auto& step : schema_migration(*found)) conn_.exec(step);  // an older database
     }
     conn_.exec(with_dialect(tuning_tables, postgresql_dialect).c_str());
     conn_.exec(with_dialect(batch_tables, postgresql_dialect).c_str());

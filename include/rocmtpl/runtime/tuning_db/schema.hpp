@@ -6,6 +6,7 @@
 /// for a dialect (SQLite or PostgreSQL), which differ only in their id, integer, real and boolean
 /// types; and the steps that bring an older database up to the current schema version.
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -132,16 +133,28 @@ CREATE TABLE IF NOT EXISTS batch_events(
   at     TEXT NOT NULL);
 )sql";
 
+// One step of a migration: the version that introduced it, and its SQL (the same in both dialects).
+struct schema_step {
+  std::int64_t version;
+  const char* sql;
+};
+
+// Every step since version 1, in order.
+inline constexpr std::array schema_steps{
+    schema_step{2, "ALTER TABLE measurements ADD COLUMN device TEXT NOT NULL DEFAULT ''"},
+    schema_step{2, "ALTER TABLE measurements ADD COLUMN device_id TEXT NOT NULL DEFAULT ''"},
+};
+static_assert(schema_steps.back().version == tuning_schema_version,
+              "rocmtpl: tuning_db: the last migration step must reach tuning_schema_version; add its steps");
+
 // The statements that bring the tables of schema version `from` to tuning_schema_version (none when
-// `from` is current), in order; the same in both dialects. Run them in the transaction that then
-// stores the new version.
-inline std::vector<std::string> schema_migration(std::int64_t from) {
-  std::vector<std::string> steps;
-  if (from < 2) {
-    steps.emplace_back("ALTER TABLE measurements ADD COLUMN device TEXT NOT NULL DEFAULT ''");
-    steps.emplace_back("ALTER TABLE measurements ADD COLUMN device_id TEXT NOT NULL DEFAULT ''");
+// `from` is current), in order. Run them in the transaction that then stores the new version.
+inline std::vector<const char*> schema_migration(std::int64_t from) {
+  std::vector<const char*> out;
+  for (const auto& step : schema_steps) {
+    if (step.version > from) out.push_back(step.sql);
   }
-  return steps;
+  return out;
 }
 
 }  // namespace detail
