@@ -302,7 +302,7 @@ void write_csv(const fs::path& file, const autotune_report& r,
                const std::map<std::string, rendered_candidate>& rendered) {
   std::string os =
       "rank,name,config,status,reason,min_ms,median_ms,spread,repetitions,verified,max_error,compile_seconds,"
-      "compile_cached,max_vgprs,max_registers,spills,id\n";
+      "compile_cached,max_vgprs,max_registers,spills,id,device,device_id\n";
   std::size_t rank = 0;
   for (const auto* c : ranked(r)) {
     ++rank;
@@ -315,11 +315,11 @@ void write_csv(const fs::path& file, const autotune_report& r,
       spills = spills || u.spills();
     }
     const auto& m = c->result;
-    os +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{}\n", rank,
-                    csv_field(short_name(rendered, *c)), csv_field(c->config), to_string(m.status), csv_field(m.reason),
-                    m.min_ms, m.median_ms, m.spread, m.repetitions, m.verified ? 1 : 0, m.max_error, c->compile_seconds,
-                    c->compile_cached ? 1 : 0, vgprs, registers, spills ? 1 : 0, csv_field(c->id));
+    os += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{}\n", rank,
+                      csv_field(short_name(rendered, *c)), csv_field(c->config), to_string(m.status),
+                      csv_field(m.reason), m.min_ms, m.median_ms, m.spread, m.repetitions, m.verified ? 1 : 0,
+                      m.max_error, c->compile_seconds, c->compile_cached ? 1 : 0, vgprs, registers, spills ? 1 : 0,
+                      csv_field(c->id), csv_field(m.device), csv_field(m.device_id));
   }
   write_text(file, os);
 }
@@ -518,6 +518,16 @@ tuning_record record_by_prefix(const tuning_db& db, const std::string& prefix) {
   return std::move(matches.front());
 }
 
+/// Where a measurement ran, in 32 columns at most: `<model> (GPU <id>)`, `-` when on no GPU.
+std::string measured_on(const measurement& m) {
+  if (m.device.empty() && m.device_id.empty()) return "-";
+  std::string gpu = m.device_id.empty() ? std::string() : fmt::format(" (GPU {})", m.device_id);
+  constexpr std::size_t width = 32;
+  if (m.device.size() + gpu.size() <= width) return m.device + gpu;
+  if (gpu.size() >= width / 2) gpu = gpu.substr(0, width / 2 - 2) + "~)";
+  return m.device.substr(0, width - gpu.size() - 1) + "~" + gpu;
+}
+
 int db_show(const tuning_db& db, const std::string& prefix) {
   const auto rec = record_by_prefix(db, prefix);
   std::cout << "digest            " << rec.key.digest() << '\n'
@@ -539,18 +549,18 @@ int db_show(const tuning_db& db, const std::string& prefix) {
     if (ao != bo) return ao;
     return ao && a->min_ms < b->min_ms;
   });
-  std::cout << fmt::format("{:>4}  {:<14} {:>10} {:>10} {:>7} {:>5}  {:<6} {}\n", "rank", "status", "min ms", "median",
-                           "spread", "reps", "verify", "config");
+  std::cout << fmt::format("{:>4}  {:<14} {:>10} {:>10} {:>7} {:>5}  {:<6} {:<32} {}\n", "rank", "status", "min ms",
+                           "median", "spread", "reps", "verify", "device", "config");
   std::size_t rank = 0;
   for (const auto* m : rows) {
     ++rank;
     const bool won = rec.winner && *rec.winner == m->candidate;
     const bool timed = m->status == candidate_status::ok && m->repetitions > 0;
     auto ms = [&](double v) { return timed ? fmt::format("{:.4f}", v) : std::string("-"); };
-    std::cout << fmt::format("{:>4}  {:<14} {:>10} {:>10} {:>7} {:>5}  {:<6} {}{}{}\n", rank, to_string(m->status),
-                             ms(m->min_ms), ms(m->median_ms),
+    std::cout << fmt::format("{:>4}  {:<14} {:>10} {:>10} {:>7} {:>5}  {:<6} {:<32} {}{}{}\n", rank,
+                             to_string(m->status), ms(m->min_ms), ms(m->median_ms),
                              timed ? fmt::format("{:.1f}%", 100.0 * m->spread) : std::string("-"), m->repetitions,
-                             m->verified ? "ok" : "-", m->config, won ? "  <- winner" : "",
+                             m->verified ? "ok" : "-", measured_on(*m), m->config, won ? "  <- winner" : "",
                              m->reason.empty() ? "" : "  (" + first_line(m->reason) + ")");
   }
   return 0;

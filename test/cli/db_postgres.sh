@@ -32,7 +32,7 @@ expect() {  # expect <name> <regex> <args>...: exit 0 and the regex found in the
 }
 expect list "(?s)tuning database postgresql:///cli\?host=.*: 2 records.*softmax +sm_90 +NVIDIA H100 80GB HBM3 +1 +1 +0\.0100 .*gemm +gfx90a +AMD Instinct MI210 +3 +2 +0\.1250 " \
   db --db "$url" list
-expect show "(?s)template +gemm.*1 +ok +0\.1250 .*<- winner.*3 +compile_failed .*\(ptxas: out of registers\)" \
+expect show "(?s)template +gemm.*1 +ok +0\.1250 .* AMD Instinct MI210 \(GPU 0\) +block_m=64.*<- winner.*3 +compile_failed .* - +block_m=128.*\(ptxas: out of registers\)" \
   db --db "$url" show "$digest"
 expect export "(?s)\"format\": \"rocmtpl.tuning_db\".*\"path\": \"postgresql:///cli.*\"winner\": \"" db --db "$url" export
 ROCMTPL_TUNING_DB=$url expect env "(?s)tuning database postgresql:///cli.*: 2 records" db list

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Seeds a tuning database for the `db` tests of rocmtpl-tune (label cli): a fresh file at argv[1]
 // with two records through the public tuning_db API, and the first record's digest in argv[2].
-//   1. gemm on gfx90a: three candidates (0.125 ms wins, 0.25 ms, a compile failure);
+//   1. gemm on gfx90a: three candidates (0.125 ms on GPU 0 wins, 0.25 ms on GPU 1, a compile failure);
 //   2. softmax on sm_90: one candidate. Its problem text is chosen so that its digest starts with
 //      the same hex digit as the first one's, so that a one-digit prefix is ambiguous.
 #include <rocmtpl/runtime/tuning_db.hpp>
@@ -30,21 +30,31 @@ int main(int argc, char** argv) {
                           "AMD Instinct MI210",
                           "clang version 15.0.7",
                           "0.1.0"};
-    measurement fast{"gemm-a", "block_m=64 block_n=64", "aaaa", candidate_status::ok, "", 0.125, 0.130, 0.02, 40, true,
-                     1e-6};
-    measurement slow{"gemm-b", "block_m=32 block_n=32", "bbbb", candidate_status::ok, "", 0.25, 0.26, 0.03, 40, true,
-                     1e-6};
-    measurement broken{"gemm-c",
-                       "block_m=128 block_n=128",
-                       "cccc",
-                       candidate_status::compile_failed,
-                       "ptxas: out of registers\nsecond line",
-                       0,
-                       0,
-                       0,
-                       0,
-                       false,
-                       0};
+    // An ok measurement, timed on GPU `gpu` of the key's model.
+    auto timed = [](const char* candidate, const char* config, const char* hash, double min_ms, int repetitions,
+                    const std::string& device, const char* gpu) {
+      measurement m;
+      m.candidate = candidate;
+      m.config = config;
+      m.source_hash = hash;
+      m.min_ms = min_ms;
+      m.median_ms = min_ms * 1.04;
+      m.spread = 0.02;
+      m.repetitions = repetitions;
+      m.verified = true;
+      m.max_error = 1e-6;
+      m.device = device;
+      m.device_id = gpu;
+      return m;
+    };
+    const auto fast = timed("gemm-a", "block_m=64 block_n=64", "aaaa", 0.125, 40, gemm.device, "0");
+    const auto slow = timed("gemm-b", "block_m=32 block_n=32", "bbbb", 0.25, 40, gemm.device, "1");
+    measurement broken;  // never ran: on no device
+    broken.candidate = "gemm-c";
+    broken.config = "block_m=128 block_n=128";
+    broken.source_hash = "cccc";
+    broken.status = candidate_status::compile_failed;
+    broken.reason = "ptxas: out of registers\nsecond line";
     db.record(gemm, {fast, slow, broken}, std::string("gemm-a"));
 
     tuning_key softmax{"softmax", "", "", "sm_90", "NVIDIA H100 80GB HBM3", "nvcc 13.0", "0.1.0"};
@@ -52,7 +62,7 @@ int main(int argc, char** argv) {
       softmax.problem = "x:float32[" + std::to_string(n) + ",1024]";
       if (softmax.digest().front() == gemm.digest().front()) break;
     }
-    measurement only{"softmax-a", "block=256", "dddd", candidate_status::ok, "", 0.01, 0.011, 0.01, 100, true, 0};
+    const auto only = timed("softmax-a", "block=256", "dddd", 0.01, 100, softmax.device, "GPU-3f2c");
     db.record(softmax, {only}, std::string("softmax-a"));
 
     std::ofstream(argv[2]) << gemm.digest() << '\n';

@@ -394,6 +394,8 @@ struct fake_bench {
   measurement measure(const candidate_report&, std::size_t caller) {
     log.push_back(cat(cat("measure ", std::to_string(caller)), reference ? " verified" : ""));
     measurement m = reference ? verdict(caller) : measurement{};
+    m.device = "Fake GPU";  // as candidate_bench: each measurement names the GPU that took it
+    m.device_id = std::to_string(caller);
     if (m.status != candidate_status::ok) return m;
     m.min_ms = m.median_ms = 1.0 + static_cast<double>(caller);
     m.repetitions = 5;
@@ -448,6 +450,7 @@ struct loop_fixture {
                  {job_kind::candidate, 2, "c2", true}, {job_kind::candidate, 3, "c3", true}};
     jobs.reference_launch = launch_description{};
     report.gpu = true;
+    report.key.device = "Fake GPU";
     for (std::size_t i = 0; i < 4; ++i) report.candidates.push_back(row(cat("c", std::to_string(i)), 0));
     for (const auto j : order) {
       compile_result r;
@@ -530,6 +533,13 @@ TEST(AutotuneSteps, MeasurementsUnderWayWhenTheReferenceRunsAreVerifiedOnce) {
   EXPECT_LE(f.report.timeline.first_measured, f.report.timeline.measured_done);
   for (const auto& cr : c) EXPECT_TRUE(db.find_measurement(f.report.key, cr.id).has_value()) << cr.id;
   EXPECT_TRUE(db.find_measurement(f.report.key, c[0].id)->verified);
+  // Where each was timed survives the later verification, into the report and the database.
+  for (const std::size_t i : {0U, 1U, 2U}) {
+    EXPECT_EQ(c[i].result.device, "Fake GPU") << i;
+    EXPECT_EQ(c[i].result.device_id, std::to_string(i)) << i;
+    EXPECT_EQ(db.find_measurement(f.report.key, c[i].id)->device_id, std::to_string(i)) << i;
+  }
+  EXPECT_EQ(f.report.to_json().at("candidates")[0].at("measurement").at("device"), "Fake GPU");
   rtd::pick_and_store(f.report, &db, true);
   EXPECT_EQ(f.report.winner, std::optional<std::size_t>(0));
 }
@@ -604,6 +614,52 @@ TEST(AutotuneSteps, CompiledCandidatesAreSkippedWithTheReasonWhenTheyCannotBeMea
   rtd::measure_compiled(report, c, rtd::compiled_candidate{0, std::nullopt, "error: x"}, callers.front(), bench);
   EXPECT_EQ(c.result.status, candidate_status::compile_failed);
   EXPECT_EQ(c.result.reason, "error: x");
+}
+
+// Issue 11: a measurement taken by a worker pool names the GPU of the worker that took it (its
+// visibility value and model), whatever became of the job.
+TEST(AutotuneSteps, APoolMeasurementNamesTheWorkersGpu) {
+  pool_job_result r;
+  r.device = "GPU-5e1c";
+  r.device_name = "NVIDIA H100 80GB HBM3";
+  auto timed = row("a", 0.5).result;
+  timed.device = "ignored: the worker sees its GPU as device 0";
+  r.reply = nlohmann::json{{"ok", true}, {"measurement", timed}};
+  auto m = rtd::pool_measurement(r);
+  EXPECT_EQ(m.status, candidate_status::ok);
+  EXPECT_EQ(m.min_ms, 0.5);
+  EXPECT_EQ(m.device, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(m.device_id, "GPU-5e1c");
+  r.reply = nlohmann::json{{"ok", false}, {"error", "illegal address"}};
+  m = rtd::pool_measurement(r);
+  EXPECT_EQ(m.status, candidate_status::launch_failed);
+  EXPECT_EQ(m.reason, "illegal address");
+  EXPECT_EQ(m.device_id, "GPU-5e1c");
+  r.reply.reset();
+  r.failure = worker_process::failure::timed_out;
+  r.detail = "no reply within 10 ms";
+  m = rtd::pool_measurement(r);
+  EXPECT_EQ(m.status, candidate_status::timed_out);
+  EXPECT_EQ(m.device, "NVIDIA H100 80GB HBM3");
+  // In the report's JSON, each candidate's measurement says where it was timed.
+  autotune_report report;
+  report.candidates.push_back(row("a", 0.5));
+  report.candidates[0].result.device = r.device_name;
+  report.candidates[0].result.device_id = r.device;
+  const auto j = report.to_json().at("candidates")[0].at("measurement");
+  EXPECT_EQ(j.at("device"), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(j.at("device_id"), "GPU-5e1c");
+  // The table says it too, each GPU once.
+  report.candidates.push_back(report.candidates[0]);
+  report.candidates.push_back(row("b", 0.7));
+  report.candidates.back().result.device = r.device_name;
+  report.candidates.back().result.device_id = "3";
+  report.candidates.push_back(row("c", 0, candidate_status::compile_failed));
+  EXPECT_EQ(report.timed_on(), "NVIDIA H100 80GB HBM3 (GPU GPU-5e1c, 3)");
+  std::ostringstream table;
+  report.print_table(table);
+  EXPECT_NE(table.str().find("\ntimed on NVIDIA H100 80GB HBM3 (GPU GPU-5e1c, 3)\n"), std::string::npos) << table.str();
+  EXPECT_EQ(autotune_report{}.timed_on(), "");
 }
 
 // The report names, per candidate, the configuration's values and what it was compiled with (the

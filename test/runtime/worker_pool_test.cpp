@@ -194,6 +194,30 @@ TEST(WorkerPool, RefusesToMixDeviceModels) {
   EXPECT_NE(pool.mixed_devices().find("not comparable"), std::string::npos) << pool.mixed_devices();
 }
 
+// Issue 11: with the tuning key's model given, a worker of another model takes no job even when it
+// is the first one set up (device 0 here), so every measurement can be stored under that key.
+TEST(WorkerPool, GivenModelRefusesEveryOtherModel) {
+  fake_log log;
+  rt::worker_pool_options o;
+  o.model = "NVIDIA H100";
+  rt::worker_pool pool({"0", "1"}, fakes(log, {{"0", "NVIDIA H200"}, {"1", "NVIDIA H100"}}), setup, o);
+  EXPECT_EQ(pool.device_name(), "NVIDIA H100");
+  const auto results = pool.run(jobs(6, 10));
+  for (const auto& r : results) {
+    ASSERT_TRUE(r.reply.has_value()) << r.detail;
+    EXPECT_EQ(r.device, "1");
+    EXPECT_EQ(r.device_name, "NVIDIA H100");
+  }
+  const auto why = pool.mixed_devices();
+  EXPECT_NE(why.find("device 0 is a NVIDIA H200, the pool's model is a NVIDIA H100"), std::string::npos) << why;
+  // No worker of the given model: every job fails with the reason.
+  fake_log none_log;
+  rt::worker_pool none({"0"}, fakes(none_log, {{"0", "NVIDIA H200"}}), setup, o);
+  const auto r = none.submit({{"op", "measure"}, {"job", 0}}).get();
+  EXPECT_FALSE(r.reply.has_value());
+  EXPECT_NE(r.detail.find("not comparable"), std::string::npos) << r.detail;
+}
+
 TEST(WorkerPool, ASetupFailureFailsTheJobWithTheReason) {
   fake_log log;
   rt::worker_pool pool({"0"}, fakes(log, {}, true), setup);

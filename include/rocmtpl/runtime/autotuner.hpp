@@ -76,7 +76,9 @@ struct candidate_report {
   std::string id;      ///< stable identity: the caller's hash_key (source hash and extra arguments)
   std::string config;  ///< configuration text
   std::vector<std::pair<std::string, std::string>> config_values{};  ///< the configuration's (field, value) pairs
-  measurement result;  ///< status, times, verification (result.candidate == id)
+  /// status, times, verification (result.candidate == id), and the GPU that timed it
+  /// (result.device: its model; result.device_id: its index, or its worker's visibility value)
+  measurement result;
   std::vector<kernel_resource_usage> resources;
   double compile_seconds = 0;
   bool compile_cached = false;
@@ -138,6 +140,7 @@ struct autotune_report {
     os << summary() << "\n";
     os << "compiled for " << to_string(compile.platform) << " " << ::rocmtpl::detail::join(compile.archs, ",") << " -O"
        << compile.opt_level << (compile.fast_math ? " fast-math" : "") << "\n";
+    if (const auto where = timed_on(); !where.empty()) os << "timed on " << where << "\n";
     std::vector<const candidate_report*> rows;
     for (const auto& c : candidates) rows.push_back(&c);
     std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
@@ -163,6 +166,33 @@ struct autotune_report {
                         to_string(m.status), m.min_ms, m.median_ms, 100.0 * m.spread, m.repetitions,
                         m.verified ? "ok" : "-", regs, c->config, m.reason.empty() ? "" : "  (" + m.reason + ")");
     }
+  }
+
+  /// @brief Where the candidates were timed: `<model> (GPU <id>, ...)` per device model, in the
+  /// order first met (one model, unless measurements of several were put in one report by hand);
+  /// empty when none was timed on a GPU.
+  [[nodiscard]] std::string timed_on() const {
+    std::vector<std::pair<std::string, std::vector<std::string>>> models;
+    for (const auto& c : candidates) {
+      const auto& m = c.result;
+      if (m.device.empty()) continue;
+      auto it = std::find_if(models.begin(), models.end(), [&](const auto& e) { return e.first == m.device; });
+      if (it == models.end()) it = models.emplace(models.end(), m.device, std::vector<std::string>{});
+      auto& ids = it->second;
+      if (!m.device_id.empty() && std::find(ids.begin(), ids.end(), m.device_id) == ids.end()) {
+        ids.push_back(m.device_id);
+      }
+    }
+    std::string out;
+    for (const auto& [model, ids] : models) {
+      if (!out.empty()) out += "; ";
+      out += model;
+      if (ids.empty()) continue;
+      out += " (GPU ";
+      out += ::rocmtpl::detail::join(ids, ", ");
+      out += ")";
+    }
+    return out;
   }
 
   /// @brief Everything as JSON (the CLI's --json).
@@ -525,11 +555,32 @@ inline void merge_verification(measurement& timed, const measurement& verificati
 // One benchmark worker per visible GPU (runtime/worker_pool.hpp), each started at once: a crashed
 // or hung worker is restarted on its GPU (and gets the setup and the reference again), and GPUs of
 // different models are not mixed.
+// `model`: the device model every worker must have (empty: the first worker's).
 inline std::shared_ptr<worker_pool> start_workers(const std::filesystem::path& exe, nlohmann::json setup,
-                                                  std::chrono::milliseconds timeout) {
+                                                  std::chrono::milliseconds timeout, std::string model) {
   return std::make_shared<worker_pool>(visible_devices(gpu_runtime::instance().device_count()),
                                        process_worker_factory(exe), std::move(setup),
-                                       worker_pool_options{timeout, timeout * 4, true});
+                                       worker_pool_options{timeout, timeout * 4, true, std::move(model)});
+}
+
+// What a worker pool job's result says about its candidate, and the GPU its worker ran it on (its
+// visibility value and model). A worker whose job crashed, hung or failed to launch (its GPU
+// context may be broken) is replaced by the pool before its next job.
+inline measurement pool_measurement(const pool_job_result& r) {
+  measurement m;
+  if (!r.reply) {
+    m.status =
+        r.failure == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
+    m.reason = r.detail;
+  } else if (!r.reply->value("ok", false)) {
+    m.status = candidate_status::launch_failed;
+    m.reason = r.reply->value("error", std::string());
+  } else {
+    m = r.reply->at("measurement").get<measurement>();
+  }
+  m.device = r.device_name;
+  m.device_id = r.device;
+  return m;
 }
 
 // Where candidates are measured: in this process, or (options.isolate) in worker processes, one
@@ -541,10 +592,13 @@ inline std::shared_ptr<worker_pool> start_workers(const std::filesystem::path& e
 // makes every later step skip with its reason.
 class candidate_bench {
  public:
-  candidate_bench(const autotune_options& options, const rocm_benchmark_request& request)
+  // `model`: the device model of the tuning key; isolated, workers on GPUs of another model take
+  // no jobs, so every measurement is of that model.
+  candidate_bench(const autotune_options& options, const rocm_benchmark_request& request, std::string model = {})
       : options_(options),
         request_(request),
-        tolerance_(options.verify ? default_tolerance(request.output_tensor_meta.type) : 1e300) {}
+        tolerance_(options.verify ? default_tolerance(request.output_tensor_meta.type) : 1e300),
+        model_(std::move(model)) {}
 
   // Loads the helper kernels and fills the inputs (in the worker: prepares its setup command).
   void setup_helpers(const compiled_binary& helpers) {
@@ -554,6 +608,10 @@ class candidate_bench {
       } else {
         util_ = std::make_unique<utility_kernels>(helpers);
         bench_ = std::make_unique<bench>(request_, *util_, options_.bench);
+        const auto& rt = gpu_runtime::instance();
+        const int index = rt.current_device();
+        device_id_ = std::to_string(index);
+        device_name_ = rt.properties(index).name;
       }
     } catch (const std::exception& e) {
       fail(e.what());
@@ -606,7 +664,7 @@ class candidate_bench {
       return;
     }
     try {
-      if (auto exe = find_worker()) pool_ = start_workers(*exe, nullptr, timeout());
+      if (auto exe = find_worker()) pool_ = start_workers(*exe, nullptr, timeout(), model_);
     } catch (const std::exception&) {
       pool_.reset();
     }
@@ -622,7 +680,7 @@ class candidate_bench {
     // The measurement (waits for the job).
     measurement get() {
       if (done) return *done;
-      return measurement_of(job.get());
+      return pool_measurement(job.get());
     }
   };
 
@@ -651,7 +709,7 @@ class candidate_bench {
     } else if (pool_) {
       pool_->set_setup(std::move(setup));
     } else {
-      pool_ = start_workers(*exe, std::move(setup), timeout());
+      pool_ = start_workers(*exe, std::move(setup), timeout(), model_);
     }
   }
 
@@ -683,6 +741,8 @@ class candidate_bench {
       m.status = candidate_status::launch_failed;
       m.reason = e.what();
     }
+    m.device = device_name_;  // where it ran: this process's device
+    m.device_id = device_id_;
     return m;
   }
 
@@ -720,23 +780,6 @@ class candidate_bench {
     return {std::nullopt, pool_->submit(std::move(cmd))};
   }
 
-  // What a pool job's result says about its candidate. A worker whose job crashed, hung or failed
-  // to launch (its GPU context may be broken) is replaced by the pool before its next job.
-  static measurement measurement_of(const pool_job_result& r) {
-    measurement m;
-    if (!r.reply) {
-      m.status =
-          r.failure == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
-      m.reason = r.detail;
-    } else if (!r.reply->value("ok", false)) {
-      m.status = candidate_status::launch_failed;
-      m.reason = r.reply->value("error", std::string());
-    } else {
-      m = r.reply->at("measurement").get<measurement>();
-    }
-    return m;
-  }
-
   [[nodiscard]] std::chrono::milliseconds timeout() const {
     return std::chrono::duration_cast<std::chrono::milliseconds>(options_.candidate_timeout);
   }
@@ -744,6 +787,9 @@ class candidate_bench {
   const autotune_options& options_;
   const rocm_benchmark_request& request_;
   double tolerance_;
+  std::string model_;        // the tuning key's device model (isolated: every worker's)
+  std::string device_id_;    // in this process: the device's index ...
+  std::string device_name_;  // ... and its model
   std::string error_;
   bool has_reference_ = false;
   std::unique_ptr<utility_kernels> util_;
@@ -1018,8 +1064,10 @@ inline void pick_and_store(autotune_report& report, tuning_db* db, bool require_
   if (!options.isolate || !gpu_runtime::instance().available()) return nullptr;
   const auto exe = find_worker();
   if (!exe) return nullptr;
+  const auto& rt = gpu_runtime::instance();
   return detail::start_workers(*exe, nullptr,
-                               std::chrono::duration_cast<std::chrono::milliseconds>(options.candidate_timeout));
+                               std::chrono::duration_cast<std::chrono::milliseconds>(options.candidate_timeout),
+                               rt.properties(rt.current_device()).name);  // the tuning keys' device model
 }
 
 /// @brief Tunes a template for a problem and returns the report; the winner is stored in the
@@ -1074,7 +1122,7 @@ requires kernel_template<Policy>
   const auto todo = detail::pending_candidates(db.get(), report);
   const bool want_reference = report.gpu && options.verify && rocm_template<Policy>::has_reference();
   const auto jobs = detail::plan_compiles(tpl, hints, callers, todo, report.gpu, want_reference, options.device_only);
-  detail::candidate_bench bench(options, callers.front().bmreq());
+  detail::candidate_bench bench(options, callers.front().bmreq(), report.key.device);
   if (jobs.has(detail::job_kind::helpers)) bench.prestart();  // its GPU context starts while compiles run
   // One compile per core: measured on the 16-core H100 box, two per core made each compile twice as slow.
   const unsigned threads = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());

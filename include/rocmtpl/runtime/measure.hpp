@@ -37,6 +37,25 @@ class worker_protocol_error : public error {
   using error::error;
 };
 
+namespace detail {
+// Runs `step` (a launch of a candidate); a launch error it throws (the kernel's non-zero status,
+// or the GPU runtime's error) makes `m` launch_failed with the error as its reason.
+template <class Step>
+void launch_or_fail(measurement& m, Step&& step) {
+  auto failed = [&m](const ::rocmtpl::error& e) {
+    m.status = candidate_status::launch_failed;
+    m.reason = e.what();
+  };
+  try {
+    std::forward<Step>(step)();
+  } catch (const kernel_status_error& e) {
+    failed(e);
+  } catch (const gpu_error& e) {
+    failed(e);
+  }
+}
+}  // namespace detail
+
 /// @brief Verifies a loaded candidate against the bench's reference output: runs it once on
 /// poisoned output and compares. Sets `verified` and `max_error`, or the status verify_failed
 /// (relative L2 error above `tolerance`, or non-finite outputs) or launch_failed with the reason.
@@ -46,23 +65,17 @@ template <class Kernel>
 [[nodiscard]] measurement verify_candidate(bench& b, const Kernel& k, const std::vector<std::int64_t>& extra,
                                            double tolerance) {
   measurement m;
-  try {
+  detail::launch_or_fail(m, [&] {
     const auto c = b.verify(k, extra);
     m.max_error = c.max_abs;
     if (c.nonfinite > 0 || !(c.relative_l2 <= tolerance)) {
       m.status = candidate_status::verify_failed;
       m.reason = "relative L2 error " + std::to_string(c.relative_l2) + " (tolerance " + std::to_string(tolerance) +
                  "), " + std::to_string(c.nonfinite) + " non-finite outputs";
-      return m;
+      return;
     }
     m.verified = true;
-  } catch (const kernel_status_error& e) {
-    m.status = candidate_status::launch_failed;
-    m.reason = e.what();
-  } catch (const gpu_error& e) {
-    m.status = candidate_status::launch_failed;
-    m.reason = e.what();
-  }
+  });
   return m;
 }
 
@@ -77,7 +90,7 @@ template <class Kernel>
     m = verify_candidate(b, k, extra, tolerance);
     if (m.status != candidate_status::ok) return m;
   }
-  try {
+  detail::launch_or_fail(m, [&] {
     const auto t = b.time(k, extra);
     m.min_ms = t.min_ms;
     m.median_ms = t.median_ms;
@@ -87,13 +100,7 @@ template <class Kernel>
       m.status = candidate_status::launch_failed;
       m.reason = "non-positive time " + std::to_string(t.min_ms) + " ms";
     }
-  } catch (const kernel_status_error& e) {
-    m.status = candidate_status::launch_failed;
-    m.reason = e.what();
-  } catch (const gpu_error& e) {
-    m.status = candidate_status::launch_failed;
-    m.reason = e.what();
-  }
+  });
   return m;
 }
 

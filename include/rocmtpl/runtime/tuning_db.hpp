@@ -6,8 +6,9 @@
 /// and the winner.
 ///
 /// The parts, one concern per header:
-/// - `tuning_db/key.hpp`: `tuning_key` (with its digest), `candidate_status`, `measurement`,
-///   `tuning_record`;
+/// - `tuning_db/key.hpp`: `tuning_key` (with its digest), `candidate_status`, `measurement` (with
+///   the device it ran on), `tuning_record`, `device_mismatch_error`;
+/// - `tuning_db/schema.hpp`: the tables, written once for both backends, and the migrations;
 /// - `tuning_db/sqlite.hpp`: `tuning_db_error` and the SQLite RAII wrappers;
 /// - `tuning_db/json.hpp`: the JSON forms of the key, measurement and record;
 /// - `tuning_db/database.hpp`: the `tuning_db` class;
@@ -19,4 +20,5 @@
 #include <rocmtpl/runtime/tuning_db/json.hpp>
 #include <rocmtpl/runtime/tuning_db/key.hpp>
 #include <rocmtpl/runtime/tuning_db/postgres.hpp>
+#include <rocmtpl/runtime/tuning_db/schema.hpp>
 #include <rocmtpl/runtime/tuning_db/sqlite.hpp>

@@ -132,6 +132,9 @@ struct worker_pool_options {
   /// Start every worker process at once (its GPU context is created while the caller still
   /// prepares, e.g. compiles); the setup command still goes with the first job.
   bool start_now = false;
+  /// The device model every worker must report (e.g. the tuning key's device, so that every
+  /// measurement can be stored under that key); empty: the model of the first worker set up.
+  std::string model{};
 };
 
 /// @brief One benchmark worker per device; jobs go to whichever worker is free.
@@ -143,9 +146,10 @@ struct worker_pool_options {
 /// (`ok` false, or a measurement with status launch_failed: the GPU context may be poisoned) is
 /// replaced by a new one on the same device before its next job, and that one gets every setup
 /// command again; the other workers' jobs are not touched. A setup command that fails fails the
-/// job with `worker <op> failed: <why>`. A worker that reports another device model than the
-/// first one set up takes no jobs (its job goes back to the queue); when no worker is left, the
-/// waiting jobs fail with that reason (mixed_devices() says so).
+/// job with `worker <op> failed: <why>`. A worker that reports another device model than
+/// worker_pool_options::model (when empty: than the first one set up) takes no jobs (its job goes
+/// back to the queue); when no worker is left, the waiting jobs fail with that reason
+/// (mixed_devices() says so).
 class worker_pool {
  public:
   /// @param devices one worker per entry (visible_devices())
@@ -155,7 +159,7 @@ class worker_pool {
   /// @throws invalid_argument_error when @p devices is empty
   worker_pool(std::vector<std::string> devices, worker_factory factory, nlohmann::json setup,
               worker_pool_options options = {})
-      : devices_(std::move(devices)), factory_(std::move(factory)), options_(options) {
+      : devices_(std::move(devices)), factory_(std::move(factory)), options_(options), model_(options_.model) {
     setup_.push_back(std::move(setup));
     if (devices_.empty()) throw invalid_argument_error("rocmtpl: worker_pool: no device; give at least one");
     live_ = devices_.size();
@@ -257,7 +261,7 @@ class worker_pool {
     std::lock_guard lock(mutex_);
     return restarts_;
   }
-  /// @brief The device model of the workers (empty until one is set up).
+  /// @brief The device model of the workers (worker_pool_options::model, else empty until one is set up).
   [[nodiscard]] std::string device_name() const {
     std::lock_guard lock(mutex_);
     return model_;
@@ -345,8 +349,14 @@ class worker_pool {
     std::lock_guard lock(mutex_);
     if (model_.empty()) model_ = name;
     if (!name.empty() && name != model_) {
-      throw mixed_devices_error("rocmtpl: worker_pool: device " + devices_[i] + " is a " + name + ", device " +
-                                first_device_ + " a " + model_ +
+      std::string other = "the pool's model is";  // in steps: g++ 12 -O3 reports a false -Wrestrict on "lit" + string
+      if (!first_device_.empty()) {
+        other = "device ";
+        other += first_device_;
+        other += " is";
+      }
+      throw mixed_devices_error("rocmtpl: worker_pool: device " + devices_[i] + " is a " + name + ", " + other + " a " +
+                                model_ +
                                 "; their times are not comparable: make one model visible (CUDA_VISIBLE_DEVICES)");
     }
     if (first_device_.empty()) first_device_ = devices_[i];

@@ -75,6 +75,8 @@ TEST_F(TuningDb, RoundTripsEveryField) {
   failed.max_error = std::numeric_limits<double>::lowest();
   measurement timed_out = make_measurement("rocm_gemm_2", 7.5, candidate_status::timed_out);
   timed_out.min_ms = std::numeric_limits<double>::denorm_min();
+  ok.device = timed_out.device = key.device;  // measured on the key's device (failed: on none)
+  timed_out.device_id = "GPU-8f2a'c1 \"uuid\"";
 
   {
     tuning_db db(file_);
@@ -100,6 +102,7 @@ TEST_F(TuningDb, RoundTripsEveryField) {
   for (auto status : all_candidate_statuses) {  // every status survives the database
     tuning_db w(file_);
     auto m = make_measurement("status_" + std::string(to_string(status)), 1.0, status);
+    if (!m.device.empty()) m.device = key.device;
     w.add_measurement(key, m);
     const auto back = w.find_measurement(key, m.candidate);
     ASSERT_TRUE(back.has_value());
@@ -130,6 +133,8 @@ TEST_F(TuningDb, StoresEachKeyFieldInItsOwnColumn) {
   EXPECT_EQ(col(8), "a");
   sqlite3_finalize(st);
   EXPECT_EQ(raw.scalar("SELECT typeof(min_ms) = 'real' FROM measurements"), 1);
+  // The device of each measurement has its own columns too.
+  EXPECT_EQ(raw.scalar("SELECT device = 'AMD Instinct MI210' AND device_id = '1' FROM measurements"), 1);
 }
 
 // Upstream keys choices without runtime args, so split-k variants shared a slot (last write wins).
@@ -210,6 +215,130 @@ TEST_F(TuningDb, RejectsEmptyNames) {
                invalid_argument_error);
   EXPECT_TRUE(db.list().empty());
   EXPECT_THROW((void)tuning_db{fs::path{}}, invalid_argument_error);
+}
+
+// ---- the device of each measurement (issue 11) ---------------------------------------------------
+
+TEST_F(TuningDb, RefusesAMeasurementOfAnotherDeviceModel) {
+  tuning_db db(file_);
+  const auto key = make_key();  // an AMD Instinct MI210
+  auto other = make_measurement("b", 0.5);
+  other.device = "AMD Instinct MI300X";
+  other.device_id = "3";
+  try {
+    db.add_measurement(key, other);
+    FAIL() << "a measurement of another model must be refused";
+  } catch (const rocmtpl::runtime::device_mismatch_error& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("rocmtpl: tuning_db: ", 0), 0U) << msg;
+    EXPECT_NE(msg.find("'b' was measured on a 'AMD Instinct MI300X' (GPU 3)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("key is for a 'AMD Instinct MI210'; "), std::string::npos) << msg;
+    EXPECT_EQ(e.candidate(), "b");
+    EXPECT_EQ(e.key_device(), key.device);
+    EXPECT_EQ(e.measured_on(), other.device);
+  }
+  // record() refuses the whole call, and it is an invalid argument like the other refusals.
+  EXPECT_THROW(db.record(key, {make_measurement("a", 1.0), other}, "a"), invalid_argument_error);
+  EXPECT_TRUE(db.list().empty());
+  // A candidate that ran on no GPU (a compile failure) fits any key; one of the key's model is stored.
+  db.record(key, {make_measurement("a", 1.0), make_measurement("c", 0, candidate_status::compile_failed)}, "a");
+  const auto rec = db.find(key);
+  ASSERT_TRUE(rec);
+  ASSERT_EQ(rec->measurements.size(), 2U);
+  EXPECT_EQ(rec->measurements[0].device, key.device);
+  EXPECT_EQ(rec->measurements[0].device_id, "1");
+  EXPECT_EQ(rec->measurements[1].device, "");
+  other.device = key.device;  // the same GPU model, another GPU of the host: comparable
+  db.add_measurement(key, other);
+  EXPECT_EQ(db.find_measurement(key, "b")->device_id, "3");
+}
+
+// A file written by schema version 1 (before measurements had a device), as that version created it.
+constexpr const char* schema_v1_sql = R"sql(
+CREATE TABLE schema_version(id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+CREATE TABLE tuning_keys(
+  id               INTEGER PRIMARY KEY,
+  digest           TEXT NOT NULL UNIQUE,
+  template_name    TEXT NOT NULL,
+  problem          TEXT NOT NULL,
+  runtime_args     TEXT NOT NULL,
+  arch             TEXT NOT NULL,
+  device           TEXT NOT NULL,
+  compiler_version TEXT NOT NULL,
+  library_version  TEXT NOT NULL,
+  winner           TEXT,
+  created_at       TEXT NOT NULL,
+  updated_at       TEXT NOT NULL);
+CREATE INDEX tuning_keys_by_template ON tuning_keys(template_name);
+CREATE TABLE measurements(
+  id          INTEGER PRIMARY KEY,
+  key_id      INTEGER NOT NULL REFERENCES tuning_keys(id) ON DELETE CASCADE,
+  candidate   TEXT NOT NULL,
+  config      TEXT NOT NULL,
+  source_hash TEXT NOT NULL,
+  status      TEXT NOT NULL,
+  reason      TEXT NOT NULL,
+  min_ms      REAL,
+  median_ms   REAL,
+  spread      REAL,
+  repetitions INTEGER NOT NULL,
+  verified    INTEGER NOT NULL,
+  max_error   REAL,
+  measured_at TEXT NOT NULL,
+  UNIQUE(key_id, candidate));
+INSERT INTO schema_version VALUES (1, 1);
+)sql";
+
+// The columns of a table as (name, type, not null, default), to compare two files' schemas.
+std::vector<std::string> columns_of(const fs::path& file, const char* table) {
+  raw_db raw(file);
+  sqlite3_stmt* st = nullptr;
+  const std::string sql =
+      std::string("SELECT name, type, \"notnull\", dflt_value FROM pragma_table_info('") + table + "') ORDER BY name";
+  if (sqlite3_prepare_v2(raw.db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return {};
+  std::vector<std::string> out;
+  auto text = [st](int i) {
+    const auto* p = sqlite3_column_text(st, i);
+    return p == nullptr ? std::string("NULL") : std::string(reinterpret_cast<const char*>(p));
+  };
+  while (sqlite3_step(st) == SQLITE_ROW) out.push_back(text(0) + " " + text(1) + " " + text(2) + " " + text(3));
+  sqlite3_finalize(st);
+  return out;
+}
+
+TEST_F(TuningDb, MigratesASchemaVersion1File) {
+  const auto key = make_key();
+  fs::create_directories(file_.parent_path());
+  {
+    raw_db raw(file_);
+    raw.exec(schema_v1_sql);
+    const std::string row = "INSERT INTO tuning_keys VALUES (7, '" + key.digest() +
+                            "', 'gemm', 'f16[4096,4096] x f16[4096,4096] -> f16', 'split_k=1', 'gfx90a', "
+                            "'AMD Instinct MI210', 'clang version 15.0.7', '0.1.0', 'old', "
+                            "'2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')";
+    raw.exec(row.c_str());
+    raw.exec(
+        "INSERT INTO measurements VALUES (1, 7, 'old', 'cfg', 'h', 'ok', '', 0.5, 0.6, 0.01, 10, 1, 0.0, "
+        "'2026-01-01T00:00:00.000Z')");
+  }
+  tuning_db db(file_);
+  EXPECT_EQ(raw_db(file_).scalar("SELECT version FROM schema_version"), tuning_db::schema_version);
+  // What version 1 stored reads back, measured on an unknown device, and is still the winner.
+  const auto rec = db.find(key);
+  ASSERT_TRUE(rec);
+  EXPECT_EQ(rec->winner, std::optional<std::string>("old"));
+  ASSERT_EQ(rec->measurements.size(), 1U);
+  EXPECT_EQ(rec->measurements[0].min_ms, 0.5);
+  EXPECT_EQ(rec->measurements[0].device, "");
+  EXPECT_EQ(rec->measurements[0].device_id, "");
+  // New measurements keep their device; the migrated table is the one a new file gets.
+  db.add_measurement(key, make_measurement("new", 0.25));
+  EXPECT_EQ(tuning_db(file_).find_measurement(key, "new")->device, "AMD Instinct MI210");
+  const auto fresh = dir_ / "fresh.sqlite3";
+  (void)tuning_db(fresh);
+  EXPECT_EQ(columns_of(file_, "measurements"), columns_of(fresh, "measurements"));
+  EXPECT_EQ(columns_of(file_, "tuning_keys"), columns_of(fresh, "tuning_keys"));
+  EXPECT_EQ(columns_of(fresh, "measurements").size(), 16U);
 }
 
 // ---- winner -------------------------------------------------------------------------------------

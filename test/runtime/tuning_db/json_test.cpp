@@ -55,6 +55,22 @@ TEST(TuningDbJson, MeasurementRoundTripsEveryStatusAndField) {
   }
 }
 
+TEST(TuningDbJson, MeasurementCarriesItsDeviceAndReadsOneWithoutIt) {
+  const auto m = make_measurement("a", 1.0);
+  nlohmann::json j = m;
+  EXPECT_EQ(j.at("device"), "AMD Instinct MI210");
+  EXPECT_EQ(j.at("device_id"), "1");
+  // JSON written before measurements had a device (an old export, an old worker) reads back empty.
+  j.erase("device");
+  j.erase("device_id");
+  const auto back = j.get<measurement>();
+  EXPECT_EQ(back.device, "");
+  EXPECT_EQ(back.device_id, "");
+  EXPECT_EQ(back.min_ms, m.min_ms);
+  j["device"] = 7;
+  EXPECT_THROW((void)j.get<measurement>(), nlohmann::json::exception);
+}
+
 TEST(TuningDbJson, NonFiniteTimesBecomeNullAndReadBackAsNan) {
   auto m = make_measurement("slow", 1.0, candidate_status::timed_out);
   m.min_ms = std::numeric_limits<double>::infinity();

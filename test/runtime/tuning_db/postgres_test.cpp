@@ -159,6 +159,113 @@ TEST_F(Postgres, RecordsRoundTripAndMatchSqlite) {
   EXPECT_TRUE(pg.list().empty());
 }
 
+// The device of each measurement (issue 11): stored, and refused under a key of another model.
+TEST_F(Postgres, MeasurementsKeepTheirDeviceAndOtherModelsAreRefused) {
+  rt::tuning_db pg(url_);
+  const auto key = make_key();
+  auto m = make_measurement("a", 1.0);
+  m.device_id = "GPU-5e1c";
+  pg.add_measurement(key, m);
+  const auto back = pg.find_measurement(key, "a");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->device, key.device);
+  EXPECT_EQ(back->device_id, "GPU-5e1c");
+  EXPECT_EQ(pg.list().at(0).measurements.at(0).device_id, "GPU-5e1c");
+  auto other = make_measurement("b", 0.5);
+  other.device = "NVIDIA H100 80GB HBM3";
+  EXPECT_THROW(pg.add_measurement(key, other), rt::device_mismatch_error);
+  EXPECT_THROW(pg.record(key, {make_measurement("c", 2.0), other}, "c"), rt::device_mismatch_error);
+  EXPECT_FALSE(pg.find_measurement(key, "b"));
+  EXPECT_FALSE(pg.find_measurement(key, "c")) << "a refused record stores nothing";
+}
+
+#if defined(ROCMTPL_HAS_LIBPQ) && ROCMTPL_HAS_LIBPQ
+// A database written by schema version 1 (measurements without a device), as that version created it.
+constexpr const char* pg_schema_v1_sql = R"sql(
+CREATE TABLE schema_version(id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL);
+CREATE TABLE tuning_keys(
+  id               BIGSERIAL PRIMARY KEY,
+  digest           TEXT NOT NULL UNIQUE,
+  template_name    TEXT NOT NULL,
+  problem          TEXT NOT NULL,
+  runtime_args     TEXT NOT NULL,
+  arch             TEXT NOT NULL,
+  device           TEXT NOT NULL,
+  compiler_version TEXT NOT NULL,
+  library_version  TEXT NOT NULL,
+  winner           TEXT,
+  created_at       TEXT NOT NULL,
+  updated_at       TEXT NOT NULL);
+CREATE INDEX tuning_keys_by_template ON tuning_keys(template_name);
+CREATE TABLE measurements(
+  id          BIGSERIAL PRIMARY KEY,
+  key_id      BIGINT NOT NULL REFERENCES tuning_keys(id) ON DELETE CASCADE,
+  candidate   TEXT NOT NULL,
+  config      TEXT NOT NULL,
+  source_hash TEXT NOT NULL,
+  status      TEXT NOT NULL,
+  reason      TEXT NOT NULL,
+  min_ms      DOUBLE PRECISION,
+  median_ms   DOUBLE PRECISION,
+  spread      DOUBLE PRECISION,
+  repetitions INTEGER NOT NULL,
+  verified    BOOLEAN NOT NULL,
+  max_error   DOUBLE PRECISION,
+  measured_at TEXT NOT NULL,
+  UNIQUE(key_id, candidate));
+INSERT INTO schema_version VALUES (1, 1);
+)sql";
+
+// The columns of measurements as "name type not-null default", in name order.
+std::vector<std::string> measurement_columns(const rt::detail::pg_connection& conn) {
+  auto r = conn.exec(
+      "SELECT column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, 'NULL') "
+      "FROM information_schema.columns WHERE table_name = 'measurements' AND column_name <> 'id' "
+      "ORDER BY column_name",
+      {});
+  std::vector<std::string> out;
+  for (int row = 0; row < PQntuples(r.get()); ++row) out.emplace_back(PQgetvalue(r.get(), row, 0));
+  return out;
+}
+
+TEST_F(Postgres, MigratesASchemaVersion1Database) {
+  const auto key = make_key();
+  {
+    const rt::detail::pg_connection raw(url_);
+    raw.exec(pg_schema_v1_sql);
+    raw.exec(
+        "INSERT INTO tuning_keys(digest, template_name, problem, runtime_args, arch, device, compiler_version, "
+        "library_version, winner, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'old', 'then', "
+        "'then')",
+        {key.digest(), key.template_name, key.problem, key.runtime_args, key.arch, key.device, key.compiler_version,
+         key.library_version});
+    raw.exec(
+        "INSERT INTO measurements(key_id, candidate, config, source_hash, status, reason, min_ms, median_ms, spread, "
+        "repetitions, verified, max_error, measured_at) SELECT id, 'old', 'cfg', 'h', 'ok', '', 0.5, 0.6, 0.01, 10, "
+        "true, 0, 'then' FROM tuning_keys",
+        {});
+  }
+  rt::tuning_db db(url_);
+  const rt::detail::pg_connection raw(url_);
+  auto version = raw.exec("SELECT version FROM schema_version", {});
+  EXPECT_EQ(std::string(PQgetvalue(version.get(), 0, 0)), std::to_string(rt::tuning_db::schema_version));
+  const auto rec = db.find(key);
+  ASSERT_TRUE(rec);
+  EXPECT_EQ(rec->winner.value_or(""), "old");
+  ASSERT_EQ(rec->measurements.size(), 1U);
+  EXPECT_EQ(rec->measurements[0].min_ms, 0.5);
+  EXPECT_EQ(rec->measurements[0].device, "");
+  db.add_measurement(key, make_measurement("new", 0.25));
+  EXPECT_EQ(rt::tuning_db(url_).find_measurement(key, "new")->device, key.device);
+  // The migrated table is the one a new database gets.
+  const auto migrated = measurement_columns(raw);
+  const auto fresh_url = server_->create_database(fmt::format("fresh{}", ::getpid()));
+  (void)rt::tuning_db(fresh_url);
+  EXPECT_EQ(migrated, measurement_columns(rt::detail::pg_connection(fresh_url)));
+  EXPECT_EQ(migrated.size(), 15U);
+}
+#endif
+
 TEST_F(Postgres, EnvironmentSelectsTheServer) {
   rocmtpl::test::scoped_env env("ROCMTPL_TUNING_DB", url_);
   EXPECT_EQ(rt::tuning_db::default_path().string(), url_);

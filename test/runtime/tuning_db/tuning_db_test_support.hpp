@@ -30,6 +30,7 @@ inline tuning_key make_key(std::string problem = "f16[4096,4096] x f16[4096,4096
                     "0.1.0"};
 }
 
+// Measured on make_key()'s device (GPU 1), unless it failed to compile (then on no device).
 inline measurement make_measurement(std::string candidate, double ms, candidate_status status = candidate_status::ok) {
   measurement m;
   m.candidate = std::move(candidate);
@@ -43,6 +44,10 @@ inline measurement make_measurement(std::string candidate, double ms, candidate_
   m.repetitions = 25;
   m.verified = status == candidate_status::ok;
   m.max_error = 1e-3;
+  if (status != candidate_status::compile_failed) {
+    m.device = "AMD Instinct MI210";
+    m.device_id = "1";
+  }
   return m;
 }
 
@@ -60,6 +65,8 @@ inline void expect_same(const measurement& a, const measurement& b) {
   EXPECT_EQ(a.repetitions, b.repetitions);
   EXPECT_EQ(a.verified, b.verified);
   EXPECT_TRUE(same_real(a.max_error, b.max_error)) << a.max_error << " vs " << b.max_error;
+  EXPECT_EQ(a.device, b.device);
+  EXPECT_EQ(a.device_id, b.device_id);
 }
 
 // Raw SQLite access, to inspect or tamper with the file the way another tool would.

@@ -22,6 +22,7 @@
 /// other's work.
 
 #include <rocmtpl/error.hpp>
+#include <rocmtpl/runtime/tuning_db/schema.hpp>
 #include <rocmtpl/runtime/tuning_db/sqlite.hpp>
 
 #include <fmt/format.h>
@@ -102,32 +103,6 @@ inline std::int64_t unix_ms_now() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-// SQLite tables of the claim protocol; created on first use (older files gain them then).
-inline constexpr const char* sqlite_batch_schema = R"sql(
-CREATE TABLE IF NOT EXISTS batch_items(
-  batch       TEXT NOT NULL,
-  target      TEXT NOT NULL,
-  item        TEXT NOT NULL,
-  position    INTEGER NOT NULL,
-  spec        TEXT NOT NULL,
-  state       TEXT NOT NULL,
-  claimed_by  TEXT,
-  lease_until INTEGER,
-  attempts    INTEGER NOT NULL DEFAULT 0,
-  result      TEXT,
-  finished_by TEXT,
-  updated_at  TEXT NOT NULL,
-  PRIMARY KEY(batch, target, item));
-CREATE TABLE IF NOT EXISTS batch_events(
-  id     INTEGER PRIMARY KEY,
-  batch  TEXT NOT NULL,
-  target TEXT NOT NULL,
-  item   TEXT NOT NULL,
-  tuner  TEXT NOT NULL,
-  event  TEXT NOT NULL,
-  at     TEXT NOT NULL);
-)sql";
-
 /// The claim protocol on one SQLite connection. Every write runs in `BEGIN IMMEDIATE`, which
 /// serialises claims (SQLite has one writer at a time: it needs no SKIP LOCKED).
 class sqlite_claims {
@@ -136,7 +111,8 @@ class sqlite_claims {
 
   void ensure_schema() const {
     transaction tx(*conn_, transaction::kind::immediate);
-    conn_->exec(sqlite_batch_schema);
+    // The claim protocol's tables (tuning_db/schema.hpp), created on first use: older files gain them then.
+    conn_->exec(with_dialect(batch_tables, sqlite_dialect).c_str());
     tx.commit();
   }
 

@@ -25,6 +25,7 @@
 #include <rocmtpl/runtime/tuning_db/json.hpp>
 #include <rocmtpl/runtime/tuning_db/key.hpp>
 #include <rocmtpl/runtime/tuning_db/postgres.hpp>
+#include <rocmtpl/runtime/tuning_db/schema.hpp>
 #include <rocmtpl/runtime/tuning_db/sqlite.hpp>
 
 #include <fmt/format.h>
@@ -65,49 +66,13 @@ inline std::string utc_now_iso8601() {
 
 // ---- schema -------------------------------------------------------------------------------------
 
-// Version 1. Each tuning_key field has its own column (so tools can show and filter them);
-// `digest` is tuning_key::digest(). One measurements row per (key, candidate).
-// REAL columns are nullable because SQLite stores NaN as NULL.
-inline constexpr const char* schema_v1 = R"sql(
-CREATE TABLE IF NOT EXISTS tuning_keys(
-  id               INTEGER PRIMARY KEY,
-  digest           TEXT NOT NULL UNIQUE,
-  template_name    TEXT NOT NULL,
-  problem          TEXT NOT NULL,
-  runtime_args     TEXT NOT NULL,
-  arch             TEXT NOT NULL,
-  device           TEXT NOT NULL,
-  compiler_version TEXT NOT NULL,
-  library_version  TEXT NOT NULL,
-  winner           TEXT,
-  created_at       TEXT NOT NULL,
-  updated_at       TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS tuning_keys_by_template ON tuning_keys(template_name);
-CREATE TABLE IF NOT EXISTS measurements(
-  id          INTEGER PRIMARY KEY,
-  key_id      INTEGER NOT NULL REFERENCES tuning_keys(id) ON DELETE CASCADE,
-  candidate   TEXT NOT NULL,
-  config      TEXT NOT NULL,
-  source_hash TEXT NOT NULL,
-  status      TEXT NOT NULL,
-  reason      TEXT NOT NULL,
-  min_ms      REAL,
-  median_ms   REAL,
-  spread      REAL,
-  repetitions INTEGER NOT NULL,
-  verified    INTEGER NOT NULL,
-  max_error   REAL,
-  measured_at TEXT NOT NULL,
-  UNIQUE(key_id, candidate));
-)sql";
-
 // Column lists shared by the readers, so that column indices stay in one place.
 inline constexpr const char* key_columns =
     "k.id, k.template_name, k.problem, k.runtime_args, k.arch, k.device, k.compiler_version, "
     "k.library_version, k.winner, k.created_at, k.updated_at";
 inline constexpr const char* measurement_columns =
     "m.key_id, m.candidate, m.config, m.source_hash, m.status, m.reason, m.min_ms, m.median_ms, m.spread, "
-    "m.repetitions, m.verified, m.max_error";
+    "m.repetitions, m.verified, m.max_error, m.device, m.device_id";
 
 // Binds the seven key fields to ?first .. ?first+6.
 inline void bind_key_fields(statement& st, int first, const tuning_key& key) {
@@ -161,6 +126,8 @@ inline measurement read_measurement_row(const statement& st, const connection& c
   m.repetitions = static_cast<int>(st.integer(c + 9));
   m.verified = st.integer(c + 10) != 0;
   m.max_error = st.real(c + 11);
+  m.device = st.text(c + 12);
+  m.device_id = st.text(c + 13);
   return m;
 }
 
@@ -187,7 +154,7 @@ inline measurement read_measurement_row(const statement& st, const connection& c
 class tuning_db {
  public:
   /// @brief The schema version this build writes and reads. Files with a newer version are refused.
-  static constexpr std::int64_t schema_version = 1;
+  static constexpr std::int64_t schema_version = tuning_schema_version;
   /// @brief How long a writer waits for another process's write lock before failing.
   static constexpr std::chrono::milliseconds busy_timeout{60'000};
 
@@ -250,6 +217,8 @@ class tuning_db {
   /// @param measurements The measurements of this run.
   /// @param winner The winner over all measurements now stored for @p key, or nullopt when there
   ///        is none (clears a previous winner).
+  /// @throws device_mismatch_error if a measurement names a device model other than @p key's
+  ///         (nothing is stored then).
   /// @throws invalid_argument_error if a candidate name or the template name is empty, or
   ///         @p winner has no measurement with status ok once @p measurements are stored
   ///         (nothing is stored then).
@@ -257,7 +226,7 @@ class tuning_db {
   void record(const tuning_key& key, const std::vector<measurement>& measurements,
               const std::optional<std::string>& winner) {
     check_key_(key);
-    for (const auto& m : measurements) check_measurement_(m);
+    for (const auto& m : measurements) check_measurement_(key, m);
     if (pg_) return pg_->record(key, measurements, winner, detail::utc_now_iso8601());
     std::lock_guard lock(*mutex_);
     detail::transaction tx(conn_, detail::transaction::kind::immediate);
@@ -279,11 +248,12 @@ class tuning_db {
   /// status is not ok, the winner is cleared.
   /// @param key The problem.
   /// @param m The measurement.
+  /// @throws device_mismatch_error if @p m names a device model other than @p key's.
   /// @throws invalid_argument_error if the candidate name or the template name is empty.
   /// @throws tuning_db_error on a database error.
   void add_measurement(const tuning_key& key, const measurement& m) {
     check_key_(key);
-    check_measurement_(m);
+    check_measurement_(key, m);
     if (pg_) return pg_->add_measurement(key, m, detail::utc_now_iso8601());
     std::lock_guard lock(*mutex_);
     detail::transaction tx(conn_, detail::transaction::kind::immediate);
@@ -412,7 +382,7 @@ class tuning_db {
 
   /// @brief Export everything as JSON.
   ///
-  /// Layout: `{"format": "rocmtpl.tuning_db", "schema_version": 1, "path": "...", "records": [
+  /// Layout: `{"format": "rocmtpl.tuning_db", "schema_version": 2, "path": "...", "records": [
   /// {"digest", "key": {...}, "winner": string|null, "created_at", "updated_at", "measurements": [...]}, ...]}`,
   /// records newest first as in `list()`. Non-finite numbers are written as null by `dump()`.
   /// @return The JSON document.
@@ -551,11 +521,12 @@ class tuning_db {
     detail::transaction tx(conn_, detail::transaction::kind::immediate);
     const auto v = read_schema_version_();  // again, under the write lock
     if (v) refuse_newer_(*v);
-    // Version 1 is the first: there is nothing to migrate from yet. A future version adds its
-    // migration steps here (for *v < schema_version).
-    conn_.exec(
-        "CREATE TABLE IF NOT EXISTS schema_version(id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
-    conn_.exec(detail::schema_v1);
+    // An older file: its tables exist; bring them up to date (another process may have done it
+    // between the two reads, then *v is current and there is nothing to do).
+    if (v) {
+      for (const auto& step : detail::schema_migration(*v)) conn_.exec(step);
+    }
+    conn_.exec(detail::with_dialect(detail::tuning_tables, detail::sqlite_dialect).c_str());
     detail::statement(conn_,
                       "INSERT INTO schema_version(id, version) VALUES (1, ?1) "
                       "ON CONFLICT(id) DO UPDATE SET version = excluded.version")
@@ -569,9 +540,14 @@ class tuning_db {
       throw invalid_argument_error("rocmtpl: tuning_db: tuning_key::template_name is empty; name the template");
     }
   }
-  static void check_measurement_(const measurement& m) {
+  static void check_measurement_(const tuning_key& key, const measurement& m) {
     if (m.candidate.empty()) {
       throw invalid_argument_error("rocmtpl: tuning_db: measurement::candidate is empty; name the candidate");
+    }
+    // Times are comparable only on one device model (issue 11). A measurement that names no device
+    // (a compile failure, or one read from a database older than schema version 2) fits any key.
+    if (!m.device.empty() && m.device != key.device) {
+      throw device_mismatch_error(m.candidate, key.device, m.device, m.device_id);
     }
   }
 
@@ -607,13 +583,14 @@ class tuning_db {
   void upsert_measurement_(std::int64_t key_id, const measurement& m, const std::string& now) {
     detail::statement st(conn_,
                          "INSERT INTO measurements(key_id, candidate, config, source_hash, status, reason, min_ms, "
-                         "median_ms, spread, repetitions, verified, max_error, measured_at) "
-                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+                         "median_ms, spread, repetitions, verified, max_error, measured_at, device, device_id) "
+                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
                          "ON CONFLICT(key_id, candidate) DO UPDATE SET config = excluded.config, "
                          "source_hash = excluded.source_hash, status = excluded.status, reason = excluded.reason, "
                          "min_ms = excluded.min_ms, median_ms = excluded.median_ms, spread = excluded.spread, "
                          "repetitions = excluded.repetitions, verified = excluded.verified, "
-                         "max_error = excluded.max_error, measured_at = excluded.measured_at");
+                         "max_error = excluded.max_error, measured_at = excluded.measured_at, "
+                         "device = excluded.device, device_id = excluded.device_id");
     st.bind_int(1, key_id)
         .bind_text(2, m.candidate)
         .bind_text(3, m.config)
@@ -627,6 +604,8 @@ class tuning_db {
         .bind_int(11, m.verified ? 1 : 0)
         .bind_real(12, m.max_error)
         .bind_text(13, now)
+        .bind_text(14, m.device)
+        .bind_text(15, m.device_id)
         .run();
   }
 

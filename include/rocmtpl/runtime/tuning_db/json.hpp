@@ -28,11 +28,13 @@ inline void to_json(nlohmann::json& j, const measurement& m) {
                      {"reason", m.reason},           {"min_ms", m.min_ms},
                      {"median_ms", m.median_ms},     {"spread", m.spread},
                      {"repetitions", m.repetitions}, {"verified", m.verified},
-                     {"max_error", m.max_error}};
+                     {"max_error", m.max_error},     {"device", m.device},
+                     {"device_id", m.device_id}};
 }
 
 /// @brief Read a measurement written by `to_json(nlohmann::json&, const measurement&)`; a null
-/// number (how `dump()` writes NaN and infinities) reads back as NaN.
+/// number (how `dump()` writes NaN and infinities) reads back as NaN; `device` and `device_id` may
+/// be missing (JSON written before they existed) and then read back empty.
 /// @throws nlohmann::json::exception if a field is missing or has the wrong type.
 /// @throws invalid_argument_error if `status` is not a status name.
 inline void from_json(const nlohmann::json& j, measurement& m) {
@@ -51,6 +53,8 @@ inline void from_json(const nlohmann::json& j, measurement& m) {
   j.at("repetitions").get_to(m.repetitions);
   j.at("verified").get_to(m.verified);
   m.max_error = real("max_error");
+  m.device = j.value("device", std::string());
+  m.device_id = j.value("device_id", std::string());
 }
 
 /// @brief JSON form of a record, with the key's digest.

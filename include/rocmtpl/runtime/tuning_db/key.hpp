@@ -4,7 +4,8 @@
 /// @file
 /// @brief What the tuning database stores: the key of a tuning problem (`tuning_key`, with its
 /// stable digest), the outcome of a candidate (`candidate_status`), one candidate's `measurement`
-/// and everything known about one problem (`tuning_record`).
+/// (with the device it ran on), everything known about one problem (`tuning_record`), and the error
+/// for a measurement of another device model than its key's (`device_mismatch_error`).
 
 #include <rocmtpl/error.hpp>
 
@@ -19,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rocmtpl::runtime {
@@ -113,9 +115,49 @@ struct measurement {
   int repetitions = 0;    ///< Number of timed repetitions.
   bool verified = false;  ///< Whether the result was checked against a reference.
   double max_error = 0;   ///< Largest absolute difference from the reference (when verified).
+  /// Model of the GPU that ran it, as the GPU runtime names it (the same text as tuning_key::device);
+  /// empty when no GPU ran it (a compile failure, a skipped candidate) or it was stored before
+  /// schema version 2. The database stores it only under a key of the same device.
+  std::string device;
+  /// Which GPU of its host ran it: the device index in the tuning process, or the visibility value
+  /// (`CUDA_VISIBLE_DEVICES` / `HIP_VISIBLE_DEVICES`) of the benchmark worker's GPU; empty with `device`.
+  std::string device_id;
 
   /// @note Non-finite times round-trip (SQLite stores NaN as NULL; the database reads NULL back as NaN).
   friend bool operator==(const measurement&, const measurement&) = default;
+};
+
+/// @brief A measurement taken on one device model was to be stored under the tuning key of
+/// another: times of different models are not comparable, so the database refuses it (nothing of
+/// the call is stored).
+class device_mismatch_error : public invalid_argument_error {
+ public:
+  /// @param candidate The measurement's candidate.
+  /// @param key_device The key's device model (tuning_key::device).
+  /// @param measured_on The measurement's device model (measurement::device).
+  /// @param device_id Which GPU it ran on (measurement::device_id; may be empty).
+  device_mismatch_error(std::string candidate, std::string key_device, std::string measured_on,
+                        const std::string& device_id)
+      : invalid_argument_error(fmt::format(
+            "rocmtpl: tuning_db: candidate '{}' was measured on a '{}'{} but its tuning key is for a '{}'; times "
+            "of different device models are not comparable: store it under a key for its own device",
+            candidate, measured_on, device_id.empty() ? std::string() : fmt::format(" (GPU {})", device_id),
+            key_device)),
+        candidate_(std::move(candidate)),
+        key_device_(std::move(key_device)),
+        measured_on_(std::move(measured_on)) {}
+
+  /// @brief The candidate whose measurement was refused.
+  [[nodiscard]] const std::string& candidate() const noexcept { return candidate_; }
+  /// @brief The key's device model.
+  [[nodiscard]] const std::string& key_device() const noexcept { return key_device_; }
+  /// @brief The model the measurement was taken on.
+  [[nodiscard]] const std::string& measured_on() const noexcept { return measured_on_; }
+
+ private:
+  std::string candidate_;
+  std::string key_device_;
+  std::string measured_on_;
 };
 
 /// @brief Everything the database knows about one tuning problem.

@@ -14,6 +14,7 @@
 #include <rocmtpl/error.hpp>
 #include <rocmtpl/runtime/tuning_db/claims.hpp>
 #include <rocmtpl/runtime/tuning_db/key.hpp>
+#include <rocmtpl/runtime/tuning_db/schema.hpp>
 #include <rocmtpl/runtime/tuning_db/sqlite.hpp>
 
 #include <fmt/format.h>
@@ -162,63 +163,6 @@ class pg_transaction {
   bool open_ = true;
 };
 
-// The same tables as the SQLite file (schema version 1), in PostgreSQL types, and the batch tables.
-inline constexpr const char* pg_schema_v1 = R"sql(
-CREATE TABLE IF NOT EXISTS schema_version(id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL);
-CREATE TABLE IF NOT EXISTS tuning_keys(
-  id               BIGSERIAL PRIMARY KEY,
-  digest           TEXT NOT NULL UNIQUE,
-  template_name    TEXT NOT NULL,
-  problem          TEXT NOT NULL,
-  runtime_args     TEXT NOT NULL,
-  arch             TEXT NOT NULL,
-  device           TEXT NOT NULL,
-  compiler_version TEXT NOT NULL,
-  library_version  TEXT NOT NULL,
-  winner           TEXT,
-  created_at       TEXT NOT NULL,
-  updated_at       TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS tuning_keys_by_template ON tuning_keys(template_name);
-CREATE TABLE IF NOT EXISTS measurements(
-  id          BIGSERIAL PRIMARY KEY,
-  key_id      BIGINT NOT NULL REFERENCES tuning_keys(id) ON DELETE CASCADE,
-  candidate   TEXT NOT NULL,
-  config      TEXT NOT NULL,
-  source_hash TEXT NOT NULL,
-  status      TEXT NOT NULL,
-  reason      TEXT NOT NULL,
-  min_ms      DOUBLE PRECISION,
-  median_ms   DOUBLE PRECISION,
-  spread      DOUBLE PRECISION,
-  repetitions INTEGER NOT NULL,
-  verified    BOOLEAN NOT NULL,
-  max_error   DOUBLE PRECISION,
-  measured_at TEXT NOT NULL,
-  UNIQUE(key_id, candidate));
-CREATE TABLE IF NOT EXISTS batch_items(
-  batch       TEXT NOT NULL,
-  target      TEXT NOT NULL,
-  item        TEXT NOT NULL,
-  position    BIGINT NOT NULL,
-  spec        TEXT NOT NULL,
-  state       TEXT NOT NULL,
-  claimed_by  TEXT,
-  lease_until BIGINT,
-  attempts    BIGINT NOT NULL DEFAULT 0,
-  result      TEXT,
-  finished_by TEXT,
-  updated_at  TEXT NOT NULL,
-  PRIMARY KEY(batch, target, item));
-CREATE TABLE IF NOT EXISTS batch_events(
-  id     BIGSERIAL PRIMARY KEY,
-  batch  TEXT NOT NULL,
-  target TEXT NOT NULL,
-  item   TEXT NOT NULL,
-  tuner  TEXT NOT NULL,
-  event  TEXT NOT NULL,
-  at     TEXT NOT NULL);
-)sql";
-
 // The server's clock in milliseconds since the epoch: leases of tuners on different hosts compare
 // against one clock.
 inline constexpr std::string_view pg_now_ms = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -228,7 +172,7 @@ inline constexpr std::string_view pg_key_columns =
     "k.winner, k.created_at, k.updated_at";
 inline constexpr std::string_view pg_measurement_columns =
     "m.key_id, m.candidate, m.config, m.source_hash, m.status, m.reason, m.min_ms, m.median_ms, m.spread, "
-    "m.repetitions, m.verified, m.max_error";
+    "m.repetitions, m.verified, m.max_error, m.device, m.device_id";
 inline constexpr std::string_view pg_key_match =
     "k.digest = $1 AND k.template_name = $2 AND k.problem = $3 AND k.runtime_args = $4 AND k.arch = $5 "
     "AND k.device = $6 AND k.compiler_version = $7 AND k.library_version = $8";
@@ -236,7 +180,7 @@ inline constexpr std::string_view pg_key_match =
 /// The tuning database in a PostgreSQL server. Calls are serialised (one connection).
 class pg_store {
  public:
-  static constexpr std::int64_t schema_version = 1;
+  static constexpr std::int64_t schema_version = tuning_schema_version;
 
   explicit pg_store(const std::string& url) : conn_(url) { ensure_schema(); }
 
@@ -465,28 +409,34 @@ class pg_store {
  private:
   void ensure_schema() {
     // Concurrent `CREATE TABLE IF NOT EXISTS` can collide in PostgreSQL's catalog: one tuner at a
-    // time creates the schema, under a transaction-scoped advisory lock.
+    // time creates (or migrates) the schema, under a transaction-scoped advisory lock.
     pg_transaction tx(conn_);
     conn_.exec("SELECT pg_advisory_xact_lock(7234185820614410301)", {});
-    auto exists = conn_.exec("SELECT to_regclass('schema_version') IS NOT NULL", {});
-    if (std::string_view(PQgetvalue(exists.get(), 0, 0)) == "t") {
-      auto v = conn_.exec("SELECT version FROM schema_version WHERE id = 1", {});
-      if (PQntuples(v.get()) == 1) {
-        const auto found = std::strtoll(PQgetvalue(v.get(), 0, 0), nullptr, 10);
-        if (found > schema_version) {
-          throw tuning_db_error(
-              conn_.location(), "opening",
-              fmt::format("schema version {} is newer than this rocmtpl understands ({})", found, schema_version), 0,
-              "it was written by a newer rocmtpl; use that version, or another database");
-        }
+    if (const auto found = stored_version()) {
+      if (*found > schema_version) {
+        throw tuning_db_error(
+            conn_.location(), "opening",
+            fmt::format("schema version {} is newer than this rocmtpl understands ({})", *found, schema_version), 0,
+            "it was written by a newer rocmtpl; use that version, or another database");
       }
+      for (const auto& step : schema_migration(*found)) conn_.exec(step);  // an older database
     }
-    conn_.exec(pg_schema_v1);
+    conn_.exec(with_dialect(tuning_tables, postgresql_dialect).c_str());
+    conn_.exec(with_dialect(batch_tables, postgresql_dialect).c_str());
     conn_.exec(
         "INSERT INTO schema_version(id, version) VALUES (1, $1) ON CONFLICT(id) DO UPDATE SET version = "
         "excluded.version",
         {std::to_string(schema_version)});
     tx.commit();
+  }
+
+  // The schema version stored in the database; nullopt in a new database.
+  std::optional<std::int64_t> stored_version() const {
+    auto exists = conn_.exec("SELECT to_regclass('schema_version') IS NOT NULL", {});
+    if (std::string_view(PQgetvalue(exists.get(), 0, 0)) != "t") return std::nullopt;
+    auto v = conn_.exec("SELECT version FROM schema_version WHERE id = 1", {});
+    if (PQntuples(v.get()) != 1) return std::nullopt;
+    return std::strtoll(PQgetvalue(v.get(), 0, 0), nullptr, 10);
   }
 
   static std::vector<pg_param> key_params(const tuning_key& key) {
@@ -538,6 +488,8 @@ class pg_store {
     m.repetitions = static_cast<int>(std::strtol(PQgetvalue(r.get(), row, 9), nullptr, 10));
     m.verified = text(10) == "t";
     m.max_error = real(r, row, 11);
+    m.device = text(12);
+    m.device_id = text(13);
     return m;
   }
 
@@ -563,14 +515,16 @@ class pg_store {
   void upsert_measurement(std::int64_t key_id, const measurement& m, const std::string& now) {
     conn_.exec(
         "INSERT INTO measurements(key_id, candidate, config, source_hash, status, reason, min_ms, median_ms, spread, "
-        "repetitions, verified, max_error, measured_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
-        "$13) ON CONFLICT(key_id, candidate) DO UPDATE SET config = excluded.config, source_hash = "
+        "repetitions, verified, max_error, measured_at, device, device_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
+        "$9, $10, $11, $12, $13, $14, $15) ON CONFLICT(key_id, candidate) DO UPDATE SET config = excluded.config, "
+        "source_hash = "
         "excluded.source_hash, status = excluded.status, reason = excluded.reason, min_ms = excluded.min_ms, "
         "median_ms = excluded.median_ms, spread = excluded.spread, repetitions = excluded.repetitions, verified = "
-        "excluded.verified, max_error = excluded.max_error, measured_at = excluded.measured_at",
+        "excluded.verified, max_error = excluded.max_error, measured_at = excluded.measured_at, device = "
+        "excluded.device, device_id = excluded.device_id",
         {std::to_string(key_id), m.candidate, m.config, m.source_hash, std::string(to_string(m.status)), m.reason,
          pg_real(m.min_ms), pg_real(m.median_ms), pg_real(m.spread), std::to_string(m.repetitions),
-         m.verified ? "true" : "false", pg_real(m.max_error), now});
+         m.verified ? "true" : "false", pg_real(m.max_error), now, m.device, m.device_id});
   }
 
   void require_ok(std::int64_t key_id, const std::string& candidate, std::string_view caller) const {
