@@ -393,6 +393,18 @@ struct chain_rows {
         }
     }
 };
+// The chain's [M, N] operands of one lane's 8 columns at gcol for its 4 rows (16 bytes a row).
+struct chain_segs {
+    rocmtpl_epilogue_seg s[4];
+    __device__ __forceinline__ void load(const gemm_pointers& t, const chain_rows& cr, int M, int N, int row0, int gcol,
+                                         int lane) {
+        if (gcol >= N) return;
+#pragma unroll
+        for (int it = 0; it < 4; ++it) {
+            if (row0 + it * 4 + lane / 8 < M) s[it] = rocmtpl_epilogue_seg_at(t.epi, cr.r[it], gcol);
+        }
+    }
+};
 // Brings the chain's full operands of a tile into L2 when the tile starts (its main loop hides
 // the latency): per lane, its 4 rows of each m64 block, one line a 64-column chunk.
 __device__ __forceinline__ void prefetch_chain(const gemm_problem& p, const gemm_pointers& t, int M, int N, int row0,
@@ -437,6 +449,8 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
     const int sc = (lane % 8) * 8;  // staged column
 #if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
     const chain_rows cr(p, t, M, row0, lane);
+    chain_segs cur;  // the [M, N] operands of the chunk in hand
+    cur.load(t, cr, M, N, row0, col0 + sc, lane);
 #pragma unroll 1
 #else
 #pragma unroll
@@ -444,20 +458,18 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
     for (int c = 0; c < block_n / 64; ++c) {
         const int gcol = col0 + c * 64 + sc;
 #if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
-        // The chain's operands of this lane's 8 columns: [N] operands once for the 4 rows, [M, N]
-        // operands 16 bytes a row; issued before staging so that their latency overlaps it.
+        // The [N] operands of this lane's 8 columns, once for its 4 rows (issued before staging so
+        // that their latency overlaps it).
         rocmtpl_epilogue_cols ec;
-        rocmtpl_epilogue_seg es[4];
-        if (gcol < N) {
-            ec = rocmtpl_epilogue_cols_at(t.epi, gcol);
-#pragma unroll
-            for (int it = 0; it < 4; ++it) {
-                if (row0 + it * 4 + sr < M) es[it] = rocmtpl_epilogue_seg_at(t.epi, cr.r[it], gcol);
-            }
-        }
+        if (gcol < N) ec = rocmtpl_epilogue_cols_at(t.epi, gcol);
 #endif
         stage_chunk_at(c, d, tb, i, stage, lane);
         __syncwarp();
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+        // The next chunk's [M, N] operands, in flight while this chunk's chain runs.
+        chain_segs next;
+        if (c + 1 < block_n / 64) next.load(t, cr, M, N, row0, gcol + 64, lane);
+#endif
         // Two passes: every row's values (and the Residual and chain operands they read) first,
         // then the stores; loads of later rows are not held behind stores to Y that might alias
         // them, so a warp has all its global loads in flight at once.
@@ -491,7 +503,7 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
                     const float2 f = unpack2(w[e]);
                     ev[2 * e] = f.x, ev[2 * e + 1] = f.y;
                 }
-                rocmtpl_epilogue8(cr.r[it], ec, es[it], ev);
+                rocmtpl_epilogue8(cr.r[it], ec, cur.s[it], ev);
 #pragma unroll
                 for (int e = 0; e < 4; ++e) w[e] = pack2(ev[2 * e], ev[2 * e + 1]);
 #endif
@@ -503,6 +515,9 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
             const int64_t grow = row0 + it * 4 + sr;
             if (grow < M && gcol < N) *reinterpret_cast<uint4*>(t.Y + p.y_offset + grow * p.y_stride_m + gcol) = out[it];
         }
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+        cur = next;
+#endif
         __syncwarp();
     }
 }
