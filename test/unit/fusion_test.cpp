@@ -130,12 +130,14 @@ TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
       EXPECT_EQ(contains(ms.source, "gemm_split_k_reduce_body("), split > 1) << split;
     }
   }
-  // A batch folded into M is split back out of the row for the chain's operands.
-  EXPECT_TRUE(contains(m3.source, "rocmtpl_epilogue(t.epi, eb, erow, gcol + e,"));
+  // A batch folded into M is split back out of the row for the chain's operands; the Hopper epilogue
+  // applies the chain's vector form (issue 12: 8 columns of a row at a time).
+  EXPECT_TRUE(contains(m3.source, "r[it] = rocmtpl_epilogue_row_at(t.epi, b, g - b * rows);"));
+  EXPECT_TRUE(contains(m3.source, "rocmtpl_epilogue8(cr.r[it], ec, cur.s[it], ev);"));
   EXPECT_FALSE(contains(m3.source, "gemm_split_k_reduce_body("));
   // Hopper split-K: the consumers store fp32 partials (no chain there); the shared reduction applies
   // the chain once, after the sum, through store_output(). The chain is called in exactly two places:
-  // the Hopper epilogue (split_k 1 at run time) and store_output().
+  // the Hopper epilogue (split_k 1 at run time, vector form) and store_output() (scalar form).
   fu::gemm_problem hopper_split = hopper;
   hopper_split.config.split_k = 3;
   hopper_split.options.runtime_split_k = true;
@@ -144,7 +146,8 @@ TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
   EXPECT_TRUE(contains(m5.source, "gemm_sm90::mainloop(&map_X, &map_W, p, t, split_k);"));
   EXPECT_TRUE(contains(m5.source, "gemm_split_k_reduce_body("));
   EXPECT_TRUE(contains(m5.source, "v = rocmtpl_epilogue(t.epi, batch, gm, gn, v);"));
-  EXPECT_EQ(count(m5.source, "rocmtpl_epilogue(t.epi"), 2U);
+  EXPECT_EQ(count(m5.source, "rocmtpl_epilogue(t.epi"), 1U);
+  EXPECT_EQ(count(m5.source, "rocmtpl_epilogue8(cr.r[it]"), 1U);
   const auto partial = m5.source.find("void store_partial_m64(");
   ASSERT_NE(partial, std::string::npos);
   const auto partial_end = m5.source.find("\n}\n", partial);

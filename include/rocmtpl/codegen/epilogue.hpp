@@ -297,16 +297,19 @@ struct epilogue_operand {
 }
 
 namespace detail::epilogue_impl {
+// A 16-bit or f32 value read as float, and a value rounded to a dtype, through the conversions of
+// conversions_text (hardware instructions where the platform has them).
 inline std::string load(dtype t, const std::string& e) {
-  if (t == dtype::f16) return "rocmtpl_dev::half_bits_to_float(" + e + ")";
-  if (t == dtype::bf16) return "rocmtpl_dev::bf16_bits_to_float(" + e + ")";
+  if (t == dtype::f16) return "rocmtpl_epi_f16(" + e + ")";
+  if (t == dtype::bf16) return "rocmtpl_epi_bf16(" + e + ")";
   return "static_cast<float>(" + e + ")";
 }
 inline std::string round_to(dtype t, const std::string& v) {
-  if (t == dtype::f16) return "rocmtpl_dev::half_bits_to_float(rocmtpl_dev::float_to_half_bits(" + v + "))";
-  if (t == dtype::bf16) return "rocmtpl_dev::bf16_bits_to_float(rocmtpl_dev::float_to_bf16_bits(" + v + "))";
+  if (t == dtype::f16) return "rocmtpl_epi_round_f16(" + v + ")";
+  if (t == dtype::bf16) return "rocmtpl_epi_round_bf16(" + v + ")";
   return v;
 }
+// The gelu is the erf form, as the reference and the unfused pointwise kernel apply it (one text).
 inline std::string activation_text(epilogue_activation a) {
   switch (a) {
     case epilogue_activation::relu: return "v = v > 0.0f ? v : 0.0f;";
@@ -316,6 +319,134 @@ inline std::string activation_text(epilogue_activation a) {
     case epilogue_activation::tanh: return "v = tanhf(v);";
   }
   return "";
+}
+
+// Exact 16-bit -> float and round-to-nearest-even float -> 16-bit conversions (NVIDIA: the
+// hardware's cvt instructions; AMD: _Float16 for fp16, bit operations for bf16), two values of a
+// 32-bit word at once, and the 16-byte read-only load of the vector form.
+inline constexpr std::string_view conversions_text =
+    R"epi(__device__ __forceinline__ float rocmtpl_epi_f16(uint16_t b) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    return __half2float(__ushort_as_half(b));
+#else
+    _Float16 h;
+    __builtin_memcpy(&h, &b, sizeof h);
+    return static_cast<float>(h);
+#endif
+}
+__device__ __forceinline__ float rocmtpl_epi_bf16(uint16_t b) { return rocmtpl_dev::bf16_bits_to_float(b); }
+__device__ __forceinline__ float rocmtpl_epi_round_f16(float v) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    return __half2float(__float2half_rn(v));
+#else
+    return static_cast<float>(static_cast<_Float16>(v));
+#endif
+}
+__device__ __forceinline__ float rocmtpl_epi_round_bf16(float v) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    return __bfloat162float(__float2bfloat16_rn(v));
+#else
+    return rocmtpl_dev::bf16_bits_to_float(rocmtpl_dev::float_to_bf16_bits(v));
+#endif
+}
+// The two 16-bit values of a word (low half first) as floats.
+__device__ __forceinline__ void rocmtpl_epi_f16x2(uint32_t w, float& lo, float& hi) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    __half2 h;
+    __builtin_memcpy(&h, &w, sizeof h);
+    const float2 f = __half22float2(h);
+    lo = f.x, hi = f.y;
+#else
+    lo = rocmtpl_epi_f16(static_cast<uint16_t>(w & 0xFFFFu)), hi = rocmtpl_epi_f16(static_cast<uint16_t>(w >> 16));
+#endif
+}
+__device__ __forceinline__ void rocmtpl_epi_bf16x2(uint32_t w, float& lo, float& hi) {
+    lo = rocmtpl_dev::bits_as_float(w << 16), hi = rocmtpl_dev::bits_as_float(w & 0xFFFF0000u);
+}
+// 16 bytes at a 16-byte aligned address.
+__device__ __forceinline__ uint4 rocmtpl_epi_ld16(const void* p) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    return __ldg(reinterpret_cast<const uint4*>(p));
+#else
+    return *reinterpret_cast<const uint4*>(p);
+#endif
+}
+// Brings the line of p into L2 (NVIDIA; nothing elsewhere).
+__device__ __forceinline__ void rocmtpl_epi_prefetch(const void* p) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    asm volatile("prefetch.L2 [%0];" ::"l"(p));
+#else
+    (void)p;
+#endif
+}
+// 8 values at p, p + stride, ... as raw words (16-bit types two a word, low half first): 16-byte
+// loads when the values are contiguous and p is 16-byte aligned, else one load a value.
+__device__ __forceinline__ void rocmtpl_epi_load8(const uint16_t* p, int64_t stride, uint32_t (&w)[4]) {
+    if (stride == 1 && (reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
+        const uint4 q = rocmtpl_epi_ld16(p);
+        w[0] = q.x, w[1] = q.y, w[2] = q.z, w[3] = q.w;
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            w[e] = static_cast<uint32_t>(p[2 * e * stride]) | (static_cast<uint32_t>(p[(2 * e + 1) * stride]) << 16);
+        }
+    }
+}
+__device__ __forceinline__ void rocmtpl_epi_load8(const float* p, int64_t stride, uint32_t (&w)[8]) {
+    if (stride == 1 && (reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
+        const uint4 a = rocmtpl_epi_ld16(p), b = rocmtpl_epi_ld16(p + 4);
+        w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
+    } else {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) w[e] = rocmtpl_dev::float_as_bits(p[e * stride]);
+    }
+}
+)epi";
+
+// The statements of the chain on `float v`; `operand(i)` is the float value of tensor operand i.
+template <class Operand>
+std::string chain_statements(const epilogue_chain& chain, const std::string& indent, Operand&& operand) {
+  std::string s;
+  for (const auto& o : chain.ops) {
+    switch (o.kind) {
+      case epilogue_op_kind::activation: s += indent + activation_text(o.act) + "\n"; break;
+      case epilogue_op_kind::scale: s += indent + "v = " + float_text(o.scalar) + "f * v;\n"; break;
+      case epilogue_op_kind::cast: s += indent + "v = " + round_to(o.type, "v") + ";\n"; break;
+      default: {
+        const char* op = o.kind == epilogue_op_kind::add ? " + " : (o.kind == epilogue_op_kind::sub ? " - " : " * ");
+        s += indent + "v = v" + std::string(op) + operand(o.input) + ";\n";
+      }
+    }
+  }
+  return s;
+}
+
+// How each operand is used (its one broadcast), or nothing for an operand no op reads.
+inline std::vector<const epilogue_broadcast*> operand_uses(const epilogue_chain& chain, std::size_t count) {
+  std::vector<const epilogue_broadcast*> out(count, nullptr);
+  for (const auto& o : chain.ops) {
+    if (o.has_input() && o.input < count) out[o.input] = &o.broadcast;
+  }
+  return out;
+}
+
+// `ea.e<i>_<field>`, or the stride's value where it is a constant (so that the compiler folds it).
+inline std::string field(std::size_t i, const std::string& name, const sym_expr& e) {
+  if (e.is_constant()) return e.to_cpp();
+  return detail::indexed_name("ea.e", i) + "_" + name;
+}
+
+// Words of 8 raw values of a dtype (16-bit: 4, f32: 8).
+inline std::string words8(dtype t) { return t == dtype::f32 ? "8" : "4"; }
+
+// `float x<i>[8]` from the raw words `src` of dtype t.
+inline std::string unpack8(std::size_t i, dtype t, const std::string& src) {
+  const auto x = detail::indexed_name("x", i);
+  std::string s = "    float " + x + "[8];\n#pragma unroll\n";
+  if (t == dtype::f32)
+    return s + "    for (int e = 0; e < 8; ++e) " + x + "[e] = rocmtpl_dev::bits_as_float(" + src + "[e]);\n";
+  const char* f = t == dtype::f16 ? "rocmtpl_epi_f16x2(" : "rocmtpl_epi_bf16x2(";
+  return s + "    for (int e = 0; e < 4; ++e) " + f + src + "[e], " + x + "[2 * e], " + x + "[2 * e + 1]);\n";
 }
 }  // namespace detail::epilogue_impl
 
@@ -331,20 +462,10 @@ inline std::string activation_text(epilogue_activation a) {
   return out;
 }
 
-/// @brief The device code of a chain (inside the template's anonymous namespace): the struct
-/// `rocmtpl_epilogue_args` (each operand's pointer, offset and strides), its maker
-/// `rocmtpl_epilogue_make(<operand pointers>..., <size symbols>...)` and `rocmtpl_epilogue(args,
-/// batch, row, col, v)`, the chain applied to one fp32 value; the caller stores the result in the
-/// output's type.
-/// @param chain the ops
-/// @param ops the operands (epilogue_operands())
-/// @param symbols the kernel's size symbols (the operands' strides and offsets use them)
-[[nodiscard]] inline std::string epilogue_device_code(const epilogue_chain& chain,
-                                                      const std::vector<epilogue_operand>& ops,
-                                                      const std::vector<std::string>& symbols) {
-  namespace impl = detail::epilogue_impl;
-  std::string s = "// Fused epilogue: " + chain.to_string() + "\n";
-  s += "struct rocmtpl_epilogue_args {\n";
+namespace detail::epilogue_impl {
+// struct rocmtpl_epilogue_args and its maker.
+inline std::string args_text(const std::vector<epilogue_operand>& ops, const std::vector<std::string>& symbols) {
+  std::string s = "struct rocmtpl_epilogue_args {\n";
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const auto n = detail::indexed_name("e", i);
     s += "    const " + std::string(storage_type(ops[i].node->type())) + "* " + n + ";\n";
@@ -371,27 +492,151 @@ inline std::string activation_text(epilogue_activation a) {
   }
   for (const auto& sym : symbols) s += "    (void)" + sym + ";\n";
   s += "    return a;\n}\n";
-  s += "__device__ __forceinline__ float rocmtpl_epilogue(const rocmtpl_epilogue_args& ea, int64_t batch, int64_t "
-       "row,\n";
+  return s;
+}
+
+// rocmtpl_epilogue(): the chain on one value; every operand indexed in 64 bits.
+inline std::string scalar_text(const epilogue_chain& chain, const std::vector<epilogue_operand>& ops) {
+  std::string s =
+      "__device__ __forceinline__ float rocmtpl_epilogue(const rocmtpl_epilogue_args& ea, int64_t batch, int64_t "
+      "row,\n";
   s += "                                                  int64_t col, float v) {\n";
   s += "    (void)ea, (void)batch, (void)row, (void)col;\n";
-  for (const auto& o : chain.ops) {
-    switch (o.kind) {
-      case epilogue_op_kind::activation: s += "    " + impl::activation_text(o.act) + "\n"; break;
-      case epilogue_op_kind::scale: s += "    v = " + impl::float_text(o.scalar) + "f * v;\n"; break;
-      case epilogue_op_kind::cast: s += "    v = " + impl::round_to(o.type, "v") + ";\n"; break;
-      default: {
-        const auto n = detail::indexed_name("ea.e", o.input);
-        std::string index = n + "_offset + batch * " + n + "_stride_b";
-        if (o.broadcast != epilogue_broadcast::row_vector) index += " + row * " + n + "_stride_r";
-        if (o.broadcast != epilogue_broadcast::column_vector) index += " + col * " + n + "_stride_c";
-        const std::string x = impl::load(ops[o.input].node->type(), n + "[" + index + "]");
-        const char* op = o.kind == epilogue_op_kind::add ? " + " : (o.kind == epilogue_op_kind::sub ? " - " : " * ");
-        s += "    v = v" + std::string(op) + x + ";\n";
-      }
+  const auto uses = operand_uses(chain, ops.size());
+  s += chain_statements(chain, "    ", [&](std::size_t i) {
+    const auto n = detail::indexed_name("ea.e", i);
+    std::string index = n + "_offset + batch * " + n + "_stride_b";
+    if (*uses[i] != epilogue_broadcast::row_vector) index += " + row * " + n + "_stride_r";
+    if (*uses[i] != epilogue_broadcast::column_vector) index += " + col * " + n + "_stride_c";
+    return load(ops[i].node->type(), n + "[" + index + "]");
+  });
+  s += "    return v;\n}\n";
+  return s;
+}
+
+// The vector form's three structs: per row (full operands' row starts, column operands' values),
+// per 8-column segment of the row vectors, per segment of a row (the full operands' raw words).
+inline std::string vector_structs_text(const std::vector<epilogue_operand>& ops,
+                                       const std::vector<const epilogue_broadcast*>& uses) {
+  std::string row = "struct rocmtpl_epilogue_row {\n";
+  std::string cols = "struct rocmtpl_epilogue_cols {\n";
+  std::string seg = "struct rocmtpl_epilogue_seg {\n";
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (uses[i] == nullptr) continue;
+    const auto n = detail::indexed_name("e", i);
+    const auto t = ops[i].node->type();
+    switch (*uses[i]) {
+      case epilogue_broadcast::full:
+        row += "    const " + std::string(storage_type(t)) + "* " + n + ";  // element (batch, row, 0)\n";
+        seg += "    uint32_t " + n + "[" + words8(t) + "];\n";
+        break;
+      case epilogue_broadcast::column_vector: row += "    float " + n + ";\n"; break;
+      case epilogue_broadcast::row_vector: cols += "    uint32_t " + n + "[" + words8(t) + "];\n"; break;
     }
   }
-  s += "    return v;\n}\n";
+  return row + "};\n" + cols + "};\n" + seg + "};\n";
+}
+
+// rocmtpl_epilogue_row_at(), rocmtpl_epilogue_cols_at(), rocmtpl_epilogue_seg_at() and
+// rocmtpl_epilogue_prefetch().
+inline std::string vector_loads_text(const std::vector<epilogue_operand>& ops,
+                                     const std::vector<const epilogue_broadcast*>& uses) {
+  std::string row =
+      "__device__ __forceinline__ rocmtpl_epilogue_row rocmtpl_epilogue_row_at(const rocmtpl_epilogue_args& ea, "
+      "int64_t batch,\n                                                             int64_t row) {\n"
+      "    rocmtpl_epilogue_row r{};\n    (void)ea, (void)batch, (void)row;\n";
+  std::string cols =
+      "__device__ __forceinline__ rocmtpl_epilogue_cols rocmtpl_epilogue_cols_at(const rocmtpl_epilogue_args& ea, "
+      "int col) {\n    rocmtpl_epilogue_cols c;\n    (void)ea, (void)col;\n";
+  std::string seg =
+      "__device__ __forceinline__ rocmtpl_epilogue_seg rocmtpl_epilogue_seg_at(const rocmtpl_epilogue_args& ea,\n"
+      "                                                             const rocmtpl_epilogue_row& r, int col) {\n"
+      "    rocmtpl_epilogue_seg s;\n    (void)ea, (void)r, (void)col;\n";
+  std::string pre =
+      "__device__ __forceinline__ void rocmtpl_epilogue_prefetch(const rocmtpl_epilogue_args& ea, const "
+      "rocmtpl_epilogue_row& r,\n                                                          int col) {\n"
+      "    (void)ea, (void)r, (void)col;\n";
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (uses[i] == nullptr) continue;
+    const auto& o = ops[i];
+    const auto n = detail::indexed_name("e", i);
+    const auto ea = "ea." + n;
+    const auto sc = field(i, "stride_c", o.stride_c);
+    const auto base = field(i, "offset", o.offset) + " + batch * " + field(i, "stride_b", o.stride_b) + " + row * " +
+                      field(i, "stride_r", o.stride_r);
+    const auto at = "static_cast<int64_t>(col) * " + sc;
+    switch (*uses[i]) {
+      case epilogue_broadcast::full:
+        row += "    r." + n + " = " + ea + " + (" + base + ");\n";
+        seg += "    rocmtpl_epi_load8(r." + n + " + " + at + ", " + sc + ", s." + n + ");\n";
+        pre += "    rocmtpl_epi_prefetch(r." + n + " + " + at + ");\n";
+        break;
+      case epilogue_broadcast::column_vector:
+        row += "    r." + n + " = " + load(o.node->type(), ea + "[" + base + "]") + ";\n";
+        break;
+      case epilogue_broadcast::row_vector:
+        cols += "    rocmtpl_epi_load8(" + ea + " + (" + field(i, "offset", o.offset) + " + " + at + "), " + sc +
+                ", c." + n + ");\n";
+        break;
+    }
+  }
+  return row + "    return r;\n}\n" + cols + "    return c;\n}\n" + seg + "    return s;\n}\n" + pre + "}\n";
+}
+
+// rocmtpl_epilogue8(): the chain on 8 values, each through the scalar form's statements.
+inline std::string vector_apply_text(const epilogue_chain& chain, const std::vector<epilogue_operand>& ops,
+                                     const std::vector<const epilogue_broadcast*>& uses) {
+  std::string s =
+      "__device__ __forceinline__ void rocmtpl_epilogue8(const rocmtpl_epilogue_row& er, const rocmtpl_epilogue_cols& "
+      "ec,\n                                                  const rocmtpl_epilogue_seg& es, float (&vs)[8]) {\n"
+      "    (void)er, (void)ec, (void)es;\n";
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (uses[i] == nullptr || *uses[i] == epilogue_broadcast::column_vector) continue;
+    const bool full = *uses[i] == epilogue_broadcast::full;
+    s += unpack8(i, ops[i].node->type(), (full ? "es." : "ec.") + detail::indexed_name("e", i));
+  }
+  s += "#pragma unroll\n    for (int e = 0; e < 8; ++e) {\n        float v = vs[e];\n";
+  s += chain_statements(chain, "        ", [&](std::size_t i) {
+    return *uses[i] == epilogue_broadcast::column_vector ? detail::indexed_name("er.e", i)
+                                                         : detail::indexed_name("x", i) + "[e]";
+  });
+  s += "        vs[e] = v;\n    }\n}\n";
+  return s;
+}
+}  // namespace detail::epilogue_impl
+
+/// @brief The device code of a chain (inside the template's anonymous namespace).
+///
+/// - `rocmtpl_epilogue_args` (each operand's pointer, offset and strides) and its maker
+///   `rocmtpl_epilogue_make(<operand pointers>..., <size symbols>...)`;
+/// - the scalar form `rocmtpl_epilogue(args, batch, row, col, v)`: the chain on one fp32 value;
+/// - the vector form, the chain on 8 consecutive columns `col .. col + 7` (all inside the output)
+///   of one row: `rocmtpl_epilogue_row_at(args, batch, row)` (once per row, a row inside the
+///   output: the full operands' 64-bit row starts, the column operands' values),
+///   `rocmtpl_epilogue_cols_at(args, col)` (once per column segment: the row operands' 8 values),
+///   `rocmtpl_epilogue_seg_at(args, row, col)` (the full operands' 8 values: one 16-byte load where
+///   they are contiguous and aligned), `rocmtpl_epilogue8(row, cols, seg, float (&v)[8])`, and
+///   `rocmtpl_epilogue_prefetch(args, row, col)` (the segment's full operands into L2 on NVIDIA).
+///
+/// Both forms apply the same statements (so they give the same bits); conversions use the
+/// hardware's instructions where the platform has them. The caller stores the result in the
+/// output's type.
+/// @param chain the ops
+/// @param ops the operands (epilogue_operands())
+/// @param symbols the kernel's size symbols (the operands' strides and offsets use them)
+[[nodiscard]] inline std::string epilogue_device_code(const epilogue_chain& chain,
+                                                      const std::vector<epilogue_operand>& ops,
+                                                      const std::vector<std::string>& symbols) {
+  namespace impl = detail::epilogue_impl;
+  const auto uses = impl::operand_uses(chain, ops.size());
+  std::string s = "// Fused epilogue: " + chain.to_string() + "\n";
+  s += impl::args_text(ops, symbols);
+  s += impl::conversions_text;
+  s += impl::scalar_text(chain, ops);
+  s += "// Vector form: the chain on 8 consecutive columns of one row (codegen/epilogue.hpp).\n";
+  s += impl::vector_structs_text(ops, uses);
+  s += impl::vector_loads_text(ops, uses);
+  s += impl::vector_apply_text(chain, ops, uses);
   return s;
 }
 

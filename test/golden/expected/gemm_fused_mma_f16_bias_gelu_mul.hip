@@ -177,14 +177,144 @@ struct rocmtpl_epilogue_args {
     (void)u_M;
     return a;
 }
+__device__ __forceinline__ float rocmtpl_epi_f16(uint16_t b) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    return __half2float(__ushort_as_half(b));
+#else
+    _Float16 h;
+    __builtin_memcpy(&h, &b, sizeof h);
+    return static_cast<float>(h);
+#endif
+}
+__device__ __forceinline__ float rocmtpl_epi_bf16(uint16_t b) { return rocmtpl_dev::bf16_bits_to_float(b); }
+__device__ __forceinline__ float rocmtpl_epi_round_f16(float v) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    return __half2float(__float2half_rn(v));
+#else
+    return static_cast<float>(static_cast<_Float16>(v));
+#endif
+}
+__device__ __forceinline__ float rocmtpl_epi_round_bf16(float v) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    return __bfloat162float(__float2bfloat16_rn(v));
+#else
+    return rocmtpl_dev::bf16_bits_to_float(rocmtpl_dev::float_to_bf16_bits(v));
+#endif
+}
+// The two 16-bit values of a word (low half first) as floats.
+__device__ __forceinline__ void rocmtpl_epi_f16x2(uint32_t w, float& lo, float& hi) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    __half2 h;
+    __builtin_memcpy(&h, &w, sizeof h);
+    const float2 f = __half22float2(h);
+    lo = f.x, hi = f.y;
+#else
+    lo = rocmtpl_epi_f16(static_cast<uint16_t>(w & 0xFFFFu)), hi = rocmtpl_epi_f16(static_cast<uint16_t>(w >> 16));
+#endif
+}
+__device__ __forceinline__ void rocmtpl_epi_bf16x2(uint32_t w, float& lo, float& hi) {
+    lo = rocmtpl_dev::bits_as_float(w << 16), hi = rocmtpl_dev::bits_as_float(w & 0xFFFF0000u);
+}
+// 16 bytes at a 16-byte aligned address.
+__device__ __forceinline__ uint4 rocmtpl_epi_ld16(const void* p) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    return __ldg(reinterpret_cast<const uint4*>(p));
+#else
+    return *reinterpret_cast<const uint4*>(p);
+#endif
+}
+// Brings the line of p into L2 (NVIDIA; nothing elsewhere).
+__device__ __forceinline__ void rocmtpl_epi_prefetch(const void* p) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+    asm volatile("prefetch.L2 [%0];" ::"l"(p));
+#else
+    (void)p;
+#endif
+}
+// 8 values at p, p + stride, ... as raw words (16-bit types two a word, low half first): 16-byte
+// loads when the values are contiguous and p is 16-byte aligned, else one load a value.
+__device__ __forceinline__ void rocmtpl_epi_load8(const uint16_t* p, int64_t stride, uint32_t (&w)[4]) {
+    if (stride == 1 && (reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
+        const uint4 q = rocmtpl_epi_ld16(p);
+        w[0] = q.x, w[1] = q.y, w[2] = q.z, w[3] = q.w;
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            w[e] = static_cast<uint32_t>(p[2 * e * stride]) | (static_cast<uint32_t>(p[(2 * e + 1) * stride]) << 16);
+        }
+    }
+}
+__device__ __forceinline__ void rocmtpl_epi_load8(const float* p, int64_t stride, uint32_t (&w)[8]) {
+    if (stride == 1 && (reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
+        const uint4 a = rocmtpl_epi_ld16(p), b = rocmtpl_epi_ld16(p + 4);
+        w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
+    } else {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) w[e] = rocmtpl_dev::float_as_bits(p[e * stride]);
+    }
+}
 __device__ __forceinline__ float rocmtpl_epilogue(const rocmtpl_epilogue_args& ea, int64_t batch, int64_t row,
                                                   int64_t col, float v) {
     (void)ea, (void)batch, (void)row, (void)col;
-    v = rocmtpl_dev::half_bits_to_float(rocmtpl_dev::float_to_half_bits(v));
+    v = rocmtpl_epi_round_f16(v);
     v = v + static_cast<float>(ea.e0[ea.e0_offset + batch * ea.e0_stride_b + col * ea.e0_stride_c]);
     v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
-    v = v * rocmtpl_dev::half_bits_to_float(ea.e1[ea.e1_offset + batch * ea.e1_stride_b + row * ea.e1_stride_r + col * ea.e1_stride_c]);
+    v = v * rocmtpl_epi_f16(ea.e1[ea.e1_offset + batch * ea.e1_stride_b + row * ea.e1_stride_r + col * ea.e1_stride_c]);
     return v;
+}
+// Vector form: the chain on 8 consecutive columns of one row (codegen/epilogue.hpp).
+struct rocmtpl_epilogue_row {
+    const uint16_t* e1;  // element (batch, row, 0)
+};
+struct rocmtpl_epilogue_cols {
+    uint32_t e0[8];
+};
+struct rocmtpl_epilogue_seg {
+    uint32_t e1[4];
+};
+__device__ __forceinline__ rocmtpl_epilogue_row rocmtpl_epilogue_row_at(const rocmtpl_epilogue_args& ea, int64_t batch,
+                                                             int64_t row) {
+    rocmtpl_epilogue_row r{};
+    (void)ea, (void)batch, (void)row;
+    r.e1 = ea.e1 + (0 + batch * 0 + row * 256);
+    return r;
+}
+__device__ __forceinline__ rocmtpl_epilogue_cols rocmtpl_epilogue_cols_at(const rocmtpl_epilogue_args& ea, int col) {
+    rocmtpl_epilogue_cols c;
+    (void)ea, (void)col;
+    rocmtpl_epi_load8(ea.e0 + (0 + static_cast<int64_t>(col) * 1), 1, c.e0);
+    return c;
+}
+__device__ __forceinline__ rocmtpl_epilogue_seg rocmtpl_epilogue_seg_at(const rocmtpl_epilogue_args& ea,
+                                                             const rocmtpl_epilogue_row& r, int col) {
+    rocmtpl_epilogue_seg s;
+    (void)ea, (void)r, (void)col;
+    rocmtpl_epi_load8(r.e1 + static_cast<int64_t>(col) * 1, 1, s.e1);
+    return s;
+}
+__device__ __forceinline__ void rocmtpl_epilogue_prefetch(const rocmtpl_epilogue_args& ea, const rocmtpl_epilogue_row& r,
+                                                          int col) {
+    (void)ea, (void)r, (void)col;
+    rocmtpl_epi_prefetch(r.e1 + static_cast<int64_t>(col) * 1);
+}
+__device__ __forceinline__ void rocmtpl_epilogue8(const rocmtpl_epilogue_row& er, const rocmtpl_epilogue_cols& ec,
+                                                  const rocmtpl_epilogue_seg& es, float (&vs)[8]) {
+    (void)er, (void)ec, (void)es;
+    float x0[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) x0[e] = rocmtpl_dev::bits_as_float(ec.e0[e]);
+    float x1[8];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) rocmtpl_epi_f16x2(es.e1[e], x1[2 * e], x1[2 * e + 1]);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+        float v = vs[e];
+        v = rocmtpl_epi_round_f16(v);
+        v = v + x0[e];
+        v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+        v = v * x1[e];
+        vs[e] = v;
+    }
 }
 
 struct gemm_pointers {

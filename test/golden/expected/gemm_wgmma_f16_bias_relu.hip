@@ -333,49 +333,152 @@ struct tile_bias {
 #endif
     }
 };
-// One consumer warp's 16 rows x block_n columns (m64 block i): alpha, bias, activation and the cast
-// in registers, then through a 16 x 64 staging tile so that stores to Y are 16 bytes wide.
-__device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], const tile_bias& tb, int i, uint16_t* stage,
-                                             const gemm_problem& p, const gemm_pointers& t, int M, int N, int row0,
-                                             int col0, int lane) {
+// Chunk C (64 columns) of one consumer warp's 16 rows x block_n accumulators (m64 block i): alpha,
+// bias, activation and the cast in registers, into the warp's 16 x 64 staging tile.
+template <int C>
+__device__ __forceinline__ void stage_chunk(const float (&d)[block_n / 2], const tile_bias& tb, int i, uint16_t* stage,
+                                            int lane) {
     (void)tb, (void)i;
     const int qr = lane / 4;
     const int qc = (lane % 4) * 2;
 #pragma unroll
-    for (int c = 0; c < block_n / 64; ++c) {
-#pragma unroll
-        for (int jj = 0; jj < 8; ++jj) {
-            const int j = c * 8 + jj;
-            const int col = jj * 8 + qc;
-            float v0 = gemm_sm90_alpha * d[4 * j + 0], v1 = gemm_sm90_alpha * d[4 * j + 1];
-            float v2 = gemm_sm90_alpha * d[4 * j + 2], v3 = gemm_sm90_alpha * d[4 * j + 3];
+    for (int jj = 0; jj < 8; ++jj) {
+        const int j = C * 8 + jj;
+        const int col = jj * 8 + qc;
+        float v0 = gemm_sm90_alpha * d[4 * j + 0], v1 = gemm_sm90_alpha * d[4 * j + 1];
+        float v2 = gemm_sm90_alpha * d[4 * j + 2], v3 = gemm_sm90_alpha * d[4 * j + 3];
 #if ROCMTPL_GEMM_SM90_HAS_BIAS
-            if constexpr (gemm_sm90_bias_mode == 2) {
-                v0 += gemm_sm90_beta * tb.m[i][0], v1 += gemm_sm90_beta * tb.m[i][0];
-                v2 += gemm_sm90_beta * tb.m[i][1], v3 += gemm_sm90_beta * tb.m[i][1];
-            } else if constexpr (gemm_sm90_bias_mode == 1) {
-                const float b0 = gemm_sm90_beta * bias_type::to_float(static_cast<uint16_t>(tb.n2[j] & 0xFFFFu));
-                const float b1 = gemm_sm90_beta * bias_type::to_float(static_cast<uint16_t>(tb.n2[j] >> 16));
-                v0 += b0, v1 += b1, v2 += b0, v3 += b1;
-            }
-#endif
-            v0 = apply_activation(v0), v1 = apply_activation(v1);
-            v2 = apply_activation(v2), v3 = apply_activation(v3);
-            *reinterpret_cast<uint32_t*>(stage + qr * epi_row + col) = pack2(v0, v1);
-            *reinterpret_cast<uint32_t*>(stage + (qr + 8) * epi_row + col) = pack2(v2, v3);
+        if constexpr (gemm_sm90_bias_mode == 2) {
+            v0 += gemm_sm90_beta * tb.m[i][0], v1 += gemm_sm90_beta * tb.m[i][0];
+            v2 += gemm_sm90_beta * tb.m[i][1], v3 += gemm_sm90_beta * tb.m[i][1];
+        } else if constexpr (gemm_sm90_bias_mode == 1) {
+            const float b0 = gemm_sm90_beta * bias_type::to_float(static_cast<uint16_t>(tb.n2[j] & 0xFFFFu));
+            const float b1 = gemm_sm90_beta * bias_type::to_float(static_cast<uint16_t>(tb.n2[j] >> 16));
+            v0 += b0, v1 += b1, v2 += b0, v3 += b1;
         }
+#endif
+        v0 = apply_activation(v0), v1 = apply_activation(v1);
+        v2 = apply_activation(v2), v3 = apply_activation(v3);
+        *reinterpret_cast<uint32_t*>(stage + qr * epi_row + col) = pack2(v0, v1);
+        *reinterpret_cast<uint32_t*>(stage + (qr + 8) * epi_row + col) = pack2(v2, v3);
+    }
+}
+// Chunk c of a rolled chunk loop: one branch per chunk keeps the accumulators' indices constants
+// (registers) while the chain code after it exists once.
+template <int C = 0>
+__device__ __forceinline__ void stage_chunk_at(int c, const float (&d)[block_n / 2], const tile_bias& tb, int i,
+                                               uint16_t* stage, int lane) {
+    if constexpr (C < block_n / 64) {
+        if (c == C) {
+            stage_chunk<C>(d, tb, i, stage, lane);
+        } else {
+            stage_chunk_at<C + 1>(c, d, tb, i, stage, lane);
+        }
+    }
+}
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+// The fused chain's rows of one consumer lane in an m64 block: staged rows it * 4 + lane / 8
+// (it = 0..3) of the warp's 16 from row0, a folded batch split back out of the row (a row outside
+// M reads row 0: its results are never stored). Their starts are computed once per block.
+struct chain_rows {
+    rocmtpl_epilogue_row r[4];
+    __device__ __forceinline__ chain_rows(const gemm_problem& p, const gemm_pointers& t, int M, int row0, int lane) {
+        const int rows = static_cast<int>(p.m_size);
+#pragma unroll
+        for (int it = 0; it < 4; ++it) {
+            int g = row0 + it * 4 + lane / 8;
+            g = g < M ? g : 0;
+            const int b = p.batch == 1 ? 0 : g / rows;
+            r[it] = rocmtpl_epilogue_row_at(t.epi, b, g - b * rows);
+        }
+    }
+};
+// The chain's [M, N] operands of one lane's 8 columns at gcol for its 4 rows (16 bytes a row).
+struct chain_segs {
+    rocmtpl_epilogue_seg s[4];
+    __device__ __forceinline__ void load(const gemm_pointers& t, const chain_rows& cr, int M, int N, int row0, int gcol,
+                                         int lane) {
+        if (gcol >= N) return;
+#pragma unroll
+        for (int it = 0; it < 4; ++it) {
+            if (row0 + it * 4 + lane / 8 < M) s[it] = rocmtpl_epilogue_seg_at(t.epi, cr.r[it], gcol);
+        }
+    }
+};
+// Brings the chain's full operands of a tile into L2 when the tile starts (its main loop hides
+// the latency): per lane, its 4 rows of each m64 block, one line a 64-column chunk.
+__device__ __forceinline__ void prefetch_chain(const gemm_problem& p, const gemm_pointers& t, int M, int N, int row0,
+                                               int n0, int lane) {
+#pragma unroll
+    for (int i = 0; i < mi; ++i) {
+        const chain_rows cr(p, t, M, row0 + i * 64, lane);
+#pragma unroll
+        for (int it = 0; it < 4; ++it) {
+            if (row0 + i * 64 + it * 4 + lane / 8 >= M) continue;
+#pragma unroll
+            for (int c = 0; c < block_n / 64; ++c) {
+                const int col = n0 + c * 64 + (lane % 8) * 8;
+                if (col < N) rocmtpl_epilogue_prefetch(t.epi, cr.r[it], col);
+            }
+        }
+    }
+}
+#endif
+// 2 values of Y's 16-bit type (a word, low half first) as floats.
+__device__ __forceinline__ float2 unpack2(uint32_t w) {
+    if constexpr (y_kind == 2) {
+        __nv_bfloat162 h;
+        __builtin_memcpy(&h, &w, sizeof h);
+        return __bfloat1622float2(h);
+    } else {
+        __half2 h;
+        __builtin_memcpy(&h, &w, sizeof h);
+        return __half22float2(h);
+    }
+}
+// One consumer warp's 16 rows x block_n columns (m64 block i), a 64-column chunk at a time: staged
+// (stage_chunk()), then each lane takes 8 consecutive columns of 4 rows so that every store to Y is
+// 16 bytes wide. Residual and the fused chain apply there. With a chain the chunk loop stays rolled
+// (the chain's code exists once: instruction-cache footprint) and its loads for a chunk are issued
+// before the chunk is staged.
+__device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], const tile_bias& tb, int i, uint16_t* stage,
+                                             const gemm_problem& p, const gemm_pointers& t, int M, int N, int row0,
+                                             int col0, int lane) {
+    (void)p;
+    const int sr = lane / 8;        // staged row of pass it: it * 4 + sr
+    const int sc = (lane % 8) * 8;  // staged column
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+    const chain_rows cr(p, t, M, row0, lane);
+    chain_segs cur;  // the [M, N] operands of the chunk in hand
+    cur.load(t, cr, M, N, row0, col0 + sc, lane);
+#pragma unroll 1
+#else
+#pragma unroll
+#endif
+    for (int c = 0; c < block_n / 64; ++c) {
+        const int gcol = col0 + c * 64 + sc;
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+        // The [N] operands of this lane's 8 columns, once for its 4 rows (issued before staging so
+        // that their latency overlaps it).
+        rocmtpl_epilogue_cols ec;
+        if (gcol < N) ec = rocmtpl_epilogue_cols_at(t.epi, gcol);
+#endif
+        stage_chunk_at(c, d, tb, i, stage, lane);
         __syncwarp();
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+        // The next chunk's [M, N] operands, in flight while this chunk's chain runs.
+        chain_segs next;
+        if (c + 1 < block_n / 64) next.load(t, cr, M, N, row0, gcol + 64, lane);
+#endif
         // Two passes: every row's values (and the Residual and chain operands they read) first,
         // then the stores; loads of later rows are not held behind stores to Y that might alias
         // them, so a warp has all its global loads in flight at once.
         uint4 out[4];
 #pragma unroll
         for (int it = 0; it < 4; ++it) {
-            const int idx = it * 32 + lane;
-            const int r = idx / 8, ch = idx % 8;
-            uint4 v = *reinterpret_cast<const uint4*>(stage + r * epi_row + ch * 8);
+            const int r = it * 4 + sr;
+            uint4 v = *reinterpret_cast<const uint4*>(stage + r * epi_row + sc);
             const int64_t grow = row0 + r;
-            const int64_t gcol = col0 + c * 64 + ch * 8;
             if (grow < M && gcol < N) {
 #if ROCMTPL_GEMM_SM90_HAS_RESIDUAL
                 // Residual after the activation (Y's type rounds once before, once after the add).
@@ -391,32 +494,30 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
                 }
 #endif
 #if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
-                {
-                    // The fused epilogue chain (codegen/epilogue.hpp) on the 8 values of Y's type,
-                    // 8 consecutive columns of one row (N is a multiple of 8 here). A folded batch
-                    // is split back out of the row: the chain's operands have their own strides.
-                    const uint16_t* ein = reinterpret_cast<const uint16_t*>(&v);
-                    const int64_t eb = grow / p.m_size;
-                    const int64_t erow = grow - eb * p.m_size;
-                    float ev[8];
+                // The fused epilogue chain (codegen/epilogue.hpp, vector form) on the 8 values of
+                // Y's type of one row (N is a multiple of 8 here).
+                uint32_t* w = reinterpret_cast<uint32_t*>(&v);
+                float ev[8];
 #pragma unroll
-                    for (int e = 0; e < 8; ++e) ev[e] = rocmtpl_epilogue(t.epi, eb, erow, gcol + e, y_type::to_float(ein[e]));
-                    uint32_t* eout = reinterpret_cast<uint32_t*>(&v);
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) eout[e] = pack2(ev[2 * e], ev[2 * e + 1]);
+                for (int e = 0; e < 4; ++e) {
+                    const float2 f = unpack2(w[e]);
+                    ev[2 * e] = f.x, ev[2 * e + 1] = f.y;
                 }
+                rocmtpl_epilogue8(cr.r[it], ec, cur.s[it], ev);
+#pragma unroll
+                for (int e = 0; e < 4; ++e) w[e] = pack2(ev[2 * e], ev[2 * e + 1]);
 #endif
             }
             out[it] = v;
         }
 #pragma unroll
         for (int it = 0; it < 4; ++it) {
-            const int idx = it * 32 + lane;
-            const int r = idx / 8, ch = idx % 8;
-            const int64_t grow = row0 + r;
-            const int64_t gcol = col0 + c * 64 + ch * 8;
+            const int64_t grow = row0 + it * 4 + sr;
             if (grow < M && gcol < N) *reinterpret_cast<uint4*>(t.Y + p.y_offset + grow * p.y_stride_m + gcol) = out[it];
         }
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+        cur = next;
+#endif
         __syncwarp();
     }
 }
@@ -517,6 +618,9 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             const int n0 = w.tn * block_n;
             tile_bias tb;
             tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+            if (split_k == 1) prefetch_chain(p, t, M, N, row0 + warp * 16, n0, lane);
+#endif
             if (w.kb_end == w.kb_begin) {
 #pragma unroll
                 for (int i = 0; i < mi; ++i) {

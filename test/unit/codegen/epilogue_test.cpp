@@ -99,8 +99,7 @@ TEST(EpilogueDeviceCode, OneFunctionAppliesTheChainInOrder) {
   EXPECT_TRUE(contains(code, "float rocmtpl_epilogue(const rocmtpl_epilogue_args& ea, int64_t batch, int64_t row,"))
       << code;
   // The row vector is indexed by the column only, the full tensor by both.
-  const auto add =
-      code.find("v = v + rocmtpl_dev::half_bits_to_float(ea.e0[ea.e0_offset + batch * ea.e0_stride_b + col");
+  const auto add = code.find("v = v + rocmtpl_epi_f16(ea.e0[ea.e0_offset + batch * ea.e0_stride_b + col");
   const auto gelu = code.find("erff(");
   const auto mul = code.find("v = v * static_cast<float>(ea.e1[ea.e1_offset + batch * ea.e1_stride_b + row * ");
   ASSERT_NE(add, std::string::npos) << code;
@@ -116,10 +115,49 @@ TEST(EpilogueDeviceCode, CastsRoundAndScalesMultiply) {
   const epilogue_chain c{{epilogue_op::cast(dtype::f16), epilogue_op::scale(0.25F), epilogue_op::cast(dtype::bf16),
                           epilogue_op::cast(dtype::f32)}};
   const auto code = epilogue_device_code(c, {}, {});
-  EXPECT_TRUE(contains(code, "v = rocmtpl_dev::half_bits_to_float(rocmtpl_dev::float_to_half_bits(v));")) << code;
+  EXPECT_TRUE(contains(code, "v = rocmtpl_epi_round_f16(v);")) << code;
   EXPECT_TRUE(contains(code, "v = 0.25f * v;")) << code;
-  EXPECT_TRUE(contains(code, "v = rocmtpl_dev::bf16_bits_to_float(rocmtpl_dev::float_to_bf16_bits(v));")) << code;
+  EXPECT_TRUE(contains(code, "v = rocmtpl_epi_round_bf16(v);")) << code;
+  // Hardware conversions on NVIDIA (cvt instructions), not the portable header's bit operations.
+  EXPECT_TRUE(contains(code, "return __half2float(__float2half_rn(v));")) << code;
   EXPECT_TRUE(contains(code, "v = v;")) << code;  // f32: nothing to round
+}
+
+// Issue 12: the vector form reads a row's full operands from a hoisted row start, a column segment
+// of a row vector once, 8 values with one 16-byte load where contiguous, and applies the same
+// statements as the scalar form.
+TEST(EpilogueDeviceCode, VectorFormHoistsRowsAndLoadsSegments) {
+  const auto m = sym_expr::symbol("M");
+  const auto e =
+      make({buffer("bias", layout::row_major(dtype::f32, {64})), buffer("d", layout::row_major(dtype::f16, {m, 64})),
+            buffer("r", layout::row_major(dtype::bf16, {m}))},
+           {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(epilogue_activation::gelu),
+             epilogue_op::mul(1, epilogue_broadcast::full), epilogue_op::sub(2, epilogue_broadcast::column_vector)}});
+  const auto ops = epilogue_operands(e, sym_expr(1), m, sym_expr(64));
+  const auto code = epilogue_device_code(e.chain, ops, {"M"});
+  // Row starts and column-vector values once per row; strides that are constants are folded in.
+  EXPECT_TRUE(contains(code, "r.e1 = ea.e1 + (0 + batch * 0 + row * 64);")) << code;
+  EXPECT_TRUE(contains(code, "r.e2 = rocmtpl_epi_bf16(ea.e2[0 + batch * 0 + row * 1]);")) << code;
+  EXPECT_TRUE(contains(code, "rocmtpl_epi_load8(ea.e0 + (0 + static_cast<int64_t>(col) * 1), 1, c.e0);")) << code;
+  EXPECT_TRUE(contains(code, "rocmtpl_epi_load8(r.e1 + static_cast<int64_t>(col) * 1, 1, s.e1);")) << code;
+  EXPECT_TRUE(contains(code, "uint32_t e0[8];")) << code;  // 8 f32 words of the row vector
+  EXPECT_TRUE(contains(code, "uint32_t e1[4];")) << code;  // 8 f16 values in 16 bytes
+  EXPECT_TRUE(contains(code, "const uint4 q = rocmtpl_epi_ld16(p);")) << code;
+  EXPECT_TRUE(contains(code, "rocmtpl_epi_f16x2(es.e1[e], x1[2 * e], x1[2 * e + 1]);")) << code;
+  EXPECT_TRUE(contains(code, "const float2 f = __half22float2(h);")) << code;
+  // The same statements as the scalar form, on x<i>[e] and the row's column value.
+  EXPECT_TRUE(contains(code,
+                       "        v = v + x0[e];\n        v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));\n"
+                       "        v = v * x1[e];\n        v = v - er.e2;\n"))
+      << code;
+  EXPECT_TRUE(contains(code, "    v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));\n")) << code;
+  // A symbolic stride is read from the arguments (the 16-byte path checks it at run time).
+  const auto t =
+      make({buffer("d", layout::col_major(dtype::f16, {m, 64}))}, {{epilogue_op::mul(0, epilogue_broadcast::full)}});
+  const auto tcode = epilogue_device_code(t.chain, epilogue_operands(t, sym_expr(1), m, sym_expr(64)), {"M"});
+  EXPECT_TRUE(
+      contains(tcode, "rocmtpl_epi_load8(r.e0 + static_cast<int64_t>(col) * ea.e0_stride_c, ea.e0_stride_c, s.e0);"))
+      << tcode;
 }
 
 }  // namespace

@@ -143,7 +143,8 @@ class gemm_policy {
 
   /// @brief render() with an epilogue chain fused after the GEMM's own epilogue (codegen/epilogue.hpp),
   /// on every path: SIMT, mma.sync, MFMA and the split-K reduction through store_output(), the
-  /// Hopper path on its staged rows; all call the one `rocmtpl_epilogue(args, batch, row, col, v)`.
+  /// Hopper path on its staged rows (8 columns at a time: `rocmtpl_epilogue8()`); all apply the same
+  /// statements as the one `rocmtpl_epilogue(args, batch, row, col, v)`.
   /// The kernel writes `e.output` (parameter Y) and reads the chain's operands as E0, E1, ... after
   /// the GEMM's inputs.
   /// @throws what render() throws; invalid_argument_error when the chain's operands do not fit the
