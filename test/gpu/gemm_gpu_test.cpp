@@ -530,6 +530,27 @@ TEST(GemmGpu, EverySkinnyConfigEveryDtype) {
     }
   }
   EXPECT_EQ(cases.size(), 3 * tiles.size());
+  // The matrix-core tiles (issue 10; stages 2, NVIDIA), f16 and bf16: few rows of a row-major W,
+  // or few columns of a column-major X (the large operand contiguous along its large dimension),
+  // on alternate tiles; K whole or split. The shapes with N (M) not a multiple of 8 run the scalar
+  // fallback, the others the 16-byte loads.
+  const auto mma_tiles = gemm_policy::skinny_mma_configs();
+  for (dtype d : {dtype::f16, dtype::bf16}) {
+    const auto col_x =
+        problem({}, {buffer("x", layout::col_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN}))},
+                layout::row_major(d, {sM, sN}));
+    for (std::size_t i = 0; i < mma_tiles.size(); ++i) {
+      const bool n_side = (i + (d == dtype::bf16 ? 1 : 0)) % 2 == 1;
+      auto c = mma_tiles[i];
+      c.math = n_side ? gemm_math::skinny_n : gemm_math::skinny_m;
+      c.split_k = i % 3 == 0 ? 1 : (i % 3 == 1 ? 4 : 13);
+      cases.push_back({std::string(name(d)) + (n_side ? " N-skinny mma" : " M-skinny mma"),
+                       n_side ? col_x : plain(d),
+                       {},
+                       c,
+                       skinny_shapes(n_side)});
+    }
+  }
   run_all(h, cases);
 }
 

@@ -83,6 +83,9 @@ class gemm_policy {
   /// their side (skinny_m or skinny_n), vector width and K slices.
   [[nodiscard]] static std::vector<gemm_config> skinny_configs() { return gemm_skinny_configs(); }
 
+  /// @brief The skinny matrix-core tiles (see gemm_skinny_mma_configs()).
+  [[nodiscard]] static std::vector<gemm_config> skinny_mma_configs() { return gemm_skinny_mma_configs(); }
+
   /// @brief Every configuration, without problem knowledge: the SIMT space, then the matrix-core
   /// one (the Hopper configurations come only with a problem, see configs(ctx, hints)).
   [[nodiscard]] std::vector<gemm_config> configs() const {
