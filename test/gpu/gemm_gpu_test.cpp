@@ -530,10 +530,18 @@ TEST(GemmGpu, EverySkinnyConfigEveryDtype) {
     }
   }
   EXPECT_EQ(cases.size(), 3 * tiles.size());
-  // The matrix-core tiles (issue 10; stages 2, NVIDIA), f16 and bf16: few rows of a row-major W,
-  // or few columns of a column-major X (the large operand contiguous along its large dimension),
-  // on alternate tiles; K whole or split. The shapes with N (M) not a multiple of 8 run the scalar
-  // fallback, the others the 16-byte loads.
+  run_all(h, cases);
+}
+
+// Every skinny matrix-core tile (issue 10; stages 2, NVIDIA mma.sync), f16 and bf16: few rows of a
+// row-major W, or few columns of a column-major X (the large operand contiguous along its large
+// dimension), on alternate tiles; K whole or split (4 and 13 slices), against cuBLAS; no spills.
+// Shapes whose N (M) or K is not a multiple of 8 run the element-wise fallback, the others 16-byte
+// loads of W (X) and vector loads of X (element-wise for W^T, contiguous along N).
+TEST(GemmGpu, EverySkinnyMmaConfigBothSides) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  harness h;
+  std::vector<check_case> cases;
   const auto mma_tiles = gemm_policy::skinny_mma_configs();
   for (dtype d : {dtype::f16, dtype::bf16}) {
     const auto col_x =
