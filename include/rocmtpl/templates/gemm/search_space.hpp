@@ -207,8 +207,13 @@ namespace detail {
       widest_vector(8, facts, element_size(large.node->type()), hints) < 8) {
     return out;
   }
+  // The small operand read element by element (not contiguous along K: W^T for few columns of a
+  // column-major X) costs registers: there the tiles of 32 rows and 8 K elements and of 64 rows
+  // spilled 4-12 bytes on sm_90a (CUDA 13; GemmGpu.EverySkinnyMmaConfigBothSides), so they stay out.
+  const bool small_k_contiguous = copy_facts(q_is_m ? v.x : v.w, !q_is_m).k_contiguous;
   for (auto c : gemm_skinny_mma_configs()) {
     if (c.block_m > 8 && c.block_m / 2 >= small) continue;
+    if (!small_k_contiguous && c.register_estimate() >= 200) continue;
     c.math = q_is_m ? gemm_math::skinny_m : gemm_math::skinny_n;
     std::pair<double, gemm_config> best{0.0, c};
     for (int s : skinny_splits(k, 4LL * c.warp_m * c.block_k)) {

@@ -335,6 +335,17 @@ TEST(GemmSearchSpace, SkinnyMmaLeadsSixteenBitStreamingProblems) {
     EXPECT_EQ(leading_mma(gemm_problem_configs(v, false, {{"M", 8}, {"N", 1001}, {"K", 8192}})), 0U);
     // Few columns: X (row-major) is the large operand, contiguous along K: none.
     EXPECT_EQ(leading_mma(gemm_problem_configs(v, false, {{"M", 8192}, {"N", 8}, {"K", 8192}})), 0U);
+    // Few columns of a column-major X (X contiguous along M): matrix cores, W^T read element by
+    // element, so without the heaviest tiles (they spilled there).
+    rocmtpl::rocm_template<gemm_policy> col_x(
+        gemm_policy(), {buffer("x", layout::col_major(d, {M, K})), buffer("w", layout::row_major(d, {K, N}))},
+        layout::row_major(d, {M, N}));
+    const auto n_side =
+        gemm_problem_configs(col_x.policy().view(col_x.context()), false, {{"M", 8192}, {"N", 64}, {"K", 8192}});
+    EXPECT_GE(leading_mma(n_side), 2U);
+    EXPECT_EQ(n_side.front().math, gemm_math::skinny_n) << n_side.front().name();
+    for (std::size_t i = 0; i < leading_mma(n_side); ++i)
+      EXPECT_LT(n_side[i].register_estimate(), 200) << n_side[i].name();
     // nn.Linear weights (W contiguous along K): none.
     rocmtpl::rocm_template<gemm_policy> linear(
         gemm_policy(), {buffer("x", layout::row_major(d, {M, K})), buffer("w", layout::col_major(d, {K, N}))},
