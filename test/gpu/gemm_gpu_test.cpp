@@ -533,6 +533,38 @@ TEST(GemmGpu, EverySkinnyConfigEveryDtype) {
   run_all(h, cases);
 }
 
+// Every skinny matrix-core tile (issue 10; stages 2, NVIDIA mma.sync), f16 and bf16: few rows of a
+// row-major W, or few columns of a column-major X (the large operand contiguous along its large
+// dimension), on alternate tiles (few rows only for the heaviest); K whole or split (4 and 13
+// slices), against cuBLAS; no spills.
+// Shapes whose N (M) or K is not a multiple of 8 run the element-wise fallback, the others 16-byte
+// loads of W (X) and vector loads of X (element-wise for W^T, contiguous along N).
+TEST(GemmGpu, EverySkinnyMmaConfigBothSides) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  harness h;
+  std::vector<check_case> cases;
+  const auto mma_tiles = gemm_policy::skinny_mma_configs();
+  for (dtype d : {dtype::f16, dtype::bf16}) {
+    const auto col_x =
+        problem({}, {buffer("x", layout::col_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN}))},
+                layout::row_major(d, {sM, sN}));
+    for (std::size_t i = 0; i < mma_tiles.size(); ++i) {
+      // The heaviest tiles run few rows only: with W^T as the small operand (read element by
+      // element) they spilled, and the problem's space leaves them out there.
+      const bool n_side = (i + (d == dtype::bf16 ? 1 : 0)) % 2 == 1 && mma_tiles[i].register_estimate() < 200;
+      auto c = mma_tiles[i];
+      c.math = n_side ? gemm_math::skinny_n : gemm_math::skinny_m;
+      c.split_k = i % 3 == 0 ? 1 : (i % 3 == 1 ? 4 : 13);
+      cases.push_back({std::string(name(d)) + (n_side ? " N-skinny mma" : " M-skinny mma"),
+                       n_side ? col_x : plain(d),
+                       {},
+                       c,
+                       skinny_shapes(n_side)});
+    }
+  }
+  run_all(h, cases);
+}
+
 // The ranked favourite of each side on other layouts (nn.Linear weights: the dot kernel for few
 // rows; column-major X: the streaming kernel for few columns; padded and misaligned strides; no
 // unit stride), batched with a broadcast weight, and every epilogue.

@@ -244,7 +244,8 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
 }
 
 // The skinny paths (issue 10 part 2): the ranked first configuration of the benchmark's skinny
-// shapes in each dtype and side, the heaviest skinny tile (most registers) of each kernel, and
+// shapes in each dtype and side, the heaviest skinny tile (most registers) of each kernel (the
+// matrix-core one in f16 and bf16: 234 registers for 16-byte loads on sm_90a, CUDA 13), and
 // the f32 streaming tiles of 4 K rows per step build for gfx90a, gfx940, sm_90 and sm_90a without
 // spills; the workspace query answers the static K slices' partials.
 std::vector<build> skinny_builds() {
@@ -267,6 +268,12 @@ std::vector<build> skinny_builds() {
           if (templates::is_skinny(c.math)) skinny.push_back(c);
         }
         if (d == dtype::f16) out.push_back({label + heaviest(skinny).name(), t.generate(heaviest(skinny), h).source()});
+      }
+      // The heaviest matrix-core tile (issue 10: 64 rows; row-major W only), K in 13 slices.
+      if (!col_w && d != dtype::f32) {
+        auto mma = heaviest(gemm_policy::skinny_mma_configs());
+        mma.split_k = 13;
+        out.push_back({label + mma.name(), t.generate(mma, {{"M", 64}, {"N", 8192}, {"K", 8192}}).source()});
       }
     }
   }

@@ -181,6 +181,18 @@ inline templates::gemm_config skinny_config(int split = 1) {
   return c;
 }
 
+/// A skinny_m configuration on matrix cores (issue 10; stages 2, NVIDIA mma.sync): 8 rows of M per
+/// block, 2 warps along K, 1 along N (64 columns); `split` static K slices.
+inline templates::gemm_config skinny_mma_config(int split = 1) {
+  templates::gemm_config c = skinny_config(split);
+  c.block_m = 8;
+  c.warp_m = 2;
+  c.warp_n = 1;
+  c.block_n = 64;
+  c.stages = 2;
+  return c;
+}
+
 /// Every chain of every_op_chains(), as one run of pointwise nodes.
 inline std::vector<epilogue_chain> every_op() {
   std::vector<epilogue_chain> out;
@@ -196,8 +208,8 @@ struct path_case {
 };
 
 /// The math paths the GPU test runs: SIMT f32 (with and without split-K), matrix cores f16 and
-/// bf16, matrix cores f16 with split-K, skinny_m f16 (with and without K slices), Hopper f16 (with
-/// and without split-K).
+/// bf16, matrix cores f16 with split-K, skinny_m f16 (with and without K slices; on matrix cores with
+/// K slices), Hopper f16 (with and without split-K).
 inline std::vector<path_case> gpu_paths() {
   std::vector<path_case> out;
   gemm_problem simt;
@@ -229,6 +241,8 @@ inline std::vector<path_case> gpu_paths() {
   out.push_back({"skinny_m_f16", sk});
   sk.config = skinny_config(4);
   out.push_back({"skinny_m_f16_split_k", sk});
+  sk.config = skinny_mma_config(4);
+  out.push_back({"skinny_mma_f16_split_k", sk, true});  // NVIDIA only (the sm_90 flag keeps it off AMD)
   gemm_problem h;
   h.config = hopper_config();
   h.n = sym_expr(256);

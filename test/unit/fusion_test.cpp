@@ -130,6 +130,15 @@ TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
       EXPECT_EQ(contains(ms.source, "gemm_split_k_reduce_body("), split > 1) << split;
     }
   }
+  // The skinny matrix-core kernel (issue 10) too: its K warps' sums and K slices reach the chain
+  // only through store_output() (here in the shared reduction, after the sum).
+  fu::gemm_problem skm;
+  skm.config = fu::skinny_mma_config(4);
+  const auto mm = fu::emit_chain_module("m", skm, {fu::bias_gelu_mul()}, dtype::f16, true);
+  ASSERT_EQ(mm.calls.size(), 1U) << (mm.notes.empty() ? "" : mm.notes[0]);
+  EXPECT_TRUE(contains(mm.source, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
+  EXPECT_EQ(count(mm.source, "rocmtpl_epilogue(t.epi"), 1U) << "only store_output() applies the chain";
+  EXPECT_TRUE(contains(mm.source, "gemm_split_k_reduce_body("));
   // A batch folded into M is split back out of the row for the chain's operands; the Hopper epilogue
   // applies the chain's vector form (issue 12: 8 columns of a row at a time).
   EXPECT_TRUE(contains(m3.source, "r[it] = rocmtpl_epilogue_row_at(t.epi, b, g - b * rows);"));

@@ -23,8 +23,9 @@ enum class gemm_math {
   simt,         ///< fp32 FMA on every dtype
   matrix_core,  ///< mma.sync (NVIDIA) / MFMA (AMD); f16 or bf16 X and W, fp32 accumulation
   wgmma,        ///< Hopper (sm_90a): TMA-fed wgmma warpgroups; f16 or bf16, fp32 accumulation
-  skinny_m,  ///< few rows (M up to 64): streams W with 16-byte loads, fp32 FMA (templates/gemm/skinny_device_code.hpp)
-  skinny_n,  ///< few columns (N up to 64): streams X with 16-byte loads, fp32 FMA
+  skinny_m,  ///< few rows (M up to 64): streams W with 16-byte loads, fp32 FMA (templates/gemm/skinny_device_code.hpp);
+             ///< with `stages` 2 on matrix cores (see is_skinny_mma())
+  skinny_n,  ///< few columns (N up to 64): streams X with 16-byte loads, fp32 FMA; `stages` 2: matrix cores
 };
 
 /// @brief "simt", "matrix_core", "wgmma", "skinny_m" or "skinny_n".
@@ -79,7 +80,13 @@ enum class bias_dim {
 /// its large dimension, one row when it is contiguous along K), `block_n` (= warp_n * thread_n,
 /// units per block), `block_k` (K elements per thread and step), `split_k` (K slices across blocks,
 /// static: reduced through the workspace whether or not gemm_options::runtime_split_k is on),
-/// thread_m, group_m and stages 1.
+/// thread_m, group_m and stages 1. Skinny configurations with `stages` 2 run on matrix cores
+/// (mma.sync, NVIDIA sm_80 and later; is_skinny_mma()): 16-bit X and W of one dtype, the large
+/// operand contiguous along its large dimension; `stages` counts the register buffers of the large
+/// operand's K steps (the current one and the prefetched next), `block_m` is 8 to 64 rows (8 per
+/// MMA tile), `warp_m` warps along K (reduced through shared memory), `warp_n` warps along the large
+/// dimension (64 elements each: `block_n` = 64 * warp_n elements), `block_k` K elements per lane and
+/// step, `vector` 8, thread_m, thread_n and group_m 1.
 struct gemm_config {
   int block_m = 64;                  ///< rows of Y per block
   int block_n = 64;                  ///< columns of Y per block
@@ -106,7 +113,7 @@ struct gemm_config {
   /// @brief Threads per block on NVIDIA (32-thread warps); AMD matrix-core blocks have 64-thread waves.
   [[nodiscard]] constexpr int threads() const noexcept {
     if (math == gemm_math::matrix_core || math == gemm_math::wgmma) return 32 * warps();
-    if (is_skinny(math)) return warp_m * warp_n;
+    if (is_skinny(math)) return stages == 2 ? 32 * warp_m * warp_n : warp_m * warp_n;
     return thread_m > 0 && thread_n > 0 ? (block_m / thread_m) * (block_n / thread_n) : 0;
   }
   /// @brief Shared memory per block in bytes on NVIDIA (dynamic; matrix cores: `stages` buffers of
@@ -114,8 +121,10 @@ struct gemm_config {
   /// of alignment slack, `stages` swizzled X and W tiles, the epilogue staging tiles and two
   /// mbarriers per stage plus two: 1024 + stages * (bm + bn) * 128 + 18432 + 16 * stages + 16).
   /// Skinny: static, the larger of the K reduction of the streaming kernel (threads * vector
-  /// floats) and the staged small operand of the dot kernel (block_m * block_k * warp_m floats).
+  /// floats) and the staged small operand of the dot kernel (block_m * block_k * warp_m floats);
+  /// on matrix cores the K warps' reduction, 8 rows at a time (warp_m * 8 * block_n floats).
   [[nodiscard]] constexpr int shared_bytes() const noexcept {
+    if (is_skinny(math) && stages == 2) return warp_m > 1 ? warp_m * 8 * block_n * 4 : 0;
     if (is_skinny(math)) {
       const int stream = warp_m > 1 ? threads() * vector * 4 : 0;
       const int dot = block_m * block_k * warp_m * 4;
@@ -135,6 +144,11 @@ struct gemm_config {
   /// @brief Registers per thread the configuration needs, estimated (accumulators, fragments,
   /// staging, addressing); NVIDIA allows 255.
   [[nodiscard]] constexpr int register_estimate() const noexcept {
+    if (is_skinny(math) && stages == 2) {
+      // Matrix cores: block_m / 8 tiles of 16 accumulators, two K steps of block_k 16-byte rows of
+      // the large operand (the current one and the prefetched one) and of the small one's pairs.
+      return 2 * block_m + 8 * block_k + block_m / 8 * block_k + 40;
+    }
     if (is_skinny(math)) {
       // Streaming kernel: block_m x thread_n x vector accumulators, block_k raw 16-byte vectors
       // (one P group at a time) and the block_m x block_k values of X the compiler loads ahead
@@ -174,7 +188,8 @@ struct gemm_config {
   /// @brief Short deterministic identifier: `bm64_bn64_bk16_tm4_tn4_g8_s2_v4` (SIMT),
   /// `mma_bm128_bn128_bk32_wm64_wn64_g8_s4_v8` (matrix cores),
   /// `wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8` (Hopper); `_sk<n>` when K is split.
-  /// Skinny: `skm_bm8_bn32_bk8_wm8_wn32_tn1_v8_sk4` (skinny_m; `skn_` for skinny_n).
+  /// Skinny: `skm_bm8_bn32_bk8_wm8_wn32_tn1_v8_sk4` (skinny_m; `skn_` for skinny_n); on matrix cores
+  /// `skm_mma_bm8_bn64_bk8_wm4_wn1_sk16`.
   [[nodiscard]] std::string name() const {
     if (is_skinny(math)) return skinny_name();
     std::string s = math == gemm_math::matrix_core ? "mma_" : (math == gemm_math::wgmma ? "wgmma_" : "");
@@ -192,9 +207,10 @@ struct gemm_config {
  private:
   [[nodiscard]] std::string skinny_name() const {
     std::string s = math == gemm_math::skinny_m ? "skm_" : "skn_";
+    if (stages == 2) s += "mma_";
     s += "bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_bk" + std::to_string(block_k);
-    s += "_wm" + std::to_string(warp_m) + "_wn" + std::to_string(warp_n) + "_tn" + std::to_string(thread_n);
-    s += "_v" + std::to_string(vector);
+    s += "_wm" + std::to_string(warp_m) + "_wn" + std::to_string(warp_n);
+    if (stages != 2) s += "_tn" + std::to_string(thread_n) + "_v" + std::to_string(vector);
     if (split_k != 1) s += "_sk" + std::to_string(split_k);
     return s;
   }
@@ -203,6 +219,10 @@ struct gemm_config {
   friend constexpr bool operator==(const gemm_config&, const gemm_config&) = default;
   friend constexpr auto operator<=>(const gemm_config&, const gemm_config&) = default;
 };
+
+/// @brief True for a skinny configuration on matrix cores (gemm_math::skinny_m / skinny_n with
+/// `stages` 2: the tensor-core kernel of templates/gemm/skinny_device_code.hpp).
+[[nodiscard]] constexpr bool is_skinny_mma(const gemm_config& c) noexcept { return is_skinny(c.math) && c.stages == 2; }
 
 /// @brief (field, value) pairs of a configuration, for info_dict and reports.
 [[nodiscard]] inline std::vector<std::pair<std::string, std::string>> describe(const gemm_config& c) {
@@ -257,7 +277,28 @@ namespace detail {
 // threads, at most 32 along K: the dot kernel reduces K with shuffles inside a warp), block_n the
 // units of the block, 4 or 8 K elements per step (a multiple of the vector), at most 64
 // accumulators of the streaming kernel, at most 64 K slices.
+// The skinny matrix-core kernel's rules: 1 to 8 tiles of 8 rows, 1 to 4 warps along K and along
+// the large dimension (64 elements each), 64 to 512 threads, 4 or 8 K elements per lane and step,
+// 16-byte vectors, at most 64 K slices, the register and shared-memory budgets.
+[[nodiscard]] constexpr std::optional<std::string_view> invalid_skinny_mma_reason(const gemm_config& c) noexcept {
+  if (c.block_m != 8 && c.block_m != 16 && c.block_m != 32 && c.block_m != 64)
+    return "skinny mma block_m (small-dimension rows) must be 8, 16, 32 or 64";
+  if (!power_of_two(c.warp_m) || c.warp_m > 4) return "skinny mma warp_m (warps along K) must be 1, 2 or 4";
+  if (!power_of_two(c.warp_n) || c.warp_n > 4)
+    return "skinny mma warp_n (warps along the large dimension) must be 1, 2 or 4";
+  if (c.threads() < 64) return "skinny mma configs need at least two warps (warp_m * warp_n)";
+  if (c.block_n != 64 * c.warp_n) return "skinny mma block_n must be 64 * warp_n";
+  if (c.block_k != 4 && c.block_k != 8) return "skinny mma block_k (K elements per lane and step) must be 4 or 8";
+  if (c.thread_m != 1 || c.thread_n != 1 || c.group_m != 1)
+    return "skinny mma configs have thread_m, thread_n and group_m 1";
+  if (c.vector != 8) return "skinny mma configs have vector 8 (16-byte rows of 16-bit elements)";
+  if (c.split_k > 64) return "skinny split_k above 64";
+  if (c.shared_bytes() > 48 * 1024) return "skinny shared memory above 48 KiB (static)";
+  return std::nullopt;
+}
+
 [[nodiscard]] constexpr std::optional<std::string_view> invalid_skinny_reason(const gemm_config& c) noexcept {
+  if (c.stages == 2) return invalid_skinny_mma_reason(c);
   if (!power_of_two(c.block_m) || c.block_m > 16)
     return "skinny block_m (small-dimension rows) must be 1, 2, 4, 8 or 16";
   if (!power_of_two(c.warp_m) || c.warp_m > 32)
@@ -265,7 +306,8 @@ namespace detail {
   if (!power_of_two(c.warp_n)) return "skinny warp_n (threads along the large dimension) must be a power of two";
   if (c.threads() < 64 || c.threads() > 512) return "skinny threads per block (warp_m * warp_n) must be 64 to 512";
   if (c.thread_n != 1 && c.thread_n != 2 && c.thread_n != 4) return "skinny thread_n must be 1, 2 or 4";
-  if (c.thread_m != 1 || c.group_m != 1 || c.stages != 1) return "skinny configs have thread_m, group_m and stages 1";
+  if (c.thread_m != 1 || c.group_m != 1 || c.stages != 1)
+    return "skinny configs have thread_m, group_m and stages 1 (stages 2: matrix cores)";
   if (c.block_n != c.warp_n * c.thread_n) return "skinny block_n must be warp_n * thread_n";
   if (c.block_k != 4 && c.block_k != 8) return "skinny block_k (K elements per thread and step) must be 4 or 8";
   if (c.vector > c.block_k) return "skinny vector above block_k";

@@ -60,6 +60,33 @@ namespace detail {
   return time;
 }
 
+// The skinny matrix-core kernel (is_skinny_mma()), in the same units: the streaming time of the
+// large operand as in skinny_cost() (two K steps of block_k 16-byte rows in flight per lane: the
+// current one and the prefetched one) against the MMAs (Q padded to tiles of 8 rows; one m16n8k16
+// of 2048 multiply-adds costs about 256 units: mma.sync runs about 8 times the fp32 FMA rate), the
+// K warps' reduction per block and the K slices' partials.
+[[nodiscard]] inline double skinny_mma_cost(const gemm_config& c, double q, double p, double k, double batch,
+                                            double sms) {
+  const double tiles_q = std::ceil(q / c.block_m);
+  const double blocks = tiles_q * std::ceil(p / c.block_n) * c.split_k * batch;
+  const int threads = c.threads();
+  const double occ = std::max(1, std::min({2048 / threads, 65536 / (threads * std::max(c.register_estimate(), 32)),
+                                           228 * 1024 / std::max(c.shared_bytes(), 1), 32}));
+  const double resident = std::min(occ, blocks / sms);
+  const double in_flight = resident * threads * c.block_k * 16.0 * 2.0;
+  const double busy = std::min(1.0, blocks / sms);
+  const double rounds = std::ceil(blocks / (sms * occ));
+  const double wave = blocks / (rounds * sms * occ);
+  const double bw = busy * std::min(1.0, in_flight / (32.0 * 1024)) * std::max(0.5, std::min(1.0, wave + 0.3));
+  const double bytes = p * k * batch * 2.0 * std::max(1.0, tiles_q / 3.0) + q * p * batch * 4.0;
+  const double memory = bytes * 10.0 / (sms * std::max(bw, 1e-3));
+  const double mmas = tiles_q * (c.block_m / 8.0) * std::ceil(p / 16.0) * std::ceil(k / 16.0) * batch;
+  double time = std::max(memory, mmas * 256.0 / (sms * std::max(busy, 1e-3)));
+  time += rounds * occ * (c.block_m / 8.0) * (c.warp_m > 1 ? 400.0 : 40.0);
+  if (c.split_k > 1) time += c.split_k * q * p * batch * 8.0 * 10.0 / sms + 6.0e5;
+  return time;
+}
+
 // Whether a skinny configuration's fp32 FMAs, at the rate the kernels reach, take longer than
 // streaming the large operand (same terms as skinny_cost()). The kernels issue an FMA in about
 // one slot of four (the small operand's loads and conversions, addressing): on the H100 the f32
@@ -88,10 +115,11 @@ namespace detail {
 
 /// @brief Whether a skinny configuration (gemm_math::skinny_m / skinny_n) is bound by its fp32
 /// FMAs rather than by streaming the large operand, for an M x N x K problem (batch `batch`), at
-/// the FMA rate the skinny kernels reach (about a quarter of the fp32 peak); false for other paths.
+/// the FMA rate the skinny kernels reach (about a quarter of the fp32 peak); false for other paths
+/// and for the skinny matrix-core kernel.
 [[nodiscard]] inline bool gemm_skinny_fma_bound(const gemm_config& c, std::int64_t m, std::int64_t n, std::int64_t k,
                                                 std::int64_t batch) {
-  if (!is_skinny(c.math)) return false;
+  if (!is_skinny(c.math) || is_skinny_mma(c)) return false;
   const bool q_is_m = c.math == gemm_math::skinny_m;
   const auto pos = [](std::int64_t x) { return static_cast<double>(std::max<std::int64_t>(x, 1)); };
   return detail::skinny_fma_bound(c, pos(q_is_m ? m : n), pos(q_is_m ? n : m), pos(k), pos(batch), 132);
@@ -121,6 +149,8 @@ namespace detail {
   if (is_skinny(c.math)) {
     const bool q_is_m = c.math == gemm_math::skinny_m;
     const auto pos = [](std::int64_t x) { return static_cast<double>(std::max<std::int64_t>(x, 1)); };
+    if (is_skinny_mma(c))
+      return detail::skinny_mma_cost(c, pos(q_is_m ? m : n), pos(q_is_m ? n : m), pos(k), pos(batch), sms);
     return detail::skinny_cost(c, pos(q_is_m ? m : n), pos(q_is_m ? n : m), pos(k), pos(batch), sms);
   }
   // Residency per SM: shared memory (228 KiB), threads (2048), registers (64 Ki), 32 blocks.

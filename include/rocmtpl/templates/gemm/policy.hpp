@@ -22,7 +22,10 @@
 /// - `gemm_math::skinny_m` / `skinny_n`: matrix-vector kernels for few rows or few columns (any
 ///   dtypes and layouts; templates/gemm/skinny_device_code.hpp), ranked first when M or N is at
 ///   most 64; they split K statically (config.split_k, reduced through the workspace in a second
-///   pass), and with gemm_options::runtime_split_k their entry point refuses another split_k.
+///   pass), and with gemm_options::runtime_split_k their entry point refuses another split_k; the
+///   ones with `stages` 2 run on NVIDIA matrix cores (mma.sync, sm_80 and later; f16/bf16 with the
+///   large operand contiguous along its large dimension: few rows of a row-major W), lead the
+///   ranking there, and refuse every call on AMD builds.
 /// The addmm order [Bias, X, W] is input_reorder {2, 0, 1}. With gemm_options::runtime_split_k the
 /// entry point takes `int32_t split_k` and asks for an fp32 workspace when it is above 1.
 ///
@@ -82,6 +85,9 @@ class gemm_policy {
   /// @brief The skinny (matrix-vector) tiles (see gemm_skinny_configs()); a problem's space sets
   /// their side (skinny_m or skinny_n), vector width and K slices.
   [[nodiscard]] static std::vector<gemm_config> skinny_configs() { return gemm_skinny_configs(); }
+
+  /// @brief The skinny matrix-core tiles (see gemm_skinny_mma_configs()).
+  [[nodiscard]] static std::vector<gemm_config> skinny_mma_configs() { return gemm_skinny_mma_configs(); }
 
   /// @brief Every configuration, without problem knowledge: the SIMT space, then the matrix-core
   /// one (the Hopper configurations come only with a problem, see configs(ctx, hints)).

@@ -70,6 +70,15 @@ inline void check_gemm_renderable(const gemm_config& config, const gemm_view& v,
                                  std::string(rocmtpl::name(v.x.node->type())) + " and " +
                                  std::string(rocmtpl::name(v.w.node->type())) + "; use a simt config");
   }
+  if (is_skinny_mma(config)) {
+    const bool q_is_m = config.math == gemm_math::skinny_m;
+    if (!v.matrix_core_eligible() || copy_facts(q_is_m ? v.w : v.x, q_is_m).k_major) {
+      throw invalid_argument_error("rocmtpl: gemm: skinny mma config " + config.name() +
+                                   " needs X and W of one dtype, float16 or bfloat16, and the large operand (" +
+                                   (q_is_m ? "W" : "X") + ") contiguous along " + (q_is_m ? "N" : "M") +
+                                   "; use a skinny config with stages 1");
+    }
+  }
   if (config.split_k != 1 && !options.runtime_split_k && !is_skinny(config.math)) {
     throw invalid_argument_error("rocmtpl: gemm: config " + config.name() +
                                  " splits K but gemm_options::runtime_split_k is off; turn it on");
@@ -727,6 +736,7 @@ struct skinny_large {
   bool is_x = false;
   int vec = 1;
   bool dot = true;
+  bool mma = false;  // the matrix-core kernel (is_skinny_mma())
 };
 
 [[nodiscard]] inline skinny_large skinny_large_of(const gemm_plan& plan) {
@@ -738,7 +748,32 @@ struct skinny_large {
   l.facts = q_is_m ? plan.fw : plan.fx;
   l.vec = render_vector(plan.config, l.facts, l.op->node->type());
   l.dot = l.facts.k_major;
+  l.mma = is_skinny_mma(plan.config);
+  if (l.mma && l.vec < 8) l.vec = 1;  // the matrix-core kernel loads 16 bytes or one element at a time
   return l;
+}
+
+// The small operand of a matrix-core skinny configuration (X for skinny_m, W for skinny_n): loaded
+// block_k elements at a time in the vectorised kernel when contiguous along K and (statically or at
+// run time) aligned to them, else element by element.
+struct skinny_small {
+  std::string name;
+  const gemm_operand* op = nullptr;
+  gemm_copy_facts facts;
+  bool is_x = true;
+  int vec = 1;
+};
+
+[[nodiscard]] inline skinny_small skinny_small_of(const gemm_plan& plan) {
+  skinny_small s;
+  const bool q_is_m = plan.config.math == gemm_math::skinny_m;
+  s.is_x = q_is_m;
+  s.name = q_is_m ? "X" : "W";
+  s.op = q_is_m ? &plan.v.x : &plan.v.w;
+  s.facts = q_is_m ? plan.fx : plan.fw;
+  const int vec = render_vector(plan.config, s.facts, s.op->node->type());
+  s.vec = is_skinny_mma(plan.config) && s.facts.k_contiguous && vec >= plan.config.block_k ? plan.config.block_k : 1;
+  return s;
 }
 
 // The launches: the main kernel (vectorised when the large operand's requirements hold, else
@@ -758,7 +793,8 @@ struct skinny_large {
   const auto main = [&](int vec) {
     kernel_launch l;
     l.suffix = "skinny_v" + std::to_string(vec);
-    const sym_expr units = large.dot || vec == 1 ? p : floor_div(p + sym_expr(vec - 1), sym_expr(vec));
+    // block_n counts units: rows of P (dot), groups of vec elements (streaming), elements (mma).
+    const sym_expr units = large.dot || large.mma || vec == 1 ? p : floor_div(p + sym_expr(vec - 1), sym_expr(vec));
     l.grid[0].sizes = floor_div(q + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
                       floor_div(units + sym_expr(c.block_n - 1), sym_expr(c.block_n));
     l.grid[1].sizes = v.batch;
@@ -774,12 +810,19 @@ struct skinny_large {
     if (c.split_k > 1) lv.launches.push_back(split_k_reduce_launch(plan, params));
     return lv;
   };
+  // The matrix-core kernel's vectorised instantiation also loads the small operand in vectors.
+  const auto small = skinny_small_of(plan);
+  const bool small_vec = large.vec > 1 && small.vec > 1;
   if (large.vec > 1) {
     std::vector<launch_requirement> req;
     add_vector_requirements(req, kernel, large.name, *large.op, large.facts, large.vec, large.is_x);
+    if (small_vec) add_vector_requirements(req, kernel, small.name, *small.op, small.facts, small.vec, small.is_x);
     d.variants.push_back(variant(large.vec, std::move(req)));
   }
-  if (large.vec == 1 || !large.facts.statically_aligned(large.vec).has_value()) d.variants.push_back(variant(1, {}));
+  if (large.vec == 1 || !large.facts.statically_aligned(large.vec).has_value() ||
+      (small_vec && !small.facts.statically_aligned(small.vec).has_value())) {
+    d.variants.push_back(variant(1, {}));
+  }
   return d;
 }
 
@@ -799,6 +842,12 @@ inline void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const
   line("skinny_u", c.block_k);
   line("skinny_split", c.split_k);
   line("block_threads", c.threads());
+  if (large.mma) {
+    line("skinny_warps_k", c.warp_m);
+    line("skinny_warps_p", c.warp_n);
+    src.writeline(std::string("constexpr bool skinny_s_vector = ") +
+                  (large.vec > 1 && skinny_small_of(plan).vec > 1 ? "true" : "false") + ";");
+  }
   src.writeline(std::string("constexpr bool skinny_q_is_m = ") + (q_is_m ? "true" : "false") + ";");
   src.writeline(std::string("using skinny_l_type = ") + (q_is_m ? "w_type" : "x_type") + ";");
   src.writeline(std::string("using skinny_s_type = ") + (q_is_m ? "x_type" : "w_type") + ";");
@@ -807,7 +856,7 @@ inline void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const
   src.writeline("");
   src.write_verbatim(skinny_view_text(q_is_m));
   src.write_verbatim(skinny_common_text);
-  src.write_verbatim(large.dot ? skinny_dot_text : skinny_stream_text);
+  src.write_verbatim(large.mma ? skinny_mma_stream_text : (large.dot ? skinny_dot_text : skinny_stream_text));
   src.writeline("");
   if (plan.partials) write_split_k_reduce_body(src, plan);
   write_launcher(src);
@@ -827,6 +876,25 @@ inline void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const
   }
   if (plan.partials) write_split_k_reduce_kernel(src, plan, d.variants.front().launches.back().suffix);
   src.writeline("");
+}
+
+// The skinny entry point's body: the prologue, then the launches; an AMD build of a matrix-core
+// configuration (NVIDIA's mma.sync) answers the workspace query and refuses every launch.
+inline void write_skinny_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
+                               const launch_description& d) {
+  if (!is_skinny_mma(plan.config)) {
+    write_entry(src, kernel, plan, d);
+    return;
+  }
+  auto body = src.indent();
+  write_entry_prologue(src, kernel, plan, d);
+  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+  write_launches(src, d, abi_tensor_names(kernel.args()));
+  src.writeline("#else");
+  src.writeline("(void)workspace;");
+  src.writeline("(void)stream;");
+  src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the skinny matrix-core path exists on NVIDIA only");
+  src.writeline("#endif");
 }
 
 // The launch description of a plan's path.
@@ -884,7 +952,7 @@ inline void check_gemm_fusable(const gemm_config& config, const template_context
     write_sm90_entry(entry, kernel, plan, d);
   } else if (is_skinny(config.math)) {
     write_skinny_code(src, plan, d);
-    write_entry(entry, kernel, plan, d);
+    write_skinny_entry(entry, kernel, plan, d);
   } else {
     write_tile_constants(src, plan);
     write_device_code(src, plan);

@@ -136,6 +136,32 @@ namespace rocmtpl::templates {
   return out;
 }
 
+/// @brief The skinny matrix-core tiles (is_skinny_mma(): `stages` 2, NVIDIA mma.sync): (block_m,
+/// warp_m, warp_n, block_k) with 8 to 64 rows of the small dimension, 2 to 8 warps, K not split
+/// (the problem's space adds the K slices); a problem whose large operand is contiguous along its
+/// large dimension (row-major W for few rows) and whose X and W are f16 or bf16 ranks them first.
+[[nodiscard]] inline std::vector<gemm_config> gemm_skinny_mma_configs() {
+  static constexpr std::array<int, 4> tiles[] = {{8, 4, 1, 8},  {8, 2, 2, 8},  {8, 4, 2, 8},  {8, 2, 1, 8},
+                                                 {16, 4, 1, 8}, {32, 4, 1, 8}, {32, 2, 2, 4}, {64, 4, 1, 4}};
+  std::vector<gemm_config> out;
+  for (const auto& t : tiles) {
+    gemm_config c;
+    c.math = gemm_math::skinny_m;
+    c.block_m = t[0];
+    c.warp_m = t[1];
+    c.warp_n = t[2];
+    c.block_n = 64 * t[2];
+    c.block_k = t[3];
+    c.thread_m = 1;
+    c.thread_n = 1;
+    c.group_m = 1;
+    c.stages = 2;
+    c.vector = 8;
+    if (is_valid(c)) out.push_back(c);
+  }
+  return out;
+}
+
 namespace detail {
 
 // Widest vector (at most `limit` elements, 16 bytes) an operand's layout and the hints allow;
@@ -149,6 +175,58 @@ namespace detail {
     if ((!s.has_value() || *s) && f.aligned_with(vec, hints)) return vec;
   }
   return 1;
+}
+
+// The K slices of a skinny configuration: 1 to 32 while each slice keeps at least two block steps.
+[[nodiscard]] inline std::vector<int> skinny_splits(std::int64_t k, std::int64_t block_step) {
+  std::vector<int> out{1};
+  for (int s : {2, 4, 8, 16, 32}) {
+    if (k / s < 2 * block_step) break;
+    out.push_back(s);
+  }
+  return out;
+}
+
+// The matrix-core skinny configurations of one problem (none unless X and W are f16 or bf16 of
+// one dtype and the large operand is contiguous along its large dimension with 16-byte vectors):
+// the tiles of gemm_skinny_mma_configs() up to the small dimension's next multiple of 8, each with
+// the K slices the cost model likes best, the best four tiles (NVIDIA only: AMD refuses them at run
+// time, so the fp32 kernels must stay in a tuner's top 16 there).
+[[nodiscard]] inline std::vector<std::pair<double, gemm_config>> skinny_mma_problem_configs(const gemm_view& v,
+                                                                                            const size_hints& hints) {
+  const std::int64_t m = size_value(v.m, hints, 1024);
+  const std::int64_t n = size_value(v.n, hints, 1024);
+  const std::int64_t k = size_value(v.k, hints, 1024);
+  const std::int64_t b = size_value(v.batch, hints, 1);
+  const std::int64_t small = std::min(m, n);
+  const bool q_is_m = m <= n;
+  const auto& large = q_is_m ? v.w : v.x;
+  const auto facts = copy_facts(large, q_is_m);
+  std::vector<std::pair<double, gemm_config>> out;
+  if (small > 64 || !v.matrix_core_eligible() || facts.k_major ||
+      widest_vector(8, facts, element_size(large.node->type()), hints) < 8) {
+    return out;
+  }
+  // The small operand read element by element (not contiguous along K: W^T for few columns of a
+  // column-major X) costs registers: there the tiles of 32 rows and 8 K elements and of 64 rows
+  // spilled 4-12 bytes on sm_90a (CUDA 13; GemmGpu.EverySkinnyMmaConfigBothSides), so they stay out.
+  const bool small_k_contiguous = copy_facts(q_is_m ? v.x : v.w, !q_is_m).k_contiguous;
+  for (auto c : gemm_skinny_mma_configs()) {
+    if (c.block_m > 8 && c.block_m / 2 >= small) continue;
+    if (!small_k_contiguous && c.register_estimate() >= 200) continue;
+    c.math = q_is_m ? gemm_math::skinny_m : gemm_math::skinny_n;
+    std::pair<double, gemm_config> best{0.0, c};
+    for (int s : skinny_splits(k, 4LL * c.warp_m * c.block_k)) {
+      auto cs = c;
+      cs.split_k = s;
+      const double cost = gemm_estimate_cost(cs, m, n, k, b);
+      if (is_valid(cs) && (s == 1 || cost < best.first)) best = {cost, cs};
+    }
+    out.push_back(best);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
+  if (out.size() > 4) out.resize(4);
+  return out;
 }
 
 // The skinny space of one problem (nothing when neither M nor N is at most 64): the tiles of
@@ -182,6 +260,8 @@ namespace detail {
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
+  auto mma = skinny_mma_problem_configs(v, hints);
+  out.insert(out.begin(), mma.begin(), mma.end());
   return out;
 }
 
@@ -196,7 +276,9 @@ namespace detail {
 /// allow, adds split-K variants when `runtime_split_k` is on (every tiled path, Hopper included: 2
 /// to 16 slices of at least two K steps each), and orders everything by gemm_estimate_cost(). When
 /// M or N is at most 64 the skinny configurations (gemm_skinny_configs(), any dtype and layout,
-/// K split statically) come first, in their own cost order: the matrix-vector kernels stream the
+/// K split statically) come first, in their own cost order, led by up to four matrix-core ones
+/// (gemm_skinny_mma_configs(): f16/bf16 with the large operand contiguous along its large
+/// dimension; NVIDIA sm_80 and later, refused at run time elsewhere): the matrix-vector kernels stream the
 /// large operand at close to the memory bandwidth where the tiled paths leave most of each tile
 /// empty; the tiled ones (split-K variants included) follow, except that with more than 16 rows
 /// (columns) for f16/bf16, or where gemm_skinny_fma_bound() holds for the best skinny one (f32

@@ -160,9 +160,52 @@ TEST(GemmConfig, SkinnyConfigsHaveTheirOwnNamesAndRules) {
   wrong_n.block_n = 64;
   EXPECT_TRUE(contains(reason(wrong_n), "block_n"));
   auto staged = c;
-  staged.stages = 2;
+  staged.stages = 3;
   EXPECT_TRUE(contains(reason(staged), "stages 1"));
   EXPECT_TRUE(contains(reason(skinny(gemm_math::skinny_n, 16, 32, 16, 4, 8, 2)), "accumulators"));
+}
+
+// Issue 10: the skinny matrix-core tiles (stages 2): 32 threads per warp, 64 elements of the large
+// dimension per warp along it, the K warps' shared-memory reduction, their own rules.
+TEST(GemmConfig, SkinnyMmaConfigsHaveTheirOwnNamesAndRules) {
+  gemm_config c = skinny(gemm_math::skinny_m, 8, 4, 2, 1, 8, 8, 16);
+  c.block_n = 128;
+  c.stages = 2;
+  EXPECT_TRUE(rocmtpl::templates::is_skinny_mma(c));
+  EXPECT_FALSE(rocmtpl::templates::is_skinny_mma(skinny(gemm_math::skinny_m, 8, 8, 32)));
+  EXPECT_FALSE(invalid_reason(c).has_value()) << reason(c);
+  EXPECT_EQ(c.name(), "skm_mma_bm8_bn128_bk8_wm4_wn2_sk16");
+  EXPECT_EQ(c.threads(), 256);
+  EXPECT_EQ(c.warps(), 8);
+  EXPECT_EQ(c.shared_bytes(), 4 * 8 * 128 * 4);  // the K warps' sums, 8 rows at a time
+  auto one_k_warp = c;
+  one_k_warp.warp_m = 1;
+  EXPECT_EQ(one_k_warp.shared_bytes(), 0);
+  const auto broken = [&](auto edit) {
+    auto b = c;
+    edit(b);
+    return reason(b);
+  };
+  EXPECT_TRUE(contains(broken([](gemm_config& b) { b.block_m = 4; }), "block_m"));
+  EXPECT_TRUE(contains(broken([](gemm_config& b) { b.warp_m = 8; }), "warp_m"));
+  EXPECT_TRUE(contains(broken([](gemm_config& b) { b.warp_n = 8; }), "warp_n"));
+  EXPECT_TRUE(contains(broken([](gemm_config& b) { b.block_n = 64; }), "block_n"));
+  EXPECT_TRUE(contains(broken([](gemm_config& b) { b.block_k = 16; }), "block_k"));
+  EXPECT_TRUE(contains(broken([](gemm_config& b) { b.vector = 4; }), "vector 8"));
+  EXPECT_TRUE(contains(broken([](gemm_config& b) { b.thread_n = 2; }), "thread_n"));
+  EXPECT_TRUE(contains(broken([](gemm_config& b) { b.split_k = 128; }), "split_k"));
+  EXPECT_TRUE(contains(broken([](gemm_config& b) {
+                         b.warp_m = 1;
+                         b.warp_n = 1;
+                         b.block_n = 64;
+                       }),
+                       "two warps"));
+  // 64 rows with 8 K elements per step: 8 tiles of accumulators and two steps of operands.
+  EXPECT_TRUE(contains(broken([](gemm_config& b) { b.block_m = 64; }), "registers"));
+  auto big = c;
+  big.block_m = 64;
+  big.block_k = 4;
+  EXPECT_FALSE(invalid_reason(big).has_value()) << reason(big);
 }
 
 }  // namespace

@@ -119,4 +119,23 @@ TEST(GemmCostModel, SkinnyIsFmaBoundFromAboutThirtyTwoF32Rows) {
   EXPECT_FALSE(gemm_skinny_fma_bound(gemm_config{}, 64, 8192, 8192, 1));
 }
 
+// Issue 10: the skinny matrix-core estimate streams W like the fp32 kernels (K slices pay off
+// where the output leaves SMs idle; tiles of fewer rows re-read W) and is never FMA-bound.
+TEST(GemmCostModel, SkinnyMmaIsMemoryBoundAndSplitsK) {
+  auto mma = skinny(gemm_math::skinny_m, 8, 4, 1);
+  mma.block_n = 64;
+  mma.stages = 2;
+  ASSERT_TRUE(rocmtpl::templates::is_valid(mma));
+  auto split = mma;
+  split.split_k = 4;
+  EXPECT_LT(gemm_estimate_cost(split, 8, 8192, 8192, 1), gemm_estimate_cost(mma, 8, 8192, 8192, 1));
+  auto tall = mma;
+  tall.block_m = 32;
+  EXPECT_LT(gemm_estimate_cost(tall, 64, 8192, 8192, 1), gemm_estimate_cost(mma, 64, 8192, 8192, 1));
+  EXPECT_FALSE(gemm_skinny_fma_bound(tall, 64, 8192, 8192, 1));
+  auto n_side = split;
+  n_side.math = gemm_math::skinny_n;
+  EXPECT_DOUBLE_EQ(gemm_estimate_cost(n_side, 8192, 8, 8192, 1), gemm_estimate_cost(split, 8, 8192, 8192, 1));
+}
+
 }  // namespace

@@ -18,8 +18,10 @@ using rocmtpl::templates::gemm_matrix_core_configs;
 using rocmtpl::templates::gemm_problem_configs;
 using rocmtpl::templates::gemm_simt_configs;
 using rocmtpl::templates::gemm_skinny_configs;
+using rocmtpl::templates::gemm_skinny_mma_configs;
 using rocmtpl::templates::gemm_wgmma_configs;
 using rocmtpl::templates::is_skinny;
+using rocmtpl::templates::is_skinny_mma;
 using rocmtpl::templates::is_valid;
 
 TEST(GemmSearchSpace, BothSpacesAreValidAndUnique) {
@@ -278,11 +280,17 @@ TEST(GemmSearchSpace, SkinnyRanksFirstForFewRowsOrColumns) {
         const auto& top = ranked.front();
         EXPECT_EQ(top.math, gemm_math::skinny_m) << name(d) << " M " << m << ": " << top.name();
         EXPECT_EQ(top.vector * static_cast<int>(element_size(d)), 16) << top.name();
-        EXPECT_GE(top.warp_n, 32) << top.name();  // the streaming kernel: W is contiguous along N
         if (m == 1) {
           EXPECT_GT(top.split_k, 1) << top.name();
         }
-        EXPECT_LE(top.block_m, m == 1 ? 1 : 16) << top.name();
+        if (d == dtype::f32) {
+          EXPECT_GE(top.warp_n, 32) << top.name();  // the streaming kernel: W is contiguous along N
+          EXPECT_LE(top.block_m, m == 1 ? 1 : 16) << top.name();
+        } else {
+          // Matrix cores (W contiguous along N): tiles of 8 rows, at most the rows there are.
+          EXPECT_TRUE(is_skinny_mma(top)) << top.name();
+          EXPECT_LE(top.block_m, std::max<std::int64_t>(m, 8)) << top.name();
+        }
       }
       const auto transposed = gemm_problem_configs(v, false, {{"M", 8192}, {"N", m}, {"K", 8192}});
       EXPECT_EQ(transposed.front().math, gemm_math::skinny_n) << transposed.front().name();
@@ -292,6 +300,64 @@ TEST(GemmSearchSpace, SkinnyRanksFirstForFewRowsOrColumns) {
       EXPECT_FALSE(is_skinny(c.math)) << c.name();
     }
   }
+}
+
+// Issue 10: the skinny matrix-core tiles are valid and unique; a 16-bit problem whose large operand
+// is contiguous along its large dimension ranks at most four of them first (the fp32 skinny
+// kernels follow: AMD refuses the matrix-core ones), others none.
+TEST(GemmSearchSpace, SkinnyMmaLeadsSixteenBitStreamingProblems) {
+  const auto tiles = gemm_skinny_mma_configs();
+  EXPECT_GE(tiles.size(), 6U);
+  for (const auto& c : tiles) {
+    EXPECT_TRUE(is_valid(c)) << c.to_string();
+    EXPECT_TRUE(is_skinny_mma(c)) << c.name();
+  }
+  EXPECT_EQ(std::set<gemm_config>(tiles.begin(), tiles.end()).size(), tiles.size());
+  const auto leading_mma = [](const std::vector<gemm_config>& ranked) {
+    std::size_t n = 0;
+    while (n < ranked.size() && is_skinny_mma(ranked[n])) ++n;
+    EXPECT_EQ(std::count_if(ranked.begin(), ranked.end(), [](const gemm_config& c) { return is_skinny_mma(c); }),
+              static_cast<std::ptrdiff_t>(n));
+    return n;
+  };
+  for (dtype d : {dtype::f16, dtype::bf16}) {
+    auto t = square(d, M, N, K);
+    const auto v = t.policy().view(t.context());
+    for (std::int64_t m : {1, 8, 32, 64}) {
+      const auto ranked = gemm_problem_configs(v, false, {{"M", m}, {"N", 8192}, {"K", 8192}});
+      const auto n = leading_mma(ranked);
+      EXPECT_GE(n, 2U) << m;
+      EXPECT_LE(n, 4U) << m;
+      ASSERT_LT(n, ranked.size());
+      EXPECT_TRUE(is_skinny(ranked[n].math) && !is_skinny_mma(ranked[n])) << ranked[n].name();
+    }
+    // N = 1001 (rows of W not 16-byte aligned): none.
+    EXPECT_EQ(leading_mma(gemm_problem_configs(v, false, {{"M", 8}, {"N", 1001}, {"K", 8192}})), 0U);
+    // Few columns: X (row-major) is the large operand, contiguous along K: none.
+    EXPECT_EQ(leading_mma(gemm_problem_configs(v, false, {{"M", 8192}, {"N", 8}, {"K", 8192}})), 0U);
+    // Few columns of a column-major X (X contiguous along M): matrix cores, W^T read element by
+    // element, so without the heaviest tiles (they spilled there).
+    rocmtpl::rocm_template<gemm_policy> col_x(
+        gemm_policy(), {buffer("x", layout::col_major(d, {M, K})), buffer("w", layout::row_major(d, {K, N}))},
+        layout::row_major(d, {M, N}));
+    const auto n_side =
+        gemm_problem_configs(col_x.policy().view(col_x.context()), false, {{"M", 8192}, {"N", 64}, {"K", 8192}});
+    EXPECT_GE(leading_mma(n_side), 2U);
+    EXPECT_EQ(n_side.front().math, gemm_math::skinny_n) << n_side.front().name();
+    for (std::size_t i = 0; i < leading_mma(n_side); ++i)
+      EXPECT_LT(n_side[i].register_estimate(), 200) << n_side[i].name();
+    // nn.Linear weights (W contiguous along K): none.
+    rocmtpl::rocm_template<gemm_policy> linear(
+        gemm_policy(), {buffer("x", layout::row_major(d, {M, K})), buffer("w", layout::col_major(d, {K, N}))},
+        layout::row_major(d, {M, N}));
+    EXPECT_EQ(leading_mma(gemm_problem_configs(linear.policy().view(linear.context()), false,
+                                               {{"M", 8}, {"N", 8192}, {"K", 8192}})),
+              0U);
+  }
+  auto f32 = square(dtype::f32, M, N, K);
+  EXPECT_EQ(
+      leading_mma(gemm_problem_configs(f32.policy().view(f32.context()), false, {{"M", 8}, {"N", 8192}, {"K", 8192}})),
+      0U);
 }
 
 // 16-bit problems with more than 16 rows, and f32 ones whose best skinny configuration is

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace {
@@ -107,6 +108,50 @@ TEST(GemmSkinnyDeviceCode, RuntimeSplitKMustMatchTheStaticSlices) {
   EXPECT_TRUE(contains(src, "gemm_split_k_reduce_body(X, W, Y, Partial, u_M, u_K, u_N);"));
   EXPECT_TRUE(contains(src, "for (int z = 0; z < 4; ++z)"));
   EXPECT_EQ(t.policy().runtime_arg_values(skinny(gemm_math::skinny_m, 2, 8, 32, 1, 8, 8, 4)).front(), 4);
+}
+
+// Issue 10: a matrix-core configuration (stages 2) renders the mma.sync kernel for 16-bit X and W
+// with W contiguous along N; its vectorised variant also checks X (loaded block_k elements at a
+// time), its grid counts block_n elements of N, and an AMD build refuses every launch.
+TEST(GemmSkinnyDeviceCode, MatrixCoreKernelForSixteenBitStreaming) {
+  gemm_config c = skinny(gemm_math::skinny_m, 16, 4, 2, 1, 8, 8, 4);
+  c.block_n = 128;
+  c.stages = 2;
+  auto t = problem(dtype::bf16, false);
+  const size_hints h{{"M", 9}, {"N", 1000}, {"K", 4096}};
+  const auto src = t.generate(c, h).source();
+  EXPECT_TRUE(contains(src, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+  EXPECT_TRUE(contains(src, "constexpr int skinny_warps_k = 4;"));
+  EXPECT_TRUE(contains(src, "constexpr int skinny_warps_p = 2;"));
+  EXPECT_TRUE(contains(src, "constexpr bool skinny_s_vector = true;"));
+  EXPECT_TRUE(contains(src, "__byte_perm(r.l[4 * h][j], r.l[4 * h + 1][j], 0x5410)"));
+  EXPECT_TRUE(contains(src, "skinny_mainloop<8>(p, t);"));
+  EXPECT_TRUE(contains(src, "skinny_mainloop<1>(p, t);"));  // the scalar fallback
+  EXPECT_TRUE(contains(src, "the skinny matrix-core path exists on NVIDIA only"));
+  EXPECT_FALSE(contains(src, "// Streaming: thread (tk, tp)"));
+  rocmtpl::rocm_template_kernel kernel("rocm_gemm");
+  const auto d = t.policy().describe_launch(kernel, t.context(), c);
+  ASSERT_EQ(d.variants.size(), 2U);
+  // W and X: aligned pointers, their strides multiples of 8 elements (N, K: symbolic).
+  const auto& req = d.variants[0].requirements;
+  EXPECT_EQ(std::count_if(req.begin(), req.end(),
+                          [](const auto& r) { return r.kind == rocmtpl::launch_requirement_kind::aligned_pointer; }),
+            2);
+  EXPECT_EQ(d.variants[0].launches[0].block[0], 256);
+  // ceil(9 / 16) Q tiles * ceil(1000 / 128) blocks of N, 4 slices, then the reduction.
+  EXPECT_EQ(d.variants[0].launches[0].grid[0].sizes.evaluate(h), 8);
+  EXPECT_EQ(d.variants[0].launches[0].grid[2].sizes.evaluate(h), 4);
+  EXPECT_EQ(d.variants[0].launches.back().suffix, "split_k_reduce");
+  EXPECT_EQ(d.variants[1].launches[0].grid[0].sizes.evaluate(h), 8);
+  // Column-major X: S is read element by element (no requirement on X).
+  rocmtpl::rocm_template<gemm_policy> col_x(
+      gemm_policy(),
+      {buffer("x", layout::col_major(dtype::f16, {M, K})), buffer("w", layout::row_major(dtype::f16, {K, N}))},
+      layout::row_major(dtype::f16, {M, N}));
+  EXPECT_TRUE(contains(col_x.generate(c, h).source(), "constexpr bool skinny_s_vector = false;"));
+  // f32, or W contiguous along K: refused with the reason.
+  EXPECT_THROW((void)problem(dtype::f32, false).generate(c, h), rocmtpl::invalid_argument_error);
+  EXPECT_THROW((void)problem(dtype::f16, true).generate(c, h), rocmtpl::invalid_argument_error);
 }
 
 TEST(GemmSkinnyDeviceCode, EveryEpilogueGoesThroughStoreOutput) {
