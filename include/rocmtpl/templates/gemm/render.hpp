@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -708,11 +709,12 @@ inline void write_sm90_kernel(indented_buffer& src, const gemm_plan& plan, const
   src.writeline("");
 }
 
-// The Hopper entry point's body (its declaration comes from the parts): the prologue (write_entry_prologue; the
-// workspace query answers split-K's partials, else none), then the launch of the description (its requirements refuse
-// what the path cannot serve); an AMD build refuses every call.
-inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
-                             const launch_description& d) {
+// The body of an entry point whose path exists on NVIDIA only (its declaration comes from the
+// parts): the prologue (write_entry_prologue; the workspace query is answered on every platform),
+// then the launches of the description (their requirements refuse what the path cannot serve); an
+// AMD build refuses every call. `path` names the path in the refusal's comment.
+inline void write_nvidia_only_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
+                                    const launch_description& d, std::string_view path) {
   auto body = src.indent();
   write_entry_prologue(src, kernel, plan, d);
   src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
@@ -720,7 +722,10 @@ inline void write_sm90_entry(indented_buffer& src, rocm_template_kernel& kernel,
   src.writeline("#else");
   src.writeline("(void)workspace;");
   src.writeline("(void)stream;");
-  src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only");
+  std::string refusal = "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the ";  // in steps: g++ 12 -O3 -Wrestrict
+  refusal += path;
+  refusal += " exists on NVIDIA only";
+  src.writeline(refusal);
   src.writeline("#endif");
 }
 
@@ -882,19 +887,11 @@ inline void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const
 // configuration (NVIDIA's mma.sync) answers the workspace query and refuses every launch.
 inline void write_skinny_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                                const launch_description& d) {
-  if (!is_skinny_mma(plan.config)) {
+  if (is_skinny_mma(plan.config)) {
+    write_nvidia_only_entry(src, kernel, plan, d, "skinny matrix-core path");
+  } else {
     write_entry(src, kernel, plan, d);
-    return;
   }
-  auto body = src.indent();
-  write_entry_prologue(src, kernel, plan, d);
-  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-  write_launches(src, d, abi_tensor_names(kernel.args()));
-  src.writeline("#else");
-  src.writeline("(void)workspace;");
-  src.writeline("(void)stream;");
-  src.writeline("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the skinny matrix-core path exists on NVIDIA only");
-  src.writeline("#endif");
 }
 
 // The launch description of a plan's path.
@@ -949,7 +946,7 @@ inline void check_gemm_fusable(const gemm_config& config, const template_context
     out.includes.emplace_back(sm90_includes_text);
     write_sm90_code(src, plan);
     write_sm90_kernel(src, plan, d);
-    write_sm90_entry(entry, kernel, plan, d);
+    write_nvidia_only_entry(entry, kernel, plan, d, "Hopper path");  // workspace: split-K's partials
   } else if (is_skinny(config.math)) {
     write_skinny_code(src, plan, d);
     write_skinny_entry(entry, kernel, plan, d);

@@ -187,39 +187,38 @@ namespace detail {
   return out;
 }
 
+// A skinny problem's sizes and its large operand (W for few rows, X for few columns), as the
+// skinny spaces below read them.
+struct skinny_problem {
+  std::int64_t m, n, k, b, small;
+  bool q_is_m;
+  const gemm_operand* large;
+  gemm_copy_facts facts;  // the large operand's
+  int vec;                // its widest vector (at most 8 elements, 16 bytes)
+};
+
 // The matrix-core skinny configurations of one problem (none unless X and W are f16 or bf16 of
 // one dtype and the large operand is contiguous along its large dimension with 16-byte vectors):
 // the tiles of gemm_skinny_mma_configs() up to the small dimension's next multiple of 8, each with
 // the K slices the cost model likes best, the best four tiles (NVIDIA only: AMD refuses them at run
 // time, so the fp32 kernels must stay in a tuner's top 16 there).
 [[nodiscard]] inline std::vector<std::pair<double, gemm_config>> skinny_mma_problem_configs(const gemm_view& v,
-                                                                                            const size_hints& hints) {
-  const std::int64_t m = size_value(v.m, hints, 1024);
-  const std::int64_t n = size_value(v.n, hints, 1024);
-  const std::int64_t k = size_value(v.k, hints, 1024);
-  const std::int64_t b = size_value(v.batch, hints, 1);
-  const std::int64_t small = std::min(m, n);
-  const bool q_is_m = m <= n;
-  const auto& large = q_is_m ? v.w : v.x;
-  const auto facts = copy_facts(large, q_is_m);
+                                                                                            const skinny_problem& sp) {
   std::vector<std::pair<double, gemm_config>> out;
-  if (small > 64 || !v.matrix_core_eligible() || facts.k_major ||
-      widest_vector(8, facts, element_size(large.node->type()), hints) < 8) {
-    return out;
-  }
+  if (!v.matrix_core_eligible() || sp.facts.k_major || sp.vec < 8) return out;
   // The small operand read element by element (not contiguous along K: W^T for few columns of a
   // column-major X) costs registers: there the tiles of 32 rows and 8 K elements and of 64 rows
   // spilled 4-12 bytes on sm_90a (CUDA 13; GemmGpu.EverySkinnyMmaConfigBothSides), so they stay out.
-  const bool small_k_contiguous = copy_facts(q_is_m ? v.x : v.w, !q_is_m).k_contiguous;
+  const bool small_k_contiguous = copy_facts(sp.q_is_m ? v.x : v.w, !sp.q_is_m).k_contiguous;
   for (auto c : gemm_skinny_mma_configs()) {
-    if (c.block_m > 8 && c.block_m / 2 >= small) continue;
+    if (c.block_m > 8 && c.block_m / 2 >= sp.small) continue;
     if (!small_k_contiguous && c.register_estimate() >= 200) continue;
-    c.math = q_is_m ? gemm_math::skinny_m : gemm_math::skinny_n;
+    c.math = sp.q_is_m ? gemm_math::skinny_m : gemm_math::skinny_n;
     std::pair<double, gemm_config> best{0.0, c};
-    for (int s : skinny_splits(k, 4LL * c.warp_m * c.block_k)) {
+    for (int s : skinny_splits(sp.k, 4LL * c.warp_m * c.block_k)) {
       auto cs = c;
       cs.split_k = s;
-      const double cost = gemm_estimate_cost(cs, m, n, k, b);
+      const double cost = gemm_estimate_cost(cs, sp.m, sp.n, sp.k, sp.b);
       if (is_valid(cs) && (s == 1 || cost < best.first)) best = {cost, cs};
     }
     out.push_back(best);
@@ -233,34 +232,35 @@ namespace detail {
 // gemm_skinny_configs() that suit the large operand's kernel (streaming: at least 32 threads along
 // the large dimension; dot: at least 8 lanes along K), the small tiles up to the small
 // dimension's next power of two, the vector width the layouts allow, and K slices 1 to 32 while
-// each slice keeps at least two block steps. Ordered by gemm_estimate_cost().
+// each slice keeps at least two block steps, ordered by gemm_estimate_cost(); led by the
+// matrix-core ones (skinny_mma_problem_configs()).
 [[nodiscard]] inline std::vector<std::pair<double, gemm_config>> skinny_problem_configs(const gemm_view& v,
                                                                                         const size_hints& hints) {
-  const std::int64_t m = size_value(v.m, hints, 1024);
-  const std::int64_t n = size_value(v.n, hints, 1024);
-  const std::int64_t k = size_value(v.k, hints, 1024);
-  const std::int64_t b = size_value(v.batch, hints, 1);
-  const std::int64_t small = std::min(m, n);
-  if (small > gemm_skinny_max_small) return {};
-  const bool q_is_m = m <= n;
-  const auto& large = q_is_m ? v.w : v.x;
-  const auto facts = copy_facts(large, q_is_m);
-  const int vec = widest_vector(8, facts, element_size(large.node->type()), hints);
+  skinny_problem sp{};
+  sp.m = size_value(v.m, hints, 1024);
+  sp.n = size_value(v.n, hints, 1024);
+  sp.k = size_value(v.k, hints, 1024);
+  sp.b = size_value(v.batch, hints, 1);
+  sp.small = std::min(sp.m, sp.n);
+  if (sp.small > gemm_skinny_max_small) return {};
+  sp.q_is_m = sp.m <= sp.n;
+  sp.large = sp.q_is_m ? &v.w : &v.x;
+  sp.facts = copy_facts(*sp.large, sp.q_is_m);
+  sp.vec = widest_vector(8, sp.facts, element_size(sp.large->node->type()), hints);
   std::vector<std::pair<double, gemm_config>> out;
   for (auto c : gemm_skinny_configs()) {
-    if (facts.k_major ? c.warp_m < 8 : c.warp_n < 32) continue;
-    if (c.block_m > 1 && c.block_m / 2 >= small) continue;
-    c.math = q_is_m ? gemm_math::skinny_m : gemm_math::skinny_n;
-    c.vector = std::min(c.vector, vec);
-    for (int s : {1, 2, 4, 8, 16, 32}) {
-      if (s > 1 && k / s < 2LL * c.warp_m * c.block_k) break;
+    if (sp.facts.k_major ? c.warp_m < 8 : c.warp_n < 32) continue;
+    if (c.block_m > 1 && c.block_m / 2 >= sp.small) continue;
+    c.math = sp.q_is_m ? gemm_math::skinny_m : gemm_math::skinny_n;
+    c.vector = std::min(c.vector, sp.vec);
+    for (int s : skinny_splits(sp.k, static_cast<std::int64_t>(c.warp_m) * c.block_k)) {
       auto cs = c;
       cs.split_k = s;
-      if (is_valid(cs)) out.emplace_back(gemm_estimate_cost(cs, m, n, k, b), cs);
+      if (is_valid(cs)) out.emplace_back(gemm_estimate_cost(cs, sp.m, sp.n, sp.k, sp.b), cs);
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
-  auto mma = skinny_mma_problem_configs(v, hints);
+  auto mma = skinny_mma_problem_configs(v, sp);
   out.insert(out.begin(), mma.begin(), mma.end());
   return out;
 }
