@@ -574,6 +574,17 @@ struct gemm_lds_stage {
             const int64_t slot_step = static_cast<int64_t>(lines_per_slot) * (AlongK ? stride_mn : stride_k);
             const int64_t rows_left = rows_total - row0;
             const int64_t k_left = k_total - k0;
+            // A tile wholly inside the operand (a branch the whole block takes): no edge checks.
+            if (rows_left >= Rows && k_left >= block_k) {
+#pragma unroll
+                for (int s = 0; s < slots; ++s) {
+                    if (!used(tid, s)) break;
+                    const auto x = *reinterpret_cast<const gemm_vector<uint16_t, Vec>*>(ptr + s * slot_step);
+#pragma unroll
+                    for (int e = 0; e < Vec; ++e) v[s][e] = x.v[e];
+                }
+                return;
+            }
 #pragma unroll
             for (int s = 0; s < slots; ++s) {
                 if (!used(tid, s)) break;
