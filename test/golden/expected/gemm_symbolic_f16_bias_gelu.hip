@@ -184,6 +184,7 @@ constexpr int block_n = 64;
 constexpr int block_k = 16;
 constexpr int thread_m = 4;
 constexpr int thread_n = 4;
+[[maybe_unused]] constexpr bool simt_prefetch = true;
 constexpr int group_m = 8;
 [[maybe_unused]] constexpr int stages = 2;
 [[maybe_unused]] constexpr bool x_k_contiguous = true;
@@ -448,13 +449,13 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
     __syncthreads();
     // Operands of K step kk + 1 are read while step kk computes, across tiles too: the next tile
     // is stored and the block waits before the current tile's last step, whose operands are
-    // already in registers (fp32 4096^3, 128x256 tiles, H100: 44.4 -> 47.0 TFLOP/s). Taken by
-    // tiles of one block per SM (at two, the second operand set spills); not on AMD, where clang
-    // hoists the reads of a fully unrolled step past 256 VGPRs.
+    // already in registers (fp32 4096^3, 128x256 tiles, H100: 44.4 -> 47.0 TFLOP/s). Taken where
+    // the launch bounds leave registers for a second operand set (`simt_prefetch`); not on AMD,
+    // where clang hoists the reads of a fully unrolled step past 256 VGPRs.
 #if defined(ROCMTPL_PLATFORM_AMD)
     constexpr bool prefetch = false;
 #else
-    constexpr bool prefetch = thread_m * thread_n >= 128;
+    constexpr bool prefetch = simt_prefetch;
 #endif
     float a[2][thread_m];
     float b[2][thread_n];

@@ -472,6 +472,25 @@ inline void write_source_head(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("");
 }
 
+// Blocks per SM the register budget must allow on NVIDIA. Matrix cores: 1, so ptxas uses what the
+// accumulators need (with the thread count alone it capped small tiles at 72 registers and
+// spilled; CUDA 13.0, sm_90). SIMT: 2 when the estimate leaves room (ptxas then keeps 128x128 8x8
+// tiles at 128 registers, two blocks per SM), else 1. AMD: the thread count only (a minimum there
+// halves the VGPR budget of one-wave blocks).
+[[nodiscard]] inline int gemm_min_blocks(const gemm_config& c) {
+  if (c.math == gemm_math::matrix_core) return 1;
+  return std::clamp(65536 / (std::max(c.threads(), 32) * c.register_estimate()), 1, 2);
+}
+
+// SIMT on NVIDIA: whether the main loop reads step kk + 1's operands while step kk computes (a
+// second operand set of thread_m + thread_n registers): where the launch bounds leave room for it
+// beside the estimate (128x128 tiles of 8 x 8 at two blocks per SM spilled with it; CUDA 13.0).
+[[nodiscard]] inline bool gemm_simt_prefetch(const gemm_config& c) {
+  if (c.math != gemm_math::simt) return false;
+  const int room = std::min(255, 65536 / (std::max(c.threads(), 32) * gemm_min_blocks(c)));
+  return room >= c.register_estimate() + c.thread_m + c.thread_n;
+}
+
 // Tile constants and layout flags the device code reads.
 inline void write_tile_constants(indented_buffer& src, const gemm_plan& plan) {
   const auto& c = plan.config;
@@ -485,6 +504,7 @@ inline void write_tile_constants(indented_buffer& src, const gemm_plan& plan) {
   } else {
     src.writeline("constexpr int thread_m = " + std::to_string(c.thread_m) + ";");
     src.writeline("constexpr int thread_n = " + std::to_string(c.thread_n) + ";");
+    src.writeline("[[maybe_unused]] constexpr bool simt_prefetch = " + bool_text(gemm_simt_prefetch(c)) + ";");
   }
   src.writeline("constexpr int group_m = " + std::to_string(c.group_m) + ";");
   src.writeline("[[maybe_unused]] constexpr int stages = " + std::to_string(c.stages) + ";");
@@ -503,16 +523,6 @@ inline void write_device_code(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("");
   src.write_verbatim(plan.mc ? gemm_matrix_core_text() : gemm_simt_text());
   src.writeline("");
-}
-
-// Blocks per SM the register budget must allow on NVIDIA. Matrix cores: 1, so ptxas uses what the
-// accumulators need (with the thread count alone it capped small tiles at 72 registers and
-// spilled; CUDA 13.0, sm_90). SIMT: 2 when the estimate leaves room (ptxas then keeps 128x128 8x8
-// tiles at 128 registers, two blocks per SM), else 1. AMD: the thread count only (a minimum there
-// halves the VGPR budget of one-wave blocks).
-[[nodiscard]] inline int gemm_min_blocks(const gemm_config& c) {
-  if (c.math == gemm_math::matrix_core) return 1;
-  return std::clamp(65536 / (std::max(c.threads(), 32) * c.register_estimate()), 1, 2);
 }
 
 // Split-K: the body of the kernel that sums the fp32 partials of every slice, in slice order
