@@ -239,6 +239,21 @@ TEST(GemmRender, PlanVectorWidthsAndLaunchBounds) {
   EXPECT_EQ(td::gemm_min_blocks(mma(64, 64, 32, 32, 32, 3)), 1);
   EXPECT_EQ(td::gemm_min_blocks(gemm_config{128, 128, 8, 8, 8, 8}), 2);
 }
+TEST(GemmRender, SimtOperandPrefetchWhereTheLaunchBoundsLeaveRoom) {
+  namespace td = rocmtpl::templates::detail;
+  // 128x128 of 8 x 8 runs two blocks per SM (128 registers): no room for a second operand set.
+  EXPECT_FALSE(td::gemm_simt_prefetch(gemm_config{128, 128, 8, 8, 8, 8}));
+  // One block per SM (the measured 256x128 / 128x256 winners) and 128-thread small tiles have room.
+  EXPECT_TRUE(td::gemm_simt_prefetch(gemm_config{128, 256, 16, 16, 8, 8}));
+  EXPECT_TRUE(td::gemm_simt_prefetch(gemm_config{64, 128, 16, 8, 8, 8}));
+  EXPECT_FALSE(td::gemm_simt_prefetch(mma(64, 64, 32, 32, 32, 3)));
+  // The rendered constant follows it.
+  auto t = make();
+  EXPECT_TRUE(contains(t.generate(gemm_config{128, 256, 16, 16, 8, 8}, {{"M", 256}}).source(),
+                       "constexpr bool simt_prefetch = true;"));
+  EXPECT_TRUE(contains(t.generate(gemm_config{128, 128, 8, 8, 8, 8}, {{"M", 256}}).source(),
+                       "constexpr bool simt_prefetch = false;"));
+}
 TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
   // Issue 8: element count, split-K bytes and tile count are products checked with
   // __builtin_mul_overflow (helpers under the reserved rocmtpl_ prefix) before the workspace query
