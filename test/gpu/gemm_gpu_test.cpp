@@ -669,4 +669,36 @@ TEST(GemmGpu, SkinnyRanksFirstAndMatchesCublasAtBenchmarkSizes) {
   }
   run_all(h, cases);
 }
+
+// fp32 with 32 and 64 rows (columns): the ranked top 16 holds SIMT configurations that split K
+// statically (no runtime split-K: the workspace and the reduction come with the configuration);
+// the first two of them match cuBLAS at the benchmark's size and at sizes off every tile.
+TEST(GemmGpu, StaticSplitKSimtOnFewRows) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  harness h;
+  std::vector<check_case> cases;
+  auto t = plain(dtype::f32);
+  for (std::int64_t m : {32, 64}) {
+    for (bool n_side : {false, true}) {
+      const size_hints hint =
+          n_side ? size_hints{{"M", 8192}, {"N", m}, {"K", 8192}} : size_hints{{"M", m}, {"N", 8192}, {"K", 8192}};
+      const size_hints edge = n_side ? size_hints{{"M", 1000}, {"N", m + 5}, {"K", 999}}
+                                     : size_hints{{"M", m + 5}, {"N", 1000}, {"K", 999}};
+      const auto ranked = t->policy().configs(t->context(), hint);
+      int taken = 0;
+      for (std::size_t i = 0; i < std::min<std::size_t>(16, ranked.size()) && taken < 2; ++i) {
+        const auto& c = ranked[i];
+        if (c.math != gemm_math::simt || c.split_k == 1) continue;
+        check_case k{"f32 " + std::to_string(m) + (n_side ? " N " : " M ") + c.name(), t, {}, c, {hint, edge}};
+        // 128 accumulators on 64-thread tiles sit at 255 registers: with the partials' pointer,
+        // ptxas (CUDA 13.0, sm_90a) spilled 16 bytes on the N side (bm128_bn64, 8 x 16 and 16 x 8).
+        if (c.thread_m * c.thread_n >= 128 && c.threads() <= 64) k.max_spill_bytes = 16;
+        cases.push_back(std::move(k));
+        ++taken;
+      }
+      EXPECT_EQ(taken, 2) << "f32 " << m << (n_side ? " N" : " M") << ": static split-K SIMT in the top 16";
+    }
+  }
+  run_all(h, cases);
+}
 }  // namespace

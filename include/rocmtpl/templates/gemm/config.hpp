@@ -99,7 +99,7 @@ struct gemm_config {
   int warp_n = 0;                    ///< matrix cores: columns of Y per warp (multiple of 32); wgmma: per warpgroup
   int stages = 2;                    ///< shared-memory buffers in the K pipeline (SIMT: 2)
   int vector = 4;                    ///< elements per global load on the fast path (1, 2, 4 or 8; at most 16 bytes)
-  int split_k = 1;                   ///< K slices (above 1 only with gemm_options::runtime_split_k)
+  int split_k = 1;  ///< K slices: at run time with gemm_options::runtime_split_k, else static (SIMT, skinny)
 
   /// @brief Warps per block (SIMT: threads / 32).
   [[nodiscard]] constexpr int warps() const noexcept {

@@ -80,9 +80,10 @@ inline void check_gemm_renderable(const gemm_config& config, const gemm_view& v,
                                    "; use a skinny config with stages 1");
     }
   }
-  if (config.split_k != 1 && !options.runtime_split_k && !is_skinny(config.math)) {
+  if (config.split_k != 1 && !options.runtime_split_k && !is_skinny(config.math) && config.math != gemm_math::simt) {
     throw invalid_argument_error("rocmtpl: gemm: config " + config.name() +
-                                 " splits K but gemm_options::runtime_split_k is off; turn it on");
+                                 " splits K but gemm_options::runtime_split_k is off; turn it on (SIMT and skinny "
+                                 "configurations split K statically)");
   }
 }
 
@@ -95,10 +96,11 @@ inline void check_gemm_renderable(const gemm_config& config, const gemm_view& v,
 }
 
 // Kernel parameters: the tensors, the split-K partials, every size symbol, split_k. The skinny
-// kernels take the partials when their configuration splits K (statically) and never split_k.
+// kernels, and the SIMT ones without runtime split-K, take the partials when their configuration
+// splits K (statically) and never split_k.
 inline void plan_gemm_params(gemm_plan& plan) {
   const bool skinny = is_skinny(plan.config.math);
-  plan.partials = skinny ? plan.config.split_k > 1 : plan.split;
+  plan.partials = (plan.split && !skinny) || plan.config.split_k > 1;
   plan.split_arg = plan.split && !skinny;
   const auto tensors = gemm_tensor_params(plan.v, true);
   plan.params = tensors.first + (plan.partials ? ", float* __restrict__ Partial" : "");
@@ -206,8 +208,9 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
 }
 
 // The launches of the mma/SIMT entry: the main kernel (the vectorised instantiation when its
-// requirements hold, else the scalar one where one is rendered) and, with split_k above 1, the
-// reduction of the fp32 partials; the workspace holds the partials.
+// requirements hold, else the scalar one where one is rendered) and, with split_k above 1 (the
+// runtime argument, or a SIMT configuration's static K slices), the reduction of the fp32
+// partials; the workspace holds the partials.
 [[nodiscard]] inline launch_description gemm_launch_description(const rocm_template_kernel& kernel,
                                                                 const gemm_plan& plan) {
   const auto& c = plan.config;
@@ -215,6 +218,8 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
   launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   if (plan.split) {
     d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
+  } else if (plan.partials) {
+    d.workspace_bytes = {.sizes = sym_expr(c.split_k) * split_k_slice_bytes(v)};
   }
   const auto params = gemm_launch_params(kernel, plan);
   const auto main = [&](int va, int vb) {
@@ -224,6 +229,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
                       floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n));
     l.grid[1].sizes = v.batch;
     if (plan.split) l.grid[2].times_runtime_arg = 0;
+    if (!plan.split && plan.partials) l.grid[2].sizes = sym_expr(c.split_k);
     l.block = {c.threads(), 1, 1};
     l.shared_bytes = c.shared_bytes();
     if (plan.mc) {
@@ -234,7 +240,7 @@ inline void add_vector_requirements(std::vector<launch_requirement>& req, const 
     return l;
   };
   std::vector<kernel_launch> tail;
-  if (plan.split) tail.push_back(split_k_reduce_launch(plan, params));
+  if (plan.partials) tail.push_back(split_k_reduce_launch(plan, params));
   const auto variant = [&](int va, int vb, std::vector<launch_requirement> req) {
     launch_variant lv;
     lv.requirements = std::move(req);
@@ -564,10 +570,11 @@ inline void write_kernels(indented_buffer& src, const gemm_plan& plan) {
   src.writeline("__device__ __forceinline__ void gemm_kernel_body(" + plan.params + ") {");
   src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
   src.writeline("    const gemm_pointers t" + plan.pointers + ";");
-  src.writeline(std::string("    gemm_mainloop<VecA, VecB>(p, t, ") + (plan.split ? "split_k" : "1") + ");");
+  src.writeline("    gemm_mainloop<VecA, VecB>(p, t, " +
+                (plan.split ? "split_k" : std::to_string(plan.config.split_k)) + ");");
   src.writeline("}");
   src.writeline("");
-  if (plan.split) write_split_k_reduce_body(src, plan);
+  if (plan.partials) write_split_k_reduce_body(src, plan);
 }
 
 // The host helpers of the entry and the namespace's end.
@@ -581,14 +588,14 @@ inline void write_launcher(indented_buffer& src) {
 
 // The workspace the entry point's query answers for one configuration, as an expression of the size
 // symbols: split_k slices of fp32 partials (split_k_slice_bytes(), the slice the launch
-// description's workspace counts) when the configuration splits K at run time (the mma, SIMT and
-// Hopper paths) or statically (a skinny configuration, runtime split-K on or off); every other
-// configuration needs none. A test compares this with the
-// compiled query (test/runtime/caller_runtime_test.cpp).
+// description's workspace counts) when the configuration splits K, at run time (the mma, SIMT and
+// Hopper paths with runtime split-K) or statically (a skinny or SIMT configuration without it);
+// every other configuration needs none. A test compares this with the compiled query
+// (test/runtime/caller_runtime_test.cpp).
 [[nodiscard]] inline sym_expr gemm_workspace_bytes(const gemm_view& v, const gemm_config& config,
                                                    const gemm_options& options) {
-  if (is_skinny(config.math) && config.split_k > 1) return sym_expr(config.split_k) * split_k_slice_bytes(v);
-  if (!options.runtime_split_k || config.split_k <= 1) return sym_expr(0);
+  const bool splits = options.runtime_split_k || is_skinny(config.math) || config.math == gemm_math::simt;
+  if (config.split_k <= 1 || !splits) return sym_expr(0);
   return sym_expr(config.split_k) * split_k_slice_bytes(v);
 }
 
@@ -614,7 +621,7 @@ inline void write_global_kernels(indented_buffer& src, const gemm_plan& plan, co
                   std::to_string(vectorised ? plan.vb : 1) + ">(" + plan.args + ");");
     src.writeline("}");
   }
-  if (plan.split) write_split_k_reduce_kernel(src, plan, d.variants.front().launches.back().suffix);
+  if (plan.partials) write_split_k_reduce_kernel(src, plan, d.variants.front().launches.back().suffix);
   src.writeline("");
 }
 
@@ -633,7 +640,7 @@ inline void write_entry_prologue(indented_buffer& src, rocm_template_kernel& ker
   } else if (plan.split) {
     src.writeline("if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
   } else if (plan.config.math != gemm_math::wgmma && !skinny) {
-    src.writeline("constexpr int32_t split_k = 1;");
+    src.writeline("constexpr int32_t split_k = " + std::to_string(plan.config.split_k) + ";");
   }
   src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
   // Pre-indented fragment (written verbatim: rendering speed); sizes are non-negative here.

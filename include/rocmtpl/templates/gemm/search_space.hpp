@@ -283,7 +283,10 @@ struct skinny_problem {
 /// empty; the tiled ones (split-K variants included) follow, except that with more than 16 rows
 /// (columns) for f16/bf16, or where gemm_skinny_fma_bound() holds for the best skinny one (f32
 /// from about 32 rows), the eight best tiled ones come right after the eight best skinny ones
-/// (there the skinny kernels' fp32 FMAs, not the memory, set the pace, and tiled kernels may win).
+/// (there the skinny kernels' fp32 FMAs, not the memory, set the pace, and tiled kernels may win);
+/// for the SIMT path those tiled ones include static split-K variants (2 to 16 K slices reduced
+/// through the workspace) even without `runtime_split_k`: N / 64 tiles of 64 rows would leave most
+/// SMs idle.
 /// @param v the checked problem
 /// @param runtime_split_k whether configurations may split K (gemm_options::runtime_split_k)
 /// @param hints values of size symbols (missing ones count as 1024)
@@ -300,6 +303,14 @@ struct skinny_problem {
   const std::int64_t n = detail::size_value(v.n, hints, 1024);
   const std::int64_t k = detail::size_value(v.k, hints, 1024);
   const std::int64_t b = detail::size_value(v.batch, hints, 1);
+  auto skinny = detail::skinny_problem_configs(v, hints);
+  // fp32 FMAs bound the skinny kernels from about 16 rows (columns) on: 16-bit problems, and
+  // others whose best skinny configuration the cost model finds FMA-bound (f32 from about 32
+  // rows); there the tiled configurations compete with them (below), the SIMT ones also with
+  // static K slices when the entry takes no split_k (a few tiles leave most SMs idle otherwise).
+  const bool tiled_compete = !skinny.empty() && std::min(m, n) > 16 &&
+                             (v.matrix_core_eligible() || gemm_skinny_fma_bound(skinny.front().second, m, n, k, b));
+  const bool static_split = !runtime_split_k && tiled_compete && !v.matrix_core_eligible();
   std::vector<std::pair<double, gemm_config>> ranked;
   for (auto c : base) {
     if (c.math != gemm_math::wgmma) {  // Hopper: TMA rows and 16-byte stores, no vector width to fit
@@ -308,7 +319,7 @@ struct skinny_problem {
       c.vector = std::min(vx, vw);
     }
     ranked.emplace_back(gemm_estimate_cost(c, m, n, k, b), c);
-    if (!runtime_split_k) continue;
+    if (!runtime_split_k && !static_split) continue;
     for (int s : {2, 4, 8, 16}) {
       auto cs = c;
       cs.split_k = s;
@@ -317,13 +328,9 @@ struct skinny_problem {
     }
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
-  auto skinny = detail::skinny_problem_configs(v, hints);
-  // fp32 FMAs bound the skinny kernels from about 16 rows (columns) on: 16-bit problems, and
-  // others whose best skinny configuration the cost model finds FMA-bound (f32 from about 32
-  // rows), then keep the best tiled (matrix-core, wgmma; SIMT and its split-K variants) configurations
-  // right after the best skinny ones, so that a tuner's top 16 measures both.
-  if (!skinny.empty() && std::min(m, n) > 16 &&
-      (v.matrix_core_eligible() || gemm_skinny_fma_bound(skinny.front().second, m, n, k, b))) {
+  // Where they compete, keep the best tiled (matrix-core, wgmma; SIMT and its split-K variants)
+  // configurations right after the best skinny ones, so that a tuner's top 16 measures both.
+  if (tiled_compete) {
     const auto tiled = static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, ranked.size()));
     const auto lead = static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, skinny.size()));
     skinny.insert(skinny.begin() + lead, ranked.begin(), ranked.begin() + tiled);

@@ -93,10 +93,14 @@ TEST(GemmPolicy, WorkspaceIsTheSplitKPartials) {
   EXPECT_EQ(p.workspace_bytes(batched.context(), c), sym_expr(16) * b * M * N);
   c.split_k = 1;
   EXPECT_EQ(p.workspace_bytes(batched.context(), c), sym_expr(0));
-  // Without runtime split-K the entry point never splits.
+  // Without runtime split-K the mma entry point never splits; a SIMT configuration splits statically.
   c.split_k = 4;
   auto plain = square(dtype::f16, M, N, K);
   EXPECT_EQ(plain.policy().workspace_bytes(plain.context(), c), sym_expr(0));
+  gemm_config simt{64, 64, 16, 8, 8, 8};
+  simt.split_k = 4;
+  auto f32 = square(dtype::f32, M, N, K);
+  EXPECT_EQ(f32.policy().workspace_bytes(f32.context(), simt), sym_expr(16) * M * N);
   // The wgmma path splits K through the same fp32 partials (issue 10).
   auto h = hopper(128, 128, 4);
   h.split_k = 4;

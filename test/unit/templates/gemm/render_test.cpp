@@ -202,6 +202,17 @@ TEST(GemmRender, RuntimeSplitKUsesTheWorkspace) {
   EXPECT_THROW((void)plain.generate(c, {{"M", 64}}), rocmtpl::invalid_argument_error);
   EXPECT_TRUE(
       contains(plain.generate(mma(64, 64, 32, 32, 32, 3), {{"M", 64}}).source(), "constexpr int32_t split_k = 1;"));
+  // A SIMT configuration splits K statically without it: its own workspace, K slices and reduction.
+  auto f32 = square(dtype::f32, M, 64, 4096);
+  gemm_config s{64, 64, 16, 8, 8, 8};
+  s.split_k = 4;
+  auto st = f32.generate(s, {{"M", 32}});
+  EXPECT_TRUE(contains(st.source(), "constexpr int32_t split_k = 4;"));
+  EXPECT_TRUE(contains(st.source(), "gemm_mainloop<VecA, VecB>(p, t, 4);"));
+  EXPECT_TRUE(contains(st.source(), "const int64_t rocmtpl_grid_0_z = 4;"));
+  EXPECT_TRUE(contains(st.source(), "ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<"));
+  EXPECT_FALSE(contains(st.source(), "int32_t split_k, size_t* workspace_size"));
+  EXPECT_EQ(st.output_node().get_workspace_size(), 4U * 32 * 64 * sizeof(float));
 }
 
 TEST(GemmRender, InvalidConfigIsAConfigErrorBeforeAnythingIsBound) {

@@ -388,6 +388,29 @@ TEST(GemmSearchSpace, SixteenBitSkinnyKeepsTiledConfigsInTheTop16) {
   EXPECT_EQ(tiled_in_top16(dtype::f32, 8), 0);
 }
 
+// f32 with 32 or 64 rows and no runtime split-K: the tiled SIMT configurations that compete there
+// split K statically (N / 64 tiles alone leave most SMs idle); 16-bit problems and wide ones do not.
+TEST(GemmSearchSpace, FewRowsF32SplitsTheSimtTilesStatically) {
+  const auto split_in_top16 = [](dtype d, std::int64_t m, std::int64_t n) {
+    auto t = square(d, M, N, K);
+    const auto ranked = gemm_problem_configs(t.policy().view(t.context()), false, {{"M", m}, {"N", n}, {"K", 8192}});
+    int split = 0;
+    for (std::size_t i = 0; i < 16 && i < ranked.size(); ++i) {
+      const auto& c = ranked[i];
+      if (c.split_k == 1 || is_skinny(c.math)) continue;
+      EXPECT_EQ(c.math, gemm_math::simt) << c.name();
+      EXPECT_GE(8192 / c.split_k, 2 * c.block_k) << c.name();
+      ++split;
+    }
+    return split;
+  };
+  EXPECT_GE(split_in_top16(dtype::f32, 32, 8192), 4);
+  EXPECT_GE(split_in_top16(dtype::f32, 64, 8192), 4);
+  EXPECT_EQ(split_in_top16(dtype::f32, 8, 8192), 0);
+  EXPECT_EQ(split_in_top16(dtype::f32, 4096, 4096), 0);
+  EXPECT_EQ(split_in_top16(dtype::f16, 64, 8192), 0);
+}
+
 // With runtime split-K, the tiled paths' split variants stay in a skinny problem's space, after
 // the skinny ones, and the best tiled one splits K.
 TEST(GemmSearchSpace, SkinnySpaceKeepsTheTiledSplitK) {
