@@ -489,10 +489,13 @@ inline void write_source_head(indented_buffer& src, const gemm_plan& plan) {
 }
 
 // SIMT on NVIDIA: whether the main loop reads step kk + 1's operands while step kk computes (a
-// second operand set of thread_m + thread_n registers): where the launch bounds leave room for it
-// beside the estimate (128x128 tiles of 8 x 8 at two blocks per SM spilled with it; CUDA 13.0).
+// second operand set of thread_m + thread_n registers): on tiles of 128 accumulators, and where the
+// launch bounds leave room for it beside the estimate. 128x128 tiles of 8 x 8 at two blocks per SM
+// spilled with it; 128x64 tiles of 8 x 16 and 16 x 8 (64 threads, 255 registers) spilled without
+// it (16 and 92 bytes) and not with it (CUDA 13.0, sm_90a).
 [[nodiscard]] inline bool gemm_simt_prefetch(const gemm_config& c) {
   if (c.math != gemm_math::simt) return false;
+  if (c.thread_m * c.thread_n >= 128) return true;
   const int room = std::min(255, 65536 / (std::max(c.threads(), 32) * gemm_min_blocks(c)));
   return room >= c.register_estimate() + c.thread_m + c.thread_n;
 }

@@ -257,6 +257,8 @@ TEST(GemmRender, SimtOperandPrefetchWhereTheLaunchBoundsLeaveRoom) {
   // One block per SM (the measured 256x128 / 128x256 winners) and 128-thread small tiles have room.
   EXPECT_TRUE(td::gemm_simt_prefetch(gemm_config{128, 256, 16, 16, 8, 8}));
   EXPECT_TRUE(td::gemm_simt_prefetch(gemm_config{64, 128, 16, 8, 8, 8}));
+  // 128 accumulators on 64 threads: at 255 registers either way, and the second set spilled less.
+  EXPECT_TRUE(td::gemm_simt_prefetch(gemm_config{128, 64, 16, 8, 16, 8}));
   EXPECT_FALSE(td::gemm_simt_prefetch(mma(64, 64, 32, 32, 32, 3)));
   // The rendered constant follows it.
   auto t = make();
