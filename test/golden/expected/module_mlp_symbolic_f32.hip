@@ -84,7 +84,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_0, source hash 485db39b690843b4
+// kernel rocm_fused_gemm_0, source hash aa29aa162ca7ae46
 // Topologically Sorted Source Nodes: [h], Original ops: [gemm]
 // Source node to op mapping:
 //   h => gemm
@@ -433,8 +433,8 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
     // Operands of K step kk + 1 are read while step kk computes, across tiles too: the next tile
     // is stored and the block waits before the current tile's last step, whose operands are
     // already in registers (fp32 4096^3, 128x256 tiles, H100: 44.4 -> 47.0 TFLOP/s). Taken where
-    // the launch bounds leave registers for a second operand set (`simt_prefetch`); not on AMD,
-    // where clang hoists the reads of a fully unrolled step past 256 VGPRs.
+    // `simt_prefetch` says so (gemm_simt_prefetch(), render.hpp: register room for a second
+    // operand set); not on AMD, where clang hoists the reads of a fully unrolled step past 256 VGPRs.
 #if defined(ROCMTPL_PLATFORM_AMD)
     constexpr bool prefetch = false;
 #else
@@ -720,7 +720,7 @@ static int rocm_fused_elementwise_1(const float* X, const float* Bias, float* Y,
 }  // namespace rocm_fused_elementwise_1_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_2, source hash 4468c77af8d56631
+// kernel rocm_fused_gemm_2, source hash 7fb66978cc6ac688
 // Topologically Sorted Source Nodes: [y], Original ops: [gemm]
 // Source node to op mapping:
 //   y => gemm
@@ -1069,8 +1069,8 @@ __device__ __forceinline__ void gemm_mainloop(const gemm_problem& p, const gemm_
     // Operands of K step kk + 1 are read while step kk computes, across tiles too: the next tile
     // is stored and the block waits before the current tile's last step, whose operands are
     // already in registers (fp32 4096^3, 128x256 tiles, H100: 44.4 -> 47.0 TFLOP/s). Taken where
-    // the launch bounds leave registers for a second operand set (`simt_prefetch`); not on AMD,
-    // where clang hoists the reads of a fully unrolled step past 256 VGPRs.
+    // `simt_prefetch` says so (gemm_simt_prefetch(), render.hpp: register room for a second
+    // operand set); not on AMD, where clang hoists the reads of a fully unrolled step past 256 VGPRs.
 #if defined(ROCMTPL_PLATFORM_AMD)
     constexpr bool prefetch = false;
 #else

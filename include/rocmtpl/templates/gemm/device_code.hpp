@@ -481,8 +481,8 @@ inline constexpr std::string_view gemm_simt_tail =
     // Operands of K step kk + 1 are read while step kk computes, across tiles too: the next tile
     // is stored and the block waits before the current tile's last step, whose operands are
     // already in registers (fp32 4096^3, 128x256 tiles, H100: 44.4 -> 47.0 TFLOP/s). Taken where
-    // the launch bounds leave registers for a second operand set (`simt_prefetch`); not on AMD,
-    // where clang hoists the reads of a fully unrolled step past 256 VGPRs.
+    // `simt_prefetch` says so (gemm_simt_prefetch(), render.hpp: register room for a second
+    // operand set); not on AMD, where clang hoists the reads of a fully unrolled step past 256 VGPRs.
 #if defined(ROCMTPL_PLATFORM_AMD)
     constexpr bool prefetch = false;
 #else

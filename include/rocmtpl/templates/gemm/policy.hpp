@@ -27,7 +27,9 @@
 ///   large operand contiguous along its large dimension: few rows of a row-major W), lead the
 ///   ranking there, and refuse every call on AMD builds.
 /// The addmm order [Bias, X, W] is input_reorder {2, 0, 1}. With gemm_options::runtime_split_k the
-/// entry point takes `int32_t split_k` and asks for an fp32 workspace when it is above 1.
+/// entry point takes `int32_t split_k` and asks for an fp32 workspace when it is above 1; without
+/// it a SIMT configuration with split_k above 1 splits K statically (its own workspace and
+/// reduction), as the skinny ones do.
 ///
 /// The policy only gathers its parts: configuration and constraints (gemm/config.hpp), the problem
 /// view (gemm/problem.hpp), the search space (gemm/search_space.hpp), the cost model
@@ -101,7 +103,8 @@ class gemm_policy {
   /// @brief The search space for one problem, best first (see gemm_problem_configs()): the path
   /// the dtypes call for, vector widths the layouts allow, split-K variants when
   /// gemm_options::runtime_split_k is on, ordered by gemm_estimate_cost(); the skinny
-  /// configurations (static K slices) first when M or N is at most 64.
+  /// configurations (static K slices) first when M or N is at most 64, with static split-K SIMT
+  /// tiles among them for f32 problems of 32 to 64 rows (columns).
   /// @param ctx the template's inputs and output
   /// @param hints values of size symbols (missing ones count as 1024)
   /// @throws invalid_argument_error when the problem is malformed (see view()).
@@ -131,7 +134,7 @@ class gemm_policy {
   /// split-K's fp32 partials, `split_k * batch * M * N * sizeof(float)`, when the configuration
   /// splits K: at run time (gemm_options::runtime_split_k and split_k above 1, on the mma, SIMT
   /// and Hopper paths) or statically (a skinny configuration's split_k above 1, whether or not
-  /// runtime split-K is on); else 0.
+  /// runtime split-K is on, and a SIMT one's without it); else 0.
   /// @throws invalid_argument_error when the problem is malformed (see view()).
   [[nodiscard]] sym_expr workspace_bytes(const template_context& ctx, const gemm_config& config) const {
     return detail::gemm_workspace_bytes(view(ctx), config, options_);
