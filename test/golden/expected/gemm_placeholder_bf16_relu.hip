@@ -339,25 +339,25 @@ struct simt_stage {
     }
 };
 
-// One K step's operands of thread (tx, ty) from shared memory: 16-byte reads of its 4 x 4 quads.
+// Count values of one shared-memory row for the thread at position t of Threads: its 4-value quads
+// sit Threads * 4 apart, each one 16-byte read.
+template <int Count, int Threads>
+__device__ __forceinline__ void simt_quads(const float* row, int t, float (&out)[Count]) {
+#pragma unroll
+    for (int q = 0; q < Count / 4; ++q) {
+        const float4 v = *reinterpret_cast<const float4*>(row + q * Threads * 4 + t * 4);
+        out[q * 4 + 0] = v.x;
+        out[q * 4 + 1] = v.y;
+        out[q * 4 + 2] = v.z;
+        out[q * 4 + 3] = v.w;
+    }
+}
+
+// One K step's operands of thread (tx, ty) from shared memory.
 __device__ __forceinline__ void simt_fragments(const float (*a_tile)[block_m + smem_pad], const float (*b_tile)[block_n + smem_pad],
                                                int kk, int tx, int ty, float (&a)[thread_m], float (&b)[thread_n]) {
-#pragma unroll
-    for (int i = 0; i < thread_m / 4; ++i) {
-        const float4 v = *reinterpret_cast<const float4*>(&a_tile[kk][i * threads_m * 4 + ty * 4]);
-        a[i * 4 + 0] = v.x;
-        a[i * 4 + 1] = v.y;
-        a[i * 4 + 2] = v.z;
-        a[i * 4 + 3] = v.w;
-    }
-#pragma unroll
-    for (int j = 0; j < thread_n / 4; ++j) {
-        const float4 v = *reinterpret_cast<const float4*>(&b_tile[kk][j * threads_n * 4 + tx * 4]);
-        b[j * 4 + 0] = v.x;
-        b[j * 4 + 1] = v.y;
-        b[j * 4 + 2] = v.z;
-        b[j * 4 + 3] = v.w;
-    }
+    simt_quads<thread_m, threads_m>(a_tile[kk], ty, a);
+    simt_quads<thread_n, threads_n>(b_tile[kk], tx, b);
 }
 
 // One K step's thread_m x thread_n multiply-adds: the inner loop runs along the longer side, back

@@ -33,6 +33,12 @@
 
 namespace rocmtpl::templates::detail {
 
+// Whether a configuration's split_k above 1 splits K without gemm_options::runtime_split_k (its own
+// workspace and reduction): the skinny and SIMT paths; the mma and Hopper ones need the option.
+[[nodiscard]] inline bool gemm_splits_k_statically(const gemm_config& c) noexcept {
+  return is_skinny(c.math) || c.math == gemm_math::simt;
+}
+
 // What one rendering needs beyond the configuration: the problem, the entry point's signature and
 // size symbols, the copy facts and vector widths of X and W, and the kernels' parameter lists.
 struct gemm_plan {
@@ -80,7 +86,7 @@ inline void check_gemm_renderable(const gemm_config& config, const gemm_view& v,
                                    "; use a skinny config with stages 1");
     }
   }
-  if (config.split_k != 1 && !options.runtime_split_k && !is_skinny(config.math) && config.math != gemm_math::simt) {
+  if (config.split_k != 1 && !options.runtime_split_k && !gemm_splits_k_statically(config)) {
     throw invalid_argument_error("rocmtpl: gemm: config " + config.name() +
                                  " splits K but gemm_options::runtime_split_k is off; turn it on (SIMT and skinny "
                                  "configurations split K statically)");
@@ -597,8 +603,7 @@ inline void write_launcher(indented_buffer& src) {
 // (test/runtime/caller_runtime_test.cpp).
 [[nodiscard]] inline sym_expr gemm_workspace_bytes(const gemm_view& v, const gemm_config& config,
                                                    const gemm_options& options) {
-  const bool splits = options.runtime_split_k || is_skinny(config.math) || config.math == gemm_math::simt;
-  if (config.split_k <= 1 || !splits) return sym_expr(0);
+  if (config.split_k <= 1 || !(options.runtime_split_k || gemm_splits_k_statically(config))) return sym_expr(0);
   return sym_expr(config.split_k) * split_k_slice_bytes(v);
 }
 
