@@ -485,7 +485,7 @@ TEST(ElementwisePolicy, RendersBiasAndActivation) {
                        "Y, int64_t u_M, size_t* workspace_size"))
       << src;
   EXPECT_TRUE(contains(src, "constexpr int block_threads = 128;"));
-  EXPECT_TRUE(contains(src, "erff(v * 0.70710678118654752f)"));
+  EXPECT_TRUE(contains(src, "rocmtpl_dev::gelu(v)"));
   EXPECT_TRUE(contains(src, "const int64_t bias_stride_m = 0;"));
   EXPECT_TRUE(contains(
       src, "v += rocmtpl_dev::half_bits_to_float(Bias[bias_offset + gm * bias_stride_m + gn * bias_stride_n]);"));

@@ -309,11 +309,12 @@ inline std::string round_to(dtype t, const std::string& v) {
   if (t == dtype::bf16) return "rocmtpl_epi_round_bf16(" + v + ")";
   return v;
 }
-// The gelu is the erf form, as the reference and the unfused pointwise kernel apply it (one text).
+// The gelu is the erf form of the portable header (rocmtpl_dev::gelu(), as the templates'
+// activation, the reference and the unfused pointwise kernel apply it: one function).
 inline std::string activation_text(epilogue_activation a) {
   switch (a) {
     case epilogue_activation::relu: return "v = v > 0.0f ? v : 0.0f;";
-    case epilogue_activation::gelu: return "v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));";
+    case epilogue_activation::gelu: return "v = rocmtpl_dev::gelu(v);";
     case epilogue_activation::silu: return "v = v / (1.0f + expf(-v));";
     case epilogue_activation::sigmoid: return "v = 1.0f / (1.0f + expf(-v));";
     case epilogue_activation::tanh: return "v = tanhf(v);";

@@ -48,7 +48,7 @@ inline constexpr std::array<activation, 5> all_activations{activation::none, act
   switch (a) {
     case activation::none: body = "return v;"; break;
     case activation::relu: body = "return v > 0.0f ? v : 0.0f;"; break;
-    case activation::gelu: body = "return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));"; break;
+    case activation::gelu: body = "return rocmtpl_dev::gelu(v);"; break;
     case activation::silu: body = "return v / (1.0f + expf(-v));"; break;
     case activation::sigmoid: body = "return 1.0f / (1.0f + expf(-v));"; break;
   }

@@ -126,7 +126,7 @@ using bias_type = gemm_dtype<1>;
 using y_type = gemm_dtype<1>;
 [[maybe_unused]] constexpr int x_kind = 1;
 
-__device__ __forceinline__ float apply_activation(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
+__device__ __forceinline__ float apply_activation(float v) { return rocmtpl_dev::gelu(v); }
 
 // Sizes, strides (0 where a tensor broadcasts) and offsets, in elements.
 struct gemm_problem {

@@ -84,7 +84,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_pointwise_0, source hash 5b389921a1a89734
+// kernel rocm_fused_gemm_pointwise_0, source hash ad0e0be2073c452a
 // Topologically Sorted Source Nodes: [h, y], Original ops: [gemm, pointwise]
 // Source node to op mapping:
 //   h => gemm
@@ -269,7 +269,7 @@ __device__ __forceinline__ float rocmtpl_epilogue(const rocmtpl_epilogue_args& e
     (void)ea, (void)batch, (void)row, (void)col;
     v = rocmtpl_epi_round_f16(v);
     v = v + static_cast<float>(ea.e0[ea.e0_offset + batch * ea.e0_stride_b + col * ea.e0_stride_c]);
-    v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+    v = rocmtpl_dev::gelu(v);
     v = v * rocmtpl_epi_f16(ea.e1[ea.e1_offset + batch * ea.e1_stride_b + row * ea.e1_stride_r + col * ea.e1_stride_c]);
     return v;
 }
@@ -322,7 +322,7 @@ __device__ __forceinline__ void rocmtpl_epilogue8(const rocmtpl_epilogue_row& er
         float v = vs[e];
         v = rocmtpl_epi_round_f16(v);
         v = v + x0[e];
-        v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+        v = rocmtpl_dev::gelu(v);
         v = v * x1[e];
         vs[e] = v;
     }

@@ -597,7 +597,7 @@ static int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t u
 }  // namespace rocm_fused_gemm_0_ns
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_elementwise_1, source hash 2fbd153004d84217
+// kernel rocm_fused_elementwise_1, source hash 8f89f28994d18b25
 // Topologically Sorted Source Nodes: [a], Original ops: [elementwise]
 // Source node to op mapping:
 //   a => elementwise
@@ -611,7 +611,7 @@ namespace {
 
 constexpr int block_threads = 256;
 
-__device__ __forceinline__ float apply_activation(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
+__device__ __forceinline__ float apply_activation(float v) { return rocmtpl_dev::gelu(v); }
 
 __device__ __forceinline__ void elementwise_body(const float* __restrict__ X, const float* __restrict__ Bias, float* __restrict__ Y, int64_t u_M) {
     const int64_t m_size = u_M;
