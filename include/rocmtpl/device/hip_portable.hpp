@@ -21,6 +21,8 @@
 ///   fp16 bits), `rocmtpl_dev::from_float<T>(float)` for the same types,
 ///   `half_bits_to_float`, `bf16_bits_to_float`, `float_to_half_bits`, `float_to_bf16_bits`
 ///   (round to nearest even; NaN stays NaN);
+/// - on AMD and NVIDIA, `rocmtpl_dev::gelu(float)`: the one gelu of generated code (the erf form,
+///   within |v| * 1e-7 of the exact value, through the hardware's reciprocal and exponential);
 /// - under nvcc, the HIP runtime names: `hipStream_t`, `hipError_t`, `hipSuccess`,
 ///   `hipGetLastError`, `hipPeekAtLastError`, `hipGetErrorString`, `hipLaunchKernelGGL`,
 ///   `HIP_KERNEL_NAME`, `hipFuncSetAttribute` with `hipFuncAttributeMaxDynamicSharedMemorySize`,
