@@ -2,7 +2,7 @@
 // Tests include/rocmtpl/runtime/gpu_runtime.hpp on a real GPU (skips without one): device
 // properties, memory round trips, streams, events, typed errors. Also runs kernels that use the
 // portable header (rocmtpl_hip_portable.h, from device_include_dir()) built with nvcc or hipcc,
-// so that its conversions, warp shuffles and dynamic shared memory are checked on the device.
+// so that its conversions, warp shuffles, dynamic shared memory and gelu are checked on the device.
 
 #include <rocmtpl/runtime/compiler.hpp>
 #include <rocmtpl/runtime/device_headers.hpp>
@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -176,6 +177,11 @@ __global__ void convert_kernel(const uint16_t* bits, const float* floats, float*
   f2h_soft[i] = rocmtpl_dev::float_to_half_bits(floats[i]);
 }
 
+__global__ void gelu_kernel(const float* in, float* out, int n) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[i] = rocmtpl_dev::gelu(in[i]);
+}
+
 __global__ void reduce_kernel(const float* in, float* out, float* lanes, int n) {
   HIP_DYNAMIC_SHARED(float, partial);
   const int lane = static_cast<int>(threadIdx.x) % warpSize;
@@ -209,6 +215,12 @@ extern "C" __attribute__((visibility("default"))) int rocmtpl_check_convert(
                      reinterpret_cast<__half*>(half_back), half_back_soft, bf16_soft, bf16_native, bf16_back_soft,
                      reinterpret_cast<hip_bfloat16*>(bf16_back_native), reinterpret_cast<__half*>(f2h_native),
                      f2h_soft, n);
+  return hipGetLastError() == hipSuccess ? 0 : 1;
+}
+
+extern "C" __attribute__((visibility("default"))) int rocmtpl_check_gelu(const float* in, float* out, int n,
+                                                                         hipStream_t stream) {
+  hipLaunchKernelGGL(gelu_kernel, dim3((n + 255) / 256), dim3(256), 0, stream, in, out, n);
   return hipGetLastError() == hipSuccess ? 0 : 1;
 }
 
@@ -251,14 +263,15 @@ std::uint32_t bits_of(float f) {
   return u;
 }
 
-TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
-  const auto props = rt().properties(0);
-  // The library's compiler search and process runner, with this test's own flags.
+// Builds device_check_source into `dir`/libcheck.so with the library's compiler search and process
+// runner and this test's own flags; an empty message when it built, else why not (`skip`: no compiler).
+std::string build_check_library(const rocmtpl::runtime::device_properties& props, const fs::path& dir, bool& skip) {
   std::optional<rocmtpl::runtime::compiler> cc;
   try {
     cc = rocmtpl::runtime::compiler::find(props.kind);
   } catch (const rocmtpl::runtime::compiler_not_found_error& e) {
-    GTEST_SKIP() << e.what();
+    skip = true;
+    return e.what();
   }
   std::vector<std::string> argv{cc->path().string()};
   if (props.kind == platform::nvidia) {
@@ -266,15 +279,23 @@ TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
   } else {
     argv.insert(argv.end(), {"--offload-arch=" + props.arch, "-O2", "-shared", "-fPIC", "-x", "hip"});
   }
-  const rocmtpl::test::temp_dir tmp("rocmtpl-gpu-kernels");
-  const fs::path dir = tmp.path();
   rocmtpl::test::write_file(dir / "check.src", device_check_source);
   argv.insert(argv.end(), {"-I", rocmtpl::runtime::device_include_dir().string(), (dir / "check.src").string(), "-o",
                            (dir / "libcheck.so").string()});
   rocmtpl::runtime::process_options po;
   po.env = cc->environment();
   const auto built = rocmtpl::runtime::run_process(argv, po);
-  ASSERT_TRUE(built.ok()) << built.output;
+  return built.ok() ? std::string() : built.output;
+}
+
+TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
+  const auto props = rt().properties(0);
+  const rocmtpl::test::temp_dir tmp("rocmtpl-gpu-kernels");
+  const fs::path dir = tmp.path();
+  bool skip = false;
+  const auto why = build_check_library(props, dir, skip);
+  if (skip) GTEST_SKIP() << why;
+  ASSERT_TRUE(why.empty()) << why;
   library_handle lib(dir / "libcheck.so");
   ASSERT_TRUE(lib) << ::dlerror();
   using convert_fn =
@@ -375,6 +396,52 @@ TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
     // Butterfly max over __shfl_xor: every lane holds the largest lane index.
     EXPECT_EQ(lane_values[static_cast<std::size_t>(w + lane)], static_cast<float>(w - 1)) << lane;
   }
+}
+
+// rocmtpl_dev::gelu(), the one gelu of generated code, against the erf form in double precision:
+// within |v| * 4e-7 (Abramowitz and Stegun 7.1.26 is within 1.5e-7 of erf; the rest is float
+// rounding) over [-16, 16] in steps of 2^-12, at tiny and large values, and the erf form's special
+// values (gelu(0) = 0, +inf stays +inf, -inf and NaN give NaN as 0.5 v (1 + erf(v / sqrt 2)) does).
+TEST_F(GpuRuntimeGpu, PortableGeluMatchesTheErfForm) {
+  const auto props = rt().properties(0);
+  const rocmtpl::test::temp_dir tmp("rocmtpl-gpu-gelu");
+  bool skip = false;
+  const auto why = build_check_library(props, tmp.path(), skip);
+  if (skip) GTEST_SKIP() << why;
+  ASSERT_TRUE(why.empty()) << why;
+  library_handle lib(tmp.path() / "libcheck.so");
+  ASSERT_TRUE(lib) << ::dlerror();
+  using gelu_fn = int(const void*, void*, int, void*);
+  auto* gelu = lib.symbol<gelu_fn>("rocmtpl_check_gelu");
+  ASSERT_NE(gelu, nullptr);
+  std::vector<float> in;
+  for (int i = -16 * 4096; i <= 16 * 4096; ++i) in.push_back(static_cast<float>(i) / 4096.0F);
+  for (const float v : {1e-30F, -1e-30F, 1e-7F, -1e-7F, 40.0F, -40.0F, 1e4F, -1e4F, 3.0e38F, -3.0e38F}) in.push_back(v);
+  const std::size_t regular = in.size();
+  const float inf = std::numeric_limits<float>::infinity();
+  in.insert(in.end(), {0.0F, inf, -inf, std::numeric_limits<float>::quiet_NaN()});
+  const int n = static_cast<int>(in.size());
+  device_buffer d_in(in.size() * sizeof(float)), d_out(in.size() * sizeof(float));
+  d_in.copy_from_host(in.data());
+  ASSERT_EQ(gelu(d_in.get(), d_out.get(), n, nullptr), 0);
+  rt().device_synchronize();
+  std::vector<float> out(in.size());
+  d_out.copy_to_host(out.data());
+  double worst = 0;
+  float worst_at = 0;
+  for (std::size_t i = 0; i < regular; ++i) {
+    const double v = in[i];
+    const double exact = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    const double err = std::abs(static_cast<double>(out[i]) - exact);
+    const double bound = 4e-7 * std::abs(v) + 1e-37;
+    if (err / bound > worst) worst = err / bound, worst_at = in[i];
+    ASSERT_TRUE(std::isfinite(out[i])) << "gelu(" << in[i] << ") = " << out[i];
+  }
+  EXPECT_LE(worst, 1.0) << "worst error " << worst << " x the bound, at v = " << worst_at;
+  EXPECT_EQ(out[regular], 0.0F);
+  EXPECT_EQ(out[regular + 1], inf);
+  EXPECT_TRUE(std::isnan(out[regular + 2]));
+  EXPECT_TRUE(std::isnan(out[regular + 3]));
 }
 
 }  // namespace
