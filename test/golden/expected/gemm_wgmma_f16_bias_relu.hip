@@ -558,8 +558,11 @@ struct work_unit {
 __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtensorMap* map_w, const gemm_problem& p,
                                          const gemm_pointers& t, int split_k) {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
-    // 128-byte swizzled tiles want 1024-byte aligned bases.
-    uint8_t* ring = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+    // 128-byte swizzled tiles want 1024-byte aligned bases. The offset is taken from the shared
+    // window address and added to smem_raw, so that every pointer below stays one into shared memory
+    // for the compiler (ld.shared / st.shared for the staging tiles; a pointer rounded through an
+    // integer made them generic loads and stores, whose latency the epilogue waited for).
+    uint8_t* ring = smem_raw + ((1024u - (smem_addr(smem_raw) & 1023u)) & 1023u);
     uint16_t* epi = reinterpret_cast<uint16_t*>(ring + stages * stage_bytes);
     uint64_t* full = reinterpret_cast<uint64_t*>(ring + stages * stage_bytes + epi_bytes);
     uint64_t* empty = full + stages;
