@@ -2,13 +2,14 @@
 // Epilogue fusion speed on the GPU (issue 12), in one program: the module
 //   y = gelu(x @ w + bias[N]) * d[M, N]          (fp16, M = N = 4096, K = 1024)
 // fused (one kernel: the GEMM applies the chain per output element) against the same module
-// unfused (the GEMM, then a pointwise kernel over h), and the plain GEMM module h = x @ w of the
-// same shape and configuration (the cost floor of the fused kernel). The GEMM configuration is the
+// unfused (the GEMM, then a pointwise kernel over h), the plain GEMM module h = x @ w of the
+// same shape and configuration (the cost floor of the fused kernel), and cuBLAS's h = x @ w
+// (cublasGemmEx, dlopen'ed, fp32 accumulation) in the same process. The GEMM configuration is the
 // autotuned winner of the plain GEMM (ROCMTPL_FUSION_CANDIDATES, default 8, first ranked
 // configurations; on an H100 the Hopper ones lead), used by all three modules.
 // Times: GPU events around batches of back-to-back module runs; Time is per run (manual time).
 // Counters: TFLOP/s of the GEMM part; the summary prints fused/unfused speed-up and the fused
-// overhead over the plain GEMM (issue 12's figures: >= 1.3x and <= 5%).
+// overhead over the plain GEMM (issue 12's figures: >= 1.3x and <= 5%), and over cuBLAS's GEMM.
 // Run: build/release/benchmark/fusion_bench
 #include <rocmtpl/runtime.hpp>
 
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "cublas.hpp"
 #include "support/fusion.hpp"
 
 namespace {
@@ -176,8 +178,53 @@ void run_module(benchmark::State& state, const std::string& which) {
   state.SetLabel(s.config);
 }
 
+// cuBLAS's h = x @ w on the same inputs, timed the same way.
+void run_cublas(benchmark::State& state) {
+  auto& s = setup();
+  if (!s.error.empty()) {
+    state.SkipWithError(s.error.c_str());
+    return;
+  }
+  const auto& blas = bench::cublas::instance();
+  if (!blas.available()) {
+    state.SkipWithError(blas.status().c_str());
+    return;
+  }
+  runtime::stream st;
+  blas.set_stream(st.get());
+  int rc = 0;
+  auto launch = [&] {
+    rc |= blas.gemm(static_cast<int>(m_size), static_cast<int>(n_size), static_cast<int>(k_size), s.buffers["x"]->get(),
+                    s.buffers["w"]->get(), s.buffers["h"]->get(), bench::cuda_type(dtype::f16));
+  };
+  event start, stop;
+  launch();
+  st.synchronize();
+  constexpr int reps = 20;
+  double total = 0;
+  std::int64_t runs = 0;
+  for (auto _ : state) {
+    start.record(st.get());
+    for (int r = 0; r < reps; ++r) launch();
+    stop.record(st.get());
+    const double ms = static_cast<double>(stop.elapsed_ms_since(start)) / reps;
+    state.SetIterationTime(ms * 1e-3);
+    total += ms;
+    ++runs;
+  }
+  if (rc != 0) {
+    state.SkipWithError("cublasGemmEx failed");
+    return;
+  }
+  const double ms = total / static_cast<double>(std::max<std::int64_t>(runs, 1));
+  results()["cublas"] = ms;
+  state.counters["ms"] = ms;
+  state.counters["TFLOP/s"] = 2.0 * m_size * n_size * k_size / (ms * 1e-3) / 1e12;
+}
+
 }  // namespace
 
+BENCHMARK(run_cublas)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run_module, plain_gemm, std::string("plain_gemm"))->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run_module, fused, std::string("fused"))->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run_module, unfused, std::string("unfused"))->UseManualTime()->Unit(benchmark::kMicrosecond);
@@ -195,6 +242,10 @@ int main(int argc, char** argv) {
         "fused speed-up over unfused: %.2fx (target >= 1.3x); fused overhead over plain GEMM: %+.1f%% "
         "(target <= 5%%)\n",
         r["unfused"] / r["fused"], (r["fused"] / r["plain_gemm"] - 1.0) * 100.0);
+    if (r.count("cublas")) {
+      std::printf("cuBLAS GEMM %.1f us: plain GEMM module %.3fx its time, fused %+.1f%% over it\n", r["cublas"] * 1e3,
+                  r["plain_gemm"] / r["cublas"], (r["fused"] / r["cublas"] - 1.0) * 100.0);
+    }
   }
   return 0;
 }

@@ -34,7 +34,6 @@
 #include <rocmtpl/runtime.hpp>
 
 #include <benchmark/benchmark.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
@@ -49,9 +48,13 @@
 #include <tuple>
 #include <vector>
 
+#include "cublas.hpp"
+
 namespace {
 using namespace rocmtpl;
 using namespace rocmtpl::runtime;
+using bench::cublas;
+using bench::cuda_type;
 using templates::activation;
 using templates::gemm_config;
 using templates::gemm_options;
@@ -66,58 +69,6 @@ const std::vector<shape> shapes{{1024, 1024, 1024}, {2048, 2048, 2048},  {4096, 
                                 {1000, 3000, 700},  {4096, 11008, 4096}, {8192, 1024, 8192}, {1, 8192, 8192},
                                 {8, 8192, 8192},    {32, 8192, 8192},    {64, 8192, 8192}};
 constexpr std::size_t first_skinny_shape = 7;
-
-// cuBLAS through dlopen (no headers): handle, stream, math mode, cublasGemmEx.
-class cublas {
- public:
-  static cublas& instance() {
-    static cublas c;
-    return c;
-  }
-  [[nodiscard]] bool available() const noexcept { return handle_ != nullptr; }
-  [[nodiscard]] const std::string& status() const noexcept { return status_; }
-  void set_stream(void* s) const { set_stream_(handle_, s); }
-  // Row-major Y [M, N] = X [M, K] W [K, N] as column-major Y^T = W^T X^T.
-  int gemm(int m, int n, int k, const void* x, const void* w, void* y, int type) const {
-    const float one = 1.0F;
-    const float zero = 0.0F;
-    return gemm_(handle_, 0, 0, n, m, k, &one, w, type, n, x, type, k, &zero, y, type, n, 68 /*COMPUTE_32F*/,
-                 -1 /*DEFAULT*/);
-  }
-
- private:
-  using gemm_fn = int (*)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
-                          const void*, void*, int, int, int, int);
-  cublas() {
-    for (const char* n : {"libcublas.so.13", "libcublas.so.12", "libcublas.so", "/usr/local/cuda/lib64/libcublas.so"}) {
-      lib_ = ::dlopen(n, RTLD_NOW | RTLD_LOCAL);
-      if (lib_ != nullptr) break;
-    }
-    if (lib_ == nullptr) {
-      status_ = "libcublas not found";
-      return;
-    }
-    auto create = reinterpret_cast<int (*)(void**)>(::dlsym(lib_, "cublasCreate_v2"));
-    auto math = reinterpret_cast<int (*)(void*, int)>(::dlsym(lib_, "cublasSetMathMode"));
-    set_stream_ = reinterpret_cast<int (*)(void*, void*)>(::dlsym(lib_, "cublasSetStream_v2"));
-    gemm_ = reinterpret_cast<gemm_fn>(::dlsym(lib_, "cublasGemmEx"));
-    void* h = nullptr;
-    if (!create || !math || !set_stream_ || !gemm_ || create(&h) != 0) {
-      status_ = "cuBLAS did not start";
-      return;
-    }
-    math(h, 0);  // CUBLAS_DEFAULT_MATH: no TF32 for fp32
-    handle_ = h;
-    status_ = "cuBLAS";
-  }
-  void* lib_ = nullptr;
-  void* handle_ = nullptr;
-  int (*set_stream_)(void*, void*) = nullptr;
-  gemm_fn gemm_ = nullptr;
-  std::string status_;
-};
-
-int cuda_type(dtype t) { return t == dtype::f32 ? 0 : (t == dtype::f16 ? 2 : 14); }
 
 std::vector<std::string> env_list(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
