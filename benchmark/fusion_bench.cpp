@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "cublas.hpp"
+#include "support/cublas.hpp"
 #include "support/fusion.hpp"
 
 namespace {
@@ -140,6 +140,31 @@ std::map<std::string, double>& results() {
   return r;
 }
 
+// Times `launch` on `st`: GPU events around 20 back-to-back launches per iteration; returns the
+// mean per launch (ms) and sets the ms and TFLOP/s counters.
+template <typename F>
+double time_launches(benchmark::State& state, const runtime::stream& st, F&& launch) {
+  event start, stop;
+  launch();
+  st.synchronize();
+  constexpr int reps = 20;
+  double total = 0;
+  std::int64_t runs = 0;
+  for (auto _ : state) {
+    start.record(st.get());
+    for (int r = 0; r < reps; ++r) launch();
+    stop.record(st.get());
+    const double ms = static_cast<double>(stop.elapsed_ms_since(start)) / reps;
+    state.SetIterationTime(ms * 1e-3);
+    total += ms;
+    ++runs;
+  }
+  const double ms = total / static_cast<double>(std::max<std::int64_t>(runs, 1));
+  state.counters["ms"] = ms;
+  state.counters["TFLOP/s"] = 2.0 * m_size * n_size * k_size / (ms * 1e-3) / 1e12;
+  return ms;
+}
+
 void run_module(benchmark::State& state, const std::string& which) {
   auto& s = setup();
   if (!s.error.empty()) {
@@ -156,25 +181,7 @@ void run_module(benchmark::State& state, const std::string& which) {
   }
   runtime::stream st;
   auto launch = [&] { mod.run(in, out, {}, s.workspace->get(), st.get()); };
-  event start, stop;
-  launch();
-  st.synchronize();
-  constexpr int reps = 20;
-  double total = 0;
-  std::int64_t runs = 0;
-  for (auto _ : state) {
-    start.record(st.get());
-    for (int r = 0; r < reps; ++r) launch();
-    stop.record(st.get());
-    const double ms = static_cast<double>(stop.elapsed_ms_since(start)) / reps;
-    state.SetIterationTime(ms * 1e-3);
-    total += ms;
-    ++runs;
-  }
-  const double ms = total / static_cast<double>(std::max<std::int64_t>(runs, 1));
-  results()[which] = ms;
-  state.counters["ms"] = ms;
-  state.counters["TFLOP/s"] = 2.0 * m_size * n_size * k_size / (ms * 1e-3) / 1e12;
+  results()[which] = time_launches(state, st, launch);
   state.SetLabel(s.config);
 }
 
@@ -185,7 +192,7 @@ void run_cublas(benchmark::State& state) {
     state.SkipWithError(s.error.c_str());
     return;
   }
-  const auto& blas = bench::cublas::instance();
+  const auto& blas = test::cublas::instance();
   if (!blas.available()) {
     state.SkipWithError(blas.status().c_str());
     return;
@@ -194,32 +201,16 @@ void run_cublas(benchmark::State& state) {
   blas.set_stream(st.get());
   int rc = 0;
   auto launch = [&] {
-    rc |= blas.gemm(static_cast<int>(m_size), static_cast<int>(n_size), static_cast<int>(k_size), s.buffers["x"]->get(),
-                    s.buffers["w"]->get(), s.buffers["h"]->get(), bench::cuda_type(dtype::f16));
+    rc |= blas.gemm_row_major(static_cast<int>(m_size), static_cast<int>(n_size), static_cast<int>(k_size),
+                              s.buffers["x"]->get(), s.buffers["w"]->get(), s.buffers["h"]->get(),
+                              test::cublas::cuda_r_16f);
   };
-  event start, stop;
-  launch();
-  st.synchronize();
-  constexpr int reps = 20;
-  double total = 0;
-  std::int64_t runs = 0;
-  for (auto _ : state) {
-    start.record(st.get());
-    for (int r = 0; r < reps; ++r) launch();
-    stop.record(st.get());
-    const double ms = static_cast<double>(stop.elapsed_ms_since(start)) / reps;
-    state.SetIterationTime(ms * 1e-3);
-    total += ms;
-    ++runs;
-  }
+  const double ms = time_launches(state, st, launch);
   if (rc != 0) {
     state.SkipWithError("cublasGemmEx failed");
     return;
   }
-  const double ms = total / static_cast<double>(std::max<std::int64_t>(runs, 1));
   results()["cublas"] = ms;
-  state.counters["ms"] = ms;
-  state.counters["TFLOP/s"] = 2.0 * m_size * n_size * k_size / (ms * 1e-3) / 1e12;
 }
 
 }  // namespace

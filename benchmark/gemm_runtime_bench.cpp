@@ -48,17 +48,16 @@
 #include <tuple>
 #include <vector>
 
-#include "cublas.hpp"
+#include "support/cublas.hpp"
 
 namespace {
 using namespace rocmtpl;
 using namespace rocmtpl::runtime;
-using bench::cublas;
-using bench::cuda_type;
 using templates::activation;
 using templates::gemm_config;
 using templates::gemm_options;
 using templates::gemm_policy;
+using test::cublas;
 
 struct shape {
   std::int64_t m, n, k;
@@ -69,6 +68,10 @@ const std::vector<shape> shapes{{1024, 1024, 1024}, {2048, 2048, 2048},  {4096, 
                                 {1000, 3000, 700},  {4096, 11008, 4096}, {8192, 1024, 8192}, {1, 8192, 8192},
                                 {8, 8192, 8192},    {32, 8192, 8192},    {64, 8192, 8192}};
 constexpr std::size_t first_skinny_shape = 7;
+
+int cuda_type(dtype t) {
+  return t == dtype::f32 ? cublas::cuda_r_32f : (t == dtype::f16 ? cublas::cuda_r_16f : cublas::cuda_r_16bf);
+}
 
 std::vector<std::string> env_list(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -365,8 +368,8 @@ void bm_cublas(benchmark::State& state, dtype t, std::size_t si) {
   blas.set_stream(st.get());
   int rc = 0;
   const double ms = time_iterations(state, st, [&] {
-    rc |= blas.gemm(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.k), ops->x.get(), ops->w.get(),
-                    ops->y.get(), cuda_type(t));
+    rc |= blas.gemm_row_major(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.k), ops->x.get(),
+                              ops->w.get(), ops->y.get(), cuda_type(t));
   });
   st.synchronize();
   if (rc != 0) state.SkipWithError("cublasGemmEx failed");
