@@ -60,7 +60,7 @@ if(NOT TARGET SQLite::SQLite3)
 endif()
 
 # PostgreSQL client (libpq, Debian libpq-dev): optional. Found -> the tuning database also speaks
-# postgresql:// URLs (runtime/tuning_db/postgres.hpp, compiled with ROCMTPL_HAS_LIBPQ=1); missing ->
+# postgresql:// URLs (runtime/db/postgres.hpp, compiled with ROCMTPL_HAS_LIBPQ=1); missing ->
 # SQLite only, and a postgresql:// URL is refused with a message that names the package.
 # ROCMTPL_WITH_POSTGRESQL=OFF leaves it out even where libpq exists.
 if(NOT DEFINED ROCMTPL_WITH_POSTGRESQL)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Times `rocmtpl-tune batch` on 16 GEMM problems with one GPU, then with every visible GPU (issue 11
-# part 1: runtime/worker_pool.hpp runs one benchmark worker per GPU and spreads the candidates over
+# part 1: runtime/bench/worker_pool.hpp runs one benchmark worker per GPU and spreads the candidates over
 # them).
 #
 #   tools/bench_multi_gpu.sh [build dir] [warm|time|all]      (default: build/release all)

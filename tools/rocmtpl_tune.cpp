@@ -50,7 +50,7 @@
 #include <nlohmann/json.hpp>
 
 #include <rocmtpl/runtime.hpp>
-#include <rocmtpl/runtime/detail/atomic_file.hpp>
+#include <rocmtpl/runtime/sys/atomic_file.hpp>
 
 #include <unistd.h>
 
@@ -346,7 +346,7 @@ std::size_t emit_sources(const fs::path& dir, const autotune_report& r,
   return written;
 }
 
-/// Draws min and median times per candidate with gnuplot (runtime/plot.hpp). Returns false when
+/// Draws min and median times per candidate with gnuplot (runtime/tune/plot.hpp). Returns false when
 /// the plot failed; a missing gnuplot or nothing to draw is a note on stderr, not a failure.
 bool plot_times(const fs::path& file, const autotune_report& r,
                 const std::map<std::string, rendered_candidate>& rendered, const std::string& title) {
@@ -652,7 +652,7 @@ struct export_args {
   bool header_only = false;
 };
 
-/// The dispatch header and the folder of compiled winners (runtime/export.hpp).
+/// The dispatch header and the folder of compiled winners (runtime/aot/export.hpp).
 int run_export(const export_args& x) {
   static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*");
   if (!std::regex_match(x.name_space, identifier)) {

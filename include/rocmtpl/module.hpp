@@ -5,7 +5,7 @@
 /// @brief Modules (this header gathers rocmtpl/module/: graph.hpp, workspace_plan.hpp, emitter.hpp,
 /// runner.hpp): a small graph of chosen template nodes emitted as one HIP translation unit with
 /// one exported C entry point that runs the nodes in order on a stream (pure layer: the source;
-/// runtime/module_loader.hpp compiles, caches, saves and loads it).
+/// runtime/aot/module_loader.hpp compiles, caches, saves and loads it).
 ///
 /// The entry point has the kernels' ABI shape (ARCHITECTURE.md):
 /// @code{.unparsed}

@@ -3,33 +3,46 @@
 
 /// @file
 /// @brief Umbrella header of the runtime layer (link rocmtpl::runtime): compile, cache, load,
-/// benchmark and autotune rendered kernels. It includes every header of runtime/; a folder
-/// runtime/X/ is included through runtime/X.hpp, which gathers it.
+/// benchmark and autotune rendered kernels. It includes the pure umbrella and every header of
+/// runtime/'s folders (sys/, gpu/, build/, db/, launch/, bench/, tune/, aot/); it only includes.
 
-#include <rocmtpl/rocm_template.hpp>
-#include <rocmtpl/runtime/autotuner.hpp>
-#include <rocmtpl/runtime/benchmark.hpp>
-#include <rocmtpl/runtime/cache_root.hpp>
-#include <rocmtpl/runtime/caller_runtime.hpp>
-#include <rocmtpl/runtime/code_cache.hpp>
-#include <rocmtpl/runtime/compiler.hpp>
-#include <rocmtpl/runtime/device_headers.hpp>
-#include <rocmtpl/runtime/device_identity.hpp>
-#include <rocmtpl/runtime/export.hpp>
-#include <rocmtpl/runtime/gpu_runtime.hpp>
-#include <rocmtpl/runtime/kernel_call.hpp>
-#include <rocmtpl/runtime/measure.hpp>
-#include <rocmtpl/runtime/module_launcher.hpp>
-#include <rocmtpl/runtime/module_loader.hpp>
-#include <rocmtpl/runtime/nvrtc.hpp>
-#include <rocmtpl/runtime/platform.hpp>
-#include <rocmtpl/runtime/plot.hpp>
-#include <rocmtpl/runtime/process.hpp>
-#include <rocmtpl/runtime/resource_usage.hpp>
-#include <rocmtpl/runtime/shared_library.hpp>
-#include <rocmtpl/runtime/tune_batch.hpp>
-#include <rocmtpl/runtime/tuning_db.hpp>
-#include <rocmtpl/runtime/typed_autotune.hpp>
-#include <rocmtpl/runtime/typed_kernel.hpp>
-#include <rocmtpl/runtime/utility_kernels.hpp>
-#include <rocmtpl/runtime/worker_pool.hpp>
+#include <rocmtpl/rocmtpl.hpp>
+#include <rocmtpl/runtime/aot/export.hpp>
+#include <rocmtpl/runtime/aot/module_loader.hpp>
+#include <rocmtpl/runtime/bench/benchmark.hpp>
+#include <rocmtpl/runtime/bench/caller_runtime.hpp>
+#include <rocmtpl/runtime/bench/measure.hpp>
+#include <rocmtpl/runtime/bench/utility_kernels.hpp>
+#include <rocmtpl/runtime/bench/worker_pool.hpp>
+#include <rocmtpl/runtime/build/code_cache.hpp>
+#include <rocmtpl/runtime/build/compiler.hpp>
+#include <rocmtpl/runtime/build/device_headers.hpp>
+#include <rocmtpl/runtime/build/nvrtc.hpp>
+#include <rocmtpl/runtime/build/resource_usage.hpp>
+#include <rocmtpl/runtime/db/claims.hpp>
+#include <rocmtpl/runtime/db/database.hpp>
+#include <rocmtpl/runtime/db/json.hpp>
+#include <rocmtpl/runtime/db/key.hpp>
+#include <rocmtpl/runtime/db/postgres.hpp>
+#include <rocmtpl/runtime/db/schema.hpp>
+#include <rocmtpl/runtime/db/sqlite.hpp>
+#include <rocmtpl/runtime/db/tuning_db.hpp>
+#include <rocmtpl/runtime/gpu/device_identity.hpp>
+#include <rocmtpl/runtime/gpu/error.hpp>
+#include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
+#include <rocmtpl/runtime/gpu/handles.hpp>
+#include <rocmtpl/runtime/gpu/loader.hpp>
+#include <rocmtpl/runtime/gpu/options.hpp>
+#include <rocmtpl/runtime/gpu/vendor_api.hpp>
+#include <rocmtpl/runtime/launch/kernel_call.hpp>
+#include <rocmtpl/runtime/launch/module_launcher.hpp>
+#include <rocmtpl/runtime/launch/typed_kernel.hpp>
+#include <rocmtpl/runtime/sys/atomic_file.hpp>
+#include <rocmtpl/runtime/sys/cache_root.hpp>
+#include <rocmtpl/runtime/sys/platform.hpp>
+#include <rocmtpl/runtime/sys/process.hpp>
+#include <rocmtpl/runtime/sys/shared_library.hpp>
+#include <rocmtpl/runtime/tune/autotuner.hpp>
+#include <rocmtpl/runtime/tune/plot.hpp>
+#include <rocmtpl/runtime/tune/tune_batch.hpp>
+#include <rocmtpl/runtime/tune/typed_autotune.hpp>

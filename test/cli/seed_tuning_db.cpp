@@ -4,7 +4,7 @@
 //   1. gemm on gfx90a: three candidates (0.125 ms on GPU 0 wins, 0.25 ms on GPU 1, a compile failure);
 //   2. softmax on sm_90: one candidate. Its problem text is chosen so that its digest starts with
 //      the same hex digit as the first one's, so that a one-digit prefix is ambiguous.
-#include <rocmtpl/runtime/tuning_db.hpp>
+#include <rocmtpl/runtime/db/tuning_db.hpp>
 
 #include <cstdio>
 #include <exception>

@@ -4,7 +4,7 @@
 // policy_epilogue_complete.cpp (the passing twin) defines none.
 #pragma once
 
-#include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/kernel/rocm_template.hpp>
 
 struct epilogue_fixture_config {
   int block = 64;

@@ -5,7 +5,7 @@
 // passing twin) defines none.
 #pragma once
 
-#include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/kernel/rocm_template.hpp>
 
 struct fixture_config {
   int block = 64;

@@ -58,11 +58,11 @@ TEST(CallerGpu, BenchmarkTimesTheKernelOnTheGivenTensors) {
     gemm_config c{};
     c.split_k = split;
     auto caller = tpl.generate(c, {{"M", m}});
-    caller.precompile();
+    caller.precompile(caller_runtime{});
     ASSERT_FALSE(caller.bmreq().library_path.empty());
     gpu_runtime::instance().memset(y.get(), 0xFF, y.size(), nullptr);  // NaN: the kernel must overwrite it
     gpu_runtime::instance().synchronize(nullptr);
-    const double ms = caller.benchmark(x.as<const float>(), w.as<const float>(), y.as<float>());
+    const double ms = caller.benchmark(caller_runtime{}, x.as<const float>(), w.as<const float>(), y.as<float>());
     EXPECT_GT(ms, 0.0) << "split_k " << split;
     EXPECT_TRUE(std::isfinite(ms));
     // The workspace it allocated is the one the template describes.
@@ -76,7 +76,8 @@ TEST(CallerGpu, BenchmarkTimesTheKernelOnTheGivenTensors) {
     for (std::size_t i = 0; i < hy.size(); ++i) worst = std::max(worst, std::abs(double(hy[i]) - expected[i]));
     EXPECT_LT(worst, 1e-3) << "split_k " << split;
     // The list form, with a wrong number of inputs, is refused before anything runs.
-    EXPECT_THROW((void)caller.benchmark(std::vector<const void*>{x.get()}, y.get()), invalid_argument_error);
+    EXPECT_THROW((void)caller.benchmark(caller_runtime{}, std::vector<const void*>{x.get()}, y.get()),
+                 invalid_argument_error);
   }
 }
 

@@ -6,13 +6,13 @@
 // GEMM's reference kernel rendered with the same chain; a fused module's ahead-of-time artifact
 // gives the same bits. Label gpu; skips without a GPU or a compiler.
 #include <rocmtpl/module.hpp>
-#include <rocmtpl/runtime/code_cache.hpp>
-#include <rocmtpl/runtime/compiler.hpp>
-#include <rocmtpl/runtime/gpu_runtime.hpp>
-#include <rocmtpl/runtime/kernel_call.hpp>
-#include <rocmtpl/runtime/module_loader.hpp>
-#include <rocmtpl/runtime/shared_library.hpp>
-#include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/runtime/aot/module_loader.hpp>
+#include <rocmtpl/runtime/bench/utility_kernels.hpp>
+#include <rocmtpl/runtime/build/code_cache.hpp>
+#include <rocmtpl/runtime/build/compiler.hpp>
+#include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
+#include <rocmtpl/runtime/launch/kernel_call.hpp>
+#include <rocmtpl/runtime/sys/shared_library.hpp>
 
 #include "support/fusion.hpp"
 #include "support/gpu.hpp"

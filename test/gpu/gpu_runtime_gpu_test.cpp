@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/gpu_runtime.hpp on a real GPU (skips without one): device
+// Tests include/rocmtpl/runtime/gpu/gpu_runtime.hpp on a real GPU (skips without one): device
 // properties, memory round trips, streams, events, typed errors. Also runs kernels that use the
 // portable header (rocmtpl_hip_portable.h, from device_include_dir()) built with nvcc or hipcc,
 // so that its conversions, warp shuffles, dynamic shared memory and gelu are checked on the device.
 
-#include <rocmtpl/runtime/compiler.hpp>
-#include <rocmtpl/runtime/device_headers.hpp>
-#include <rocmtpl/runtime/gpu_runtime.hpp>
-#include <rocmtpl/runtime/process.hpp>
+#include <rocmtpl/runtime/build/compiler.hpp>
+#include <rocmtpl/runtime/build/device_headers.hpp>
+#include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
+#include <rocmtpl/runtime/sys/process.hpp>
 
 #include "support/temp_dir.hpp"
 

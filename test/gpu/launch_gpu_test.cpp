@@ -5,8 +5,8 @@
 // module API from the launch description write byte-identical outputs on the same inputs, and
 // refuse the same arguments. Also prints the host cost of one launch each way. Skips without a GPU.
 #include <rocmtpl/runtime.hpp>
-#include <rocmtpl/runtime/autotuner.hpp>
-#include <rocmtpl/runtime/module_launcher.hpp>
+#include <rocmtpl/runtime/launch/module_launcher.hpp>
+#include <rocmtpl/runtime/tune/autotuner.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 
 #include "support/gpu.hpp"

@@ -3,14 +3,14 @@
 // run, and compared with a host reference in double precision; the same module reloaded from its
 // ahead-of-time artifact gives the same bits; its standalone runner runs. Label gpu; skips without
 // a GPU or a compiler.
+#include <rocmtpl/kernel/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
-#include <rocmtpl/rocm_template.hpp>
-#include <rocmtpl/runtime/code_cache.hpp>
-#include <rocmtpl/runtime/compiler.hpp>
-#include <rocmtpl/runtime/gpu_runtime.hpp>
-#include <rocmtpl/runtime/module_loader.hpp>
-#include <rocmtpl/runtime/process.hpp>
-#include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/runtime/aot/module_loader.hpp>
+#include <rocmtpl/runtime/bench/utility_kernels.hpp>
+#include <rocmtpl/runtime/build/code_cache.hpp>
+#include <rocmtpl/runtime/build/compiler.hpp>
+#include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
+#include <rocmtpl/runtime/sys/process.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 
 #include "support/gpu.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Typed autotune on a real GPU (label gpu; skips without one): a static fp16 GEMM made from buffer
-// types is tuned (runtime/typed_autotune.hpp), its winner is called through the exact function
+// types is tuned (runtime/tune/typed_autotune.hpp), its winner is called through the exact function
 // type (const half_t* X, const half_t* W, half_t* Y, stream: no size argument) and its result is
 // compared with cuBLAS (with a double-precision host product where cuBLAS is missing); a second
 // tune is answered from the tuning database and its winner, loaded from the same cache entry,

@@ -20,8 +20,8 @@ foreach(_file IN ITEMS
         "${_cmake_dir}/rocmtplConfigVersion.cmake"
         "${_cmake_dir}/rocmtplTargets.cmake"
         "${_cmake_dir}/rocmtplDependencies.cmake"
-        "${PREFIX}/include/rocmtpl/rocm_template.hpp"
-        "${PREFIX}/include/rocmtpl/version.hpp")
+        "${PREFIX}/include/rocmtpl/kernel/rocm_template.hpp"
+        "${PREFIX}/include/rocmtpl/core/version.hpp")
   if(NOT EXISTS "${_file}")
     message(FATAL_ERROR "cmake --install did not install ${_file}; installed:\n${_out}")
   endif()

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // CPU tests of the runtime's benchmark and autotune layers: a tune without a GPU compiles for AMD
 // and reports resource usage. The named steps of autotune()
-// (include/rocmtpl/runtime/autotuner.hpp) are tested one by one.
+// (include/rocmtpl/runtime/tune/autotuner.hpp) are tested one by one.
 #include <rocmtpl/runtime.hpp>
 
 #include "runtime/runtime_test_support.hpp"

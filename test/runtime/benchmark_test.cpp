@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The host side of benchmarking that needs no GPU: statistics, tolerances, and allocation sizes
 // that never wrap (issue 8).
-#include <rocmtpl/runtime/benchmark.hpp>
+#include <rocmtpl/runtime/bench/benchmark.hpp>
 
 #include <gtest/gtest.h>
 

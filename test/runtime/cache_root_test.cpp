@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests runtime/cache_root.hpp: ROCMTPL_CACHE_DIR wins over XDG_CACHE_HOME (used only when absolute)
+// Tests runtime/sys/cache_root.hpp: ROCMTPL_CACHE_DIR wins over XDG_CACHE_HOME (used only when absolute)
 // which wins over HOME/.cache; the answer is absolute, normalised and created; a file in the way and
 // an environment with none of the variables are errors that say so.
-#include <rocmtpl/runtime/cache_root.hpp>
+#include <rocmtpl/runtime/sys/cache_root.hpp>
 
 #include "support/temp_dir.hpp"
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// rocmtpl/runtime/caller_runtime.hpp: rocm_template_caller's protocol through the runtime layer,
+// rocmtpl/runtime/bench/caller_runtime.hpp: rocm_template_caller's protocol through the runtime layer,
 // without a GPU: precompile() builds once with hipcc (gfx90a, gfx940); the GEMM's workspace
 // described in C++ (kernel_capabilities::workspace) equals what the compiled entry point's query
-// answers for split-K configurations at several sizes; output_node() of a template that does not
-// describe its workspace falls back to the compiled query; benchmark() without a GPU throws
+// answers for split-K configurations at several sizes; output_node(caller_backend) of a template that
+// does not describe its workspace falls back to the compiled query; benchmark() without a GPU throws
 // no_gpu_error before compiling anything.
 #include <rocmtpl/module.hpp>
-#include <rocmtpl/runtime/caller_runtime.hpp>
-#include <rocmtpl/runtime/module_loader.hpp>
+#include <rocmtpl/runtime/aot/module_loader.hpp>
+#include <rocmtpl/runtime/bench/caller_runtime.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 
 #include "runtime/runtime_test_support.hpp"
@@ -72,18 +72,18 @@ TEST(CallerRuntime, PrecompileBuildsOnceIntoTheCodeCache) {
   scoped_env cache("ROCMTPL_CACHE_DIR", dir.path().string());
   auto caller = split_gemm().generate(split(1), {{"B", 1}, {"M", 8}});
   EXPECT_TRUE(caller.bmreq().library_path.empty());
-  caller.precompile();
+  caller.precompile(caller_runtime{});
   const fs::path lib = caller.bmreq().library_path;
   ASSERT_TRUE(fs::exists(lib)) << lib;
   EXPECT_TRUE(lib.string().starts_with(dir.path().string())) << lib;  // ROCMTPL_CACHE_DIR applies
   const auto written = fs::last_write_time(lib);
-  caller.precompile();  // found: nothing rebuilt
+  caller.precompile(caller_runtime{});  // found: nothing rebuilt
   EXPECT_EQ(caller.bmreq().library_path, lib.string());
   EXPECT_EQ(fs::last_write_time(lib), written);
   // Another choice of the same source (other size hints) finds the cached library.
   auto other = split_gemm().generate(split(1), {{"B", 3}, {"M", 50}});
   ASSERT_TRUE(other.source() == caller.source());
-  other.precompile();
+  other.precompile(caller_runtime{});
   EXPECT_EQ(other.bmreq().library_path, lib.string());
   EXPECT_EQ(fs::last_write_time(lib), written);
 }
@@ -109,7 +109,7 @@ TEST(CallerRuntime, GemmWorkspaceDescriptionMatchesTheCompiledQuery) {
       EXPECT_EQ(node.workspace_bytes()->evaluate(h), static_cast<std::int64_t>(expected));
 
       auto compiled = tpl.generate(split(k), h);
-      const std::size_t queried = caller_runtime<caller_runtime_tag>::query_workspace(compiled.bmreq());
+      const std::size_t queried = caller_runtime{}.query_workspace(compiled.bmreq()).value();
       EXPECT_EQ(queried, node.get_workspace_size()) << "split_k " << k << " B " << h.at("B") << " M " << h.at("M");
       EXPECT_EQ(compiled.bmreq().workspace_size, queried);
       ++checked;
@@ -127,7 +127,8 @@ TEST(CallerRuntime, OutputNodeFallsBackToTheCompiledQuery) {
   rocm_template<opaque_policy> t(opaque_policy{}, {buffer("x", fixed)}, fixed);
   auto caller = t.generate({});
   EXPECT_FALSE(caller.bmreq().workspace_bytes);
-  const auto node = caller.output_node();
+  EXPECT_EQ(t.generate({}).output_node().get_workspace_size(), 0U);  // without the backend: unknown
+  const auto node = caller.output_node(caller_runtime{});
   EXPECT_FALSE(caller.bmreq().library_path.empty());  // compiled for the query
   EXPECT_EQ(node.get_workspace_size(), 48U);
   ASSERT_TRUE(node.workspace_bytes());
@@ -136,12 +137,12 @@ TEST(CallerRuntime, OutputNodeFallsBackToTheCompiledQuery) {
   const auto sym = layout::row_major(dtype::f32, {sM});
   rocm_template<opaque_policy> s(opaque_policy{}, {buffer("x", sym)}, sym);
   auto symbolic = s.generate({}, {{"M", 25}});
-  const auto snode = symbolic.output_node();
+  const auto snode = symbolic.output_node(caller_runtime{});
   EXPECT_EQ(snode.get_workspace_size(), 108U);
   EXPECT_FALSE(snode.workspace_bytes());
   // A size already known is kept (queried once, as the reference's update_workspace_size).
   symbolic.bmreq().library_path.clear();
-  EXPECT_EQ(symbolic.output_node().get_workspace_size(), 108U);
+  EXPECT_EQ(symbolic.output_node(caller_runtime{}).get_workspace_size(), 108U);
   EXPECT_TRUE(symbolic.bmreq().library_path.empty());
 }
 
@@ -154,10 +155,10 @@ TEST(CallerRuntime, OutputNodeKeepsZeroWithoutACompiler) {
   const auto sym = layout::row_major(dtype::f32, {sM});
   rocm_template<opaque_policy> s(opaque_policy{}, {buffer("x", sym)}, sym);
   auto caller = s.generate({}, {{"M", 25}});
-  const auto node = caller.output_node();
+  const auto node = caller.output_node(caller_runtime{});
   EXPECT_EQ(node.get_workspace_size(), 0U);
   EXPECT_FALSE(node.workspace_bytes());
-  EXPECT_THROW(caller.precompile(), compiler_not_found_error);
+  EXPECT_THROW(caller.precompile(caller_runtime{}), compiler_not_found_error);
 }
 
 TEST(CallerRuntime, BenchmarkWithoutAGpuThrowsNoGpuError) {
@@ -166,8 +167,8 @@ TEST(CallerRuntime, BenchmarkWithoutAGpuThrowsNoGpuError) {
   scoped_env cache("ROCMTPL_CACHE_DIR", dir.path().string());
   auto caller = split_gemm().generate(split(2), {{"B", 1}, {"M", 8}});
   float x = 0, w = 0, y = 0;
-  EXPECT_THROW((void)caller.benchmark(&x, &w, &y), no_gpu_error);
-  EXPECT_THROW((void)caller.benchmark(std::vector<const void*>{&x, &w}, &y), no_gpu_error);
+  EXPECT_THROW((void)caller.benchmark(caller_runtime{}, &x, &w, &y), no_gpu_error);
+  EXPECT_THROW((void)caller.benchmark(caller_runtime{}, std::vector<const void*>{&x, &w}, &y), no_gpu_error);
   EXPECT_TRUE(caller.bmreq().library_path.empty());  // refused before compiling
 }
 

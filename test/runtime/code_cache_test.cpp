@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include <rocmtpl/runtime/code_cache.hpp>
+#include <rocmtpl/runtime/build/code_cache.hpp>
 
-#include <rocmtpl/runtime/process.hpp>
-#include <rocmtpl/runtime/shared_library.hpp>
+#include <rocmtpl/runtime/sys/process.hpp>
+#include <rocmtpl/runtime/sys/shared_library.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 

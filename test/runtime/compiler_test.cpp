@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include <rocmtpl/runtime/compiler.hpp>
+#include <rocmtpl/runtime/build/compiler.hpp>
 
-#include <rocmtpl/runtime/shared_library.hpp>
+#include <rocmtpl/runtime/sys/shared_library.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/device_headers.hpp and cache_root.hpp: where the cache lives,
+// Tests include/rocmtpl/runtime/build/device_headers.hpp and cache_root.hpp: where the cache lives,
 // the ROCMTPL_DEVICE_INCLUDE_DIR override, writing the embedded header once and atomically, and
 // many threads and processes asking at the same time.
 
-#include <rocmtpl/runtime/cache_root.hpp>
-#include <rocmtpl/runtime/device_headers.hpp>
+#include <rocmtpl/runtime/build/device_headers.hpp>
+#include <rocmtpl/runtime/sys/cache_root.hpp>
 
 #include "support/temp_dir.hpp"
 

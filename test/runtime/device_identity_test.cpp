@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <rocmtpl/runtime/device_identity.hpp>
+#include <rocmtpl/runtime/gpu/device_identity.hpp>
 
 #include "support/temp_dir.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/export.hpp: a tuning database holding what a tune stores (the
+// Tests include/rocmtpl/runtime/aot/export.hpp: a tuning database holding what a tune stores (the
 // candidates' real ids, configs and source hashes; times made up, since there is no GPU here) is
 // exported to a dispatch header, which is compiled with the host compiler and run (exact and
 // nearest-shape lookups), and to a folder of compiled winners (hipcc, skipped without it).
@@ -8,9 +8,9 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wrestrict"
 #endif
-#include <rocmtpl/runtime/autotuner.hpp>
-#include <rocmtpl/runtime/export.hpp>
-#include <rocmtpl/runtime/process.hpp>
+#include <rocmtpl/runtime/aot/export.hpp>
+#include <rocmtpl/runtime/sys/process.hpp>
+#include <rocmtpl/runtime/tune/autotuner.hpp>
 
 #include <gtest/gtest.h>
 

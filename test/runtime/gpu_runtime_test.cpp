@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/gpu_runtime.hpp, the header that gathers the GPU runtime: it needs
+// Tests include/rocmtpl/runtime/gpu/gpu_runtime.hpp, the header that gathers the GPU runtime: it needs
 // no GPU header (user programs build with a plain host compiler), and one include gives the
 // loader, the options, the errors and the handles, behaving as the header's example says on a
 // machine without a GPU. The parts have their own tests in test/runtime/gpu_runtime/.
-#include <rocmtpl/runtime/gpu_runtime.hpp>
+#include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 
 // The loader needs no GPU header: user programs build with a plain host compiler.
 #if defined(__CUDA_RUNTIME_API_H__) || defined(HIP_INCLUDE_HIP_HIP_RUNTIME_API_H) || defined(__DRIVER_TYPES_H__)
-#error "rocmtpl/runtime/gpu_runtime.hpp must not include CUDA or HIP headers"
+#error "rocmtpl/runtime/gpu/gpu_runtime.hpp must not include CUDA or HIP headers"
 #endif
 
-#include "runtime/gpu_runtime/gpu_runtime_test_support.hpp"
+#include "runtime/gpu/gpu_runtime_test_support.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Tests runtime/kernel_call.hpp without a GPU: hipcc-built libraries are loaded and their entry
+// Tests runtime/launch/kernel_call.hpp without a GPU: hipcc-built libraries are loaded and their entry
 // points called through kernel_entry, that is through the packed twin after the signature check
 // (workspace query, status codes of the argument checks, every parameter type arriving in order),
 // and every mismatch refused with a typed error before anything runs.
 #include <rocmtpl/codegen/rendered_source.hpp>
-#include <rocmtpl/runtime/code_cache.hpp>
-#include <rocmtpl/runtime/compiler.hpp>
-#include <rocmtpl/runtime/kernel_call.hpp>
-#include <rocmtpl/runtime/shared_library.hpp>
-#include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/runtime/bench/utility_kernels.hpp>
+#include <rocmtpl/runtime/build/code_cache.hpp>
+#include <rocmtpl/runtime/build/compiler.hpp>
+#include <rocmtpl/runtime/launch/kernel_call.hpp>
+#include <rocmtpl/runtime/sys/shared_library.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 

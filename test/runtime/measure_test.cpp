@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The benchmark worker's plumbing (runtime/measure.hpp), without a GPU: the request travels as JSON
+// The benchmark worker's plumbing (runtime/bench/measure.hpp), without a GPU: the request travels as JSON
 // with the shared dtype numbering, the real rocmtpl-bench-worker answers over child_process's
 // channel, and a worker that died never raises SIGPIPE in the tuner (issue 8).
-#include <rocmtpl/runtime/measure.hpp>
+#include <rocmtpl/runtime/bench/measure.hpp>
 
 #include "support/temp_dir.hpp"
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/module_launcher.hpp without a GPU: device-only code objects of the
+// Tests include/rocmtpl/runtime/launch/module_launcher.hpp without a GPU: device-only code objects of the
 // GEMM (SIMT, matrix cores with split-K) and the elementwise template build with hipcc for gfx90a
 // and export exactly the kernels their launch descriptions name (read back with
 // clang-offload-bundler and llvm-readelf); the module API refuses cleanly without a GPU; a bound
 // launch survives the worker protocol's JSON. GPU runs are in test/gpu/launch_gpu_test.cpp.
-#include <rocmtpl/runtime/measure.hpp>
-#include <rocmtpl/runtime/module_launcher.hpp>
+#include <rocmtpl/runtime/bench/measure.hpp>
+#include <rocmtpl/runtime/launch/module_launcher.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 
 #include <gtest/gtest.h>

@@ -3,11 +3,11 @@
 // hipcc (once: the second compile is a cache hit), only its entry point exported, the workspace
 // query and the status codes of the entry point, the ahead-of-time artifact (library + manifest)
 // saved, loaded and rejected when broken, and the standalone runner built as an executable.
+#include <rocmtpl/kernel/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
-#include <rocmtpl/rocm_template.hpp>
-#include <rocmtpl/runtime/gpu_runtime.hpp>
-#include <rocmtpl/runtime/module_loader.hpp>
-#include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/runtime/aot/module_loader.hpp>
+#include <rocmtpl/runtime/bench/utility_kernels.hpp>
+#include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 
 #include "runtime/runtime_test_support.hpp"

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/nvrtc.hpp and the compiler's NVRTC path (no GPU needed): the
+// Tests include/rocmtpl/runtime/build/nvrtc.hpp and the compiler's NVRTC path (no GPU needed): the
 // stand-in headers, a cubin from a small kernel, a compile error with NVRTC's log, and
 // compiler::compile() choosing NVRTC for NVIDIA code objects (and nvcc when it is turned off).
 // Skips where libnvrtc or nvcc is not installed.
-#include <rocmtpl/rocm_template.hpp>
-#include <rocmtpl/runtime/code_cache.hpp>
-#include <rocmtpl/runtime/compiler.hpp>
-#include <rocmtpl/runtime/device_headers.hpp>
-#include <rocmtpl/runtime/nvrtc.hpp>
-#include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/runtime/bench/utility_kernels.hpp>
+#include <rocmtpl/runtime/build/code_cache.hpp>
+#include <rocmtpl/runtime/build/compiler.hpp>
+#include <rocmtpl/runtime/build/device_headers.hpp>
+#include <rocmtpl/runtime/build/nvrtc.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 
 #include <gtest/gtest.h>

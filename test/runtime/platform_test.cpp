@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Tests runtime/platform.hpp: the names of the platforms and the parser of ROCMTPL_PLATFORM, which
+// Tests runtime/sys/platform.hpp: the names of the platforms and the parser of ROCMTPL_PLATFORM, which
 // accepts exactly "amd", "nvidia", "auto" and the empty string and names anything else.
-#include <rocmtpl/runtime/platform.hpp>
+#include <rocmtpl/runtime/sys/platform.hpp>
 
 #include <gtest/gtest.h>
 

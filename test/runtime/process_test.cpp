@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <rocmtpl/runtime/process.hpp>
+#include <rocmtpl/runtime/sys/process.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 

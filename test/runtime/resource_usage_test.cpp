@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include <rocmtpl/runtime/resource_usage.hpp>
+#include <rocmtpl/runtime/build/resource_usage.hpp>
 
-#include <rocmtpl/runtime/compiler.hpp>
+#include <rocmtpl/runtime/build/compiler.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 

@@ -24,7 +24,7 @@ namespace rt = rocmtpl::runtime;
 static_assert(std::is_class_v<rt::autotune_report>);                                      // autotuner.hpp
 static_assert(std::is_class_v<rt::bench>);                                                // benchmark.hpp
 static_assert(std::is_class_v<rt::cache_directory_error>);                                // cache_root.hpp
-static_assert(std::is_class_v<rocmtpl::caller_runtime<rocmtpl::caller_runtime_tag>>);     // caller_runtime.hpp
+static_assert(rocmtpl::caller_backend<rocmtpl::runtime::caller_runtime>);                 // caller_runtime.hpp
 static_assert(std::is_class_v<rt::code_cache>);                                           // code_cache.hpp
 static_assert(std::is_class_v<rt::compiler>);                                             // compiler.hpp
 static_assert(std::is_class_v<rt::device_identity>);                                      // device_identity.hpp

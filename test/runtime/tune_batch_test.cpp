@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/tune_batch.hpp: batch files, run_batch with a fake tune function on
+// Tests include/rocmtpl/runtime/tune/tune_batch.hpp: batch files, run_batch with a fake tune function on
 // a SQLite database (every problem once, resume after an interruption, failures, two tuners at
 // once, take-over of a dead tuner's problem), and the progress display.
-#include <rocmtpl/runtime/tune_batch.hpp>
+#include <rocmtpl/runtime/tune/tune_batch.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 

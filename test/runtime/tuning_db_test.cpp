@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/tuning_db.hpp, the header that gathers the tuning database: one
+// Tests include/rocmtpl/runtime/db/tuning_db.hpp, the header that gathers the tuning database: one
 // include gives the key types, the database and the JSON forms, and they work together as the
 // header's documented workflow does. The parts have their own tests in test/runtime/tuning_db/.
-#include <rocmtpl/runtime/tuning_db.hpp>
+#include <rocmtpl/runtime/db/tuning_db.hpp>
 
+#include "runtime/db/tuning_db_test_support.hpp"
 #include "runtime/runtime_test_support.hpp"
-#include "runtime/tuning_db/tuning_db_test_support.hpp"
 
 #include <string>
 #include <vector>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// runtime/typed_autotune.hpp without a GPU: a typed tune compiles the runtime-value template's
+// runtime/tune/typed_autotune.hpp without a GPU: a typed tune compiles the runtime-value template's
 // candidates for AMD (the same candidates, ids and tuning key as autotune() on typed.untyped()),
 // has no winner and says so (no_winner_error); a winner picked in its report (as a GPU tune would)
 // loads from the tune's code cache entry, with nothing compiled, through the exact function type;
 // a winner that is none of the template's candidates is a template_error; a typed template whose
 // buffers do not match the template's parameters fails before anything is compiled.
 // test/gpu/typed_autotune_gpu_test.cpp tunes and runs on a GPU.
-#include <rocmtpl/runtime/typed_autotune.hpp>
+#include <rocmtpl/runtime/tune/typed_autotune.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// runtime/typed_kernel.hpp without a GPU: a split-K GEMM made from buffer types builds with hipcc
+// runtime/launch/typed_kernel.hpp without a GPU: a split-K GEMM made from buffer types builds with hipcc
 // for gfx90a, loads through its exact function type and answers the workspace query through the
 // typed wrapper (sizes, then split_k); a launch that needs workspace refuses with
 // workspace_required_error before anything runs, and a launch with null tensors is refused by the
 // entry point (kernel_status_error). A static problem's query takes no argument.
-#include <rocmtpl/runtime/typed_kernel.hpp>
+#include <rocmtpl/runtime/launch/typed_kernel.hpp>
 
-#include <rocmtpl/runtime/utility_kernels.hpp>  // amd_compile_options()
+#include <rocmtpl/runtime/bench/utility_kernels.hpp>  // amd_compile_options()
 
 #include <gtest/gtest.h>
 

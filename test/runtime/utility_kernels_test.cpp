@@ -3,7 +3,7 @@
 // numbering and compiles, as a shared library and device-only; the entry points answer the
 // workspace query without a GPU; their launch descriptions (the module API's launches and the
 // entries' launch lines) cover every element.
-#include <rocmtpl/runtime/utility_kernels.hpp>
+#include <rocmtpl/runtime/bench/utility_kernels.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 

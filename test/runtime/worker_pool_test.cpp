@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/worker_pool.hpp with fake workers (no GPU): jobs spread over the
+// Tests include/rocmtpl/runtime/bench/worker_pool.hpp with fake workers (no GPU): jobs spread over the
 // workers, a crashed or hung worker restarted on its device without losing the other jobs, device
 // models never mixed; and with real child processes, that each worker sees only its device.
-#include <rocmtpl/runtime/worker_pool.hpp>
+#include <rocmtpl/runtime/bench/worker_pool.hpp>
 
 #include <gtest/gtest.h>
 

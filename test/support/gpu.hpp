@@ -3,8 +3,8 @@
 
 // Test support for tests labelled gpu: they build everywhere and skip where no GPU is found.
 
-#include <rocmtpl/runtime/compiler.hpp>
-#include <rocmtpl/runtime/gpu_runtime.hpp>
+#include <rocmtpl/runtime/build/compiler.hpp>
+#include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 // root the server runs as `nobody` (setpriv, else runuser). Binaries come from PATH, else the
 // newest /usr/lib/postgresql/<version>/bin.
 
-#include <rocmtpl/runtime/process.hpp>
+#include <rocmtpl/runtime/sys/process.hpp>
 
 #include <fmt/format.h>
 #include <sys/stat.h>

@@ -5,7 +5,7 @@
 // capture.
 #pragma once
 
-#include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/kernel/rocm_template.hpp>
 
 #include <algorithm>
 #include <cstddef>

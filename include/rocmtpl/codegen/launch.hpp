@@ -12,7 +12,7 @@
 /// - the renderer writes the generated `extern "C"` entry's launch lines from it
 ///   (write_workspace_query(), write_launches());
 /// - the runtime launches code objects through the GPU driver's module API from it
-///   (runtime/module_launcher.hpp): bind() evaluates it for concrete sizes and runtime arguments
+///   (runtime/launch/module_launcher.hpp): bind() evaluates it for concrete sizes and runtime arguments
 ///   into a bound_launch, which holds plain integers only (it travels to the benchmark worker as
 ///   JSON), and select_variant() picks the instantiation for concrete pointers.
 ///

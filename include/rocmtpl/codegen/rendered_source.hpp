@@ -144,7 +144,7 @@ struct rendered_source {
   /// @brief The entry point's definition, then (exported) its packed twin and signature function.
   ///
   /// An exported entry is wrapped in `#if !defined(ROCMTPL_DEVICE_ONLY)`: a device-only compile
-  /// (runtime/compiler.hpp, compile_output::code_object) keeps the includes, globals and device
+  /// (runtime/build/compiler.hpp, compile_output::code_object) keeps the includes, globals and device
   /// code and drops the host entry (its kernels are launched through the module API). The one place
   /// the guard is written; templates write only the entry's body. An internal entry (a module's) is
   /// not guarded: the module's own exports call it.

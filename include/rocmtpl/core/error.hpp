@@ -6,7 +6,7 @@
 ///
 /// core/ is the bottom of the include graph: its headers include no other rocmtpl header, so that
 /// ir/ and codegen/ can use them without including a top-level header (users include
-/// rocmtpl/error.hpp).
+/// rocmtpl/core/error.hpp).
 
 #include <stdexcept>
 #include <string>

@@ -18,19 +18,19 @@
 #include <rocmtpl/codegen/preamble.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/status.hpp>
+#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/core/version.hpp>
 #include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
-#include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
+#include <rocmtpl/kernel/rocm_cpp_scheduling.hpp>
+#include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/module/graph.hpp>
 #include <rocmtpl/module/runner.hpp>
 #include <rocmtpl/module/workspace_plan.hpp>
-#include <rocmtpl/rocm_cpp_scheduling.hpp>
-#include <rocmtpl/rocm_kernel.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
-#include <rocmtpl/version.hpp>
 
 namespace rocmtpl {
 

@@ -13,15 +13,15 @@
 #include <utility>
 #include <vector>
 
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/detail/hash.hpp>
-#include <rocmtpl/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
+#include <rocmtpl/kernel/rocm_cpp_scheduling.hpp>
+#include <rocmtpl/kernel/rocm_template_buffer.hpp>
 #include <rocmtpl/module/workspace_plan.hpp>
-#include <rocmtpl/rocm_cpp_scheduling.hpp>
-#include <rocmtpl/rocm_template_buffer.hpp>
 
 namespace rocmtpl {
 

@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 
 namespace rocmtpl {

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 
 namespace rocmtpl::templates {
 

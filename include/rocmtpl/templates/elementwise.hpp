@@ -14,8 +14,8 @@
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
-#include <rocmtpl/error.hpp>
-#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/templates/activation.hpp>
 #include <rocmtpl/templates/detail/element_access.hpp>
 #include <rocmtpl/templates/detail/source_parts.hpp>

@@ -27,8 +27,8 @@
 #include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
-#include <rocmtpl/error.hpp>
-#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/templates/detail/element_access.hpp>
 #include <rocmtpl/templates/detail/source_parts.hpp>
 #include <rocmtpl/templates/elementwise.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A consumer of rocmtpl::rocmtpl: renders one GEMM variant and prints the source length.
 // Exits non-zero when the rendered source lacks the entry point or the size argument.
-#include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/kernel/rocm_template.hpp>
 
 #include <cstdio>
 #include <string>

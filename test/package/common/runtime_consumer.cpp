@@ -4,9 +4,9 @@
 #if __has_include(<rocmtpl/runtime.hpp>)
 #include <rocmtpl/runtime.hpp>
 #else
-#include <rocmtpl/runtime/tuning_db.hpp>
+#include <rocmtpl/runtime/db/tuning_db.hpp>
 #endif
-#include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/kernel/rocm_template.hpp>
 
 #include <cstdio>
 #include <exception>

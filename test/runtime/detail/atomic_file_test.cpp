@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Tests the library's one atomic file write (runtime/detail/atomic_file.hpp).
-#include <rocmtpl/runtime/detail/atomic_file.hpp>
+// Tests the library's one atomic file write (runtime/sys/atomic_file.hpp).
+#include <rocmtpl/runtime/sys/atomic_file.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/gpu_runtime/error.hpp: the GPU errors carry the API, the code and
+// Tests include/rocmtpl/runtime/gpu/error.hpp: the GPU errors carry the API, the code and
 // the runtime's text in a rocmtpl-style message.
-#include <rocmtpl/runtime/gpu_runtime/error.hpp>
+#include <rocmtpl/runtime/gpu/error.hpp>
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 // Shared helpers of the GPU runtime tests (test/runtime/gpu_runtime/*_test.cpp,
 // test/runtime/gpu_runtime_test.cpp).
 
-#include <rocmtpl/runtime/gpu_runtime/handles.hpp>
-#include <rocmtpl/runtime/gpu_runtime/loader.hpp>
+#include <rocmtpl/runtime/gpu/handles.hpp>
+#include <rocmtpl/runtime/gpu/loader.hpp>
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/gpu_runtime/handles.hpp without a GPU: the handles are move-only,
+// Tests include/rocmtpl/runtime/gpu/handles.hpp without a GPU: the handles are move-only,
 // an empty buffer is safe, and making a handle where no GPU can be used throws no_gpu_error
 // naming the operation.
-#include <rocmtpl/runtime/gpu_runtime/handles.hpp>
+#include <rocmtpl/runtime/gpu/handles.hpp>
 
-#include "runtime/gpu_runtime/gpu_runtime_test_support.hpp"
+#include "runtime/gpu/gpu_runtime_test_support.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/gpu_runtime/loader.hpp on a machine without a GPU: loading never
+// Tests include/rocmtpl/runtime/gpu/loader.hpp on a machine without a GPU: loading never
 // throws for a missing library or device, the status says why no GPU can be used, every operation
 // throws no_gpu_error. Where a runtime library is installed, the test checks that it was found and
 // probed (not merely absent). An invalid ROCMTPL_PLATFORM makes gpu_runtime::instance() throw.
-#include <rocmtpl/runtime/gpu_runtime/loader.hpp>
+#include <rocmtpl/runtime/gpu/loader.hpp>
 
-#include "runtime/gpu_runtime/gpu_runtime_test_support.hpp"
+#include "runtime/gpu/gpu_runtime_test_support.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/gpu_runtime/options.hpp: the environment selects the platform,
+// Tests include/rocmtpl/runtime/gpu/options.hpp: the environment selects the platform,
 // the AMD arch and the library files; an invalid ROCMTPL_PLATFORM is an error naming the variable
 // and its value, never a silent fall-back to "no GPU".
-#include <rocmtpl/runtime/gpu_runtime/options.hpp>
+#include <rocmtpl/runtime/gpu/options.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/gpu_runtime/vendor_api.hpp: the arch-name helpers, the symbol
+// Tests include/rocmtpl/runtime/gpu/vendor_api.hpp: the arch-name helpers, the symbol
 // table binding, and the enumerator values and HIP 5.2 gcnArchName offset the loader hard-codes,
 // checked against the vendors' headers by compiling small programs.
-#include <rocmtpl/runtime/gpu_runtime/vendor_api.hpp>
+#include <rocmtpl/runtime/gpu/vendor_api.hpp>
 
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/tuning_db/claims.hpp on the SQLite backend: batch states, and the
+// Tests include/rocmtpl/runtime/db/claims.hpp on the SQLite backend: batch states, and the
 // claim protocol (add, claim, renew, finish, release, lease expiry) from threads and processes.
 // postgres_test.cpp runs the same checks against a real PostgreSQL server.
-#include <rocmtpl/runtime/tuning_db/claims.hpp>
-#include <rocmtpl/runtime/tuning_db/database.hpp>
+#include <rocmtpl/runtime/db/claims.hpp>
+#include <rocmtpl/runtime/db/database.hpp>
 
+#include "runtime/db/claims_test_support.hpp"
+#include "runtime/db/tuning_db_test_support.hpp"
 #include "runtime/runtime_test_support.hpp"
-#include "runtime/tuning_db/claims_test_support.hpp"
-#include "runtime/tuning_db/tuning_db_test_support.hpp"
 
 #include <gtest/gtest.h>
 

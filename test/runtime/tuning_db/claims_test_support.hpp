@@ -5,7 +5,7 @@
 // (claims_test.cpp: SQLite; postgres_test.cpp: a real PostgreSQL server). `open` returns a new
 // tuning_db (its own connection) on the same database each time it is called.
 
-#include <rocmtpl/runtime/tuning_db.hpp>
+#include <rocmtpl/runtime/db/tuning_db.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/tuning_db/database.hpp.
-#include <rocmtpl/runtime/tuning_db/database.hpp>
+// Tests include/rocmtpl/runtime/db/database.hpp.
+#include <rocmtpl/runtime/db/database.hpp>
 
+#include "runtime/db/tuning_db_test_support.hpp"
 #include "runtime/runtime_test_support.hpp"
-#include "runtime/tuning_db/tuning_db_test_support.hpp"
 
 #include <sqlite3.h>
 #include <sys/wait.h>

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/tuning_db/json.hpp: the JSON forms of the key, measurement and
+// Tests include/rocmtpl/runtime/db/json.hpp: the JSON forms of the key, measurement and
 // record round-trip, non-finite numbers survive as null, and bad input is refused.
-#include <rocmtpl/runtime/tuning_db/json.hpp>
+#include <rocmtpl/runtime/db/json.hpp>
 
 // The JSON forms need no database.
 #ifdef SQLITE_VERSION
-#error "rocmtpl/runtime/tuning_db/json.hpp must not pull in SQLite"
+#error "rocmtpl/runtime/db/json.hpp must not pull in SQLite"
 #endif
 
-#include "runtime/tuning_db/tuning_db_test_support.hpp"
+#include "runtime/db/tuning_db_test_support.hpp"
 
 #include <limits>
 #include <optional>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/tuning_db/key.hpp.
-#include <rocmtpl/runtime/tuning_db/key.hpp>
+// Tests include/rocmtpl/runtime/db/key.hpp.
+#include <rocmtpl/runtime/db/key.hpp>
 
-#include "runtime/tuning_db/tuning_db_test_support.hpp"
+#include "runtime/db/tuning_db_test_support.hpp"
 
 #include <xxhash.h>
 

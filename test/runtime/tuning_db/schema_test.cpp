@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/tuning_db/schema.hpp: the one text of the tables becomes each
+// Tests include/rocmtpl/runtime/db/schema.hpp: the one text of the tables becomes each
 // backend's SQL by its types alone, the SQLite form creates the tables it names (run here in an
 // in-memory database), and the migration from version 1 adds exactly what version 2 added.
-#include <rocmtpl/runtime/tuning_db/schema.hpp>
+#include <rocmtpl/runtime/db/schema.hpp>
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests include/rocmtpl/runtime/tuning_db/sqlite.hpp: the SQLite RAII wrappers bind values
+// Tests include/rocmtpl/runtime/db/sqlite.hpp: the SQLite RAII wrappers bind values
 // without splicing them into SQL, read them back exactly, roll back uncommitted transactions, and
 // report errors as tuning_db_error naming the file, the SQL and SQLite's message.
-#include <rocmtpl/runtime/tuning_db/sqlite.hpp>
+#include <rocmtpl/runtime/db/sqlite.hpp>
 
 #include "runtime/runtime_test_support.hpp"
 

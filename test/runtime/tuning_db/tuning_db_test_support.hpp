@@ -5,7 +5,7 @@
 // test/runtime/tuning_db_test.cpp): sample keys and measurements, a field-by-field comparison,
 // raw SQLite access to inspect a file the way another tool would.
 
-#include <rocmtpl/runtime/tuning_db/key.hpp>
+#include <rocmtpl/runtime/db/key.hpp>
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

@@ -65,3 +65,18 @@ TEST(Error, TemplateErrorNamesTheTemplate) {
 }
 
 }  // namespace
+
+namespace {
+static_assert(std::is_base_of_v<rocmtpl::error, rocmtpl::invalid_argument_error>);
+static_assert(std::is_base_of_v<rocmtpl::error, rocmtpl::out_of_range_error>);
+static_assert(std::is_base_of_v<rocmtpl::error, rocmtpl::evaluation_error>);
+
+TEST(Error, CaughtAsTheBaseKeepsTheMessage) {
+  try {
+    throw rocmtpl::evaluation_error("rocmtpl: sym_expr: M has no size hint");
+  } catch (const rocmtpl::error& e) {
+    EXPECT_STREQ(e.what(), "rocmtpl: sym_expr: M has no size hint");
+  }
+}
+
+}  // namespace

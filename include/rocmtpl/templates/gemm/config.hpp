@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/templates/activation.hpp>
 
 namespace rocmtpl::templates {

@@ -44,7 +44,7 @@
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/concepts.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
-#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
 #include <rocmtpl/templates/gemm/cost_model.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>

@@ -16,11 +16,11 @@
 
 #include <rocmtpl/codegen/epilogue.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
-#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/templates/detail/element_access.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
 

@@ -19,9 +19,9 @@
 #include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
-#include <rocmtpl/error.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/dtype.hpp>
-#include <rocmtpl/rocm_kernel.hpp>
+#include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/templates/activation.hpp>
 #include <rocmtpl/templates/detail/element_access.hpp>
 #include <rocmtpl/templates/detail/source_parts.hpp>

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief rocm_benchmark_request: everything needed to compile, run and time one rendered choice
+/// (the reference's ROCmBenchmarkRequest, as data; the runtime layer acts on it).
+///
+/// The reference's protocol on it (precompile, update_workspace_size, benchmark) is carried out by
+/// rocm_template_caller's members of those names, through the runtime layer
+/// (rocmtpl/runtime/bench/caller_runtime.hpp); what they learn is stored here: `library_path` (the
+/// reference's source_file / DLL) and `workspace_size`.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/ir/sym_expr.hpp>
+#include <rocmtpl/ir/tensor_meta.hpp>
+
+namespace rocmtpl {
+
+/// @brief A rendered choice ready for benchmarking: source, entry point, concrete tensors, extra args.
+struct rocm_benchmark_request {
+  std::string kernel_name;                     ///< exported symbol in the compiled library
+  entry_signature signature;                   ///< the entry's parameters (checked against the library)
+  std::vector<tensor_meta> input_tensor_meta;  ///< in C ABI order (input_reorder applied, unique)
+  tensor_meta output_tensor_meta;
+  std::vector<std::int64_t> extra_args;     ///< size-symbol hints, then runtime argument values
+  std::size_t size_arg_count = 0;           ///< how many of extra_args are size arguments
+  std::vector<std::string> size_arg_names;  ///< the size symbols of those size arguments, in order
+  std::string source_code;
+  /// @brief The workspace in bytes at these extra_args: from workspace_bytes at the hints, or from
+  /// the compiled library's workspace query (the reference's update_workspace_size); nullopt until known.
+  std::optional<std::size_t> workspace_size;
+  /// @brief The workspace as an expression of the size symbols, when the template describes it
+  /// (kernel_capabilities::workspace); nullopt when only the compiled library knows it.
+  std::optional<sym_expr> workspace_bytes;
+  /// @brief The compiled library, once precompile() built it (empty before).
+  std::string library_path;
+
+  /// @brief The size hints the size arguments were evaluated at: size_arg_names -> extra_args.
+  [[nodiscard]] size_hints size_arg_hints() const {
+    size_hints h;
+    for (std::size_t i = 0; i < size_arg_names.size() && i < size_arg_count && i < extra_args.size(); ++i) {
+      h.emplace(size_arg_names[i], extra_args[i]);
+    }
+    return h;
+  }
+
+  /// @brief Hash of the source alone: equal sources share one compiled library.
+  [[nodiscard]] std::string source_hash() const { return detail::hash_hex(source_code); }
+
+  /// @brief Identifies the measurement: source hash plus the extra arguments (runtime args included,
+  /// unlike the reference, so choices differing only in a runtime argument never share a timing).
+  [[nodiscard]] std::string hash_key() const {
+    std::string key = source_hash();
+    for (auto a : extra_args) {
+      // Appended in two steps: g++ 12 at -O3 reports a false -Werror=restrict inside
+      // operator+(const char*, std::string&&).
+      key += '_';
+      key += std::to_string(a);
+    }
+    return key;
+  }
+};
+
+}  // namespace rocmtpl

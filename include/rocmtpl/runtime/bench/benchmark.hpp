@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// @brief Running and timing one rendered choice on the GPU (the reference's
+/// ROCmBenchmarkRequest.benchmark): seeded inputs, workspace query, warm-up, L2 flush, a
+/// repetition count set from an estimate and a time budget, event timing, verification.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/kernel/rocm_benchmark_request.hpp>
+#include <rocmtpl/runtime/bench/utility_kernels.hpp>
+#include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
+#include <rocmtpl/runtime/launch/kernel_call.hpp>
+
+namespace rocmtpl::runtime {
+
+/// @brief A bench was used out of order (verify() before run_reference()).
+class bench_usage_error : public error {
+ public:
+  using error::error;
+};
+
+/// @brief How a benchmark measures.
+struct benchmark_options {
+  double budget_ms = 25.0;      ///< target GPU time of the timed repetitions (the reference's 25 ms)
+  int estimate_runs = 5;        ///< runs that estimate one call's time
+  int min_repetitions = 5;      ///< lower bound on timed repetitions
+  int max_repetitions = 100;    ///< upper bound on timed repetitions
+  bool flush_l2 = true;         ///< overwrite a buffer of twice the L2 size before each run
+  std::uint64_t seed = 0x5eed;  ///< input data seed
+};
+
+/// @brief Statistics of the timed repetitions, in milliseconds.
+struct timing {
+  double min_ms = 0;
+  double median_ms = 0;
+  double spread = 0;  ///< (p90 - p10) / median; 0 with fewer than 2 samples
+  int repetitions = 0;
+  std::vector<double> samples_ms;
+};
+
+/// @brief Summary statistics of samples (milliseconds).
+[[nodiscard]] inline timing summarize(std::vector<double> samples) {
+  timing t;
+  t.repetitions = static_cast<int>(samples.size());
+  if (samples.empty()) return t;
+  t.samples_ms = samples;
+  std::sort(samples.begin(), samples.end());
+  auto quantile = [&](double q) {
+    const double pos = q * static_cast<double>(samples.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto hi = std::min(lo + 1, samples.size() - 1);
+    return samples[lo] + (samples[hi] - samples[lo]) * (pos - static_cast<double>(lo));
+  };
+  t.min_ms = samples.front();
+  t.median_ms = quantile(0.5);
+  t.spread = samples.size() >= 2 && t.median_ms > 0 ? (quantile(0.9) - quantile(0.1)) / t.median_ms : 0.0;
+  return t;
+}
+
+/// @brief Relative L2 error allowed for an output dtype (fp32 accumulation against a double reference).
+[[nodiscard]] inline double default_tolerance(dtype output) {
+  switch (output) {
+    case dtype::f64: return 1e-10;
+    case dtype::f32: return 1e-4;
+    case dtype::f16: return 5e-3;
+    case dtype::bf16: return 2e-2;
+    case dtype::f8e4m3:
+    case dtype::f8e5m2: return 1.5e-1;
+    default: return 0.0;  // integers: exact
+  }
+}
+
+/// @brief A benchmark allocation's byte count does not fit: the tensor's extent times its element
+/// size overflows, or the extent is negative. Thrown before anything is allocated.
+class allocation_size_error : public invalid_argument_error {
+ public:
+  /// @param tensor the tensor's name
+  /// @param message the full message
+  allocation_size_error(std::string tensor, const std::string& message)
+      : invalid_argument_error(message), tensor_(std::move(tensor)) {}
+  /// @brief The tensor whose allocation does not fit.
+  [[nodiscard]] const std::string& tensor() const noexcept { return tensor_; }
+
+ private:
+  std::string tensor_;
+};
+
+/// @brief Bytes a benchmark allocates for each tensor of a request (at least 1 each).
+struct allocation_sizes {
+  std::vector<std::size_t> inputs{};  ///< in the request's input order
+  std::size_t output = 0;             ///< the output (and the reference output)
+};
+
+namespace detail {
+// Bytes of one tensor's allocation: its storage extent (tensor_meta checks the extent itself)
+// times the element size, overflow-checked in size_t; at least 1 so every tensor has an address.
+[[nodiscard]] inline std::size_t allocation_bytes(const tensor_meta& meta, std::string_view role) {
+  const std::int64_t elements = meta.storage_elements();
+  const std::string where = "rocmtpl: bench: " + std::string(role) + " '" + meta.name + "'";
+  if (elements < 0) {
+    throw allocation_size_error(meta.name, where + " has a negative extent (" + std::to_string(elements) +
+                                               " elements); check its sizes, strides and offset");
+  }
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(elements), element_size(meta.type), &bytes)) {
+    throw allocation_size_error(meta.name, where + " needs " + std::to_string(elements) + " elements of " +
+                                               std::to_string(element_size(meta.type)) +
+                                               " bytes, more than size_t counts; use smaller sizes");
+  }
+  return std::max<std::size_t>(bytes, 1);
+}
+}  // namespace detail
+
+/// @brief The allocation sizes of a request, checked before anything is allocated.
+/// @throws allocation_size_error naming the tensor whose byte count overflows
+[[nodiscard]] inline allocation_sizes allocation_sizes_for(const rocm_benchmark_request& request) {
+  allocation_sizes a;
+  for (const auto& meta : request.input_tensor_meta) a.inputs.push_back(detail::allocation_bytes(meta, "input"));
+  a.output = detail::allocation_bytes(request.output_tensor_meta, "output");
+  return a;
+}
+
+/// @brief Times `launch` on `stream` with GPU events (the timing protocol of bench::time() and
+/// rocm_template_caller::benchmark()): one warm-up, `estimate_runs` runs that estimate a call,
+/// then as many timed repetitions as fit `budget_ms` (clamped to [min_repetitions,
+/// max_repetitions]), each preceded by overwriting `flush` (the L2 flush; none when it is null)
+/// and timed by its own event pair.
+/// @param launch enqueues one call on the stream it is given
+/// @param stream the stream everything runs on
+/// @param flush device memory overwritten before each run (twice the L2 size), or nullptr
+/// @param flush_bytes its size
+/// @throws gpu_error (and whatever `launch` throws)
+template <class Launch>
+[[nodiscard]] timing time_launches(Launch&& launch, void* stream, void* flush, std::size_t flush_bytes,
+                                   const benchmark_options& options) {
+  const auto& rt = gpu_runtime::instance();
+  auto one = [&](event& start, event& stop) {
+    if (flush != nullptr) rt.memset(flush, 0, flush_bytes, stream);
+    start.record(stream);
+    launch(stream);
+    stop.record(stream);
+  };
+  event start, stop;
+  one(start, stop);  // warm-up: first-launch costs (module load, caches) stay out of the numbers
+  rt.synchronize(stream);
+  std::vector<double> estimate;
+  for (int i = 0; i < options.estimate_runs; ++i) {
+    one(start, stop);
+    estimate.push_back(static_cast<double>(stop.elapsed_ms_since(start)));
+  }
+  const double est = estimate.empty() ? 1.0 : *std::min_element(estimate.begin(), estimate.end());
+  const int reps = std::clamp(static_cast<int>(options.budget_ms / std::max(est, 1e-4)), options.min_repetitions,
+                              options.max_repetitions);
+  std::vector<event> starts, stops;
+  starts.reserve(static_cast<std::size_t>(reps));
+  stops.reserve(static_cast<std::size_t>(reps));
+  for (int i = 0; i < reps; ++i) {
+    starts.emplace_back();
+    stops.emplace_back();
+    one(starts.back(), stops.back());
+  }
+  rt.synchronize(stream);
+  std::vector<double> samples;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(reps); ++i) {
+    samples.push_back(static_cast<double>(stops[i].elapsed_ms_since(starts[i])));
+  }
+  return summarize(std::move(samples));
+}
+
+/// @brief Inputs, output, reference output and scratch for one benchmark request, on the current
+/// device. Candidates of one problem share a bench (inputs are generated once).
+class bench {
+ public:
+  /// @throws allocation_size_error (before touching the GPU) when a tensor's byte count overflows;
+  /// no_gpu_error without a GPU; gpu_error on allocation failures.
+  bench(const rocm_benchmark_request& request, const utility_kernels& util, benchmark_options options = {})
+      : request_(request), util_(&util), options_(options), sizes_(allocation_sizes_for(request_)) {
+    const auto& rt = gpu_runtime::instance();
+    for (std::size_t i = 0; i < request_.input_tensor_meta.size(); ++i) {
+      inputs_.emplace_back(sizes_.inputs[i]);
+      util.fill(inputs_.back().get(), request_.input_tensor_meta[i], options_.seed + i, stream_.get());
+    }
+    output_ = device_buffer(sizes_.output);
+    if (options_.flush_l2) {
+      const auto l2 = rt.properties(rt.current_device()).l2_cache_bytes;
+      flush_ = device_buffer(std::max<std::size_t>(2 * l2, 1 << 20));
+    }
+    stream_.synchronize();
+  }
+
+  [[nodiscard]] const rocm_benchmark_request& request() const noexcept { return request_; }
+  [[nodiscard]] void* stream() const noexcept { return stream_.get(); }
+  [[nodiscard]] const device_buffer& output() const noexcept { return output_; }
+
+  /// @brief Tensor pointers in C ABI order: inputs, then the output.
+  [[nodiscard]] std::vector<const void*> tensors() const {
+    std::vector<const void*> t;
+    for (const auto& b : inputs_) t.push_back(b.get());
+    t.push_back(output_.get());
+    return t;
+  }
+
+  /// @brief Queries the workspace and grows the workspace buffer to fit. `Kernel` is a
+  /// kernel_entry (the shared library's C entry) or a module_kernel (runtime/launch/module_launcher.hpp):
+  /// anything with `workspace_size(extra)` and `launch(tensors, extra, workspace, stream)`.
+  template <class Kernel>
+  void prepare(const Kernel& k, const std::vector<std::int64_t>& extra) {
+    const auto bytes = k.workspace_size(extra);
+    if (bytes > workspace_.size()) workspace_ = device_buffer(bytes);
+  }
+
+  /// @brief Poisons the output (NaN bytes), runs once and waits. Throws on a non-zero status or a
+  /// GPU error.
+  template <class Kernel>
+  void run_once(const Kernel& k, const std::vector<std::int64_t>& extra) {
+    prepare(k, extra);
+    gpu_runtime::instance().memset(output_.get(), 0xFF, output_.size(), stream_.get());
+    k.launch(tensors(), extra, workspace_.get(), stream_.get());
+    stream_.synchronize();
+  }
+
+  /// @brief Runs the reference kernel and keeps its output for verify().
+  /// @tparam Kernel kernel_entry (the reference's library) or module_kernel (its code object, bound
+  /// to the size arguments)
+  template <class Kernel>
+  void run_reference(const Kernel& reference) {
+    run_once(reference, std::vector<std::int64_t>(
+                            request_.extra_args.begin(),
+                            request_.extra_args.begin() + static_cast<std::ptrdiff_t>(request_.size_arg_count)));
+    reference_ = device_buffer(output_.size());
+    gpu_runtime::instance().memcpy_device(reference_.get(), output_.get(), output_.size(), stream_.get());
+    stream_.synchronize();
+    has_reference_ = true;
+  }
+
+  [[nodiscard]] bool has_reference() const noexcept { return has_reference_; }
+
+  /// @brief Runs `k` once on poisoned output and compares with the reference output.
+  template <class Kernel>
+  [[nodiscard]] comparison verify(const Kernel& k, const std::vector<std::int64_t>& extra) {
+    if (!has_reference_)
+      throw bench_usage_error("rocmtpl: bench: verify() needs run_reference() first; call it once per bench");
+    run_once(k, extra);
+    const auto& meta = request_.output_tensor_meta;
+    return util_->compare(output_.get(), meta, reference_.get(), meta, stream_.get());
+  }
+
+  /// @brief Warm-up, estimate, then timed repetitions with an L2 flush before each, one event pair
+  /// each (time_launches()).
+  /// @tparam Kernel kernel_entry (a library's entry) or module_kernel (a code object's kernels)
+  template <class Kernel>
+  [[nodiscard]] timing time(const Kernel& k, const std::vector<std::int64_t>& extra) {
+    prepare(k, extra);
+    const auto t = tensors();
+    return time_launches([&](void* on) { k.launch(t, extra, workspace_.get(), on); }, stream_.get(), flush_.get(),
+                         flush_.size(), options_);
+  }
+
+ private:
+  rocm_benchmark_request request_;
+  const utility_kernels* util_;
+  benchmark_options options_;
+  allocation_sizes sizes_;  // before stream_: checked before the GPU is touched
+  runtime::stream stream_;
+  std::vector<device_buffer> inputs_;
+  device_buffer output_;
+  device_buffer reference_;
+  device_buffer workspace_;
+  device_buffer flush_;
+  bool has_reference_ = false;
+};
+
+}  // namespace rocmtpl::runtime
