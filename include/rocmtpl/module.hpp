@@ -7,7 +7,7 @@
 /// one exported C entry point that runs the nodes in order on a stream (pure layer: the source;
 /// runtime/aot/module_loader.hpp compiles, caches, saves and loads it).
 ///
-/// The entry point has the kernels' ABI shape (ARCHITECTURE.md):
+/// The entry point has the kernels' ABI shape (docs/ARCHITECTURE.md):
 /// @code{.unparsed}
 /// extern "C" PT_EXPORT int <module>(const T* input..., T* output..., int64_t size..., size_t* workspace_size,
 ///                                   uint8_t* workspace, hipStream_t stream);

@@ -20,8 +20,8 @@ namespace rocmtpl {
 /// Runtime arguments are integers: the host passes every non-pointer argument of the C ABI in an
 /// integer register or stack slot, so the allowed types are the fixed-width integer types.
 struct arg_info {
-  std::string name;
-  std::string ty;
+  std::string name;  ///< the parameter's name in the entry point
+  std::string ty;    ///< its C type, one of allowed_types
 
   /// @brief Integer C types a runtime argument may have.
   static constexpr std::array<std::string_view, 6> allowed_types{"int32_t",  "int64_t", "uint32_t",
@@ -37,6 +37,7 @@ struct arg_info {
     }
   }
 
+  /// @brief Member-wise equality.
   friend bool operator==(const arg_info&, const arg_info&) = default;
 };
 

@@ -71,6 +71,7 @@ struct kernel_capabilities {
   /// the template before it may fuse it
   bool pointwise = false;
 
+  /// @brief Member-wise equality.
   friend constexpr bool operator==(const kernel_capabilities&, const kernel_capabilities&) = default;
 };
 

@@ -49,7 +49,7 @@ enum class epilogue_op_kind : std::uint8_t { activation, add, sub, mul, scale, c
 
 /// @brief One pointwise op of an epilogue chain; build it with the named constructors.
 struct epilogue_op {
-  epilogue_op_kind kind = epilogue_op_kind::scale;
+  epilogue_op_kind kind = epilogue_op_kind::scale;          ///< which op; the fields below that it uses
   epilogue_activation act = epilogue_activation::relu;      ///< activation
   std::size_t input = 0;                                    ///< add/sub/mul: index of the tensor operand
   epilogue_broadcast broadcast = epilogue_broadcast::full;  ///< add/sub/mul: how the operand broadcasts
@@ -95,6 +95,7 @@ struct epilogue_op {
     return kind == epilogue_op_kind::add || kind == epilogue_op_kind::sub || kind == epilogue_op_kind::mul;
   }
 
+  /// @brief Same kind and the same value of the fields that kind uses.
   friend bool operator==(const epilogue_op& a, const epilogue_op& b) noexcept {
     if (a.kind != b.kind) return false;
     switch (a.kind) {
@@ -205,6 +206,7 @@ struct epilogue_chain {
     return out;
   }
 
+  /// @brief Member-wise equality.
   friend bool operator==(const epilogue_chain&, const epilogue_chain&) = default;
 };
 
@@ -225,11 +227,11 @@ struct fused_epilogue {
 /// @brief A tensor operand of a chain as (batch, rows, cols) of the output: strides (0 where it
 /// broadcasts) and offset, in elements.
 struct epilogue_operand {
-  const buffer* node = nullptr;
-  sym_expr stride_b{0};
-  sym_expr stride_r{0};
-  sym_expr stride_c{0};
-  sym_expr offset{0};
+  const buffer* node = nullptr;  ///< the operand's buffer
+  sym_expr stride_b{0};          ///< stride along the batch (0: broadcast)
+  sym_expr stride_r{0};          ///< stride along the rows, M (0: broadcast)
+  sym_expr stride_c{0};          ///< stride along the columns, N (0: broadcast)
+  sym_expr offset{0};            ///< offset of its first element
 };
 
 /// @brief Checks a chain against its operands and an output [(batch,) M, N] and returns each

@@ -23,12 +23,15 @@ namespace rocmtpl {
 /// @endcode
 class indented_buffer {
  public:
+  /// @param initial_indent the starting indentation level
+  /// @param tab_width spaces per level
   explicit indented_buffer(int initial_indent = 0, int tab_width = 4) noexcept
       : level_(initial_indent), tab_width_(tab_width) {}
 
   /// @brief RAII indentation: indents on construction, restores on destruction.
   class indent_scope {
    public:
+    /// @brief Adds `offset` levels to `owner` until destruction.
     indent_scope(indented_buffer& owner, int offset) noexcept : owner_(&owner), offset_(offset) {
       owner_->level_ += offset_;
     }
@@ -93,9 +96,11 @@ class indented_buffer {
   [[nodiscard]] std::size_t line_count() const noexcept {
     return static_cast<std::size_t>(std::count(text_.begin(), text_.end(), '\n'));
   }
+  /// @brief The current indentation level.
   [[nodiscard]] int level() const noexcept { return level_; }
   /// @brief Reserves capacity for the text (a hint; rendering a known-size source avoids regrowth).
   void reserve(std::size_t bytes) { text_.reserve(bytes); }
+  /// @brief Drops the text (the indentation level stays).
   void clear() noexcept { text_.clear(); }
 
  private:

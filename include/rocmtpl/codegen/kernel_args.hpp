@@ -41,19 +41,20 @@ enum class param_kind {
 /// @brief One parameter of an entry point: its name, kind and C type as declared (`const float*`,
 /// `float*`, `int64_t`, `int32_t`).
 struct entry_param {
-  std::string name;
-  param_kind kind = param_kind::size;
-  std::string type;
+  std::string name;                    ///< the parameter's name as declared (`X`, `u_M`, `split_k`)
+  param_kind kind = param_kind::size;  ///< what it is
+  std::string type;                    ///< its C type as declared
 
+  /// @brief Member-wise equality.
   friend bool operator==(const entry_param&, const entry_param&) = default;
 };
 
 /// @brief The run-time description of an entry point's signature (the generated C ABI of
-/// ARCHITECTURE.md): its parameters in order, inputs, outputs, sizes, runtime arguments, without the
+/// docs/ARCHITECTURE.md): its parameters in order, inputs, outputs, sizes, runtime arguments, without the
 /// fixed tail. Rendering declares the entry from it; the runtime checks a loaded library and every
 /// call against it.
 struct entry_signature {
-  std::vector<entry_param> params;
+  std::vector<entry_param> params;  ///< the parameters before the fixed tail, in ABI order
 
   /// @brief The fixed tail of every entry point.
   static constexpr std::string_view tail = "size_t* workspace_size, uint8_t* workspace, hipStream_t stream";
@@ -125,6 +126,7 @@ struct entry_signature {
     }
   }
 
+  /// @brief Member-wise equality.
   friend bool operator==(const entry_signature&, const entry_signature&) = default;
 
  private:
@@ -150,8 +152,8 @@ class kernel_args {
  public:
   /// @brief A tensor argument: the graph buffer and the C parameter name it is bound to.
   struct tensor_arg {
-    buffer node;
-    std::string arg_name;
+    buffer node;           ///< the graph buffer
+    std::string arg_name;  ///< the C parameter name it is bound to
   };
 
   /// @brief Binds an input buffer to a parameter name; a buffer added twice keeps its first name.
@@ -167,8 +169,11 @@ class kernel_args {
     runtime_.push_back(info);
   }
 
+  /// @brief The input tensors, in the order they were added.
   [[nodiscard]] const std::vector<tensor_arg>& inputs() const noexcept { return inputs_; }
+  /// @brief The output tensors, in the order they were added.
   [[nodiscard]] const std::vector<tensor_arg>& outputs() const noexcept { return outputs_; }
+  /// @brief The runtime arguments, in order.
   [[nodiscard]] const std::vector<arg_info>& runtime_args() const noexcept { return runtime_; }
 
   /// @brief Symbols of all tensor layouts, in order of first appearance as tensors were added

@@ -48,11 +48,12 @@ enum class launch_scalar : std::uint8_t { i32, i64 };
 /// `only_when_runtime_arg_above_one` is set, capped at `at_most` (0: no cap) and, for persistent
 /// grids, at the device's multiprocessor count.
 struct launch_value {
-  sym_expr sizes{1};
-  std::optional<std::size_t> times_runtime_arg{};
-  std::optional<std::size_t> only_when_runtime_arg_above_one{};
-  std::int64_t at_most = 0;
-  bool at_most_sm_count = false;
+  sym_expr sizes{1};                                             ///< the value over the size symbols
+  std::optional<std::size_t> times_runtime_arg{};                ///< index of a runtime argument to multiply by
+  std::optional<std::size_t> only_when_runtime_arg_above_one{};  ///< index of a runtime argument: 0 unless it is > 1
+  std::int64_t at_most = 0;                                      ///< upper bound; 0: none
+  bool at_most_sm_count = false;  ///< also capped at the multiprocessor count (at launch time)
+  /// @brief Member-wise equality.
   friend bool operator==(const launch_value&, const launch_value&) = default;
 };
 
@@ -61,16 +62,17 @@ struct launch_value {
 /// box_rows x box_cols, 128-byte swizzle, 256-byte L2 promotion, out-of-bounds reads as zero. A map
 /// of an empty matrix (rows or cols 0) is left zeroed: nothing is loaded through it.
 struct tensor_map_spec {
-  std::size_t tensor = 0;
-  dtype element = dtype::f16;
-  sym_expr offset{0};
-  sym_expr rows{0};
-  sym_expr cols{0};
-  sym_expr pitch{0};
-  std::int64_t box_rows = 0;
-  std::int64_t box_cols = 0;
+  std::size_t tensor = 0;      ///< C ABI tensor index (inputs, then the output)
+  dtype element = dtype::f16;  ///< element type (16-bit)
+  sym_expr offset{0};          ///< first element, in elements from the tensor's pointer
+  sym_expr rows{0};            ///< rows of the matrix
+  sym_expr cols{0};            ///< columns (unit stride)
+  sym_expr pitch{0};           ///< elements between rows
+  std::int64_t box_rows = 0;   ///< rows of one box (one TMA copy)
+  std::int64_t box_cols = 0;   ///< columns of one box
   /// The pitch used when `rows` <= 1 (a pitch that is never stepped only has to be valid).
   std::optional<sym_expr> pitch_if_one_row{};
+  /// @brief Member-wise equality.
   friend bool operator==(const tensor_map_spec&, const tensor_map_spec&) = default;
 };
 
@@ -85,13 +87,14 @@ enum class launch_param_kind : std::uint8_t {
 
 /// @brief One kernel parameter; `name` is the argument as the generated entry spells it.
 struct launch_param {
-  launch_param_kind kind = launch_param_kind::tensor;
-  std::size_t index = 0;
-  std::string name{};
-  launch_scalar scalar = launch_scalar::i64;
-  std::int64_t byte_offset = 0;
-  std::string cpp_type{};  ///< workspace: the pointer type the kernel takes ("float*")
-  std::optional<tensor_map_spec> map{};
+  launch_param_kind kind = launch_param_kind::tensor;  ///< what the parameter is
+  std::size_t index = 0;                               ///< tensor, size or runtime argument index (see kind)
+  std::string name{};                                  ///< the argument as the generated entry spells it
+  launch_scalar scalar = launch_scalar::i64;           ///< integer type of a size or runtime argument
+  std::int64_t byte_offset = 0;                        ///< workspace: bytes from the workspace pointer
+  std::string cpp_type{};                              ///< workspace: the pointer type the kernel takes ("float*")
+  std::optional<tensor_map_spec> map{};                ///< tensor_map: the map to build
+  /// @brief Member-wise equality.
   friend bool operator==(const launch_param&, const launch_param&) = default;
 };
 
@@ -99,15 +102,16 @@ struct launch_param {
 /// `<launch_description::kernel_name>_<suffix>` (device_symbol()); generated code spells it
 /// device_symbol_ref(suffix), so that naming a kernel sets a field and never edits its text.
 struct kernel_launch {
-  std::string suffix{};  ///< the symbol after the entry's name and '_', e.g. `v8_8`
-  std::array<launch_value, 3> grid{};
-  std::array<std::int64_t, 3> block{1, 1, 1};
-  std::int64_t shared_bytes = 0;
-  std::vector<launch_param> params{};
+  std::string suffix{};                        ///< the symbol after the entry's name and '_', e.g. `v8_8`
+  std::array<launch_value, 3> grid{};          ///< blocks along x, y, z
+  std::array<std::int64_t, 3> block{1, 1, 1};  ///< threads per block along x, y, z
+  std::int64_t shared_bytes = 0;               ///< dynamic shared memory in bytes
+  std::vector<launch_param> params{};          ///< the kernel's parameters, in order
   /// AMD values where they differ (source with per-platform constants): block {0, 0, 0} and
   /// shared bytes -1 mean "as above".
   std::array<std::int64_t, 3> amd_block{0, 0, 0};
-  std::int64_t amd_shared_bytes = -1;
+  std::int64_t amd_shared_bytes = -1;  ///< AMD dynamic shared memory; -1: shared_bytes
+  /// @brief Member-wise equality.
   friend bool operator==(const kernel_launch&, const kernel_launch&) = default;
 };
 
@@ -121,29 +125,32 @@ enum class launch_requirement_kind : std::uint8_t {
 
 /// @brief One requirement of a variant (see launch_requirement_kind).
 struct launch_requirement {
-  launch_requirement_kind kind = launch_requirement_kind::multiple_of;
-  std::size_t tensor = 0;
-  sym_expr expr{0};
-  std::int64_t value = 1;
-  std::optional<sym_expr> unless_at_most_one{};
+  launch_requirement_kind kind = launch_requirement_kind::multiple_of;  ///< the condition
+  std::size_t tensor = 0;                                               ///< aligned_pointer: C ABI tensor index
+  sym_expr expr{0};                              ///< the expression tested (aligned_pointer: an element offset)
+  std::int64_t value = 1;                        ///< the bound, divisor or alignment in bytes
+  std::optional<sym_expr> unless_at_most_one{};  ///< multiple_of: skipped when this is at most 1
+  /// @brief Member-wise equality.
   friend bool operator==(const launch_requirement&, const launch_requirement&) = default;
 };
 
 /// @brief The launches of one instantiation and what they need.
 struct launch_variant {
-  std::vector<launch_requirement> requirements{};
-  std::vector<kernel_launch> launches{};
+  std::vector<launch_requirement> requirements{};  ///< all must hold for the variant to launch
+  std::vector<kernel_launch> launches{};           ///< launched in order
+  /// @brief Member-wise equality.
   friend bool operator==(const launch_variant&, const launch_variant&) = default;
 };
 
 /// @brief Everything the entry point launches, for one configuration.
 struct launch_description {
-  std::string kernel_name{};                ///< the entry's name: every device symbol starts with it
-  std::vector<std::string> size_symbols{};  ///< symbol names in entry order (their values' order)
-  std::vector<std::string> runtime_args{};  ///< runtime argument names in entry order
-  std::vector<dtype> tensor_types{};        ///< C ABI tensors (inputs, then the output)
-  launch_value workspace_bytes{sym_expr(0)};
-  std::vector<launch_variant> variants{};
+  std::string kernel_name{};                  ///< the entry's name: every device symbol starts with it
+  std::vector<std::string> size_symbols{};    ///< symbol names in entry order (their values' order)
+  std::vector<std::string> runtime_args{};    ///< runtime argument names in entry order
+  std::vector<dtype> tensor_types{};          ///< C ABI tensors (inputs, then the output)
+  launch_value workspace_bytes{sym_expr(0)};  ///< what the workspace query answers
+  std::vector<launch_variant> variants{};     ///< tried in order; the first whose requirements hold launches
+  /// @brief Member-wise equality.
   friend bool operator==(const launch_description&, const launch_description&) = default;
 };
 
@@ -221,54 +228,63 @@ inline constexpr std::string_view device_symbol_macro = "ROCMTPL_KERNEL_SYMBOL";
 
 /// @brief A tensor map with concrete numbers.
 struct bound_tensor_map {
-  std::size_t tensor = 0;
-  dtype element = dtype::f16;
+  std::size_t tensor = 0;      ///< C ABI tensor index
+  dtype element = dtype::f16;  ///< element type
+  /// @brief tensor_map_spec's offset, rows, cols, pitch (pitch_if_one_row applied) and box, evaluated.
+  /// @{
   std::int64_t offset = 0, rows = 0, cols = 0, pitch = 0, box_rows = 0, box_cols = 0;
+  /// @}
+  /// @brief Member-wise equality.
   friend bool operator==(const bound_tensor_map&, const bound_tensor_map&) = default;
 };
 
 /// @brief A parameter with concrete numbers: `value` is the integer (size, runtime argument) or the
 /// workspace byte offset.
 struct bound_param {
-  launch_param_kind kind = launch_param_kind::tensor;
-  std::size_t index = 0;
-  launch_scalar scalar = launch_scalar::i64;
-  std::int64_t value = 0;
-  std::optional<bound_tensor_map> map{};
+  launch_param_kind kind = launch_param_kind::tensor;  ///< what the parameter is
+  std::size_t index = 0;                               ///< launch_param::index
+  launch_scalar scalar = launch_scalar::i64;           ///< integer type of a size or runtime argument
+  std::int64_t value = 0;                              ///< the integer, or the workspace byte offset
+  std::optional<bound_tensor_map> map{};               ///< tensor_map: the map's numbers
+  /// @brief Member-wise equality.
   friend bool operator==(const bound_param&, const bound_param&) = default;
 };
 
 /// @brief A launch with concrete numbers; grid x is still capped at the SM count when asked.
 struct bound_kernel_launch {
-  std::string symbol{};  ///< the device symbol (device_symbol()), as the code object names it
-  std::array<std::int64_t, 3> grid{1, 1, 1};
-  bool grid_x_at_most_sm_count = false;
-  std::array<std::int64_t, 3> block{1, 1, 1};
-  std::int64_t shared_bytes = 0;
-  std::vector<bound_param> params{};
+  std::string symbol{};                        ///< the device symbol (device_symbol()), as the code object names it
+  std::array<std::int64_t, 3> grid{1, 1, 1};   ///< blocks along x, y, z (before the SM-count cap)
+  bool grid_x_at_most_sm_count = false;        ///< cap grid x at the multiprocessor count (launch_grid())
+  std::array<std::int64_t, 3> block{1, 1, 1};  ///< threads per block (the platform's values)
+  std::int64_t shared_bytes = 0;               ///< dynamic shared memory in bytes (the platform's value)
+  std::vector<bound_param> params{};           ///< the kernel's parameters, in order
+  /// @brief Member-wise equality.
   friend bool operator==(const bound_kernel_launch&, const bound_kernel_launch&) = default;
 };
 
 /// @brief A pointer requirement left for launch time: (tensor + byte_offset) % alignment == 0.
 struct bound_alignment {
-  std::size_t tensor = 0;
-  std::int64_t byte_offset = 0;
-  std::int64_t alignment = 1;
+  std::size_t tensor = 0;        ///< C ABI tensor index
+  std::int64_t byte_offset = 0;  ///< bytes added to the tensor's address
+  std::int64_t alignment = 1;    ///< required alignment in bytes
+  /// @brief Member-wise equality.
   friend bool operator==(const bound_alignment&, const bound_alignment&) = default;
 };
 
 /// @brief A variant whose size requirements held.
 struct bound_variant {
-  std::size_t index = 0;  ///< position in launch_description::variants
-  std::vector<bound_alignment> alignments{};
-  std::vector<bound_kernel_launch> launches{};
+  std::size_t index = 0;                        ///< position in launch_description::variants
+  std::vector<bound_alignment> alignments{};    ///< pointer requirements checked at launch (select_variant())
+  std::vector<bound_kernel_launch> launches{};  ///< launched in order
+  /// @brief Member-wise equality.
   friend bool operator==(const bound_variant&, const bound_variant&) = default;
 };
 
 /// @brief A description evaluated for concrete sizes and runtime arguments.
 struct bound_launch {
-  std::int64_t workspace_bytes = 0;
-  std::vector<bound_variant> variants{};
+  std::int64_t workspace_bytes = 0;       ///< the workspace the launch needs
+  std::vector<bound_variant> variants{};  ///< the variants whose size requirements held, in order
+  /// @brief Member-wise equality.
   friend bool operator==(const bound_launch&, const bound_launch&) = default;
 };
 

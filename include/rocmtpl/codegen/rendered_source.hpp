@@ -203,6 +203,7 @@ struct rendered_source {
     return out;
   }
 
+  /// @brief Member-wise equality.
   friend bool operator==(const rendered_source&, const rendered_source&) = default;
 };
 

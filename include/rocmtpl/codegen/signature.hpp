@@ -6,7 +6,7 @@
 /// declaration (the text def_kernel() writes), its exact C++ function type and its argument list;
 /// codegen/typed_entry.hpp calls an entry point through them.
 ///
-/// A signature lists the parameters of the C ABI (ARCHITECTURE.md) in its order: the inputs (in
+/// A signature lists the parameters of the C ABI (docs/ARCHITECTURE.md) in its order: the inputs (in
 /// input_reorder order), the outputs, the symbolic sizes (in order of first appearance in those
 /// tensors' sizes then strides), the runtime arguments; then the fixed tail workspace_size,
 /// workspace, stream. Parameter names are the buffer names, the size symbols (declared `u_<name>`
@@ -82,6 +82,7 @@ struct arg {
                                              : std::is_same_v<T, std::int64_t>  ? "int64_t"
                                              : std::is_same_v<T, std::uint32_t> ? "uint32_t"
                                                                                 : "uint64_t";
+  /// @brief Its C++ type.
   using type = T;
 };
 
@@ -95,6 +96,7 @@ struct param_desc {
   std::string_view name;    ///< buffer name, size symbol (`M`, declared `u_M`) or runtime argument name
   std::string_view c_type;  ///< element type of a tensor (`uint16_t`), `int64_t` for a size, a runtime arg's type
   param_kind kind;          ///< what the parameter is
+  /// @brief Member-wise equality.
   friend constexpr bool operator==(const param_desc&, const param_desc&) = default;
 };
 
@@ -108,9 +110,10 @@ class signature_error : public invalid_argument_error {
 /// @brief Text of fixed length usable in constant expressions (a signature's declaration).
 template <std::size_t N>
 struct fixed_text {
-  char data[N + 1]{};
+  char data[N + 1]{};  ///< the characters and a terminating zero
   /// @brief The text.
   [[nodiscard]] constexpr std::string_view view() const noexcept { return {data, N}; }
+  /// @brief view(), implicitly.
   constexpr operator std::string_view() const noexcept { return view(); }  // NOLINT: implicit by design
 };
 
@@ -373,6 +376,7 @@ constexpr void write_declaration(Out& out, std::string_view kernel_name, const s
 template <class Inputs, class Outputs, class... Extras>
 struct kernel_signature;
 
+/// @brief kernel_signature for `inputs<In...>`, `outputs<Out...>` and the extras (see the primary template).
 template <class... In, class... Out, class... Extras>
 struct kernel_signature<inputs<In...>, outputs<Out...>, Extras...> {
   static_assert((detail::is_static_buffer<In> && ...) && (detail::is_static_buffer<Out> && ...),

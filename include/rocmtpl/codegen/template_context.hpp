@@ -18,6 +18,11 @@ namespace rocmtpl {
 /// @brief Inputs, output, input order and the common source preamble of one template instance.
 class template_context {
  public:
+  /// @param input_nodes the input buffers, in the template's order
+  /// @param output_node the output buffer
+  /// @param input_reorder the entry point's order of the inputs (indices into input_nodes); nullopt: as given
+  /// @param header the includes every generated source starts with
+  /// @param globals PT_EXPORT, the bfloat16 alias, status codes and helpers
   template_context(std::vector<buffer> input_nodes, buffer output_node, std::optional<std::vector<int>> input_reorder,
                    std::string header, std::string globals)
       : input_nodes_(std::move(input_nodes)),
@@ -32,7 +37,9 @@ class template_context {
   [[nodiscard]] const buffer* input(std::size_t i) const noexcept {
     return i < input_nodes_.size() ? &input_nodes_[i] : nullptr;
   }
+  /// @brief The output buffer.
   [[nodiscard]] const buffer& output_node() const noexcept { return output_node_; }
+  /// @brief The entry point's order of the inputs (indices into input_nodes()); nullopt: as given.
   [[nodiscard]] const std::optional<std::vector<int>>& input_reorder() const noexcept { return input_reorder_; }
   /// @brief The includes every generated source starts with.
   [[nodiscard]] const std::string& header() const noexcept { return header_; }

@@ -205,9 +205,9 @@ class typed_entry {
                 "rocmtpl: typed_entry: the parameter is a kernel_signature<inputs<...>, outputs<...>, ...>");
 
  public:
-  using signature = Signature;
-  using function_type = typename Signature::function_type;
-  using params = typename Signature::params;
+  using signature = Signature;                              ///< the kernel_signature
+  using function_type = typename Signature::function_type;  ///< the entry point's exact function type
+  using params = typename Signature::params;                ///< the parameters before the fixed tail, as types
   /// @brief The parameters the workspace query takes: sizes, then runtime arguments.
   using scalar_params = typename detail::filter_scalars<params>::type;
 

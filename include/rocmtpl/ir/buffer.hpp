@@ -30,12 +30,18 @@ class buffer {
     check_static_extent();
   }
 
+  /// @brief The buffer's name.
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// @brief The layout (the reference's get_layout()).
   [[nodiscard]] const rocmtpl::layout& get_layout() const noexcept { return *layout_; }
+  /// @brief The layout's element type.
   [[nodiscard]] dtype type() const noexcept { return layout_->type(); }
+  /// @brief The layout's sizes.
   [[nodiscard]] const std::vector<sym_expr>& sizes() const noexcept { return layout_->sizes(); }
+  /// @brief The layout's strides, in elements.
   [[nodiscard]] const std::vector<sym_expr>& strides() const noexcept { return layout_->strides(); }
 
+  /// @brief Same name and equal layouts.
   friend bool operator==(const buffer& a, const buffer& b) {
     return a.name_ == b.name_ && (a.layout_ == b.layout_ || *a.layout_ == *b.layout_);
   }
@@ -70,8 +76,9 @@ struct static_buffer {
   static_assert(
       is_valid_name(Name.view()),
       "rocmtpl: static_buffer: the name must not be a C/C++ keyword or an entry point parameter name; rename it");
-  using layout_type = Layout;
-  static constexpr std::string_view name = Name.view();
+  using layout_type = Layout;                            ///< the static_layout
+  static constexpr std::string_view name = Name.view();  ///< the buffer's name
+  /// @brief The runtime buffer (lossless).
   [[nodiscard]] static buffer to_value() { return {std::string(name), Layout::to_value()}; }
 };
 

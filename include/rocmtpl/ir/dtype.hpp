@@ -105,6 +105,7 @@ inline constexpr std::array<dtype_info, 11> dtype_table{{
   throw invalid_argument_error("rocmtpl: dtype: unknown dtype '" + std::string(text) + "'; expected one of " + known);
 }
 
+/// @brief Prints name(d).
 inline std::ostream& operator<<(std::ostream& os, dtype d) { return os << name(d); }
 
 /// @brief The number that stands for a dtype wherever it crosses into compiled or generated code:
@@ -145,22 +146,22 @@ inline std::ostream& operator<<(std::ostream& os, dtype d) { return os << name(d
 /// @brief Compile-time dtype: a tag type carrying the runtime value.
 template <dtype D>
 struct dtype_tag {
-  static constexpr dtype value = D;
+  static constexpr dtype value = D;  ///< the runtime value
   /// @brief The runtime value (lossless conversion of the type).
   [[nodiscard]] static constexpr dtype to_value() noexcept { return D; }
 };
 
-using f16_t = dtype_tag<dtype::f16>;
-using bf16_t = dtype_tag<dtype::bf16>;
-using f32_t = dtype_tag<dtype::f32>;
-using f64_t = dtype_tag<dtype::f64>;
-using i8_t = dtype_tag<dtype::i8>;
-using u8_t = dtype_tag<dtype::u8>;
-using i32_t = dtype_tag<dtype::i32>;
-using i64_t = dtype_tag<dtype::i64>;
-using bool_t = dtype_tag<dtype::boolean>;
-using f8e4m3_t = dtype_tag<dtype::f8e4m3>;
-using f8e5m2_t = dtype_tag<dtype::f8e5m2>;
+using f16_t = dtype_tag<dtype::f16>;        ///< float16 tag
+using bf16_t = dtype_tag<dtype::bf16>;      ///< bfloat16 tag
+using f32_t = dtype_tag<dtype::f32>;        ///< float32 tag
+using f64_t = dtype_tag<dtype::f64>;        ///< float64 tag
+using i8_t = dtype_tag<dtype::i8>;          ///< int8 tag
+using u8_t = dtype_tag<dtype::u8>;          ///< uint8 tag
+using i32_t = dtype_tag<dtype::i32>;        ///< int32 tag
+using i64_t = dtype_tag<dtype::i64>;        ///< int64 tag
+using bool_t = dtype_tag<dtype::boolean>;   ///< bool tag
+using f8e4m3_t = dtype_tag<dtype::f8e4m3>;  ///< float8_e4m3fnuz tag
+using f8e5m2_t = dtype_tag<dtype::f8e5m2>;  ///< float8_e5m2fnuz tag
 
 namespace detail {
 template <class T>

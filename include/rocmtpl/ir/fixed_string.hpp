@@ -20,8 +20,9 @@ namespace rocmtpl {
 /// @endcode
 template <std::size_t N>
 struct fixed_string {
-  char data[N]{};
+  char data[N]{};  ///< the characters and the terminating zero
 
+  /// @brief Copies a string literal (implicit, so that `named<"M">` works).
   constexpr fixed_string(const char (&text)[N]) noexcept {  // NOLINT: implicit by design
     std::copy_n(text, N, data);
   }
@@ -32,14 +33,17 @@ struct fixed_string {
   /// @brief The characters as a string_view.
   [[nodiscard]] constexpr std::string_view view() const noexcept { return {data, N - 1}; }
 
+  /// @brief view(), implicitly.
   constexpr operator std::string_view() const noexcept { return view(); }  // NOLINT
 
+  /// @brief Equal characters (the lengths may differ, then they are not equal).
   template <std::size_t M>
   friend constexpr bool operator==(const fixed_string& a, const fixed_string<M>& b) noexcept {
     return a.view() == b.view();
   }
 };
 
+/// @brief Deduces N from a string literal.
 template <std::size_t N>
 fixed_string(const char (&)[N]) -> fixed_string<N>;
 

@@ -22,24 +22,28 @@ namespace rocmtpl {
 /// @brief An IEEE binary16 value as its 16 bits (host storage only: no arithmetic).
 struct half_t {
   std::uint16_t bits;  ///< the raw bits
+  /// @brief Equal bits.
   friend constexpr bool operator==(half_t, half_t) noexcept = default;
 };
 
 /// @brief A bfloat16 value as its 16 bits (host storage only: no arithmetic).
 struct bfloat16_t {
   std::uint16_t bits;  ///< the raw bits
+  /// @brief Equal bits.
   friend constexpr bool operator==(bfloat16_t, bfloat16_t) noexcept = default;
 };
 
 /// @brief An fp8 e4m3 (fnuz) value as its 8 bits (host storage only).
 struct float8_e4m3_t {
   std::uint8_t bits;  ///< the raw bits
+  /// @brief Equal bits.
   friend constexpr bool operator==(float8_e4m3_t, float8_e4m3_t) noexcept = default;
 };
 
 /// @brief An fp8 e5m2 (fnuz) value as its 8 bits (host storage only).
 struct float8_e5m2_t {
   std::uint8_t bits;  ///< the raw bits
+  /// @brief Equal bits.
   friend constexpr bool operator==(float8_e5m2_t, float8_e5m2_t) noexcept = default;
 };
 

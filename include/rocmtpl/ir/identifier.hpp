@@ -49,7 +49,7 @@ inline constexpr auto cpp_keywords = std::to_array<std::string_view>(
      "restrict", "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
      "_Static_assert", "_Thread_local"});
 
-/// @brief The parameter names every generated entry point ends with (ARCHITECTURE.md's C ABI).
+/// @brief The parameter names every generated entry point ends with (docs/ARCHITECTURE.md's C ABI).
 inline constexpr std::array<std::string_view, 3> entry_abi_names{"workspace_size", "workspace", "stream"};
 
 /// @brief The prefix every user name takes in generated code; no internal identifier starts with it.

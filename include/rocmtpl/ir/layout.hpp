@@ -77,10 +77,15 @@ class layout {
     return {type, std::move(sizes), std::move(strides), std::move(offset)};
   }
 
+  /// @brief Element type.
   [[nodiscard]] dtype type() const noexcept { return type_; }
+  /// @brief Sizes, one per dimension.
   [[nodiscard]] const std::vector<sym_expr>& sizes() const noexcept { return sizes_; }
+  /// @brief Strides in elements, one per dimension.
   [[nodiscard]] const std::vector<sym_expr>& strides() const noexcept { return strides_; }
+  /// @brief Offset of the first element, in elements.
   [[nodiscard]] const sym_expr& offset() const noexcept { return offset_; }
+  /// @brief Number of dimensions.
   [[nodiscard]] std::size_t rank() const noexcept { return sizes_.size(); }
 
   /// @brief Size of dimension `index`; negative indices count from the end.
@@ -143,9 +148,11 @@ class layout {
   /// @brief Text such as `float16[M, 64] strides [64, 1] offset 0`, stable across runs.
   [[nodiscard]] const std::string& to_string() const noexcept { return text_; }
 
+  /// @brief Same dtype, sizes, strides and offset.
   friend bool operator==(const layout& a, const layout& b) {
     return a.type_ == b.type_ && a.sizes_ == b.sizes_ && a.strides_ == b.strides_ && a.offset_ == b.offset_;
   }
+  /// @brief Prints to_string().
   friend std::ostream& operator<<(std::ostream& os, const layout& l) { return os << l.to_string(); }
 
  private:
@@ -192,12 +199,12 @@ class layout {
 template <dtype_tag_type DType, class Sizes, class Strides = void, std::int64_t Offset = 0>
 struct static_layout {
   static_assert(Offset >= 0, "rocmtpl: static_layout: offset must be non-negative");
-  using dtype_type = DType;
-  using sizes_type = Sizes;
-  using strides_type = Strides;
-  static constexpr dtype type = DType::value;
-  static constexpr std::size_t rank = Sizes::rank;
-  static constexpr std::int64_t offset = Offset;
+  using dtype_type = DType;                         ///< the dtype tag
+  using sizes_type = Sizes;                         ///< the sizes, `dims<...>`
+  using strides_type = Strides;                     ///< the strides, `dims<...>`, or `void` (row-major)
+  static constexpr dtype type = DType::value;       ///< the element type
+  static constexpr std::size_t rank = Sizes::rank;  ///< number of dimensions
+  static constexpr std::int64_t offset = Offset;    ///< offset of the first element, in elements
 
   /// @brief The runtime value of this layout.
   [[nodiscard]] static layout to_value() {

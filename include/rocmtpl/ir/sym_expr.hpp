@@ -1032,5 +1032,6 @@ inline sym_expr sym_expr::substitute_symbols(const sym_bindings& replacements) c
 /// @brief Hash of a sym_expr (sym_expr::hash()), so it can key unordered containers.
 template <>
 struct std::hash<rocmtpl::sym_expr> {
+  /// @brief e.hash().
   std::size_t operator()(const rocmtpl::sym_expr& e) const noexcept { return e.hash(); }
 };

@@ -15,11 +15,11 @@ namespace rocmtpl {
 
 /// @brief Concrete description of a tensor for benchmarking (the reference's TensorMeta).
 struct tensor_meta {
-  std::string name;
-  dtype type = dtype::f32;
-  std::vector<std::int64_t> sizes;
-  std::vector<std::int64_t> strides;
-  std::int64_t offset = 0;
+  std::string name;                   ///< the buffer's name
+  dtype type = dtype::f32;            ///< element type
+  std::vector<std::int64_t> sizes;    ///< sizes, one per dimension
+  std::vector<std::int64_t> strides;  ///< strides in elements
+  std::int64_t offset = 0;            ///< offset of the first element, in elements
 
   /// @brief Resolves a buffer's symbolic layout with size hints.
   /// @throws evaluation_error naming the buffer and the symbol that has no hint, or the expression
@@ -85,6 +85,7 @@ struct tensor_meta {
     return static_cast<std::size_t>(bytes);
   }
 
+  /// @brief Member-wise equality.
   friend bool operator==(const tensor_meta&, const tensor_meta&) = default;
 
  private:

@@ -29,11 +29,11 @@ struct rocm_benchmark_request {
   std::string kernel_name;                     ///< exported symbol in the compiled library
   entry_signature signature;                   ///< the entry's parameters (checked against the library)
   std::vector<tensor_meta> input_tensor_meta;  ///< in C ABI order (input_reorder applied, unique)
-  tensor_meta output_tensor_meta;
-  std::vector<std::int64_t> extra_args;     ///< size-symbol hints, then runtime argument values
-  std::size_t size_arg_count = 0;           ///< how many of extra_args are size arguments
-  std::vector<std::string> size_arg_names;  ///< the size symbols of those size arguments, in order
-  std::string source_code;
+  tensor_meta output_tensor_meta;              ///< the output tensor
+  std::vector<std::int64_t> extra_args;        ///< size-symbol hints, then runtime argument values
+  std::size_t size_arg_count = 0;              ///< how many of extra_args are size arguments
+  std::vector<std::string> size_arg_names;     ///< the size symbols of those size arguments, in order
+  std::string source_code;                     ///< the complete translation unit
   /// @brief The workspace in bytes at these extra_args: from workspace_bytes at the hints, or from
   /// the compiled library's workspace query (the reference's update_workspace_size); nullopt until known.
   std::optional<std::size_t> workspace_size;

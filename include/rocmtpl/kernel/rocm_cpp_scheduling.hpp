@@ -73,6 +73,7 @@ struct kernel_origin {
   std::string node;  ///< graph name of the node's output, e.g. `h`
   std::string op;    ///< the op, e.g. `gemm`
 
+  /// @brief Member-wise equality.
   friend bool operator==(const kernel_origin&, const kernel_origin&) = default;
 };
 
@@ -168,6 +169,7 @@ struct fusion_decision {
   bool fused = false;  ///< true when the template renders with the epilogues fused
   std::string reason;  ///< the template's reason when it refuses; empty otherwise
 
+  /// @brief `fused`.
   [[nodiscard]] explicit operator bool() const noexcept { return fused; }
 };
 
@@ -234,6 +236,7 @@ class rocm_cpp_scheduling {
   };
 
   rocm_cpp_scheduling() = default;
+  /// @param opts linkage and naming settings
   explicit rocm_cpp_scheduling(options opts) : options_(opts) {}
 
   /// @brief The settings.

@@ -39,7 +39,7 @@ namespace rocmtpl {
 /// entry point's signature and the C++ expressions for sizes, strides and offsets.
 class rocm_template_kernel {
  public:
-  /// @brief The fixed tail of every entry point (the C ABI in ARCHITECTURE.md).
+  /// @brief The fixed tail of every entry point (the C ABI in docs/ARCHITECTURE.md).
   static constexpr std::string_view extra_cpp_args = entry_signature::tail;
 
   /// @throws invalid_argument_error if the name is not a valid name (is_valid_name()) or starts with
@@ -64,9 +64,13 @@ class rocm_template_kernel {
     for (const auto& info : runtime_arg_info_) args_.add_runtime_arg(info);
   }
 
+  /// @brief The entry point's name.
   [[nodiscard]] const std::string& kernel_name() const noexcept { return kernel_name_; }
+  /// @brief The entry point's arguments, as bound so far (def_kernel()).
   [[nodiscard]] const kernel_args& args() const noexcept { return args_; }
+  /// @brief The runtime arguments' names and types.
   [[nodiscard]] const std::vector<arg_info>& runtime_arg_info() const noexcept { return runtime_arg_info_; }
+  /// @brief The runtime arguments' values for this configuration (empty when none were given).
   [[nodiscard]] const std::vector<runtime_arg_value>& runtime_arg_values() const noexcept {
     return runtime_arg_values_;
   }
@@ -340,6 +344,13 @@ inline constexpr bool caller_needs_backend = false;
 /// @endcode
 class rocm_template_caller {
  public:
+  /// @param name the choice name, `rocm_<template>_<n>`
+  /// @param category the template name
+  /// @param input_nodes the template's input buffers
+  /// @param output_node the template's output buffer
+  /// @param make_kernel_render re-renders the choice with the `KERNEL_NAME` placeholder
+  /// @param bmreq the benchmark request
+  /// @param info_kwargs the configuration's (field, value) pairs
   rocm_template_caller(std::string name, std::string category, std::vector<buffer> input_nodes, buffer output_node,
                        make_kernel_render_fn make_kernel_render, rocm_benchmark_request bmreq,
                        std::vector<std::pair<std::string, std::string>> info_kwargs)
@@ -355,11 +366,17 @@ class rocm_template_caller {
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   /// @brief Template name (the reference's category).
   [[nodiscard]] const std::string& category() const noexcept { return category_; }
+  /// @brief The template's input buffers.
   [[nodiscard]] const std::vector<buffer>& input_nodes() const noexcept { return input_nodes_; }
+  /// @brief The output's layout.
   [[nodiscard]] const rocmtpl::layout& get_layout() const noexcept { return output_node_.get_layout(); }
+  /// @brief The benchmark request.
   [[nodiscard]] const rocm_benchmark_request& bmreq() const noexcept { return bmreq_; }
+  /// @brief The benchmark request (precompile() and update_workspace_size() fill it in).
   [[nodiscard]] rocm_benchmark_request& bmreq() noexcept { return bmreq_; }
+  /// @brief The complete translation unit (bmreq().source_code).
   [[nodiscard]] const std::string& source() const noexcept { return bmreq_.source_code; }
+  /// @brief The closure that re-renders the choice with the `KERNEL_NAME` placeholder.
   [[nodiscard]] const make_kernel_render_fn& make_kernel_render() const noexcept { return make_kernel_render_; }
 
   /// @brief `rocm_template_kernels.<name>`.

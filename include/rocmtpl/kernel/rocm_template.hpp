@@ -57,9 +57,13 @@ template <class Policy>
 requires kernel_template<Policy>
 class rocm_template {
  public:
-  using policy_type = Policy;
-  using config_type = typename Policy::config_type;
+  using policy_type = Policy;                        ///< the kernel_template policy
+  using config_type = typename Policy::config_type;  ///< one configuration of the policy
 
+  /// @param policy the policy
+  /// @param input_nodes the input buffers, in the template's order
+  /// @param output_layout the output's layout (the output buffer is `buf_out`)
+  /// @param input_reorder the entry point's order of the inputs; nullopt: as given
   /// @throws invalid_argument_error if input_reorder is not a permutation of the inputs.
   rocm_template(Policy policy, std::vector<buffer> input_nodes, layout output_layout,
                 std::optional<std::vector<int>> input_reorder = std::nullopt)
@@ -87,9 +91,13 @@ class rocm_template {
 
   /// @brief The template name, from the policy.
   [[nodiscard]] static std::string_view name() { return Policy::name(); }
+  /// @brief The policy.
   [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
+  /// @brief The input buffers, in the template's order.
   [[nodiscard]] const std::vector<buffer>& input_nodes() const noexcept { return input_nodes_; }
+  /// @brief The output buffer (`buf_out`).
   [[nodiscard]] const buffer& output_node() const noexcept { return output_node_; }
+  /// @brief The entry point's order of the inputs; nullopt: as given.
   [[nodiscard]] const std::optional<std::vector<int>>& input_reorder() const noexcept { return input_reorder_; }
 
   /// @brief The includes every generated source starts with: the HIP portability header (HIP on

@@ -26,8 +26,8 @@ class rocm_template_buffer;
 /// @brief What make_kernel_render returns: a kernel named `KERNEL_NAME` and the closure that renders
 /// it into parts (the scheduler gives the parts their real name and linkage).
 struct kernel_render {
-  std::shared_ptr<rocm_template_kernel> kernel;
-  std::function<rendered_source()> render;
+  std::shared_ptr<rocm_template_kernel> kernel;  ///< the kernel the template renders into
+  std::function<rendered_source()> render;       ///< renders the kernel's parts
 };
 
 /// @brief Re-renders a chosen template for a buffer, with optional epilogue nodes fused.
@@ -63,10 +63,15 @@ class rocm_template_buffer {
         template_name_(std::move(template_name)),
         workspace_bytes_(std::move(workspace_bytes)) {}
 
+  /// @brief The output buffer's name.
   [[nodiscard]] const std::string& name() const noexcept { return output_.name(); }
+  /// @brief The output buffer.
   [[nodiscard]] const buffer& output() const noexcept { return output_; }
+  /// @brief The output's layout.
   [[nodiscard]] const rocmtpl::layout& get_layout() const noexcept { return output_.get_layout(); }
+  /// @brief The input buffers.
   [[nodiscard]] const std::vector<buffer>& inputs() const noexcept { return inputs_; }
+  /// @brief The template's name.
   [[nodiscard]] const std::string& template_name() const noexcept { return template_name_; }
 
   /// @brief Global memory (bytes) the kernel needs as workspace; 0 when unknown (the reference's rule).

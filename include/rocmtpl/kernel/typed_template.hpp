@@ -38,8 +38,9 @@ namespace rocmtpl {
 template <class Signature>
 class typed_caller {
  public:
-  using signature = Signature;
+  using signature = Signature;  ///< the kernel_signature
 
+  /// @param caller the untyped choice, rendered with this signature
   explicit typed_caller(rocm_template_caller caller) : caller_(std::move(caller)) {}
 
   /// @brief The untyped choice (source, benchmark request, name).
@@ -73,9 +74,9 @@ class typed_template {
                 "rocmtpl: typed_template: a kernel template has one output; give outputs<...> one buffer");
 
  public:
-  using policy_type = Policy;
-  using signature = Signature;
-  using config_type = typename Policy::config_type;
+  using policy_type = Policy;                        ///< the kernel_template policy
+  using signature = Signature;                       ///< the kernel_signature
+  using config_type = typename Policy::config_type;  ///< one configuration of the policy
 
   /// @throws signature_error when the policy's runtime arguments differ from the signature's.
   explicit typed_template(Policy policy)
@@ -86,6 +87,7 @@ class typed_template {
 
   /// @brief The runtime-value template underneath (same buffers, same input order).
   [[nodiscard]] const rocm_template<Policy>& untyped() const noexcept { return template_; }
+  /// @brief The policy.
   [[nodiscard]] const Policy& policy() const noexcept { return template_.policy(); }
 
   /// @brief rocm_template::generate(), checked against the signature.

@@ -28,7 +28,9 @@ struct elementwise_config {
 
   /// @brief `{.block_threads = 256}`.
   [[nodiscard]] std::string to_string() const { return "{.block_threads = " + std::to_string(block_threads) + "}"; }
+  /// @brief Member-wise equality.
   friend constexpr bool operator==(const elementwise_config&, const elementwise_config&) = default;
+  /// @brief Member-wise order (configurations sort and key maps).
   friend constexpr auto operator<=>(const elementwise_config&, const elementwise_config&) = default;
 };
 
@@ -49,15 +51,17 @@ struct elementwise_options {
 /// [M, N]); any strides and offsets, static or symbolic sizes; f32, f16 and bf16.
 class elementwise_policy {
  public:
-  using policy_concept = kernel_template_tag;
-  using config_type = elementwise_config;
+  using policy_concept = kernel_template_tag;  ///< opts in to kernel_template
+  using config_type = elementwise_config;      ///< the tunable launch shape
   /// @brief The workspace is known at code generation (none); describes its launch (device-only tuning).
   static constexpr kernel_capabilities capabilities{.workspace = true, .launch = true};
 
+  /// @param options the activation
   explicit elementwise_policy(elementwise_options options = {}) : options_(options) {}
 
   /// @brief "elementwise".
   [[nodiscard]] static std::string_view name() noexcept { return "elementwise"; }
+  /// @brief The options it was made with.
   [[nodiscard]] const elementwise_options& options() const noexcept { return options_; }
 
   /// @brief 128, 256 and 512 threads per block.

@@ -38,8 +38,8 @@ namespace rocmtpl::templates {
 /// @brief The pointwise template: one epilogue chain applied per element (see the file comment).
 class pointwise_policy {
  public:
-  using policy_concept = kernel_template_tag;
-  using config_type = elementwise_config;
+  using policy_concept = kernel_template_tag;  ///< opts in to kernel_template
+  using config_type = elementwise_config;      ///< the tunable launch shape (threads per block)
   /// @brief No workspace; describes its launch; its node carries its chain.
   static constexpr kernel_capabilities capabilities{.workspace = true, .launch = true, .pointwise = true};
 
@@ -48,6 +48,7 @@ class pointwise_policy {
 
   /// @brief "pointwise".
   [[nodiscard]] static std::string_view name() noexcept { return "pointwise"; }
+  /// @brief The chain it applies.
   [[nodiscard]] const epilogue_chain& chain() const noexcept { return chain_; }
 
   /// @brief 128, 256 and 512 threads per block.

@@ -56,14 +56,14 @@ namespace rocmtpl::runtime {
 
 /// @brief One GEMM problem as `rocmtpl-tune gemm` describes it: Y = act(X @ W [+ bias]), alpha 1.
 struct gemm_problem_spec {
-  std::int64_t m = 0;      ///< rows of X and Y
-  std::int64_t n = 0;      ///< columns of W and Y
-  std::int64_t k = 0;      ///< columns of X, rows of W
-  std::int64_t batch = 1;  ///< batch count (a leading dimension when > 1 or symbolic)
-  dtype type = dtype::f32;
-  std::string layout = "rr";  ///< X and W storage: r row-major, c column-major
-  templates::activation act = templates::activation::none;
-  bool bias = false;                  ///< a bias of N values
+  std::int64_t m = 0;                                       ///< rows of X and Y
+  std::int64_t n = 0;                                       ///< columns of W and Y
+  std::int64_t k = 0;                                       ///< columns of X, rows of W
+  std::int64_t batch = 1;                                   ///< batch count (a leading dimension when > 1 or symbolic)
+  dtype type = dtype::f32;                                  ///< dtype of X, W and Y
+  std::string layout = "rr";                                ///< X and W storage: r row-major, c column-major
+  templates::activation act = templates::activation::none;  ///< the epilogue's activation
+  bool bias = false;                                        ///< a bias of N values
   std::vector<std::string> symbolic;  ///< sorted subset of "B", "K", "M", "N": sizes passed at run time
 
   /// @brief True when the size @p name ("M", "N", "K" or "B") is a kernel argument.
@@ -126,8 +126,8 @@ struct pretuned_gemm {
 
 /// @brief What collect_pretuned_gemms() found: the entries, and one note per record left out.
 struct pretuned_collection {
-  std::vector<pretuned_gemm> entries;
-  std::vector<std::string> notes;
+  std::vector<pretuned_gemm> entries;  ///< one per exported problem
+  std::vector<std::string> notes;      ///< why each record left out was left out
 };
 
 namespace detail::export_impl {

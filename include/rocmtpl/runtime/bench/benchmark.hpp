@@ -42,11 +42,11 @@ struct benchmark_options {
 
 /// @brief Statistics of the timed repetitions, in milliseconds.
 struct timing {
-  double min_ms = 0;
-  double median_ms = 0;
-  double spread = 0;  ///< (p90 - p10) / median; 0 with fewer than 2 samples
-  int repetitions = 0;
-  std::vector<double> samples_ms;
+  double min_ms = 0;               ///< fastest repetition
+  double median_ms = 0;            ///< median repetition
+  double spread = 0;               ///< (p90 - p10) / median; 0 with fewer than 2 samples
+  int repetitions = 0;             ///< number of timed repetitions
+  std::vector<double> samples_ms;  ///< every repetition's time, in order
 };
 
 /// @brief Summary statistics of samples (milliseconds).
@@ -199,8 +199,11 @@ class bench {
     stream_.synchronize();
   }
 
+  /// @brief The request it benchmarks.
   [[nodiscard]] const rocm_benchmark_request& request() const noexcept { return request_; }
+  /// @brief The stream every run goes on.
   [[nodiscard]] void* stream() const noexcept { return stream_.get(); }
+  /// @brief The output tensor's device memory.
   [[nodiscard]] const device_buffer& output() const noexcept { return output_; }
 
   /// @brief Tensor pointers in C ABI order: inputs, then the output.
@@ -244,6 +247,7 @@ class bench {
     has_reference_ = true;
   }
 
+  /// @brief True once run_reference() has kept a reference output.
   [[nodiscard]] bool has_reference() const noexcept { return has_reference_; }
 
   /// @brief Runs `k` once on poisoned output and compares with the reference output.

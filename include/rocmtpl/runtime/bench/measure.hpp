@@ -246,6 +246,7 @@ inline tensor_meta meta_from_json(const nlohmann::json& j) {
   return r;
 }
 
+/// @brief benchmark_options as JSON, for the worker protocol's `setup`.
 [[nodiscard]] inline nlohmann::json options_to_json(const benchmark_options& o) {
   return {{"budget_ms", o.budget_ms},
           {"estimate_runs", o.estimate_runs},
@@ -255,6 +256,8 @@ inline tensor_meta meta_from_json(const nlohmann::json& j) {
           {"seed", o.seed}};
 }
 
+/// @brief Inverse of options_to_json().
+/// @throws nlohmann::json::exception when a field is missing or has the wrong type.
 [[nodiscard]] inline benchmark_options options_from_json(const nlohmann::json& j) {
   benchmark_options o;
   o.budget_ms = j.at("budget_ms").get<double>();

@@ -330,8 +330,8 @@ struct comparison {
 /// shared library called through its C entry, or a device-only code object launched through the
 /// module API (runtime/launch/module_launcher.hpp).
 struct compiled_binary {
-  std::filesystem::path path{};
-  bool code_object = false;
+  std::filesystem::path path{};  ///< the shared library or the code object
+  bool code_object = false;      ///< true for a device-only code object
 };
 
 /// @brief The compiled helper kernels for one device.

@@ -215,10 +215,10 @@ typedef decltype(nullptr) nullptr_t;
 
 /// @brief What one NVRTC compile produced.
 struct nvrtc_output {
-  bool ok = false;
-  std::string log;
-  std::string cubin;
-  double seconds = 0;
+  bool ok = false;     ///< the compile succeeded
+  std::string log;     ///< NVRTC's program log
+  std::string cubin;   ///< the cubin's bytes (empty on failure)
+  double seconds = 0;  ///< wall time of the compile
 };
 
 /// @brief Compiles `source` with NVRTC and the `options` (NVRTC's own spelling) into a cubin.

@@ -44,6 +44,7 @@ struct tuning_key {
   /// @return The digest.
   [[nodiscard]] std::string digest() const;
 
+  /// @brief Member-wise equality.
   friend bool operator==(const tuning_key&, const tuning_key&) = default;
 };
 
@@ -168,6 +169,7 @@ struct tuning_record {
   std::string created_at;                 ///< When the key was first stored, ISO-8601 UTC ("2025-01-31T12:00:00.123Z").
   std::string updated_at;                 ///< When anything about the key last changed, ISO-8601 UTC.
 
+  /// @brief Member-wise equality.
   friend bool operator==(const tuning_record&, const tuning_record&) = default;
 };
 

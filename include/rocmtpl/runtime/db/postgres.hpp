@@ -32,12 +32,14 @@
 #include <utility>
 #include <vector>
 
+/// @cond ROCMTPL_INTERNAL
 #if defined(ROCMTPL_HAS_LIBPQ) && ROCMTPL_HAS_LIBPQ
 #include <libpq-fe.h>
 #define ROCMTPL_DETAIL_PG 1
 #else
 #define ROCMTPL_DETAIL_PG 0
 #endif
+/// @endcond
 
 namespace rocmtpl::runtime {
 

@@ -31,9 +31,10 @@ namespace rocmtpl::runtime {
 
 /// @brief The device a tune runs on: enough for the tuning key and the compile target.
 struct device_identity {
-  platform kind = platform::nvidia;
-  std::string name;
-  std::string arch;
+  platform kind = platform::nvidia;  ///< the vendor platform
+  std::string name;                  ///< the model as the GPU runtime names it (tuning_key::device)
+  std::string arch;                  ///< its architecture, e.g. "sm_90", "gfx90a" (tuning_key::arch)
+  /// @brief Member-wise equality.
   friend bool operator==(const device_identity&, const device_identity&) = default;
 };
 

@@ -30,7 +30,9 @@ class gpu_error : public rocmtpl::error {
   [[nodiscard]] const std::string& api() const noexcept { return api_; }
 
  protected:
+  /// @brief Selects the constructor that takes the whole message.
   struct preformatted_tag {};
+  /// @brief For derived errors: `what` is the whole message.
   gpu_error(preformatted_tag, std::string what, std::string api, int code)
       : rocmtpl::error(std::move(what)), api_(std::move(api)), code_(code) {}
 

@@ -25,8 +25,10 @@ class device_buffer {
   /// @throws no_gpu_error without a GPU; gpu_error when out of memory.
   explicit device_buffer(std::size_t bytes, const gpu_runtime& runtime = gpu_runtime::instance())
       : runtime_(&runtime), ptr_(runtime.malloc(bytes)), size_(bytes) {}
+  /// @brief Takes `other`'s memory; `other` is left empty.
   device_buffer(device_buffer&& other) noexcept
       : runtime_(other.runtime_), ptr_(std::exchange(other.ptr_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  /// @brief Frees this buffer's memory, then takes `other`'s; `other` is left empty.
   device_buffer& operator=(device_buffer&& other) noexcept {
     if (this != &other) {
       reset();

@@ -5,7 +5,7 @@
 /// @brief Calling a generated entry point whose signature is known only at run time, through its
 /// packed twin.
 ///
-/// Every generated library exports, next to the entry `NAME` (ARCHITECTURE.md's C ABI), two
+/// Every generated library exports, next to the entry `NAME` (docs/ARCHITECTURE.md's C ABI), two
 /// functions rendered from the entry's signature (codegen/rendered_source.hpp):
 /// @code{.unparsed}
 /// extern "C" int NAME_packed(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream);
@@ -210,7 +210,9 @@ class kernel_entry {
     return text != nullptr ? std::string(text) : std::string();
   }
 
+  /// @brief The entry point's name.
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// @brief The library it lives in (kept loaded while the entry lives).
   [[nodiscard]] const std::shared_ptr<shared_library>& library() const noexcept { return library_; }
   /// @brief The checked signature.
   [[nodiscard]] const entry_signature& signature() const noexcept { return signature_; }

@@ -213,6 +213,7 @@ class code_object {
 
   /// @brief The multiprocessor count of the device it was loaded on (for persistent grids).
   [[nodiscard]] std::int64_t sm_count() const noexcept { return sm_count_; }
+  /// @brief The code object file it was loaded from.
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
 
  private:
@@ -356,6 +357,7 @@ class module_kernel {
     }
   }
 
+  /// @brief The bound launch description it launches from.
   [[nodiscard]] const bound_launch& bound() const noexcept { return launch_; }
 
  private:

@@ -68,8 +68,8 @@ class workspace_required_error : public error {
 template <class Signature>
 class typed_kernel {
  public:
-  using signature = Signature;
-  using function_type = typename Signature::function_type;
+  using signature = Signature;                              ///< the kernel_signature
+  using function_type = typename Signature::function_type;  ///< the entry point's exact function type
 
   /// @param library the loaded library
   /// @param name the entry point's symbol
@@ -77,7 +77,9 @@ class typed_kernel {
   typed_kernel(std::shared_ptr<shared_library> library, std::string name)
       : library_(std::move(library)), name_(std::move(name)), entry_(library_->symbol<function_type>(name_)) {}
 
+  /// @brief The entry point's name.
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// @brief The library it lives in (kept loaded while a copy lives).
   [[nodiscard]] const std::shared_ptr<shared_library>& library() const noexcept { return library_; }
   /// @brief The typed pointer (returns statuses instead of throwing).
   [[nodiscard]] const typed_entry<Signature>& entry() const noexcept { return entry_; }

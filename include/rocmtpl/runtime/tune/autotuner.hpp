@@ -79,12 +79,12 @@ struct candidate_report {
   /// status, times, verification (result.candidate == id), and the GPU that timed it
   /// (result.device: its model; result.device_id: its index, or its worker's visibility value)
   measurement result;
-  std::vector<kernel_resource_usage> resources;
-  double compile_seconds = 0;
-  bool compile_cached = false;
-  std::filesystem::path library;               ///< the shared library, or the code object when `code_object`
-  bool code_object = false;                    ///< compiled device-only, measured through the module API
-  std::vector<std::string> compile_command{};  ///< the compiler's argv (empty when not compiled in this run)
+  std::vector<kernel_resource_usage> resources;  ///< per-kernel resource usage, as the compiler reported it
+  double compile_seconds = 0;                    ///< wall time of its compile (of the original one for a cache hit)
+  bool compile_cached = false;                   ///< the code cache answered without running the compiler
+  std::filesystem::path library;                 ///< the shared library, or the code object when `code_object`
+  bool code_object = false;                      ///< compiled device-only, measured through the module API
+  std::vector<std::string> compile_command{};    ///< the compiler's argv (empty when not compiled in this run)
 };
 
 /// @brief When the steps of a tune happened, in seconds since the tune started (0: did not happen).
@@ -97,6 +97,7 @@ struct tune_timeline {
   double compiles_done = 0;     ///< the last compile finished
   double measured_done = 0;     ///< the last candidate measured (and verified)
 
+  /// @brief Every field by name.
   [[nodiscard]] nlohmann::json to_json() const {
     return {{"compiles_started", compiles_started}, {"helpers_ready", helpers_ready},
             {"reference_ready", reference_ready},   {"first_measured", first_measured},
@@ -106,17 +107,17 @@ struct tune_timeline {
 
 /// @brief What a tune did and found.
 struct autotune_report {
-  tuning_key key;
-  std::vector<candidate_report> candidates;
-  std::optional<std::size_t> winner;  ///< index into candidates
-  bool gpu = false;                   ///< benchmarked on a GPU
-  std::string gpu_status;             ///< the runtime's status line
-  bool from_database = false;         ///< answered from the tuning database: nothing compiled or run
-  std::size_t compiled = 0;           ///< compiler processes spawned
-  std::size_t benchmarked = 0;        ///< candidates measured in this run
-  double wall_seconds = 0;
-  compile_options compile{};  ///< what candidates are compiled with (device-only ones as code objects)
-  tune_timeline timeline{};   ///< when its steps happened (a cold tune's critical path)
+  tuning_key key;                            ///< the problem's key in the tuning database
+  std::vector<candidate_report> candidates;  ///< every candidate, in the policy's ranked order
+  std::optional<std::size_t> winner;         ///< index into candidates
+  bool gpu = false;                          ///< benchmarked on a GPU
+  std::string gpu_status;                    ///< the runtime's status line
+  bool from_database = false;                ///< answered from the tuning database: nothing compiled or run
+  std::size_t compiled = 0;                  ///< compiler processes spawned
+  std::size_t benchmarked = 0;               ///< candidates measured in this run
+  double wall_seconds = 0;                   ///< wall time of the tune
+  compile_options compile{};                 ///< what candidates are compiled with (device-only ones as code objects)
+  tune_timeline timeline{};                  ///< when its steps happened (a cold tune's critical path)
 
   /// @brief The winning candidate, or nullptr.
   [[nodiscard]] const candidate_report* best() const noexcept { return winner ? &candidates[*winner] : nullptr; }

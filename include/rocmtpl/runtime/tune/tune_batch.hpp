@@ -151,6 +151,9 @@ struct batch_summary {
 /// which problems finished since this run started, counting every tuner's work.
 class batch_progress {
  public:
+  /// @param out where to print (null: nothing is printed)
+  /// @param tty redraw one line in place (a terminal) instead of a line per finished problem
+  /// @param name the batch's name, shown at the start of the terminal line
   batch_progress(std::ostream* out, bool tty, std::string name)
       : out_(out), tty_(tty), name_(std::move(name)), start_(std::chrono::steady_clock::now()) {}
   batch_progress(const batch_progress&) = delete;

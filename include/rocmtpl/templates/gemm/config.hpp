@@ -216,7 +216,9 @@ struct gemm_config {
   }
 
  public:
+  /// @brief Member-wise equality.
   friend constexpr bool operator==(const gemm_config&, const gemm_config&) = default;
+  /// @brief Member-wise order (configurations sort and key maps).
   friend constexpr auto operator<=>(const gemm_config&, const gemm_config&) = default;
 };
 

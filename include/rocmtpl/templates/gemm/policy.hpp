@@ -54,11 +54,11 @@
 
 namespace rocmtpl::templates {
 
-/// @brief The GEMM kernel_template policy (SIMT and matrix-core paths, fused epilogues).
+/// @brief The GEMM kernel_template policy (SIMT, matrix-core, Hopper wgmma and skinny paths, fused epilogues).
 class gemm_policy {
  public:
-  using policy_concept = kernel_template_tag;
-  using config_type = gemm_config;
+  using policy_concept = kernel_template_tag;  ///< opts in to kernel_template
+  using config_type = gemm_config;             ///< one configuration, for every math path
   /// @brief A reference kernel, the runtime argument split_k, per-problem search spaces, the
   /// workspace known at code generation, launch descriptions of the candidates and the reference
   /// (device-only tuning through the module API) and fused epilogue chains (render_epilogue()).
@@ -70,9 +70,12 @@ class gemm_policy {
                                                     .reference_launch = true,
                                                     .epilogue = true};
 
+  /// @param options the problem-level options (activation, alpha, beta, bias dimension, residual, runtime split-K)
   explicit gemm_policy(gemm_options options = {}) : options_(options) {}
 
+  /// @brief "gemm".
   [[nodiscard]] static std::string_view name() noexcept { return "gemm"; }
+  /// @brief The options it was made with.
   [[nodiscard]] const gemm_options& options() const noexcept { return options_; }
 
   /// @brief The SIMT search space (see gemm_simt_configs()).
