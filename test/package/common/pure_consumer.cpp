@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-// A consumer of rocmtpl::rocmtpl: renders one GEMM variant and prints the source length.
-// Exits non-zero when the rendered source lacks the entry point or the size argument.
-#include <rocmtpl/kernel/rocm_template.hpp>
+// A consumer of rocmtpl::rocmtpl: renders one GEMM variant and prints the source length and the
+// caller's hash_key() (xxHash, inlined: the program needs no library). Exits non-zero when the
+// rendered source lacks the entry point or the size argument, or the key lacks the source's hash.
+#include <rocmtpl/core/version.hpp>
+#include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/templates/gemm.hpp>
 
 #include <cstdio>
 #include <string>
@@ -29,7 +33,14 @@ int main() {
       return 1;
     }
   }
-  std::printf("rocmtpl %d.%d.%d: rendered %s (%zu configurations): %zu bytes of HIP source\n", ROCMTPL_VERSION_MAJOR,
-              ROCMTPL_VERSION_MINOR, ROCMTPL_VERSION_PATCH, caller.name().c_str(), configs.size(), source.size());
+  const std::string key = caller.hash_key();
+  if (key.find(rocmtpl::detail::hash_hex(source)) == std::string::npos) {
+    std::fprintf(stderr, "pure_consumer: hash_key '%s' lacks the source's hash %s\n", key.c_str(),
+                 rocmtpl::detail::hash_hex(source).c_str());
+    return 1;
+  }
+  std::printf("rocmtpl %d.%d.%d: rendered %s (%zu configurations): %zu bytes of HIP source, hash_key %s\n",
+              ROCMTPL_VERSION_MAJOR, ROCMTPL_VERSION_MINOR, ROCMTPL_VERSION_PATCH, caller.name().c_str(),
+              configs.size(), source.size(), key.c_str());
   return 0;
 }
