@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Rendered kernel sources per second for the GEMM policy (issue: foundation; goal >= 50,000/s on one core).
 // Run: build/release/benchmark/codegen_bench --benchmark_min_time=1
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include <benchmark/benchmark.h>
 

@@ -3,8 +3,9 @@
 # The README's two commands on a fresh Debian 12 machine:
 #   tools/run.sh tune   installs what it needs, builds, and tunes a GEMM (the main job)
 #   tools/run.sh test   installs what it needs, builds the Release configuration (-O3, -Werror: what
-#                       users build; test programs at -O1) with tests, benchmarks and tools, runs every test, then the
-#                       unit/golden/runtime tests again under ASan + UBSan (Debug)
+#                       users build) with tools, examples and benchmarks and runs the tests that are not
+#                       GoogleTest programs, then builds every test program once under ASan + UBSan
+#                       (Debug) and runs them
 # .ci/run also calls `tools/run.sh check-format` (clang-format 14, the pinned version) and the main job.
 # Package installation is idempotent: only missing packages are installed, without prompts.
 set -euo pipefail
@@ -43,22 +44,24 @@ case "${1:-}" in
     ;;
   test)
     install_packages
-    # The release preset is the configuration users build (-O3): g++ 12 reports some warnings only
-    # there, so the -Werror test build is this one; `tune` reuses it.
+    # Release (-O3, -Werror: what users build; g++ 12 reports some warnings only there): the tools,
+    # examples and benchmarks, every header compiled alone, and the tests that are not GoogleTest
+    # programs (package, fail, cli, example, docs). `tune` reuses this build.
     cmake --preset release > /dev/null
     cmake --build --preset release -j "$jobs"
     cmake --build --preset release --target all_verify_interface_header_sets -j "$jobs"
     echo "rocmtpl: release build done at ${SECONDS} s"
     ctest --preset release -j "$jobs"
     echo "rocmtpl: release tests done at ${SECONDS} s"
+    # Every GoogleTest program (unit, golden, runtime, gpu, and the ODR check), built once, under
+    # ASan + UBSan (Debug, -Werror); gpu tests skip with a message without a GPU.
     cmake --preset asan > /dev/null
-    cmake --build --preset asan --target rocmtpl_sanitized_tests -j "$jobs"
+    cmake --build --preset asan --target rocmtpl_test_programs -j "$jobs"
     echo "rocmtpl: sanitizer build done at ${SECONDS} s"
-    ctest --preset asan -j "$jobs" -L 'unit|golden'
+    ctest --preset asan -j "$jobs" -L 'unit|golden|gpu'
     # Runtime tests load HIP libraries; libamdhip64 leaves ~800 bytes allocated after dlclose, whose
     # frames are unmapped by then (so no suppression can name them): leak checks off for these only.
-    # The `compile` label (real hipcc/nvcc builds of generated sources) ran in the release pass.
-    ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j "$jobs" -L runtime -LE compile
+    ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j "$jobs" -L runtime
     echo "rocmtpl: sanitizer tests done at ${SECONDS} s"
     ;;
   check-format)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Compile-cost probe (a): a program that renders one GEMM and asks for its hash key. Header-only,
 // pure layer: `g++ -std=c++20 -O2 -I include render_gemm.cpp` with no define and no library.
+#include <rocmtpl/kernel/rocm_template.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 
 #include <iostream>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // static_assert-only checks of the kernel_template concept and the typed layer.
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 namespace {
 struct cfg {

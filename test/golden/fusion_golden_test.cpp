@@ -2,7 +2,7 @@
 // Golden tests of epilogue fusion (issue 12): a GEMM kernel with a fused chain (matrix cores, f16)
 // and a module whose pointwise node is fused into its GEMM. Regenerate after an intended change
 // with ROCMTPL_UPDATE_GOLDEN=1 and review the diff.
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
 
 #include "support/fusion.hpp"

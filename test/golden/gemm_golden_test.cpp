@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Golden tests: rendered sources compared with checked-in files in test/golden/expected/.
 // Regenerate after an intended change with ROCMTPL_UPDATE_GOLDEN=1 and review the diff.
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include "support/golden.hpp"
 

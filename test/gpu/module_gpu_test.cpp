@@ -3,7 +3,7 @@
 // run, and compared with a host reference in double precision; the same module reloaded from its
 // ahead-of-time artifact gives the same bits; its standalone runner runs. Label gpu; skips without
 // a GPU or a compiler.
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
 #include <rocmtpl/runtime/aot/module_loader.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // ODR test, first translation unit: includes every public header and renders a GEMM with activation none.
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl_odr_all_headers.hpp>
 #if __has_include(<rocmtpl/runtime.hpp>)
 #include <rocmtpl/runtime.hpp>

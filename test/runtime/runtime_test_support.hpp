@@ -5,7 +5,7 @@
 // query, the installed compiler or a skip, a gemm template with a symbolic row count. Temporary folders, environment
 // overrides, scripts and process watching come from the shared test support (test/support/), included here.
 
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 

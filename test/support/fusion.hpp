@@ -5,7 +5,7 @@
 // dtype and configuration; the chains that cover every epilogue op. Shared by the unit, golden,
 // compile and gpu tests and by benchmark/fusion_bench.cpp.
 
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 #include <rocmtpl/templates/pointwise.hpp>

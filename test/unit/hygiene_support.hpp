@@ -5,7 +5,7 @@
 // capture.
 #pragma once
 
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -6,7 +6,7 @@
 #else
 #include <rocmtpl/runtime/db/tuning_db.hpp>
 #endif
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include <cstdio>
 #include <exception>

@@ -5,7 +5,7 @@
 // function type is the C ABI's, and typed_entry passes typed arguments through that type.
 #include <rocmtpl/codegen/signature.hpp>
 
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include <gtest/gtest.h>
 

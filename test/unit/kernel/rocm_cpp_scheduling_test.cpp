@@ -2,7 +2,7 @@
 // rocm_cpp_scheduling: kernel naming and deduplication, codegen_template with and without epilogue
 // fusion, the emitted calls; elementwise_policy, the kernel an unfused epilogue becomes.
 #include <rocmtpl/kernel/rocm_cpp_scheduling.hpp>
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include <gtest/gtest.h>
 

@@ -3,6 +3,8 @@
 // runtime-value route renders for the same problem; its choices carry the signature; a policy whose
 // runtime arguments or parameter names differ from the signature is a signature_error.
 #include <rocmtpl/kernel/typed_template.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
+#include <rocmtpl/templates/gemm.hpp>
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // not pull in the GEMM is checked by test/compile/elementwise_without_gemm.cpp).
 #include <rocmtpl/templates/elementwise.hpp>
 
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // templates/pointwise.hpp: the pointwise template renders its chain as the shared epilogue device
 // function, binds X, the chain's operands and Y, carries its chain on its node, and refuses inputs
 // that do not fit the chain (issue 12).
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/templates/pointwise.hpp>
 
 #include <gtest/gtest.h>

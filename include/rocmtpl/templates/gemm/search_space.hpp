@@ -13,11 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include <range/v3/range/conversion.hpp>
-#include <range/v3/view/cartesian_product.hpp>
-#include <range/v3/view/filter.hpp>
-#include <range/v3/view/transform.hpp>
-
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
@@ -26,27 +21,29 @@
 
 namespace rocmtpl::templates {
 
-/// @brief The SIMT search space (range-v3 product of tile values, filtered by is_valid()).
+/// @brief The SIMT search space (the product of tile values, filtered by is_valid()), in product order.
 [[nodiscard]] inline std::vector<gemm_config> gemm_simt_configs() {
   static constexpr std::pair<int, int> blocks[] = {{64, 64}, {64, 128}, {128, 64}, {128, 128}, {128, 256}, {256, 128}};
   static constexpr int ks[] = {8, 16};
   static constexpr std::pair<int, int> per_thread[] = {{4, 4}, {4, 8}, {8, 4}, {8, 8}, {8, 16}, {16, 8}};
-  namespace rv = ranges::views;
-  auto space = rv::cartesian_product(blocks, ks, per_thread) | rv::transform([](const auto& t) {
-                 const auto& [b, bk, tt] = t;
-                 gemm_config c;
-                 c.block_m = b.first;
-                 c.block_n = b.second;
-                 c.block_k = bk;
-                 c.thread_m = tt.first;
-                 c.thread_n = tt.second;
-                 c.group_m = 8;
-                 c.stages = 2;
-                 c.vector = 4;
-                 return c;
-               }) |
-               rv::filter([](const gemm_config& c) { return is_valid(c) && c.threads() >= 64 && c.threads() <= 256; });
-  return space | ranges::to<std::vector>();
+  std::vector<gemm_config> out;
+  for (const auto& [bm, bn] : blocks) {
+    for (const int bk : ks) {
+      for (const auto& [tm, tn] : per_thread) {
+        gemm_config c;
+        c.block_m = bm;
+        c.block_n = bn;
+        c.block_k = bk;
+        c.thread_m = tm;
+        c.thread_n = tn;
+        c.group_m = 8;
+        c.stages = 2;
+        c.vector = 4;
+        if (is_valid(c) && c.threads() >= 64 && c.threads() <= 256) out.push_back(c);
+      }
+    }
+  }
+  return out;
 }
 
 /// @brief The matrix-core search space (block tile, warp tile, K step, stages), filtered by is_valid().
@@ -54,25 +51,27 @@ namespace rocmtpl::templates {
   static constexpr std::pair<int, int> blocks[] = {{64, 64}, {64, 128}, {128, 64}, {128, 128}, {128, 256}, {256, 128}};
   static constexpr std::pair<int, int> warps[] = {{64, 64}, {32, 64}, {64, 32}, {32, 32}};
   static constexpr std::pair<int, int> k_stages[] = {{32, 3}, {32, 4}, {64, 3}};
-  namespace rv = ranges::views;
-  auto space = rv::cartesian_product(blocks, warps, k_stages) | rv::transform([](const auto& t) {
-                 const auto& [b, w, ks] = t;
-                 gemm_config c;
-                 c.math = gemm_math::matrix_core;
-                 c.block_m = b.first;
-                 c.block_n = b.second;
-                 c.warp_m = w.first;
-                 c.warp_n = w.second;
-                 c.block_k = ks.first;
-                 c.stages = ks.second;
-                 c.thread_m = 0;
-                 c.thread_n = 0;
-                 c.group_m = 8;
-                 c.vector = 8;
-                 return c;
-               }) |
-               rv::filter([](const gemm_config& c) { return is_valid(c) && c.warps() >= 4; });
-  return space | ranges::to<std::vector>();
+  std::vector<gemm_config> out;
+  for (const auto& [bm, bn] : blocks) {
+    for (const auto& [wm, wn] : warps) {
+      for (const auto& [bk, stages] : k_stages) {
+        gemm_config c;
+        c.math = gemm_math::matrix_core;
+        c.block_m = bm;
+        c.block_n = bn;
+        c.warp_m = wm;
+        c.warp_n = wn;
+        c.block_k = bk;
+        c.stages = stages;
+        c.thread_m = 0;
+        c.thread_n = 0;
+        c.group_m = 8;
+        c.vector = 8;
+        if (is_valid(c) && c.warps() >= 4) out.push_back(c);
+      }
+    }
+  }
+  return out;
 }
 
 /// @brief The Hopper (wgmma) search space: the configurations measured in benchmark/hopper/NOTES.md

@@ -2,7 +2,7 @@
 // Shared by the tests of templates/gemm/*: problems as rocm_templates, matrix-core configs, text search.
 #pragma once
 
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 
 #include <string>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Shared helpers of the tuning database tests (test/runtime/tuning_db/*_test.cpp,
-// test/runtime/tuning_db_test.cpp): sample keys and measurements, a field-by-field comparison,
+// Shared helpers of the tuning database tests (test/runtime/db/*_test.cpp,
+// test/runtime/db/tuning_db_test.cpp): sample keys and measurements, a field-by-field comparison,
 // raw SQLite access to inspect a file the way another tool would.
 
 #include <rocmtpl/runtime/db/key.hpp>

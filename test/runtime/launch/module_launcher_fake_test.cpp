@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// runtime/launch/module_launcher.hpp against a fake CUDA runtime (test/runtime/gpu_runtime/fake_cudart.cpp)
-// and a fake driver (test/runtime/fake_cuda_driver.cpp), on any machine: the kernels, grids,
+// runtime/launch/module_launcher.hpp against a fake CUDA runtime (test/runtime/gpu/fake_cudart.cpp)
+// and a fake driver (test/runtime/launch/fake_cuda_driver.cpp), on any machine: the kernels, grids,
 // blocks, shared memory, shared-memory opt-in, parameter bytes, variant choice and tensor maps
 // that a module_kernel passes to cuLaunchKernel for GEMM descriptions. Its own executable: it
 // points the process's GPU runtime at the fakes before first use (skips where a real one loads).
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/launch/module_launcher.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests include/rocmtpl/runtime/db/tuning_db.hpp, the header that gathers the tuning database: one
 // include gives the key types, the database and the JSON forms, and they work together as the
-// header's documented workflow does. The parts have their own tests in test/runtime/tuning_db/.
+// header's documented workflow does. The parts have their own tests in test/runtime/db/.
 #include <rocmtpl/runtime/db/tuning_db.hpp>
 
 #include "runtime/db/tuning_db_test_support.hpp"

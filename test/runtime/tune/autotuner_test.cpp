@@ -30,7 +30,7 @@ using rocmtpl::test::symbolic_gemm;
 using rocmtpl::test::temp_dir;
 using rocmtpl::test::write_script;
 
-TEST(Benchmark, SummaryStatistics) {
+TEST(Autotuner, SummarizesUnsortedTimes) {
   const auto t = summarize({4.0, 1.0, 3.0, 2.0, 5.0});
   EXPECT_EQ(t.repetitions, 5);
   EXPECT_DOUBLE_EQ(t.min_ms, 1.0);

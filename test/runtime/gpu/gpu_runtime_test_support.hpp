@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Shared helpers of the GPU runtime tests (test/runtime/gpu_runtime/*_test.cpp,
-// test/runtime/gpu_runtime_test.cpp).
+// Shared helpers of the GPU runtime tests (test/runtime/gpu/*_test.cpp,
+// test/runtime/gpu/gpu_runtime_test.cpp).
 
 #include <rocmtpl/runtime/gpu/handles.hpp>
 #include <rocmtpl/runtime/gpu/loader.hpp>
@@ -78,7 +78,7 @@ inline void expect_every_operation_refused(const runtime::gpu_runtime& rt) {
 }
 
 #ifdef ROCMTPL_FAKE_CUDART
-// Options that load the fake CUDA runtime (test/runtime/gpu_runtime/fake_cudart.cpp): one device
+// Options that load the fake CUDA runtime (test/runtime/gpu/fake_cudart.cpp): one device
 // whose memory is host memory.
 inline runtime::gpu_runtime_options fake_runtime_options() {
   runtime::gpu_runtime_options options;

@@ -2,7 +2,7 @@
 // A fake CUDA driver: the module-API functions runtime/launch/module_launcher.hpp binds from libcuda.
 // A "code object" is any file; a kernel exists when its name occurs in the file's bytes. Every
 // launch is recorded (grid, block, shared bytes, the first 8 bytes of each parameter) so that
-// test/runtime/module_launcher_fake_test.cpp checks, without a GPU, what the launcher passes.
+// test/runtime/launch/module_launcher_fake_test.cpp checks, without a GPU, what the launcher passes.
 
 #include <cstdint>
 #include <cstring>

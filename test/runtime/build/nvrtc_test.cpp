@@ -3,7 +3,7 @@
 // stand-in headers, a cubin from a small kernel, a compile error with NVRTC's log, and
 // compiler::compile() choosing NVRTC for NVIDIA code objects (and nvcc when it is turned off).
 // Skips where libnvrtc or nvcc is not installed.
-#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>

@@ -2,7 +2,7 @@
 // Tests include/rocmtpl/runtime/gpu/gpu_runtime.hpp, the header that gathers the GPU runtime: it needs
 // no GPU header (user programs build with a plain host compiler), and one include gives the
 // loader, the options, the errors and the handles, behaving as the header's example says on a
-// machine without a GPU. The parts have their own tests in test/runtime/gpu_runtime/.
+// machine without a GPU. The parts have their own tests in test/runtime/gpu/.
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 
 // The loader needs no GPU header: user programs build with a plain host compiler.
