@@ -9,8 +9,8 @@
 // a type too (checked at compile time, and kept by compile/autotune in the runtime layer: see
 // 02_compile_and_run and 03_autotune_gemm). The runtime-value route, for shapes learned at run
 // time, follows; it renders the same source.
-#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/kernel/typed_template.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include <cstddef>
 #include <cstdint>

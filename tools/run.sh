@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ hipcc libamdhip64-dev librange-v3-dev googletest libgtest-dev libbenchmark-dev
+packages=(cmake ninja-build g++ clang-15 hipcc libamdhip64-dev librange-v3-dev googletest libgtest-dev libbenchmark-dev
           libfmt-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libxxhash-dev doxygen clang-format-14
           libpq-dev postgresql gnuplot-nox)
 # libpq-dev enables the PostgreSQL tuning database backend; postgresql (15 on Debian 12) gives the
@@ -54,7 +54,9 @@ case "${1:-}" in
     ctest --preset release -j "$jobs"
     echo "rocmtpl: release tests done at ${SECONDS} s"
     # Every GoogleTest program (unit, golden, runtime, gpu, and the ODR check), built once, under
-    # ASan + UBSan (Debug, -Werror); gpu tests skip with a message without a GPU.
+    # ASan + UBSan (Debug, -g1, -Werror) with clang 15 (hipcc's): a sanitized test file compiles in
+    # about half g++ 12's CPU time (20 s against 39 s for runtime/build/code_cache_test.cpp), so the
+    # test programs are checked by both compilers' warnings; gpu tests skip with a message without a GPU.
     cmake --preset asan > /dev/null
     cmake --build --preset asan --target rocmtpl_test_programs -j "$jobs"
     echo "rocmtpl: sanitizer build done at ${SECONDS} s"

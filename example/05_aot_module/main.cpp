@@ -9,8 +9,8 @@
 //
 // Without a GPU it compiles for gfx90a with hipcc, saves, loads and queries; running needs a GPU and
 // says so. The same source also builds as a standalone timing program (printed at the end).
-#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime.hpp>
 #include <rocmtpl/runtime/aot/module_loader.hpp>
 #include <rocmtpl/templates/elementwise.hpp>

@@ -2,8 +2,8 @@
 // Golden tests of epilogue fusion (issue 12): a GEMM kernel with a fused chain (matrix cores, f16)
 // and a module whose pointwise node is fused into its GEMM. Regenerate after an intended change
 // with ROCMTPL_UPDATE_GOLDEN=1 and review the diff.
-#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include "support/fusion.hpp"
 #include "support/golden.hpp"

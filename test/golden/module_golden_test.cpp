@@ -3,8 +3,8 @@
 // after an intended change with ROCMTPL_UPDATE_GOLDEN=1 and review the diff), and the structure
 // of emitted modules: one exported entry point, static kernels, deduplication, workspace slots,
 // fusion decisions, graph validation.
-#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 
 #include "support/golden.hpp"

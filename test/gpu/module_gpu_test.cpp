@@ -3,8 +3,8 @@
 // run, and compared with a host reference in double precision; the same module reloaded from its
 // ahead-of-time artifact gives the same bits; its standalone runner runs. Label gpu; skips without
 // a GPU or a compiler.
-#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/aot/module_loader.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>

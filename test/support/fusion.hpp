@@ -5,8 +5,8 @@
 // dtype and configuration; the chains that cover every epilogue op. Shared by the unit, golden,
 // compile and gpu tests and by benchmark/fusion_bench.cpp.
 
-#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 #include <rocmtpl/templates/pointwise.hpp>
 

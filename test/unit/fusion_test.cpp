@@ -3,8 +3,8 @@
 // them on every path (store_output for SIMT, mma, MFMA and the split-K reduction; the Hopper
 // path's staged rows), the fused intermediate leaves the module's workspace, call_kernel maps the
 // epilogue's buffers to graph names, and refusals say why (module notes, the scheduler's report).
-#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
+#include <rocmtpl/rocm_template.hpp>
 
 #include "support/fusion.hpp"
 

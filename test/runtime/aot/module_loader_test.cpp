@@ -3,8 +3,8 @@
 // hipcc (once: the second compile is a cache hit), only its entry point exported, the workspace
 // query and the status codes of the entry point, the ahead-of-time artifact (library + manifest)
 // saved, loaded and rejected when broken, and the standalone runner built as an executable.
-#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/module.hpp>
+#include <rocmtpl/rocm_template.hpp>
 #include <rocmtpl/runtime/aot/module_loader.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>

@@ -17,7 +17,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
-#include <xxhash.h>
+#include <rocmtpl/detail/hash.hpp>  // xxHash, inlined
 
 #include <rocmtpl/device/hip_portable.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>

@@ -111,7 +111,7 @@ class sqlite_claims {
 
   void ensure_schema() const {
     transaction tx(*conn_, transaction::kind::immediate);
-    // The claim protocol's tables (tuning_db/schema.hpp), created on first use: older files gain them then.
+    // The claim protocol's tables (db/schema.hpp), created on first use: older files gain them then.
     conn_->exec(with_dialect(batch_tables, sqlite_dialect).c_str());
     tx.commit();
   }

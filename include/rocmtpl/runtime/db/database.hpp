@@ -2,7 +2,7 @@
 #pragma once
 
 /// @file
-/// @brief The tuning database: a SQLite file (or a PostgreSQL server, tuning_db/postgres.hpp) that
+/// @brief The tuning database: a SQLite file (or a PostgreSQL server, db/postgres.hpp) that
 /// remembers every autotuning measurement and the winner.
 ///
 /// Unlike Inductor's autotune JSON (one blob per system, rewritten whole, where one missing choice
@@ -17,7 +17,7 @@
 /// - is shared safely by several processes (WAL journal, busy timeout, `BEGIN IMMEDIATE` writes);
 /// - given a `postgresql://` URL instead of a file, keeps the same records in a PostgreSQL server
 ///   that tuners on several hosts share, and hands out the problems of a batch to several tuners
-///   without overlap (tuning_db/claims.hpp).
+///   without overlap (db/claims.hpp).
 
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/runtime/db/claims.hpp>
@@ -399,7 +399,7 @@ class tuning_db {
   /// @brief The database file, or the PostgreSQL URL without its password.
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
 
-  // ---- batches shared by several tuners (the protocol: tuning_db/claims.hpp) ----
+  // ---- batches shared by several tuners (the protocol: db/claims.hpp) ----
 
   /// @brief Add the problems of a batch; problems already there (any state) are left alone.
   /// @param batch The batch's name.

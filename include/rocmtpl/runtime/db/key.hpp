@@ -10,7 +10,7 @@
 #include <rocmtpl/core/error.hpp>
 
 #include <fmt/format.h>
-#include <xxhash.h>
+#include <rocmtpl/detail/hash.hpp>  // xxHash, inlined
 
 #include <array>
 #include <cstddef>

@@ -4,7 +4,7 @@
 /// @file
 /// @brief The PostgreSQL backend of the tuning database (`tuning_db{"postgresql://host/db"}`): the
 /// same records as the SQLite file, in a server that tuners on several hosts share, and the batch
-/// claim protocol (tuning_db/claims.hpp) with `SELECT ... FOR UPDATE SKIP LOCKED`.
+/// claim protocol (db/claims.hpp) with `SELECT ... FOR UPDATE SKIP LOCKED`.
 ///
 /// Optional at build time: with libpq (Debian libpq-dev) CMake defines `ROCMTPL_HAS_LIBPQ=1` and
 /// links it; without it `postgresql_enabled` is false and opening a postgresql:// URL throws a
@@ -287,7 +287,7 @@ class pg_store {
     return static_cast<std::size_t>(pg_connection::changed(r));
   }
 
-  // ---- batch claims (tuning_db/claims.hpp) ----
+  // ---- batch claims (db/claims.hpp) ----
 
   std::size_t add_items(std::string_view batch, std::string_view target,
                         const std::vector<std::pair<std::string, std::string>>& items, const std::string& now) {

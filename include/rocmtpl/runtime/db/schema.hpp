@@ -107,7 +107,7 @@ CREATE TABLE IF NOT EXISTS measurements(
   UNIQUE(key_id, candidate));
 )sql";
 
-// The tables of the batch claim protocol (tuning_db/claims.hpp).
+// The tables of the batch claim protocol (db/claims.hpp).
 inline constexpr std::string_view batch_tables = R"sql(
 CREATE TABLE IF NOT EXISTS batch_items(
   batch       TEXT NOT NULL,

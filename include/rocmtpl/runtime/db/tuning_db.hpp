@@ -6,14 +6,14 @@
 /// and the winner.
 ///
 /// The parts, one concern per header:
-/// - `tuning_db/key.hpp`: `tuning_key` (with its digest), `candidate_status`, `measurement` (with
+/// - `db/key.hpp`: `tuning_key` (with its digest), `candidate_status`, `measurement` (with
 ///   the device it ran on), `tuning_record`, `device_mismatch_error`;
-/// - `tuning_db/schema.hpp`: the tables, written once for both backends, and the migrations;
-/// - `tuning_db/sqlite.hpp`: `tuning_db_error` and the SQLite RAII wrappers;
-/// - `tuning_db/json.hpp`: the JSON forms of the key, measurement and record;
-/// - `tuning_db/database.hpp`: the `tuning_db` class;
-/// - `tuning_db/claims.hpp`: batches shared by several tuners (claims under a lease);
-/// - `tuning_db/postgres.hpp`: the PostgreSQL backend (`postgresql://` URLs; optional, libpq).
+/// - `db/schema.hpp`: the tables, written once for both backends, and the migrations;
+/// - `db/sqlite.hpp`: `tuning_db_error` and the SQLite RAII wrappers;
+/// - `db/json.hpp`: the JSON forms of the key, measurement and record;
+/// - `db/database.hpp`: the `tuning_db` class;
+/// - `db/claims.hpp`: batches shared by several tuners (claims under a lease);
+/// - `db/postgres.hpp`: the PostgreSQL backend (`postgresql://` URLs; optional, libpq).
 
 #include <rocmtpl/runtime/db/claims.hpp>
 #include <rocmtpl/runtime/db/database.hpp>

@@ -10,11 +10,11 @@
 /// `ROCMTPL_PLATFORM` is an error (invalid_argument_error from gpu_runtime::instance()).
 ///
 /// The parts, one concern per header:
-/// - `gpu_runtime/error.hpp`: `gpu_error`, `no_gpu_error`;
-/// - `gpu_runtime/vendor_api.hpp`: the CUDA/HIP attribute and symbol tables (detail);
-/// - `gpu_runtime/options.hpp`: `gpu_runtime_options` and the environment;
-/// - `gpu_runtime/loader.hpp`: `gpu_runtime` and `device_properties`;
-/// - `gpu_runtime/handles.hpp`: `device_buffer`, `stream`, `event`.
+/// - `gpu/error.hpp`: `gpu_error`, `no_gpu_error`;
+/// - `gpu/vendor_api.hpp`: the CUDA/HIP attribute and symbol tables (detail);
+/// - `gpu/options.hpp`: `gpu_runtime_options` and the environment;
+/// - `gpu/loader.hpp`: `gpu_runtime` and `device_properties`;
+/// - `gpu/handles.hpp`: `device_buffer`, `stream`, `event`.
 ///
 /// @code{.cpp}
 /// auto& gpu = rocmtpl::runtime::gpu_runtime::instance();

@@ -14,7 +14,7 @@
 /// Only the C functions that CUDA and HIP share by name (`cuda*`/`hip*` + the same suffix) are
 /// used, with their documented attribute enumerators; no struct layout is relied on except the
 /// device name at the start of the device-properties struct and, on HIP, the `gcnArchName` field
-/// (see gpu_runtime/vendor_api.hpp).
+/// (see gpu/vendor_api.hpp).
 
 #include <dlfcn.h>
 

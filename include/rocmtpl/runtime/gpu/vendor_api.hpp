@@ -7,7 +7,7 @@
 /// runtime functions both vendors export as `cuda*`/`hip*` + the same suffix, bound with dlsym.
 ///
 /// Every number here is checked against the vendors' own headers by
-/// test/runtime/gpu_runtime/vendor_api_test.cpp.
+/// test/runtime/gpu/vendor_api_test.cpp.
 
 #include <dlfcn.h>
 
@@ -38,7 +38,7 @@ struct attribute_ids {
 };
 
 // cudaDeviceAttr enumerators (CUDA runtime API, stable since CUDA 9; checked against CUDA 13's
-// headers by test/runtime/gpu_runtime/vendor_api_test.cpp).
+// headers by test/runtime/gpu/vendor_api_test.cpp).
 inline constexpr attribute_ids cuda_attributes{.max_threads_per_block = 1,
                                                .max_shared_memory_per_block = 8,
                                                .max_shared_memory_per_block_optin = 97,

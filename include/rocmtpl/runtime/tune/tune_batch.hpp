@@ -3,7 +3,7 @@
 
 /// @file
 /// @brief Tuning a batch of problems: a list read from JSON, worked through with claims in the
-/// tuning database (tuning_db/claims.hpp) so that an interrupted batch resumes where it stopped and
+/// tuning database (db/claims.hpp) so that an interrupted batch resumes where it stopped and
 /// several tuners, on one host or many (PostgreSQL), share one batch without overlap; with a
 /// progress display (problems done, candidates compiled and benchmarked, ETA).
 ///
@@ -23,8 +23,8 @@
 #include <rocmtpl/runtime/db/tuning_db.hpp>
 
 #include <fmt/format.h>
-#include <xxhash.h>
 #include <nlohmann/json.hpp>
+#include <rocmtpl/detail/hash.hpp>  // xxHash, inlined
 
 #include <algorithm>
 #include <atomic>
