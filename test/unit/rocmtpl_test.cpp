@@ -66,6 +66,20 @@ std::string folder_of(const std::string& h) {
   return second == std::string::npos ? std::string() : rest.substr(0, second);
 }
 
+// Every header `umbrella` reaches through includes, itself included.
+std::set<std::string> reached_from(const std::string& umbrella) {
+  std::set<std::string> seen{umbrella};
+  std::deque<std::string> todo{umbrella};
+  while (!todo.empty()) {
+    const auto h = todo.front();
+    todo.pop_front();
+    for (const auto& inc : rocmtpl_includes(h)) {
+      if (seen.insert(inc).second) todo.push_back(inc);
+    }
+  }
+  return seen;
+}
+
 using folder_set = std::set<std::string>;
 folder_set operator+(folder_set a, const folder_set& b) {
   a.insert(b.begin(), b.end());
@@ -169,15 +183,7 @@ TEST(IncludeGraph, TopLevelHeadersOnlyInclude) {
 }
 
 TEST(Umbrella, RuntimeReachesEveryRuntimeHeader) {
-  std::set<std::string> seen{"rocmtpl/runtime.hpp"};
-  std::deque<std::string> todo{"rocmtpl/runtime.hpp"};
-  while (!todo.empty()) {
-    const auto h = todo.front();
-    todo.pop_front();
-    for (const auto& inc : rocmtpl_includes(h)) {
-      if (seen.insert(inc).second) todo.push_back(inc);
-    }
-  }
+  const auto seen = reached_from("rocmtpl/runtime.hpp");
   for (const auto& h : all_headers()) {
     if (is_top_level(h)) continue;  // the umbrellas and the forwarders to kernel/
     EXPECT_TRUE(seen.contains(h)) << h << " is not reached from rocmtpl/runtime.hpp; include it there";
@@ -185,16 +191,8 @@ TEST(Umbrella, RuntimeReachesEveryRuntimeHeader) {
 }
 
 TEST(Umbrella, ReachesEveryPublicHeaderOfThePureLayer) {
-  std::set<std::string> seen{"rocmtpl/rocmtpl.hpp"};
-  std::deque<std::string> todo{"rocmtpl/rocmtpl.hpp"};
-  while (!todo.empty()) {
-    const auto h = todo.front();
-    todo.pop_front();
-    for (const auto& inc : rocmtpl_includes(h)) {
-      EXPECT_FALSE(is_runtime(inc)) << h << " (pure layer) includes " << inc;
-      if (seen.insert(inc).second) todo.push_back(inc);
-    }
-  }
+  const auto seen = reached_from("rocmtpl/rocmtpl.hpp");
+  for (const auto& h : seen) EXPECT_FALSE(is_runtime(h)) << h << " is reached from the pure layer's umbrella";
   for (const auto& h : all_headers()) {
     if (is_runtime(h) || is_detail(h) || is_top_level(h)) continue;
     EXPECT_TRUE(seen.contains(h)) << h << " is not reached from rocmtpl/rocmtpl.hpp; include it there";

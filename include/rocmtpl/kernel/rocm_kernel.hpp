@@ -425,10 +425,7 @@ class rocm_template_caller {
   /// @brief Without a backend: a compile error that names the header to include.
   template <class Backend = void>
   void precompile() {
-    static_assert(detail::caller_needs_backend<Backend>,
-                  "rocmtpl: rocm_template_caller: precompile() and benchmark() take the runtime layer's backend; "
-                  "include <rocmtpl/runtime/bench/caller_runtime.hpp>, link rocmtpl::runtime and pass "
-                  "rocmtpl::runtime::caller_runtime{}");
+    no_backend<Backend>();
   }
 
   /// @brief Times the kernel on device tensors and returns milliseconds, measured with GPU events
@@ -461,10 +458,7 @@ class rocm_template_caller {
   /// @brief Without a backend: a compile error that names the header to include.
   template <class First = void, class... Rest>
   requires(!caller_backend<First>) [[nodiscard]] double benchmark(First, Rest...) {
-    static_assert(detail::caller_needs_backend<First>,
-                  "rocmtpl: rocm_template_caller: precompile() and benchmark() take the runtime layer's backend; "
-                  "include <rocmtpl/runtime/bench/caller_runtime.hpp>, link rocmtpl::runtime and pass "
-                  "rocmtpl::runtime::caller_runtime{}");
+    no_backend<First>();
     return 0.0;
   }
 
@@ -512,6 +506,15 @@ class rocm_template_caller {
   }
 
  private:
+  // The one diagnostic of precompile() and benchmark() called without a backend.
+  template <class T>
+  static void no_backend() {
+    static_assert(detail::caller_needs_backend<T>,
+                  "rocmtpl: rocm_template_caller: precompile() and benchmark() take the runtime layer's backend; "
+                  "include <rocmtpl/runtime/bench/caller_runtime.hpp>, link rocmtpl::runtime and pass "
+                  "rocmtpl::runtime::caller_runtime{}");
+  }
+
   [[nodiscard]] rocm_template_buffer make_output_node() const {
     std::optional<sym_expr> bytes = bmreq_.workspace_bytes;
     if (!bytes && bmreq_.workspace_size && bmreq_.size_arg_count == 0) {

@@ -108,9 +108,9 @@ struct caller_runtime {
                                    (out == nullptr ? " and a null output" : " inputs"));
     }
     precompile(request);
-    const std::size_t bytes = caller_entry(request).workspace_size(request.extra_args);
-    request.workspace_size = bytes;
     const auto entry = caller_entry(request);
+    const std::size_t bytes = entry.workspace_size(request.extra_args);
+    request.workspace_size = bytes;
     stream s;
     device_buffer workspace;
     if (bytes > 0) {
