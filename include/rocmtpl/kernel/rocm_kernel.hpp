@@ -515,13 +515,19 @@ class rocm_template_caller {
                   "rocmtpl::runtime::caller_runtime{}");
   }
 
-  [[nodiscard]] rocm_template_buffer make_output_node() const {
-    std::optional<sym_expr> bytes = bmreq_.workspace_bytes;
-    if (!bytes && bmreq_.workspace_size && bmreq_.size_arg_count == 0) {
-      bytes = sym_expr(static_cast<std::int64_t>(*bmreq_.workspace_size));
+  // The node's workspace expression: the template's, else a queried size that holds for every call
+  // (no size argument), else none.
+  [[nodiscard]] std::optional<sym_expr> workspace_expression() const {
+    if (bmreq_.workspace_bytes) return bmreq_.workspace_bytes;
+    if (bmreq_.workspace_size && bmreq_.size_arg_count == 0) {
+      return sym_expr(static_cast<std::int64_t>(*bmreq_.workspace_size));
     }
+    return std::nullopt;
+  }
+
+  [[nodiscard]] rocm_template_buffer make_output_node() const {
     rocm_template_buffer node{output_node_,          input_nodes_, make_kernel_render_,
-                              bmreq_.workspace_size, category_,    std::move(bytes)};
+                              bmreq_.workspace_size, category_,    workspace_expression()};
     node.set_fused_render(make_fused_render_).set_pointwise(pointwise_);
     return node;
   }
