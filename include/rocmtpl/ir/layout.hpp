@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/dim.hpp>
 #include <rocmtpl/ir/dtype.hpp>
@@ -33,49 +34,14 @@ class layout {
  public:
   /// @brief A layout from explicit sizes, strides and offset.
   /// @throws invalid_argument_error if ranks differ or a constant size, stride or offset is negative.
-  layout(dtype type, std::vector<sym_expr> sizes, std::vector<sym_expr> strides, sym_expr offset = 0)
-      : type_(type), sizes_(std::move(sizes)), strides_(std::move(strides)), offset_(std::move(offset)) {
-    (void)element_size(type_);  // rejects values outside the enumeration
-    if (sizes_.size() != strides_.size()) {
-      throw invalid_argument_error("rocmtpl: layout: " + std::to_string(sizes_.size()) + " sizes but " +
-                                   std::to_string(strides_.size()) + " strides; give one stride per size");
-    }
-    check_non_negative("size", sizes_);
-    check_non_negative("stride", strides_);
-    if (auto c = offset_.constant(); c && *c < 0) {
-      throw invalid_argument_error("rocmtpl: layout: negative offset " + std::to_string(*c));
-    }
-    text_ = make_text();  // layouts are immutable; rendering prints them often
-  }
+  layout(dtype type, std::vector<sym_expr> sizes, std::vector<sym_expr> strides, sym_expr offset = 0);
 
   /// @brief Contiguous row-major (C order) layout: the last dimension has stride 1.
-  [[nodiscard]] static layout row_major(dtype type, std::vector<sym_expr> sizes, sym_expr offset = 0) {
-    std::vector<sym_expr> strides(sizes.size());
-    sym_expr running = 1;
-    for (std::size_t i = sizes.size(); i-- > 0;) {
-      strides[i] = running;
-      running = running * sizes[i];
-    }
-    return {type, std::move(sizes), std::move(strides), std::move(offset)};
-  }
+  [[nodiscard]] static layout row_major(dtype type, std::vector<sym_expr> sizes, sym_expr offset = 0);
 
   /// @brief Column-major matrices (batched: batch dimensions outermost): `stride[-2] == 1`.
   /// @throws invalid_argument_error for rank < 2.
-  [[nodiscard]] static layout col_major(dtype type, std::vector<sym_expr> sizes, sym_expr offset = 0) {
-    const auto rank = sizes.size();
-    if (rank < 2) {
-      throw invalid_argument_error("rocmtpl: layout: col_major needs rank >= 2, got rank " + std::to_string(rank));
-    }
-    std::vector<sym_expr> strides(rank);
-    strides[rank - 2] = 1;
-    strides[rank - 1] = sizes[rank - 2];
-    sym_expr running = sizes[rank - 2] * sizes[rank - 1];
-    for (std::size_t i = rank - 2; i-- > 0;) {
-      strides[i] = running;
-      running = running * sizes[i];
-    }
-    return {type, std::move(sizes), std::move(strides), std::move(offset)};
-  }
+  [[nodiscard]] static layout col_major(dtype type, std::vector<sym_expr> sizes, sym_expr offset = 0);
 
   /// @brief Element type.
   [[nodiscard]] dtype type() const noexcept { return type_; }
@@ -100,17 +66,10 @@ class layout {
 
   /// @brief Elements spanned from the offset: 1 + sum((size-1)*stride), 0 when empty.
   /// For symbolic sizes the expression assumes every size is at least 1.
-  [[nodiscard]] sym_expr storage_size() const {
-    for (const auto& s : sizes_) {
-      if (auto c = s.constant(); c && *c == 0) return 0;
-    }
-    sym_expr span = 1;
-    for (std::size_t i = 0; i < rank(); ++i) span = span + (sizes_[i] - 1) * strides_[i];
-    return offset_ + span;
-  }
+  [[nodiscard]] sym_expr storage_size() const;
 
   /// @brief True when the strides are those of row_major() for these sizes.
-  [[nodiscard]] bool is_contiguous() const { return strides_ == row_major(type_, sizes_).strides(); }
+  [[nodiscard]] bool is_contiguous() const;
 
   /// @brief The reference's rule: row-major when `stride[-1] == 1` (false for rank 0).
   [[nodiscard]] bool is_row_major() const { return rank() >= 1 && strides_.back() == sym_expr(1); }
@@ -125,65 +84,23 @@ class layout {
   }
 
   /// @brief Symbols used by sizes, strides and offset, sorted and unique.
-  [[nodiscard]] std::vector<std::string> free_symbols() const {
-    std::vector<std::string> out;
-    auto add = [&](const sym_expr& e) {
-      for (auto& s : e.free_symbols()) out.push_back(std::move(s));
-    };
-    for (const auto& s : sizes_) add(s);
-    for (const auto& s : strides_) add(s);
-    add(offset_);
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-  }
+  [[nodiscard]] std::vector<std::string> free_symbols() const;
 
   /// @brief True when every size, stride and the offset are constants.
-  [[nodiscard]] bool is_static() const {
-    auto constant = [](const sym_expr& e) { return e.is_constant(); };
-    return std::all_of(sizes_.begin(), sizes_.end(), constant) &&
-           std::all_of(strides_.begin(), strides_.end(), constant) && offset_.is_constant();
-  }
+  [[nodiscard]] bool is_static() const;
 
   /// @brief Text such as `float16[M, 64] strides [64, 1] offset 0`, stable across runs.
   [[nodiscard]] const std::string& to_string() const noexcept { return text_; }
 
   /// @brief Same dtype, sizes, strides and offset.
-  friend bool operator==(const layout& a, const layout& b) {
-    return a.type_ == b.type_ && a.sizes_ == b.sizes_ && a.strides_ == b.strides_ && a.offset_ == b.offset_;
-  }
+  friend bool operator==(const layout& a, const layout& b);
   /// @brief Prints to_string().
   friend std::ostream& operator<<(std::ostream& os, const layout& l) { return os << l.to_string(); }
 
  private:
-  [[nodiscard]] std::string make_text() const {
-    auto list = [](const std::vector<sym_expr>& v) {
-      std::string s;
-      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].to_string();
-      return s;
-    };
-    return std::string(name(type_)) + "[" + list(sizes_) + "] strides [" + list(strides_) + "] offset " +
-           offset_.to_string();
-  }
-
-  static void check_non_negative(const char* what, const std::vector<sym_expr>& values) {
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (auto c = values[i].constant(); c && *c < 0) {
-        throw invalid_argument_error("rocmtpl: layout: negative " + std::string(what) + " " + std::to_string(*c) +
-                                     " at dimension " + std::to_string(i));
-      }
-    }
-  }
-
-  [[nodiscard]] std::size_t normalize(std::int64_t index, const char* what) const {
-    const auto n = static_cast<std::int64_t>(rank());
-    const auto i = index < 0 ? index + n : index;
-    if (i < 0 || i >= n) {
-      throw out_of_range_error("rocmtpl: layout: " + std::string(what) + " index " + std::to_string(index) +
-                               " out of range for rank " + std::to_string(n));
-    }
-    return static_cast<std::size_t>(i);
-  }
+  [[nodiscard]] std::string make_text() const;
+  static void check_non_negative(const char* what, const std::vector<sym_expr>& values);
+  [[nodiscard]] std::size_t normalize(std::int64_t index, const char* what) const;
 
   dtype type_;
   std::vector<sym_expr> sizes_;
@@ -223,3 +140,7 @@ template <dtype_tag_type DType, class Sizes>
 using row_major_layout = static_layout<DType, Sizes>;
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/ir/layout-inl.hpp>
+#endif

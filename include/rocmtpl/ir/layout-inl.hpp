@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The implementation of ir/layout.hpp: included by it (header-only) or compiled once by src/ir.cpp.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/ir/layout.hpp>
+
+namespace rocmtpl {
+
+ROCMTPL_INLINE layout::layout(dtype type, std::vector<sym_expr> sizes, std::vector<sym_expr> strides, sym_expr offset)
+    : type_(type), sizes_(std::move(sizes)), strides_(std::move(strides)), offset_(std::move(offset)) {
+  (void)element_size(type_);  // rejects values outside the enumeration
+  if (sizes_.size() != strides_.size()) {
+    throw invalid_argument_error("rocmtpl: layout: " + std::to_string(sizes_.size()) + " sizes but " +
+                                 std::to_string(strides_.size()) + " strides; give one stride per size");
+  }
+  check_non_negative("size", sizes_);
+  check_non_negative("stride", strides_);
+  if (auto c = offset_.constant(); c && *c < 0) {
+    throw invalid_argument_error("rocmtpl: layout: negative offset " + std::to_string(*c));
+  }
+  text_ = make_text();  // layouts are immutable; rendering prints them often
+}
+
+ROCMTPL_INLINE layout layout::row_major(dtype type, std::vector<sym_expr> sizes, sym_expr offset) {
+  std::vector<sym_expr> strides(sizes.size());
+  sym_expr running = 1;
+  for (std::size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = running;
+    running = running * sizes[i];
+  }
+  return {type, std::move(sizes), std::move(strides), std::move(offset)};
+}
+
+ROCMTPL_INLINE layout layout::col_major(dtype type, std::vector<sym_expr> sizes, sym_expr offset) {
+  const auto rank = sizes.size();
+  if (rank < 2) {
+    throw invalid_argument_error("rocmtpl: layout: col_major needs rank >= 2, got rank " + std::to_string(rank));
+  }
+  std::vector<sym_expr> strides(rank);
+  strides[rank - 2] = 1;
+  strides[rank - 1] = sizes[rank - 2];
+  sym_expr running = sizes[rank - 2] * sizes[rank - 1];
+  for (std::size_t i = rank - 2; i-- > 0;) {
+    strides[i] = running;
+    running = running * sizes[i];
+  }
+  return {type, std::move(sizes), std::move(strides), std::move(offset)};
+}
+
+ROCMTPL_INLINE sym_expr layout::storage_size() const {
+  for (const auto& s : sizes_) {
+    if (auto c = s.constant(); c && *c == 0) return 0;
+  }
+  sym_expr span = 1;
+  for (std::size_t i = 0; i < rank(); ++i) span = span + (sizes_[i] - 1) * strides_[i];
+  return offset_ + span;
+}
+
+ROCMTPL_INLINE bool layout::is_contiguous() const { return strides_ == row_major(type_, sizes_).strides(); }
+
+ROCMTPL_INLINE std::vector<std::string> layout::free_symbols() const {
+  std::vector<std::string> out;
+  auto add = [&](const sym_expr& e) {
+    for (auto& s : e.free_symbols()) out.push_back(std::move(s));
+  };
+  for (const auto& s : sizes_) add(s);
+  for (const auto& s : strides_) add(s);
+  add(offset_);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+ROCMTPL_INLINE bool layout::is_static() const {
+  auto constant = [](const sym_expr& e) { return e.is_constant(); };
+  return std::all_of(sizes_.begin(), sizes_.end(), constant) &&
+         std::all_of(strides_.begin(), strides_.end(), constant) && offset_.is_constant();
+}
+
+ROCMTPL_INLINE bool operator==(const layout& a, const layout& b) {
+  return a.type_ == b.type_ && a.sizes_ == b.sizes_ && a.strides_ == b.strides_ && a.offset_ == b.offset_;
+}
+
+ROCMTPL_INLINE std::string layout::make_text() const {
+  auto list = [](const std::vector<sym_expr>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].to_string();
+    return s;
+  };
+  return std::string(name(type_)) + "[" + list(sizes_) + "] strides [" + list(strides_) + "] offset " +
+         offset_.to_string();
+}
+
+ROCMTPL_INLINE void layout::check_non_negative(const char* what, const std::vector<sym_expr>& values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (auto c = values[i].constant(); c && *c < 0) {
+      throw invalid_argument_error("rocmtpl: layout: negative " + std::string(what) + " " + std::to_string(*c) +
+                                   " at dimension " + std::to_string(i));
+    }
+  }
+}
+
+ROCMTPL_INLINE std::size_t layout::normalize(std::int64_t index, const char* what) const {
+  const auto n = static_cast<std::int64_t>(rank());
+  const auto i = index < 0 ? index + n : index;
+  if (i < 0 || i >= n) {
+    throw out_of_range_error("rocmtpl: layout: " + std::string(what) + " index " + std::to_string(index) +
+                             " out of range for rank " + std::to_string(n));
+  }
+  return static_cast<std::size_t>(i);
+}
+
+}  // namespace rocmtpl
