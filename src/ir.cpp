@@ -7,4 +7,12 @@
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
 
+#include <rocmtpl/core/error-inl.hpp>
+#include <rocmtpl/detail/hash-inl.hpp>
+#include <rocmtpl/detail/strings-inl.hpp>
+#include <rocmtpl/ir/buffer-inl.hpp>
+#include <rocmtpl/ir/dtype-inl.hpp>
+#include <rocmtpl/ir/identifier-inl.hpp>
 #include <rocmtpl/ir/layout-inl.hpp>
+#include <rocmtpl/ir/sym_expr-inl.hpp>
+#include <rocmtpl/ir/tensor_meta-inl.hpp>

@@ -12,6 +12,8 @@
 #include <string>
 #include <utility>
 
+#include <rocmtpl/core/config.hpp>
+
 namespace rocmtpl {
 
 /// @brief Base of every exception rocmtpl throws.
@@ -35,10 +37,7 @@ class config_error : public invalid_argument_error {
   /// @param template_name the template (`gemm`)
   /// @param config the configuration as text (its to_string())
   /// @param reason the rule it breaks
-  config_error(const std::string& template_name, std::string config, std::string reason)
-      : invalid_argument_error("rocmtpl: " + template_name + ": invalid config " + config + ": " + reason),
-        config_(std::move(config)),
-        reason_(std::move(reason)) {}
+  config_error(const std::string& template_name, std::string config, std::string reason);
   /// @brief The configuration, as text.
   [[nodiscard]] const std::string& config() const noexcept { return config_; }
   /// @brief The rule the configuration breaks.
@@ -79,3 +78,7 @@ class template_error : public error {
 };
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/core/error-inl.hpp>
+#endif

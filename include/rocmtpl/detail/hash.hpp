@@ -4,9 +4,10 @@
 // Stable content hashes (xxHash XXH3-64) as fixed-width lowercase hex.
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <string_view>
+
+#include <rocmtpl/core/config.hpp>
 
 // Header-only: xxHash is compiled into the including translation unit (XXH_INLINE_ALL), so a
 // program needs neither a define nor -lxxhash. In that mode xxhash.h declares every function
@@ -26,16 +27,14 @@
 
 namespace rocmtpl::detail {
 
-[[nodiscard]] inline std::uint64_t hash64(std::string_view text) noexcept {
-  return XXH3_64bits(text.data(), text.size());
-}
+[[nodiscard]] std::uint64_t hash64(std::string_view text) noexcept;
 
-[[nodiscard]] inline std::string hex16(std::uint64_t value) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(value));
-  return buf;
-}
+[[nodiscard]] std::string hex16(std::uint64_t value);
 
 [[nodiscard]] inline std::string hash_hex(std::string_view text) { return hex16(hash64(text)); }
 
 }  // namespace rocmtpl::detail
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/detail/hash-inl.hpp>
+#endif

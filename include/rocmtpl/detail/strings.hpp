@@ -7,19 +7,15 @@
 #include <string_view>
 #include <vector>
 
+#include <rocmtpl/core/config.hpp>
+
 namespace rocmtpl::detail {
 
 /// Joins `parts` with `sep` between them ("a, b, c").
-[[nodiscard]] inline std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ") {
-  std::size_t size = 0;
-  for (const auto& p : parts) size += p.size() + sep.size();
-  std::string out;
-  out.reserve(size);
-  for (const auto& p : parts) {
-    if (!out.empty() || &p != &parts.front()) out += sep;
-    out += p;
-  }
-  return out;
-}
+[[nodiscard]] std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ");
 
 }  // namespace rocmtpl::detail
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/detail/strings-inl.hpp>
+#endif

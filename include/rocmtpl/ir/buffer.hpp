@@ -4,11 +4,10 @@
 /// @file
 /// @brief Buffer: a named tensor with a layout (the reference's ir.Buffer), static or runtime.
 
-#include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>
 #include <rocmtpl/ir/identifier.hpp>
@@ -24,11 +23,7 @@ class buffer {
   /// not a keyword, not an entry point ABI name).
   /// @throws evaluation_error naming the buffer when its element count, storage extent or storage
   /// bytes overflow int64_t for constant sizes (symbolic ones are checked where their values are known).
-  buffer(std::string name, rocmtpl::layout layout)
-      : name_(std::move(name)), layout_(std::make_shared<const rocmtpl::layout>(std::move(layout))) {
-    check_name("buffer: name", name_);
-    check_static_extent();
-  }
+  buffer(std::string name, rocmtpl::layout layout);
 
   /// @brief The buffer's name.
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
@@ -42,28 +37,10 @@ class buffer {
   [[nodiscard]] const std::vector<sym_expr>& strides() const noexcept { return layout_->strides(); }
 
   /// @brief Same name and equal layouts.
-  friend bool operator==(const buffer& a, const buffer& b) {
-    return a.name_ == b.name_ && (a.layout_ == b.layout_ || *a.layout_ == *b.layout_);
-  }
+  friend bool operator==(const buffer& a, const buffer& b);
 
  private:
-  // Constant element counts and byte counts must fit in int64_t (sym_expr arithmetic is checked).
-  void check_static_extent() const {
-    try {
-      (void)layout_->numel();
-      const auto storage = layout_->storage_size().constant();
-      if (storage) {
-        std::int64_t bytes = 0;
-        if (__builtin_mul_overflow(*storage, static_cast<std::int64_t>(element_size(type())), &bytes)) {
-          throw evaluation_error("its storage of " + std::to_string(*storage) +
-                                 " elements does not fit in int64_t bytes");
-        }
-      }
-    } catch (const evaluation_error& e) {
-      throw evaluation_error("rocmtpl: buffer: '" + name_ + "' " + layout_->to_string() + ": sizes overflow int64_t (" +
-                             e.what() + "); use smaller sizes");
-    }
-  }
+  void check_static_extent() const;
 
   std::string name_;
   std::shared_ptr<const rocmtpl::layout> layout_;
@@ -83,3 +60,7 @@ struct static_buffer {
 };
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/ir/buffer-inl.hpp>
+#endif

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 
 namespace rocmtpl {
@@ -45,15 +46,7 @@ inline constexpr std::array<dtype_info, 11> dtype_table{{
     {dtype::f8e5m2, "float8_e5m2fnuz", 1, "uint8_t", "uint8_t", true},
 }};
 
-[[nodiscard]] inline const dtype_info& info(dtype d) {
-  const auto index = static_cast<std::size_t>(d);
-  if (index >= dtype_table.size()) {
-    throw invalid_argument_error("rocmtpl: dtype: unknown dtype value " + std::to_string(index) +
-                                 " has no HIP spelling (valid values are 0.." + std::to_string(dtype_table.size() - 1) +
-                                 ")");
-  }
-  return dtype_table[index];
-}
+[[nodiscard]] const dtype_info& info(dtype d);
 }  // namespace detail
 
 /// @brief Bytes per element.
@@ -74,36 +67,7 @@ inline constexpr std::array<dtype_info, 11> dtype_table{{
 
 /// @brief Parses a name as printed by name(), plus the short forms f16, bf16, f32, f64, fp16, fp32, half, float.
 /// @throws invalid_argument_error naming the text and the accepted names.
-[[nodiscard]] inline dtype parse_dtype(std::string_view text) {
-  for (const auto& entry : detail::dtype_table) {
-    if (entry.name == text) return entry.value;
-  }
-  struct alias {
-    std::string_view text;
-    dtype value;
-  };
-  static constexpr std::array<alias, 12> aliases{{{"f16", dtype::f16},
-                                                  {"fp16", dtype::f16},
-                                                  {"half", dtype::f16},
-                                                  {"bf16", dtype::bf16},
-                                                  {"f32", dtype::f32},
-                                                  {"fp32", dtype::f32},
-                                                  {"float", dtype::f32},
-                                                  {"f64", dtype::f64},
-                                                  {"fp64", dtype::f64},
-                                                  {"double", dtype::f64},
-                                                  {"fp8e4m3", dtype::f8e4m3},
-                                                  {"fp8e5m2", dtype::f8e5m2}}};
-  for (const auto& a : aliases) {
-    if (a.text == text) return a.value;
-  }
-  std::string known;
-  for (const auto& entry : detail::dtype_table) {
-    if (!known.empty()) known += ", ";
-    known += entry.name;
-  }
-  throw invalid_argument_error("rocmtpl: dtype: unknown dtype '" + std::string(text) + "'; expected one of " + known);
-}
+[[nodiscard]] dtype parse_dtype(std::string_view text);
 
 /// @brief Prints name(d).
 inline std::ostream& operator<<(std::ostream& os, dtype d) { return os << name(d); }
@@ -117,31 +81,15 @@ inline std::ostream& operator<<(std::ostream& os, dtype d) { return os << name(d
 /// @brief The macro generated sources use for a dtype's code: `ROCMTPL_DTYPE_` and the upper-case
 /// name ("ROCMTPL_DTYPE_FLOAT16", "ROCMTPL_DTYPE_BFLOAT16", "ROCMTPL_DTYPE_FLOAT32", ...).
 /// @throws invalid_argument_error for a value outside the enumeration.
-[[nodiscard]] inline std::string dtype_code_macro(dtype d) {
-  std::string macro = "ROCMTPL_DTYPE_";
-  for (char c : name(d)) macro += c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
-  return macro;
-}
+[[nodiscard]] std::string dtype_code_macro(dtype d);
 
 /// @brief `#define ROCMTPL_DTYPE_<NAME> <dtype_code>` for every dtype, one per line: the text a
 /// generated source includes to speak the same numbering as the host.
-[[nodiscard]] inline std::string dtype_code_defines() {
-  std::string text;
-  for (const auto& entry : detail::dtype_table) {
-    text += "#define " + dtype_code_macro(entry.value) + " " + std::to_string(dtype_code(entry.value)) + "\n";
-  }
-  return text;
-}
+[[nodiscard]] std::string dtype_code_defines();
 
 /// @brief Inverse of dtype_code().
 /// @throws invalid_argument_error for a number that is no dtype's code.
-[[nodiscard]] inline dtype dtype_from_code(std::int64_t code) {
-  if (code < 0 || code >= static_cast<std::int64_t>(detail::dtype_table.size())) {
-    throw invalid_argument_error("rocmtpl: dtype: " + std::to_string(code) + " is not a dtype code; expected 0.." +
-                                 std::to_string(detail::dtype_table.size() - 1));
-  }
-  return detail::dtype_table[static_cast<std::size_t>(code)].value;
-}
+[[nodiscard]] dtype dtype_from_code(std::int64_t code);
 
 /// @brief Compile-time dtype: a tag type carrying the runtime value.
 template <dtype D>
@@ -175,3 +123,7 @@ template <class T>
 concept dtype_tag_type = detail::is_dtype_tag<T>;
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/ir/dtype-inl.hpp>
+#endif

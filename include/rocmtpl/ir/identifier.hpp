@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 
 namespace rocmtpl {
@@ -83,18 +84,13 @@ inline constexpr std::string_view user_identifier_prefix = "u_";
 /// @brief Throws unless is_valid_name(name).
 /// @param entity what the name names, for the message (`sym_expr: symbol name`, `buffer: name`)
 /// @throws invalid_argument_error `rocmtpl: ENTITY 'NAME' is ...; FIX`
-inline void check_name(std::string_view entity, std::string_view name) {
-  if (const auto problem = identifier_problem(name); !problem.empty()) {
-    throw invalid_argument_error("rocmtpl: " + std::string(entity) + " '" + std::string(name) + "' " +
-                                 std::string(problem));
-  }
-}
+void check_name(std::string_view entity, std::string_view name);
 
 /// @brief The identifier a user name has in generated code: `u_<name>`.
-[[nodiscard]] inline std::string user_identifier(std::string_view name) {
-  std::string out(user_identifier_prefix);
-  out += name;
-  return out;
-}
+[[nodiscard]] std::string user_identifier(std::string_view name);
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/ir/identifier-inl.hpp>
+#endif
