@@ -31,174 +31,46 @@ struct gemm_problem {
 
 /// The graph inputs a chain may read, by broadcast: `bias` [N] (row vector), `rscale` [M] (column
 /// vector), `d` [M, N] (full), all f32 except `d` in the GEMM's dtype.
-inline buffer operand(const gemm_problem& p, epilogue_broadcast b) {
-  switch (b) {
-    case epilogue_broadcast::row_vector: return buffer("bias", layout::row_major(dtype::f32, {p.n}));
-    case epilogue_broadcast::column_vector: return buffer("rscale", layout::row_major(dtype::f32, {p.m}));
-    case epilogue_broadcast::full: break;
-  }
-  return buffer("d", layout::row_major(p.type, {p.m, p.n}));
-}
+buffer operand(const gemm_problem& p, epilogue_broadcast b);
 
 /// The chain `add(bias [N]) -> gelu -> mul(d [M, N])` (the issue's figure).
-inline epilogue_chain bias_gelu_mul() {
-  return {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(epilogue_activation::gelu),
-           epilogue_op::mul(1, epilogue_broadcast::full)}};
-}
+epilogue_chain bias_gelu_mul();
 
 /// Chains that together use every op and every broadcast: each activation, add/sub/mul along rows,
 /// columns and full, a scale and a cast (named for test output).
-inline std::vector<std::pair<std::string, epilogue_chain>> every_op_chains() {
-  using b = epilogue_broadcast;
-  using a = epilogue_activation;
-  return {
-      {"bias_gelu_mul", bias_gelu_mul()},
-      {"sub_column_relu", {{epilogue_op::sub(0, b::column_vector), epilogue_op::activation(a::relu)}}},
-      {"scale_silu_add_full",
-       {{epilogue_op::scale(0.75F), epilogue_op::activation(a::silu), epilogue_op::add(0, b::full)}}},
-      {"mul_row_sigmoid", {{epilogue_op::mul(0, b::row_vector), epilogue_op::activation(a::sigmoid)}}},
-      {"cast_bf16_tanh_mul_column",
-       {{epilogue_op::cast(dtype::bf16), epilogue_op::activation(a::tanh), epilogue_op::mul(0, b::column_vector)}}},
-  };
-}
+std::vector<std::pair<std::string, epilogue_chain>> every_op_chains();
 
 /// The operands a chain reads, in its input order (each op's broadcast picks the graph input).
-inline std::vector<buffer> chain_operands(const gemm_problem& p, const epilogue_chain& c) {
-  std::vector<buffer> out(c.input_count(), operand(p, epilogue_broadcast::full));
-  for (const auto& o : c.ops) {
-    if (o.has_input()) out[o.input] = operand(p, o.broadcast);
-  }
-  return out;
-}
+std::vector<buffer> chain_operands(const gemm_problem& p, const epilogue_chain& c);
 
 /// A module `name`: inputs x, w and the chains' operands; h = x @ w (the GEMM of `p`), then one
 /// pointwise node per chain (`e0`, `e1`, ..., the last one is the output `y` of dtype `out`).
-inline module_graph chain_module(const std::string& name, const gemm_problem& p,
-                                 const std::vector<epilogue_chain>& chains, dtype out) {
-  const buffer x("x", layout::row_major(p.type, {p.m, p.k}));
-  const buffer w("w", layout::row_major(p.type, {p.k, p.n}));
-  const auto h = layout::row_major(p.type, {p.m, p.n});
-  module_graph g(name);
-  g.add_input(x).add_input(w);
-  std::vector<std::string> inputs{"x", "w"};
-  for (const auto& c : chains) {
-    for (const auto& b : chain_operands(p, c)) {
-      if (std::find(inputs.begin(), inputs.end(), b.name()) == inputs.end()) {
-        g.add_input(b);
-        inputs.push_back(b.name());
-      }
-    }
-  }
-  rocm_template<templates::gemm_policy> gemm(templates::gemm_policy(p.options), {x, w}, h);
-  g.add_node("h", gemm.generate(p.config, p.hints).output_node());
-  std::string prev = "h";
-  layout prev_layout = h;
-  for (std::size_t i = 0; i < chains.size(); ++i) {
-    const bool last = i + 1 == chains.size();
-    const std::string node = last ? "y" : rocmtpl::detail::indexed_name("e", i);
-    const auto ops = chain_operands(p, chains[i]);
-    std::vector<buffer> tin{buffer("value", prev_layout)};
-    std::vector<std::string> names{prev};
-    for (std::size_t j = 0; j < ops.size(); ++j) {
-      tin.emplace_back(rocmtpl::detail::indexed_name("operand", j), ops[j].get_layout());
-      names.push_back(ops[j].name());
-    }
-    const auto out_layout = layout::row_major(last ? out : p.type, {p.m, p.n});
-    rocm_template<templates::pointwise_policy> pw(templates::pointwise_policy(chains[i]), tin, out_layout);
-    g.add_node(node, pw.generate(templates::elementwise_config{}, p.hints).output_node(), names);
-    prev = node;
-    prev_layout = out_layout;
-  }
-  g.add_output("y");
-  return g;
-}
+module_graph chain_module(const std::string& name, const gemm_problem& p, const std::vector<epilogue_chain>& chains,
+                          dtype out);
 
 /// emit_module() of chain_module(), fused or not.
-inline module_source emit_chain_module(const std::string& name, const gemm_problem& p,
-                                       const std::vector<epilogue_chain>& chains, dtype out, bool fuse,
-                                       bool runner = false) {
-  module_options o;
-  o.fuse_epilogues = fuse;
-  o.standalone_runner = runner;
-  o.runner_sizes = p.hints;
-  return emit_module(chain_module(name, p, chains, out), o);
-}
+module_source emit_chain_module(const std::string& name, const gemm_problem& p,
+                                const std::vector<epilogue_chain>& chains, dtype out, bool fuse, bool runner = false);
 
 /// A matrix-core configuration (mma.sync on NVIDIA, MFMA on AMD).
-inline templates::gemm_config mma_config() {
-  templates::gemm_config c;
-  c.math = templates::gemm_math::matrix_core;
-  c.block_m = 64;
-  c.block_n = 64;
-  c.block_k = 32;
-  c.warp_m = 32;
-  c.warp_n = 32;
-  c.stages = 3;
-  c.thread_m = 0;
-  c.thread_n = 0;
-  c.vector = 8;
-  return c;
-}
+templates::gemm_config mma_config();
 
 /// A Hopper (wgmma) configuration, 128 x 128 tiles.
-inline templates::gemm_config hopper_config() {
-  auto c = mma_config();
-  c.math = templates::gemm_math::wgmma;
-  c.block_m = 128;
-  c.block_n = 128;
-  c.block_k = 64;
-  c.warp_m = 64;
-  c.warp_n = 128;
-  c.stages = 4;
-  return c;
-}
+templates::gemm_config hopper_config();
 
 /// The SIMT configuration of `split` K slices (runtime split-K when above 1).
-inline std::pair<templates::gemm_config, templates::gemm_options> simt_config(int split = 1) {
-  templates::gemm_config c;
-  c.split_k = split;
-  templates::gemm_options o;
-  o.runtime_split_k = split > 1;
-  return {c, o};
-}
+std::pair<templates::gemm_config, templates::gemm_options> simt_config(int split = 1);
 
 /// A skinny_m (matrix-vector) configuration: 4 rows of M per block, 8 threads along K, 32 along N,
 /// 16-byte loads of W; `split` static K slices (their partials summed by the shared reduction).
-inline templates::gemm_config skinny_config(int split = 1) {
-  templates::gemm_config c;
-  c.math = templates::gemm_math::skinny_m;
-  c.block_m = 4;
-  c.warp_m = 8;
-  c.warp_n = 32;
-  c.thread_m = 1;
-  c.thread_n = 1;
-  c.block_n = 32;
-  c.block_k = 8;
-  c.group_m = 1;
-  c.stages = 1;
-  c.vector = 8;
-  c.split_k = split;
-  return c;
-}
+templates::gemm_config skinny_config(int split = 1);
 
 /// A skinny_m configuration on matrix cores (issue 10; stages 2, NVIDIA mma.sync): 8 rows of M per
 /// block, 2 warps along K, 1 along N (64 columns); `split` static K slices.
-inline templates::gemm_config skinny_mma_config(int split = 1) {
-  templates::gemm_config c = skinny_config(split);
-  c.block_m = 8;
-  c.warp_m = 2;
-  c.warp_n = 1;
-  c.block_n = 64;
-  c.stages = 2;
-  return c;
-}
+templates::gemm_config skinny_mma_config(int split = 1);
 
 /// Every chain of every_op_chains(), as one run of pointwise nodes.
-inline std::vector<epilogue_chain> every_op() {
-  std::vector<epilogue_chain> out;
-  for (const auto& [name, c] : every_op_chains()) out.push_back(c);
-  return out;
-}
+std::vector<epilogue_chain> every_op();
 
 /// One math path of the GPU test: a name, the GEMM problem, whether it needs an sm_90 device.
 struct path_case {
@@ -210,50 +82,6 @@ struct path_case {
 /// The math paths the GPU test runs: SIMT f32 (with and without split-K), matrix cores f16 and
 /// bf16, matrix cores f16 with split-K, skinny_m f16 (with and without K slices; on matrix cores with
 /// K slices), Hopper f16 (with and without split-K).
-inline std::vector<path_case> gpu_paths() {
-  std::vector<path_case> out;
-  gemm_problem simt;
-  simt.type = dtype::f32;
-  simt.n = sym_expr(96);
-  simt.k = sym_expr(128);
-  out.push_back({"simt_f32", simt});
-  std::tie(simt.config, simt.options) = simt_config(3);
-  out.push_back({"simt_f32_split_k", simt});
-  for (dtype t : {dtype::f16, dtype::bf16}) {
-    gemm_problem mc;
-    mc.type = t;
-    mc.config = mma_config();
-    mc.n = sym_expr(96);
-    mc.k = sym_expr(128);
-    out.push_back({"mma_" + std::string(name(t)), mc});
-  }
-  gemm_problem mcs;
-  mcs.config = mma_config();
-  mcs.config.split_k = 2;
-  mcs.options.runtime_split_k = true;
-  mcs.n = sym_expr(96);
-  mcs.k = sym_expr(256);
-  out.push_back({"mma_f16_split_k", mcs});
-  gemm_problem sk;  // skinny_m (any M: tiles of 4 rows), unsplit and with 4 static K slices
-  sk.config = skinny_config();
-  sk.n = sym_expr(96);
-  sk.k = sym_expr(256);
-  out.push_back({"skinny_m_f16", sk});
-  sk.config = skinny_config(4);
-  out.push_back({"skinny_m_f16_split_k", sk});
-  sk.config = skinny_mma_config(4);
-  out.push_back({"skinny_mma_f16_split_k", sk, true});  // NVIDIA only (the sm_90 flag keeps it off AMD)
-  gemm_problem h;
-  h.config = hopper_config();
-  h.n = sym_expr(256);
-  h.k = sym_expr(256);
-  out.push_back({"hopper_f16", h, true});
-  // Hopper with runtime split-K: the consumers write fp32 partials, the shared reduction applies the
-  // chain once after the sum (K = 256: 4 k-blocks in 3 slices).
-  h.config.split_k = 3;
-  h.options.runtime_split_k = true;
-  out.push_back({"hopper_f16_split_k", h, true});
-  return out;
-}
+std::vector<path_case> gpu_paths();
 
 }  // namespace rocmtpl::test::fusion

@@ -5,7 +5,7 @@
 // reference names and with colliding names ordered alike (so canonical expression order is the
 // same); outside comments and literals the two token streams must be identical except where
 // u_<reference> meets u_<colliding>: then no user name reaches the code unprefixed.
-#include "unit/hygiene_support.hpp"
+#include "support/hygiene.hpp"
 
 #include <gtest/gtest.h>
 

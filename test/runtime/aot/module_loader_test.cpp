@@ -10,7 +10,7 @@
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -10,7 +10,7 @@
 #include <rocmtpl/runtime/bench/caller_runtime.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // entries' launch lines) cover every element.
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 

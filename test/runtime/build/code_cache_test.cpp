@@ -4,7 +4,7 @@
 #include <rocmtpl/runtime/sys/process.hpp>
 #include <rocmtpl/runtime/sys/shared_library.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 
 #include <rocmtpl/runtime/sys/shared_library.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 

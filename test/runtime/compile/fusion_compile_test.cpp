@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 #include "support/fusion.hpp"
 
 namespace {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 namespace {
 using namespace rocmtpl;

@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/runtime_test_support.hpp"
-#include "unit/hygiene_support.hpp"
+#include "support/runtime.hpp"
+#include "support/hygiene.hpp"
 
 namespace {
 using namespace rocmtpl;

@@ -5,9 +5,9 @@
 #include <rocmtpl/runtime/db/claims.hpp>
 #include <rocmtpl/runtime/db/database.hpp>
 
-#include "runtime/db/claims_test_support.hpp"
-#include "runtime/db/tuning_db_test_support.hpp"
-#include "runtime/runtime_test_support.hpp"
+#include "support/claims.hpp"
+#include "support/tuning_db.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 

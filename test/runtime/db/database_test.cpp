@@ -2,8 +2,8 @@
 // Tests include/rocmtpl/runtime/db/database.hpp.
 #include <rocmtpl/runtime/db/database.hpp>
 
-#include "runtime/db/tuning_db_test_support.hpp"
-#include "runtime/runtime_test_support.hpp"
+#include "support/tuning_db.hpp"
+#include "support/runtime.hpp"
 
 #include <sqlite3.h>
 #include <sys/wait.h>

@@ -8,7 +8,7 @@
 #error "rocmtpl/runtime/db/json.hpp must not pull in SQLite"
 #endif
 
-#include "runtime/db/tuning_db_test_support.hpp"
+#include "support/tuning_db.hpp"
 
 #include <limits>
 #include <optional>

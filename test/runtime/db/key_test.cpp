@@ -2,7 +2,7 @@
 // Tests include/rocmtpl/runtime/db/key.hpp.
 #include <rocmtpl/runtime/db/key.hpp>
 
-#include "runtime/db/tuning_db_test_support.hpp"
+#include "support/tuning_db.hpp"
 
 #include <xxhash.h>
 

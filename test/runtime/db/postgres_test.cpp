@@ -2,14 +2,14 @@
 // Tests include/rocmtpl/runtime/db/postgres.hpp against a real PostgreSQL server that the
 // test starts itself (test/support/pg_server.hpp: initdb into a temporary folder, a Unix socket, no
 // system service): records round-trip and match what the SQLite file stores, the claim protocol
-// (claims_test_support.hpp) from threads and processes, lease expiry. Skips with a message only
+// (support/claims.hpp) from threads and processes, lease expiry. Skips with a message only
 // where the server binaries are missing (or the build has no libpq).
 #include <rocmtpl/runtime/db/database.hpp>
 #include <rocmtpl/runtime/db/postgres.hpp>
 
-#include "runtime/db/claims_test_support.hpp"
-#include "runtime/db/tuning_db_test_support.hpp"
-#include "runtime/runtime_test_support.hpp"
+#include "support/claims.hpp"
+#include "support/tuning_db.hpp"
+#include "support/runtime.hpp"
 #include "support/pg_server.hpp"
 
 #include <fmt/format.h>

@@ -4,7 +4,7 @@
 // report errors as tuning_db_error naming the file, the SQL and SQLite's message.
 #include <rocmtpl/runtime/db/sqlite.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 

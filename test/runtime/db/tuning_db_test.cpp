@@ -4,8 +4,8 @@
 // header's documented workflow does. The parts have their own tests in test/runtime/db/.
 #include <rocmtpl/runtime/db/tuning_db.hpp>
 
-#include "runtime/db/tuning_db_test_support.hpp"
-#include "runtime/runtime_test_support.hpp"
+#include "support/tuning_db.hpp"
+#include "support/runtime.hpp"
 
 #include <string>
 #include <vector>

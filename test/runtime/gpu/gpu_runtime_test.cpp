@@ -10,7 +10,7 @@
 #error "rocmtpl/runtime/gpu/gpu_runtime.hpp must not include CUDA or HIP headers"
 #endif
 
-#include "runtime/gpu/gpu_runtime_test_support.hpp"
+#include "support/gpu_runtime.hpp"
 
 #include <gtest/gtest.h>
 

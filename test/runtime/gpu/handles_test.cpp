@@ -4,7 +4,7 @@
 // naming the operation.
 #include <rocmtpl/runtime/gpu/handles.hpp>
 
-#include "runtime/gpu/gpu_runtime_test_support.hpp"
+#include "support/gpu_runtime.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // probed (not merely absent). An invalid ROCMTPL_PLATFORM makes gpu_runtime::instance() throw.
 #include <rocmtpl/runtime/gpu/loader.hpp>
 
-#include "runtime/gpu/gpu_runtime_test_support.hpp"
+#include "support/gpu_runtime.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // and its value, never a silent fall-back to "no GPU".
 #include <rocmtpl/runtime/gpu/options.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 

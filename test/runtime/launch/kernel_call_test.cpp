@@ -10,7 +10,7 @@
 #include <rocmtpl/runtime/launch/kernel_call.hpp>
 #include <rocmtpl/runtime/sys/shared_library.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <rocmtpl/templates/gemm.hpp>
 
 #include "support/temp_dir.hpp"
-#include "unit/templates/gemm/support.hpp"
+#include "support/gemm.hpp"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>

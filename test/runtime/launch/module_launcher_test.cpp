@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/runtime_test_support.hpp"
-#include "unit/templates/gemm/support.hpp"
+#include "support/runtime.hpp"
+#include "support/gemm.hpp"
 
 namespace {
 using namespace rocmtpl;

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 namespace {
 using namespace rocmtpl;

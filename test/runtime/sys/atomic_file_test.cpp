@@ -2,7 +2,7 @@
 // Tests the library's one atomic file write (runtime/sys/atomic_file.hpp).
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 

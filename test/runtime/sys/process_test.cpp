@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <rocmtpl/runtime/sys/process.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 

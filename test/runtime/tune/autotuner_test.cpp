@@ -4,7 +4,7 @@
 // (include/rocmtpl/runtime/tune/autotuner.hpp) are tested one by one.
 #include <rocmtpl/runtime.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 

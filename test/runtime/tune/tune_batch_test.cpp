@@ -4,7 +4,7 @@
 // once, take-over of a dead tuner's problem), and the progress display.
 #include <rocmtpl/runtime/tune/tune_batch.hpp>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <type_traits>
 
-#include "runtime/runtime_test_support.hpp"
+#include "support/runtime.hpp"
 
 namespace {
 namespace fs = std::filesystem;

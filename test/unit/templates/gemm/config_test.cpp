@@ -3,7 +3,7 @@
 // invalid_reason() (non-throwing, constexpr), is_valid() and validate() (a typed config_error).
 #include <rocmtpl/templates/gemm/config.hpp>
 
-#include "unit/templates/gemm/support.hpp"
+#include "support/gemm.hpp"
 
 #include <gtest/gtest.h>
 

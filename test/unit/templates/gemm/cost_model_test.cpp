@@ -2,7 +2,7 @@
 // templates/gemm/cost_model.hpp: the estimate counts waves, padding, K and the split-K traffic.
 #include <rocmtpl/templates/gemm/cost_model.hpp>
 
-#include "unit/templates/gemm/support.hpp"
+#include "support/gemm.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // copy struct gets its own spelling of the shared members.
 #include <rocmtpl/templates/gemm/device_code.hpp>
 
-#include "unit/templates/gemm/support.hpp"
+#include "support/gemm.hpp"
 
 #include <gtest/gtest.h>
 

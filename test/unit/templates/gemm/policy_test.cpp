@@ -3,7 +3,7 @@
 // forwards to its parts (search spaces, cost model, renderers, view).
 #include <rocmtpl/templates/gemm/policy.hpp>
 
-#include "unit/templates/gemm/support.hpp"
+#include "support/gemm.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // strides, errors naming the values), copy facts, and the entry point's tensors.
 #include <rocmtpl/templates/gemm/problem.hpp>
 
-#include "unit/templates/gemm/support.hpp"
+#include "support/gemm.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // accumulates in double and reads every operand through its own strides.
 #include <rocmtpl/templates/gemm/reference.hpp>
 
-#include "unit/templates/gemm/support.hpp"
+#include "support/gemm.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // layouts, epilogues, batch, split-K, alignment dispatch) and what it refuses.
 #include <rocmtpl/templates/gemm/render.hpp>
 
-#include "unit/templates/gemm/support.hpp"
+#include "support/gemm.hpp"
 
 #include <gtest/gtest.h>
 

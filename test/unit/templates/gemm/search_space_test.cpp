@@ -3,7 +3,7 @@
 // dtypes, layouts and shape.
 #include <rocmtpl/templates/gemm/search_space.hpp>
 
-#include "unit/templates/gemm/support.hpp"
+#include "support/gemm.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // launch description's grids and vector requirements, and the runtime split_k check.
 #include <rocmtpl/templates/gemm/skinny_device_code.hpp>
 
-#include "unit/templates/gemm/support.hpp"
+#include "support/gemm.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // path cannot serve are refused when rendering.
 #include <rocmtpl/templates/gemm/sm90_device_code.hpp>
 
-#include "unit/templates/gemm/support.hpp"
+#include "support/gemm.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,46 +1,21 @@
 // SPDX-License-Identifier: MIT
-#pragma once
-
-// The batch claim protocol's tests, written once and run against both backends
-// (claims_test.cpp: SQLite; postgres_test.cpp: a real PostgreSQL server). `open` returns a new
-// tuning_db (its own connection) on the same database each time it is called.
-
-#include <rocmtpl/runtime/db/tuning_db.hpp>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <functional>
-#include <map>
-#include <mutex>
-#include <set>
-#include <string>
-#include <thread>
-#include <utility>
-#include <vector>
+#include "support/claims.hpp"
 
 namespace rocmtpl::test {
 
-using db_opener = std::function<runtime::tuning_db()>;
-
-inline std::vector<std::pair<std::string, std::string>> sample_items(int n) {
+std::vector<std::pair<std::string, std::string>> sample_items(int n) {
   std::vector<std::pair<std::string, std::string>> items;
   for (int i = 0; i < n; ++i) items.emplace_back(fmt::format("p{}", i), fmt::format("{{\"m\":{}}}", 64 * (i + 1)));
   return items;
 }
 
-inline std::map<std::string, int> count_events(const std::vector<runtime::batch_event>& events,
-                                               const std::string& kind) {
+std::map<std::string, int> count_events(const std::vector<runtime::batch_event>& events, const std::string& kind) {
   std::map<std::string, int> n;
   for (const auto& e : events) n[e.item] += e.event == kind ? 1 : 0;
   return n;
 }
 
-// add is idempotent, claims go in batch order, finish stores the result, items and events show it.
-inline void check_claim_basics(const db_opener& open) {
+void check_claim_basics(const db_opener& open) {
   using namespace std::chrono_literals;
   auto db = open();
   EXPECT_EQ(db.add_batch_items("b", "t", sample_items(3)), 3U);
@@ -92,9 +67,7 @@ inline void check_claim_basics(const db_opener& open) {
                                            "A:claimed:p2", "A:released:p2", "B:claimed:p2"}));
 }
 
-// A tuner that stops renewing loses its problem once the lease expires; the next claim takes it
-// over, the dead tuner can neither renew nor finish it, and it is finished exactly once.
-inline void check_lease_expiry(const db_opener& open) {
+void check_lease_expiry(const db_opener& open) {
   using namespace std::chrono_literals;
   auto a = open();
   auto b = open();
@@ -124,9 +97,7 @@ inline void check_lease_expiry(const db_opener& open) {
   EXPECT_EQ(log, (std::vector<std::string>{"A:claimed", "B:reclaimed", "A:lost", "B:done"}));
 }
 
-// Several tuners (threads, each with its own connection) claim from one batch at once: every
-// problem is claimed once and finished once, and no two tuners ever hold the same problem.
-inline void check_threads_never_overlap(const db_opener& open, int tuners, int problems) {
+void check_threads_never_overlap(const db_opener& open, int tuners, int problems) {
   using namespace std::chrono_literals;
   open().add_batch_items("b", "t", sample_items(problems));
   std::mutex m;
@@ -166,8 +137,7 @@ inline void check_threads_never_overlap(const db_opener& open, int tuners, int p
   for (const auto& [item, n] : count_events(events, "done")) EXPECT_EQ(n, 1) << item;
 }
 
-// The same across processes: forked children, each opening its own connection.
-inline void check_processes_never_overlap(const db_opener& open, int tuners, int problems) {
+void check_processes_never_overlap(const db_opener& open, int tuners, int problems) {
   using namespace std::chrono_literals;
   open().add_batch_items("b", "t", sample_items(problems));
   std::vector<pid_t> children;
