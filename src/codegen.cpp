@@ -6,3 +6,11 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/codegen/arg_info-inl.hpp>
+#include <rocmtpl/codegen/epilogue-inl.hpp>
+#include <rocmtpl/codegen/indented_buffer-inl.hpp>
+#include <rocmtpl/codegen/kernel_args-inl.hpp>
+#include <rocmtpl/codegen/launch-inl.hpp>
+#include <rocmtpl/codegen/rendered_source-inl.hpp>
+#include <rocmtpl/codegen/template_context-inl.hpp>

@@ -4,12 +4,12 @@
 /// @file
 /// @brief arg_info: a template runtime argument (the reference's ArgInfo) and its value.
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/identifier.hpp>
 
@@ -29,13 +29,7 @@ struct arg_info {
 
   /// @throws invalid_argument_error if the name is not a valid name (is_valid_name()) or the type is
   /// not allowed.
-  void validate() const {
-    check_name("arg_info: runtime argument name", name);
-    if (std::find(allowed_types.begin(), allowed_types.end(), ty) == allowed_types.end()) {
-      throw invalid_argument_error("rocmtpl: arg_info: runtime argument '" + name + "' has type '" + ty +
-                                   "'; use an integer type (int32_t, int64_t, uint32_t, uint64_t, int, bool)");
-    }
-  }
+  void validate() const;
 
   /// @brief Member-wise equality.
   friend bool operator==(const arg_info&, const arg_info&) = default;
@@ -45,3 +39,7 @@ struct arg_info {
 using runtime_arg_value = std::int64_t;
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/codegen/arg_info-inl.hpp>
+#endif

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <rocmtpl/core/config.hpp>
+
 namespace rocmtpl {
 
 /// @brief Accumulates lines of source at a current indentation.
@@ -45,32 +47,14 @@ class indented_buffer {
   };
 
   /// @brief Writes one line at the current indentation; a blank line is written empty.
-  void writeline(std::string_view line) {
-    if (!is_blank(line)) text_.append(prefix_width(), ' ').append(line);
-    text_ += '\n';
-  }
+  void writeline(std::string_view line);
 
   /// @brief Indents the lines written while the returned scope lives.
   [[nodiscard]] indent_scope indent(int offset = 1) noexcept { return {*this, offset}; }
 
   /// @brief Writes a block of text: removes its common leading whitespace (textwrap.dedent),
   /// drops trailing blank lines (and leading ones with `strip`), then writes each line indented.
-  void splice(std::string_view text, bool strip = false) {
-    std::size_t common = std::string_view::npos;
-    std::size_t first = std::string_view::npos;  // start of the first non-blank line
-    std::size_t end = 0;                         // end of the last non-blank line
-    for_each_line(text, [&](std::string_view line, std::size_t start) {
-      if (is_blank(line)) return;
-      common = std::min(common, line.find_first_not_of(" \t"));
-      if (first == std::string_view::npos) first = start;
-      end = start + line.size();
-    });
-    if (common == std::string_view::npos) return;  // only blank lines
-    const std::size_t begin = strip ? first : 0;
-    for_each_line(text.substr(begin, end - begin), [&](std::string_view line, std::size_t) {
-      writeline(is_blank(line) ? std::string_view{} : line.substr(common));
-    });
-  }
+  void splice(std::string_view text, bool strip = false);
 
   /// @brief Appends text exactly as given (already indented, each line ending in '\n'); the fast
   /// path for preformatted fragments such as a template's header and globals.
@@ -130,3 +114,7 @@ class indented_buffer {
 };
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/codegen/indented_buffer-inl.hpp>
+#endif

@@ -17,6 +17,7 @@
 
 #include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/codegen/launch.hpp>
+#include <rocmtpl/core/config.hpp>
 
 namespace rocmtpl {
 
@@ -27,27 +28,15 @@ enum class entry_linkage {
 };
 
 /// @brief The exported name of an entry's packed twin: `NAME_packed`.
-[[nodiscard]] inline std::string packed_entry_name(std::string_view name) {
-  std::string out(name);
-  out += "_packed";
-  return out;
-}
+[[nodiscard]] std::string packed_entry_name(std::string_view name);
 
 /// @brief The exported name of the function that returns an entry's declaration: `NAME_signature`.
-[[nodiscard]] inline std::string signature_function_name(std::string_view name) {
-  std::string out(name);
-  out += "_signature";
-  return out;
-}
+[[nodiscard]] std::string signature_function_name(std::string_view name);
 
 /// @brief The entry's declaration with its linkage: `extern "C" PT_EXPORT int NAME(...)` or
 /// `static int NAME(...)`.
-[[nodiscard]] inline std::string entry_declaration(std::string_view name, const entry_signature& signature,
-                                                   entry_linkage linkage = entry_linkage::exported) {
-  std::string out = linkage == entry_linkage::exported ? "extern \"C\" PT_EXPORT " : "static ";
-  out += signature.declaration(name);
-  return out;
-}
+[[nodiscard]] std::string entry_declaration(std::string_view name, const entry_signature& signature,
+                                            entry_linkage linkage = entry_linkage::exported);
 
 /// @brief The exported twins of an entry point NAME, rendered from its signature (the one place they
 /// are written; templates never write them):
@@ -60,37 +49,7 @@ enum class entry_linkage {
 /// size, a value of the runtime argument's own C type. The stream is a `void*` so that a caller
 /// without GPU headers names the function's real type (hipStream_t is a pointer to a struct whose
 /// name differs between platforms). Every read is through the parameter's own type: no punning.
-[[nodiscard]] inline std::string packed_entry_text(std::string_view name, const entry_signature& signature) {
-  // Appended piece by piece: g++ 12 at -O3 reports a false -Wrestrict inside operator+(const char*,
-  // std::string&&).
-  std::string out = "// The uniform entry: args[i] points to parameter i's value (a tensor's address as a void*).\n";
-  out += "extern \"C\" PT_EXPORT int ";
-  out += packed_entry_name(name);
-  out += "(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream) {\n";
-  if (signature.params.empty()) out += "    (void)args;\n";
-  out += "    return ";
-  out.append(name).append("(");
-  for (std::size_t i = 0; i < signature.params.size(); ++i) {
-    const auto& p = signature.params[i];
-    std::string slot = "args[";
-    slot += std::to_string(i);
-    slot += ']';
-    if (p.kind == param_kind::tensor_in || p.kind == param_kind::tensor_out) {
-      out.append("static_cast<").append(p.type).append(">(*static_cast<void* const*>(").append(slot).append("))");
-    } else {
-      out.append("*static_cast<const ").append(p.type).append("*>(").append(slot).append(")");
-    }
-    out += ",\n        ";
-  }
-  out += "workspace_size, workspace, static_cast<hipStream_t>(stream));\n}\n";
-  out += "// The entry's declaration, for loaders that check a library they did not render.\n";
-  out += "extern \"C\" PT_EXPORT const char* ";
-  out += signature_function_name(name);
-  out += "(void) { return \"";
-  out += signature.declaration(name);
-  out += "\"; }\n";
-  return out;
-}
+[[nodiscard]] std::string packed_entry_text(std::string_view name, const entry_signature& signature);
 
 /// @brief A rendered translation unit as parts. str() assembles them; the entry is declared from
 /// `entry_name`, `signature` and `linkage`, and the device symbols (`extern "C" __global__`
@@ -133,10 +92,7 @@ struct rendered_source {
   /// @brief Names the kernel: the entry's name and the launch description's kernel name (the
   /// device symbols' prefix) together. The text is not touched (the symbols are spelt through the
   /// macro kernel_text() defines from the name).
-  void rename(std::string_view name) {
-    entry_name = std::string(name);
-    if (launch) launch->kernel_name = entry_name;
-  }
+  void rename(std::string_view name);
 
   /// @brief entry_declaration() of the entry.
   [[nodiscard]] std::string declaration() const { return entry_declaration(entry_name, signature, linkage); }
@@ -148,63 +104,29 @@ struct rendered_source {
   /// code and drops the host entry (its kernels are launched through the module API). The one place
   /// the guard is written; templates write only the entry's body. An internal entry (a module's) is
   /// not guarded: the module's own exports call it.
-  [[nodiscard]] std::string entry() const {
-    const bool exported = linkage == entry_linkage::exported;
-    std::string out = exported ? "#if !defined(ROCMTPL_DEVICE_ONLY)\n" : "";
-    out += declaration();
-    out += " {\n";
-    out += entry_body;
-    out += "}\n";
-    if (exported) {
-      out += packed_entry_text(entry_name, signature);
-      out += "#endif  // !ROCMTPL_DEVICE_ONLY\n";
-    }
-    return out;
-  }
+  [[nodiscard]] std::string entry() const;
 
   /// @brief The `#define` of the device-symbol macro for this entry's name:
   /// @code{.unparsed}
   /// #define ROCMTPL_KERNEL_SYMBOL(suffix) NAME_##suffix
   /// @endcode
-  [[nodiscard]] std::string symbol_definition() const {
-    std::string out = "#define ";
-    out += device_symbol_macro;
-    out += "(suffix) ";
-    out += entry_name;
-    out += "_##suffix\n";
-    return out;
-  }
+  [[nodiscard]] std::string symbol_definition() const;
 
   /// @brief The kernel's own code: the device-symbol macro defined from the entry's name, the device
   /// code, entry(), the macro undefined. A module writes this for each of its kernels (each in a
   /// namespace of its own), so that every kernel's symbols follow its name while its device code
   /// and entry body are byte for byte what the template rendered.
-  [[nodiscard]] std::string kernel_text() const {
-    std::string out = symbol_definition();
-    out += device_code;
-    out += entry();
-    out += "#undef ";
-    out += device_symbol_macro;
-    out += '\n';
-    return out;
-  }
+  [[nodiscard]] std::string kernel_text() const;
 
   /// @brief The translation unit: includes, a blank line, globals, a blank line, kernel_text().
-  [[nodiscard]] std::string str() const {
-    std::string out;
-    std::size_t size = globals.size() + device_code.size() + entry_body.size() + 2048;
-    for (const auto& i : includes) size += i.size();
-    out.reserve(size);
-    for (const auto& i : includes) out += i;
-    out += '\n';
-    out += globals;
-    out += '\n';
-    out += kernel_text();
-    return out;
-  }
+  [[nodiscard]] std::string str() const;
 
   /// @brief Member-wise equality.
   friend bool operator==(const rendered_source&, const rendered_source&) = default;
 };
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/codegen/rendered_source-inl.hpp>
+#endif

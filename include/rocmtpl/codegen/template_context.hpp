@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 
@@ -24,12 +24,7 @@ class template_context {
   /// @param header the includes every generated source starts with
   /// @param globals PT_EXPORT, the bfloat16 alias, status codes and helpers
   template_context(std::vector<buffer> input_nodes, buffer output_node, std::optional<std::vector<int>> input_reorder,
-                   std::string header, std::string globals)
-      : input_nodes_(std::move(input_nodes)),
-        output_node_(std::move(output_node)),
-        input_reorder_(std::move(input_reorder)),
-        header_(std::move(header)),
-        globals_(std::move(globals)) {}
+                   std::string header, std::string globals);
 
   /// @brief Input buffers in the template's own order.
   [[nodiscard]] const std::vector<buffer>& input_nodes() const noexcept { return input_nodes_; }
@@ -55,3 +50,7 @@ class template_context {
 };
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/codegen/template_context-inl.hpp>
+#endif
