@@ -6,3 +6,25 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/templates/activation-inl.hpp>
+#include <rocmtpl/templates/detail/element_access-inl.hpp>
+#include <rocmtpl/templates/detail/source_parts-inl.hpp>
+#include <rocmtpl/templates/elementwise-inl.hpp>
+#include <rocmtpl/templates/gemm/config-inl.hpp>
+#include <rocmtpl/templates/gemm/cost_model-inl.hpp>
+#include <rocmtpl/templates/gemm/device_code-inl.hpp>
+#include <rocmtpl/templates/gemm/policy-inl.hpp>
+#include <rocmtpl/templates/gemm/problem-inl.hpp>
+#include <rocmtpl/templates/gemm/reference-inl.hpp>
+#include <rocmtpl/templates/gemm/render-inl.hpp>
+#include <rocmtpl/templates/gemm/search_space-inl.hpp>
+#include <rocmtpl/templates/gemm/skinny_device_code-inl.hpp>
+#include <rocmtpl/templates/gemm/sm90_device_code-inl.hpp>
+#include <rocmtpl/templates/pointwise-inl.hpp>
+
+// The stock policies' rocm_template, instantiated once here (their headers declare them `extern
+// template` in the compiled mode).
+template class rocmtpl::rocm_template<rocmtpl::templates::elementwise_policy>;
+template class rocmtpl::rocm_template<rocmtpl::templates::gemm_policy>;
+template class rocmtpl::rocm_template<rocmtpl::templates::pointwise_policy>;

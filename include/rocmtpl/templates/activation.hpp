@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/core/config.hpp>
 
 namespace rocmtpl::templates {
 
@@ -34,25 +34,13 @@ inline constexpr std::array<activation, 5> all_activations{activation::none, act
 
 /// @brief Parses an activation name.
 /// @throws invalid_argument_error naming the text and the accepted names.
-[[nodiscard]] inline activation parse_activation(std::string_view text) {
-  for (auto a : all_activations) {
-    if (to_string(a) == text) return a;
-  }
-  throw invalid_argument_error("rocmtpl: activation: unknown activation '" + std::string(text) +
-                               "'; expected none, relu, gelu, silu or sigmoid");
-}
+[[nodiscard]] activation parse_activation(std::string_view text);
 
 /// @brief The device function `float apply_activation(float)` generated kernels call for `a`.
-[[nodiscard]] inline std::string activation_device_function(activation a) {
-  std::string body;
-  switch (a) {
-    case activation::none: body = "return v;"; break;
-    case activation::relu: body = "return v > 0.0f ? v : 0.0f;"; break;
-    case activation::gelu: body = "return rocmtpl_dev::gelu(v);"; break;
-    case activation::silu: body = "return v / (1.0f + expf(-v));"; break;
-    case activation::sigmoid: body = "return 1.0f / (1.0f + expf(-v));"; break;
-  }
-  return "__device__ __forceinline__ float apply_activation(float v) { " + body + " }";
-}
+[[nodiscard]] std::string activation_device_function(activation a);
 
 }  // namespace rocmtpl::templates
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/templates/activation-inl.hpp>
+#endif

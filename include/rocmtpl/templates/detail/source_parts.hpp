@@ -10,15 +10,12 @@
 #include <string_view>
 #include <vector>
 
+#include <rocmtpl/core/config.hpp>
+
 namespace rocmtpl::templates::detail {
 
 // Appends `, int64_t S` to `params` and `, S` to `args` for each size symbol S.
-inline void append_size_symbols(std::string& params, std::string& args, const std::vector<std::string>& symbols) {
-  for (const auto& s : symbols) {
-    params += ", int64_t " + s;
-    args += ", " + s;
-  }
-}
+void append_size_symbols(std::string& params, std::string& args, const std::vector<std::string>& symbols);
 
 // Host helpers of generated entry points (in their anonymous namespace): products of sizes that
 // refuse to wrap, so that an entry point returns ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT instead of
@@ -39,3 +36,7 @@ inline constexpr std::string_view checked_size_helpers_text =
 )hip";
 
 }  // namespace rocmtpl::templates::detail
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/templates/detail/source_parts-inl.hpp>
+#endif

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/templates/activation.hpp>
 
 namespace rocmtpl::templates {
@@ -177,43 +177,16 @@ struct gemm_config {
   }
 
   /// @brief Designated-initializer text: `{.block_m = 64, .block_n = 64, ...}`.
-  [[nodiscard]] std::string to_string() const {
-    return "{.block_m = " + std::to_string(block_m) + ", .block_n = " + std::to_string(block_n) +
-           ", .block_k = " + std::to_string(block_k) + ", .thread_m = " + std::to_string(thread_m) +
-           ", .thread_n = " + std::to_string(thread_n) + ", .group_m = " + std::to_string(group_m) +
-           ", .math = gemm_math::" + std::string(templates::to_string(math)) + ", .warp_m = " + std::to_string(warp_m) +
-           ", .warp_n = " + std::to_string(warp_n) + ", .stages = " + std::to_string(stages) +
-           ", .vector = " + std::to_string(vector) + ", .split_k = " + std::to_string(split_k) + "}";
-  }
+  [[nodiscard]] std::string to_string() const;
   /// @brief Short deterministic identifier: `bm64_bn64_bk16_tm4_tn4_g8_s2_v4` (SIMT),
   /// `mma_bm128_bn128_bk32_wm64_wn64_g8_s4_v8` (matrix cores),
   /// `wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8` (Hopper); `_sk<n>` when K is split.
   /// Skinny: `skm_bm8_bn32_bk8_wm8_wn32_tn1_v8_sk4` (skinny_m; `skn_` for skinny_n); on matrix cores
   /// `skm_mma_bm8_bn64_bk8_wm4_wn1_sk16`.
-  [[nodiscard]] std::string name() const {
-    if (is_skinny(math)) return skinny_name();
-    std::string s = math == gemm_math::matrix_core ? "mma_" : (math == gemm_math::wgmma ? "wgmma_" : "");
-    s += "bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_bk" + std::to_string(block_k);
-    if (math != gemm_math::simt) {
-      s += "_wm" + std::to_string(warp_m) + "_wn" + std::to_string(warp_n);
-    } else {
-      s += "_tm" + std::to_string(thread_m) + "_tn" + std::to_string(thread_n);
-    }
-    s += "_g" + std::to_string(group_m) + "_s" + std::to_string(stages) + "_v" + std::to_string(vector);
-    if (split_k != 1) s += "_sk" + std::to_string(split_k);
-    return s;
-  }
+  [[nodiscard]] std::string name() const;
 
  private:
-  [[nodiscard]] std::string skinny_name() const {
-    std::string s = math == gemm_math::skinny_m ? "skm_" : "skn_";
-    if (stages == 2) s += "mma_";
-    s += "bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_bk" + std::to_string(block_k);
-    s += "_wm" + std::to_string(warp_m) + "_wn" + std::to_string(warp_n);
-    if (stages != 2) s += "_tn" + std::to_string(thread_n) + "_v" + std::to_string(vector);
-    if (split_k != 1) s += "_sk" + std::to_string(split_k);
-    return s;
-  }
+  [[nodiscard]] std::string skinny_name() const;
 
  public:
   /// @brief Member-wise equality.
@@ -227,28 +200,7 @@ struct gemm_config {
 [[nodiscard]] constexpr bool is_skinny_mma(const gemm_config& c) noexcept { return is_skinny(c.math) && c.stages == 2; }
 
 /// @brief (field, value) pairs of a configuration, for info_dict and reports.
-[[nodiscard]] inline std::vector<std::pair<std::string, std::string>> describe(const gemm_config& c) {
-  std::vector<std::pair<std::string, std::string>> d{{"math", std::string(to_string(c.math))},
-                                                     {"block_m", std::to_string(c.block_m)},
-                                                     {"block_n", std::to_string(c.block_n)},
-                                                     {"block_k", std::to_string(c.block_k)}};
-  if (is_skinny(c.math)) {
-    d.emplace_back("warp_m", std::to_string(c.warp_m));
-    d.emplace_back("warp_n", std::to_string(c.warp_n));
-    d.emplace_back("thread_n", std::to_string(c.thread_n));
-  } else if (c.math != gemm_math::simt) {
-    d.emplace_back("warp_m", std::to_string(c.warp_m));
-    d.emplace_back("warp_n", std::to_string(c.warp_n));
-  } else {
-    d.emplace_back("thread_m", std::to_string(c.thread_m));
-    d.emplace_back("thread_n", std::to_string(c.thread_n));
-  }
-  d.emplace_back("group_m", std::to_string(c.group_m));
-  d.emplace_back("stages", std::to_string(c.stages));
-  d.emplace_back("vector", std::to_string(c.vector));
-  d.emplace_back("split_k", std::to_string(c.split_k));
-  return d;
-}
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> describe(const gemm_config& c);
 
 namespace detail {
 // The Hopper path's rules: two consumer warpgroups of warp_m x warp_n (m64 blocks, one wgmma N),
@@ -364,9 +316,7 @@ namespace detail {
 
 /// @brief Checks a configuration before it is rendered.
 /// @throws config_error carrying the configuration and the rule it breaks (see invalid_reason()).
-inline void validate(const gemm_config& c) {
-  if (const auto why = invalid_reason(c)) throw config_error("gemm", c.to_string(), std::string(*why));
-}
+void validate(const gemm_config& c);
 
 /// @brief Problem-level options of the GEMM (baked into the source, not tuned).
 ///
@@ -382,3 +332,7 @@ struct gemm_options {
 };
 
 }  // namespace rocmtpl::templates
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/templates/gemm/config-inl.hpp>
+#endif

@@ -25,6 +25,8 @@
 #include <string>
 #include <string_view>
 
+#include <rocmtpl/core/config.hpp>
+
 namespace rocmtpl::templates::detail {
 
 /// Operand storage types and conversions, usable in device code on both platforms.
@@ -332,14 +334,7 @@ inline constexpr gemm_stage_piece gemm_stage_members_pieces[] = {
 };
 
 /// The shared members in one struct's spelling.
-inline std::string gemm_stage_members_text(const gemm_stage_spelling& s) {
-  std::string text;
-  for (const auto& piece : gemm_stage_members_pieces) {
-    text += piece.text;
-    if (piece.field != nullptr) text += s.*piece.field;
-  }
-  return text;
-}
+std::string gemm_stage_members_text(const gemm_stage_spelling& s);
 
 // The SIMT main loop in order: head (tile constants, simt_stage up to its shared members), the
 // shared members, store() around the slot loop, the main loop up to its block start, the rest.
@@ -953,25 +948,13 @@ inline constexpr std::string_view gemm_amd_tail = R"hip(    gemm_float16 acc[mfm
 )hip";
 
 /// SIMT main loop: fp32 FMA on register tiles, any operand dtype, double-buffered shared memory.
-inline const std::string& gemm_simt_text() {
-  static const std::string text = std::string(gemm_simt_head) + gemm_stage_members_text(simt_stage_spelling) +
-                                  std::string(gemm_simt_store) + std::string(gemm_store_slots_head) +
-                                  std::string(gemm_simt_store_rest) + std::string(gemm_block_start_text) +
-                                  std::string(gemm_simt_tail);
-  return text;
-}
+const std::string& gemm_simt_text();
 
 /// Matrix-core main loops (fp16/bf16 operands, fp32 accumulation): NVIDIA and AMD.
-inline const std::string& gemm_matrix_core_text() {
-  static const std::string text = [] {
-    const std::string warp_block_start = std::string(gemm_warp_block_start_head) + std::string(gemm_block_start_text) +
-                                         std::string(gemm_warp_block_start_tail);
-    return std::string(gemm_nvidia_head) + warp_block_start + std::string(gemm_nvidia_tail_amd_head) +
-           gemm_stage_members_text(lds_stage_spelling) + std::string(gemm_amd_store) +
-           std::string(gemm_store_slots_head) + std::string(gemm_amd_store_rest) + warp_block_start +
-           std::string(gemm_amd_tail);
-  }();
-  return text;
-}
+const std::string& gemm_matrix_core_text();
 
 }  // namespace rocmtpl::templates::detail
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/templates/gemm/device_code-inl.hpp>
+#endif

@@ -44,6 +44,7 @@
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/concepts.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
 #include <rocmtpl/templates/gemm/cost_model.hpp>
@@ -96,12 +97,7 @@ class gemm_policy {
 
   /// @brief Every configuration, without problem knowledge: the SIMT space, then the matrix-core
   /// one (the Hopper configurations come only with a problem, see configs(ctx, hints)).
-  [[nodiscard]] std::vector<gemm_config> configs() const {
-    auto out = simt_configs();
-    auto mc = matrix_core_configs();
-    out.insert(out.end(), mc.begin(), mc.end());
-    return out;
-  }
+  [[nodiscard]] std::vector<gemm_config> configs() const;
 
   /// @brief The search space for one problem, best first (see gemm_problem_configs()): the path
   /// the dtypes call for, vector widths the layouts allow, split-K variants when
@@ -122,16 +118,10 @@ class gemm_policy {
   }
 
   /// @brief Runtime arguments: `int32_t split_k` with gemm_options::runtime_split_k, else none.
-  [[nodiscard]] std::vector<arg_info> runtime_arg_info() const {
-    if (!options_.runtime_split_k) return {};
-    return {arg_info{"split_k", "int32_t"}};
-  }
+  [[nodiscard]] std::vector<arg_info> runtime_arg_info() const;
 
   /// @brief The configuration's split_k when it is a runtime argument.
-  [[nodiscard]] std::vector<runtime_arg_value> runtime_arg_values(const gemm_config& config) const {
-    if (!options_.runtime_split_k) return {};
-    return {config.split_k};
-  }
+  [[nodiscard]] std::vector<runtime_arg_value> runtime_arg_values(const gemm_config& config) const;
 
   /// @brief The workspace of a configuration's entry point in bytes, as its workspace query answers:
   /// split-K's fp32 partials, `split_k * batch * M * N * sizeof(float)`, when the configuration
@@ -209,3 +199,16 @@ class gemm_policy {
 static_assert(kernel_template<gemm_policy>);
 
 }  // namespace rocmtpl::templates
+
+#ifdef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/kernel/rocm_template.hpp>
+
+namespace rocmtpl {
+// The stock policy's rocm_template, instantiated once by src/templates.cpp.
+extern template class rocm_template<templates::gemm_policy>;
+}  // namespace rocmtpl
+#endif
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/templates/gemm/policy-inl.hpp>
+#endif

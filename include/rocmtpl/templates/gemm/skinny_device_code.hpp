@@ -37,48 +37,13 @@
 #include <string>
 #include <string_view>
 
+#include <rocmtpl/core/config.hpp>
+
 namespace rocmtpl::templates::detail {
 
 /// The view of one batch as (S, L) of the skinny paths: pointers and strides, in elements; the
 /// body differs for skinny_m (S = X, L = W) and skinny_n (S = W, L = X).
-[[nodiscard]] inline std::string skinny_view_text(bool q_is_m) {
-  std::string s = R"hip(struct skinny_view {
-    const skinny_l_type::storage* l;
-    const skinny_s_type::storage* s;
-    int64_t l_sp, l_sk, s_sq, s_sk;
-    int64_t p_size, q_size, k_size;
-};
-
-__device__ __forceinline__ skinny_view skinny_make_view(const gemm_problem& p, const gemm_pointers& t, int64_t batch) {
-    skinny_view v;
-)hip";
-  if (q_is_m) {
-    s += R"hip(    v.l = t.W + p.w_offset + batch * p.w_stride_b;
-    v.l_sp = p.w_stride_n;
-    v.l_sk = p.w_stride_k;
-    v.s = t.X + p.x_offset + batch * p.x_stride_b;
-    v.s_sq = p.x_stride_m;
-    v.s_sk = p.x_stride_k;
-    v.p_size = p.n_size;
-    v.q_size = p.m_size;
-)hip";
-  } else {
-    s += R"hip(    v.l = t.X + p.x_offset + batch * p.x_stride_b;
-    v.l_sp = p.x_stride_m;
-    v.l_sk = p.x_stride_k;
-    v.s = t.W + p.w_offset + batch * p.w_stride_b;
-    v.s_sq = p.w_stride_n;
-    v.s_sk = p.w_stride_k;
-    v.p_size = p.m_size;
-    v.q_size = p.n_size;
-)hip";
-  }
-  s += R"hip(    v.k_size = p.k_size;
-    return v;
-}
-)hip";
-  return s;
-}
+[[nodiscard]] std::string skinny_view_text(bool q_is_m);
 
 /// Shared by both kernels: the block's tiles and K range, the emission of one result (epilogue or
 /// fp32 partial), and the guarded load of Vec elements of L.
@@ -473,3 +438,7 @@ __device__ __forceinline__ void skinny_mainloop(const gemm_problem& p, const gem
 )hip";
 
 }  // namespace rocmtpl::templates::detail
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/templates/gemm/skinny_device_code-inl.hpp>
+#endif

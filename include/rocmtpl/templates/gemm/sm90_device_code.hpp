@@ -36,35 +36,15 @@
 #include <string>
 #include <string_view>
 
+#include <rocmtpl/core/config.hpp>
+
 namespace rocmtpl::templates::detail {
 
 /// The `gemm_sm90_wgmma()` wrapper of one wgmma shape: D[64 x n] (+)= A[64 x 16] B[16 x n], A
 /// K-major and B N-major (imm-trans-b 1), both 128-byte swizzled, fp32 accumulators.
 /// @param n the wgmma N (64, 128, 192 or 256)
 /// @param bf16 bf16 operands (else f16)
-[[nodiscard]] inline std::string sm90_wgmma_text(int n, bool bf16) {
-  const int regs = n / 2;
-  const std::string ab = bf16 ? "bf16" : "f16";
-  std::string dlist;
-  std::string outs;
-  for (int i = 0; i < regs; ++i) {
-    dlist += (i ? ", %" : "%") + std::to_string(i);
-    outs += std::string(i ? ", " : "") + "\"+f\"(d[" + std::to_string(i) + "])";
-  }
-  std::string s = "// D[64 x " + std::to_string(n) + "] (+)= A[64 x 16] * B[16 x " + std::to_string(n) + "], " + ab +
-                  ", A K-major, B N-major (both 128-byte swizzled).\n";
-  s += "__device__ __forceinline__ void gemm_sm90_wgmma(float (&d)[" + std::to_string(regs) +
-       "], uint64_t desc_a, uint64_t desc_b, int scale_d) {\n";
-  s += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n";
-  s +=
-      "                 \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + ab + "." + ab + " \"\n";
-  s += "                 \"{" + dlist + "}, %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) +
-       ", p, 1, 1, 0, 1;\\n}\\n\"\n";
-  s += "                 : " + outs + "\n";
-  s += "                 : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));\n";
-  s += "}\n";
-  return s;
-}
+[[nodiscard]] std::string sm90_wgmma_text(int n, bool bf16);
 
 /// The Hopper path's includes, written before the source's anonymous namespace.
 inline constexpr std::string_view sm90_includes_text = R"sm90(#if defined(ROCMTPL_PLATFORM_NVIDIA)
@@ -631,3 +611,7 @@ inline int64_t rocmtpl_sm_count() {
 )sm90";
 
 }  // namespace rocmtpl::templates::detail
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/templates/gemm/sm90_device_code-inl.hpp>
+#endif

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The implementation of templates/detail/element_access.hpp: included by it (header-only) or compiled once by
+// src/templates.cpp.
+
+#include <cstdio>
+#include <string>
+
+#include <rocmtpl/core/config.hpp>
+#include <rocmtpl/ir/dtype.hpp>
+#include <rocmtpl/templates/detail/element_access.hpp>
+
+namespace rocmtpl::templates::detail {
+
+ROCMTPL_INLINE std::string load_as_float(dtype t, const std::string& expr) {
+  switch (t) {
+    case dtype::f16: return "rocmtpl_dev::half_bits_to_float(" + expr + ")";
+    case dtype::bf16: return "rocmtpl_dev::bf16_bits_to_float(" + expr + ")";
+    default: return "static_cast<float>(" + expr + ")";
+  }
+}
+
+ROCMTPL_INLINE std::string store_from_float(dtype t, const std::string& expr) {
+  switch (t) {
+    case dtype::f16: return "rocmtpl_dev::float_to_half_bits(" + expr + ")";
+    case dtype::bf16: return "rocmtpl_dev::float_to_bf16_bits(" + expr + ")";
+    default: return expr;
+  }
+}
+
+ROCMTPL_INLINE std::string round_trip_literal(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace rocmtpl::templates::detail
