@@ -13,6 +13,7 @@
 #include <rocmtpl/templates/elementwise-inl.hpp>
 #include <rocmtpl/templates/gemm/config-inl.hpp>
 #include <rocmtpl/templates/gemm/cost_model-inl.hpp>
+#include <rocmtpl/templates/gemm/descriptor-inl.hpp>
 #include <rocmtpl/templates/gemm/device_code-inl.hpp>
 #include <rocmtpl/templates/gemm/policy-inl.hpp>
 #include <rocmtpl/templates/gemm/problem-inl.hpp>

@@ -16,6 +16,7 @@
 #include <rocmtpl/templates/activation.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
 #include <rocmtpl/templates/gemm/cost_model.hpp>
+#include <rocmtpl/templates/gemm/descriptor.hpp>
 #include <rocmtpl/templates/gemm/device_code.hpp>
 #include <rocmtpl/templates/gemm/policy.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
