@@ -11,7 +11,8 @@
 /// - gemm/cost_model.hpp: gemm_estimate_cost();
 /// - gemm/device_code.hpp: the device code generated kernels contain;
 /// - gemm/render.hpp and gemm/reference.hpp: the kernel and reference renderers;
-/// - gemm/policy.hpp: gemm_policy, the kernel_template.
+/// - gemm/policy.hpp: gemm_policy, the kernel_template;
+/// - gemm/descriptor.hpp: gemm_problem, the typed descriptor the tuning database keeps.
 
 #include <rocmtpl/templates/activation.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
