@@ -6,3 +6,9 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/runtime/build/code_cache-inl.hpp>
+#include <rocmtpl/runtime/build/compiler-inl.hpp>
+#include <rocmtpl/runtime/build/device_headers-inl.hpp>
+#include <rocmtpl/runtime/build/nvrtc-inl.hpp>
+#include <rocmtpl/runtime/build/resource_usage-inl.hpp>

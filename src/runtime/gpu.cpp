@@ -6,3 +6,10 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/runtime/gpu/device_identity-inl.hpp>
+#include <rocmtpl/runtime/gpu/error-inl.hpp>
+#include <rocmtpl/runtime/gpu/handles-inl.hpp>
+#include <rocmtpl/runtime/gpu/loader-inl.hpp>
+#include <rocmtpl/runtime/gpu/options-inl.hpp>
+#include <rocmtpl/runtime/gpu/vendor_api-inl.hpp>

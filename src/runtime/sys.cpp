@@ -6,3 +6,9 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/runtime/sys/atomic_file-inl.hpp>
+#include <rocmtpl/runtime/sys/cache_root-inl.hpp>
+#include <rocmtpl/runtime/sys/platform-inl.hpp>
+#include <rocmtpl/runtime/sys/process-inl.hpp>
+#include <rocmtpl/runtime/sys/shared_library-inl.hpp>

@@ -10,16 +10,10 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <string_view>
-#include <system_error>
 
-#include <fmt/format.h>
-#include <rocmtpl/detail/hash.hpp>  // xxHash, inlined
-
-#include <rocmtpl/device/hip_portable.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
 #include <rocmtpl/runtime/sys/cache_root.hpp>
 
@@ -27,27 +21,14 @@ namespace rocmtpl::runtime {
 
 /// @brief XXH3-64 of the embedded rocmtpl_hip_portable.h. Part of every compile's cache key,
 /// since a kernel built against another header text is another kernel.
-[[nodiscard]] inline std::uint64_t device_header_hash() noexcept {
-  static const std::uint64_t hash =
-      XXH3_64bits(rocmtpl::device::portable_header_source.data(), rocmtpl::device::portable_header_source.size());
-  return hash;
-}
+[[nodiscard]] std::uint64_t device_header_hash() noexcept;
 
 /// @brief device_header_hash() as 16 lowercase hex digits (the folder name under the cache).
-[[nodiscard]] inline std::string device_header_hash_hex() { return fmt::format("{:016x}", device_header_hash()); }
+[[nodiscard]] std::string device_header_hash_hex();
 
 namespace detail {
 
-[[nodiscard]] inline bool file_has_content(const std::filesystem::path& file, std::string_view expected) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec) || std::filesystem::file_size(file, ec) != expected.size() || ec) {
-    return false;
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  const std::string content{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return content == expected;
-}
+[[nodiscard]] bool file_has_content(const std::filesystem::path& file, std::string_view expected);
 
 }  // namespace detail
 
@@ -60,27 +41,10 @@ namespace detail {
 /// @return an absolute folder that contains rocmtpl::device::portable_header_name.
 /// @throws cache_directory_error when the override folder lacks the header, or the cache folder
 ///         cannot be created; file_write_error when the header cannot be written.
-[[nodiscard]] inline std::filesystem::path device_include_dir() {
-  namespace fs = std::filesystem;
-  const std::string_view name = rocmtpl::device::portable_header_name;
-  if (const char* override_dir = detail::non_empty_env("ROCMTPL_DEVICE_INCLUDE_DIR")) {
-    std::error_code ec;
-    const fs::path dir = fs::absolute(override_dir, ec);
-    if (ec || !fs::is_regular_file(dir / name)) {
-      throw cache_directory_error(dir, "ROCMTPL_DEVICE_INCLUDE_DIR names a folder without " + std::string(name) + ":",
-                                  "write the header there or unset the variable");
-    }
-    return dir;
-  }
-  const fs::path dir = cache_root() / "device-include" / device_header_hash_hex();
-  const fs::path file = dir / name;
-  const std::string_view text = rocmtpl::device::portable_header_source;
-  if (detail::file_has_content(file, text)) return dir;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw cache_directory_error(dir, "cannot create", ec.message());
-  detail::write_file_atomic(file, text);
-  return dir;
-}
+[[nodiscard]] std::filesystem::path device_include_dir();
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/build/device_headers-inl.hpp>
+#endif

@@ -10,22 +10,12 @@
 /// variables that choose the visible devices, form a fingerprint. The first process that starts a
 /// runtime records fingerprint -> {platform, name, arch}; later ones read it back.
 
-#include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <system_error>
-#include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
-#include <rocmtpl/runtime/sys/atomic_file.hpp>
-#include <rocmtpl/runtime/sys/cache_root.hpp>
 
 namespace rocmtpl::runtime {
 
@@ -39,94 +29,28 @@ struct device_identity {
 };
 
 namespace detail {
-inline std::string read_small_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  if (in) s << in.rdbuf();
-  return s.str();
-}
+std::string read_small_file(const std::filesystem::path& p);
 
-// Contents of every file directly under `dir`/<entry>/`leaf`, in name order.
-inline std::string read_entries(const std::filesystem::path& dir, const char* leaf) {
-  std::error_code ec;
-  std::vector<std::filesystem::path> entries;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) entries.push_back(e.path());
-  std::sort(entries.begin(), entries.end());
-  std::string out;
-  for (const auto& e : entries) out += e.filename().string() + "\n" + read_small_file(e / leaf);
-  return out;
-}
+std::string read_entries(const std::filesystem::path& dir, const char* leaf);
 }  // namespace detail
 
 /// @brief A fingerprint of the visible GPUs and driver, or nullopt where the driver exposes none.
-[[nodiscard]] inline std::optional<std::string> gpu_fingerprint() {
-  std::string text;
-  for (const char* var : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "ROCMTPL_PLATFORM",
-                          "ROCMTPL_AMD_ARCH"}) {
-    const char* v = std::getenv(var);
-    text += std::string(var) + "=" + (v ? v : "") + "\n";
-  }
-  std::string driver;
-  if (std::filesystem::exists("/proc/driver/nvidia/gpus")) {
-    driver += detail::read_small_file("/proc/driver/nvidia/version");
-    driver += detail::read_entries("/proc/driver/nvidia/gpus", "information");
-  }
-  if (std::filesystem::exists("/sys/class/kfd/kfd/topology/nodes")) {
-    driver += detail::read_entries("/sys/class/kfd/kfd/topology/nodes", "properties");
-  }
-  if (driver.empty()) return std::nullopt;
-  return ::rocmtpl::detail::hash_hex(text + driver);
-}
+[[nodiscard]] std::optional<std::string> gpu_fingerprint();
 
 namespace detail {
-inline std::optional<std::filesystem::path> identity_file() {
-  const auto fp = gpu_fingerprint();
-  if (!fp) return std::nullopt;
-  try {
-    return cache_root() / "devices" / (*fp + ".json");
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
+std::optional<std::filesystem::path> identity_file();
 }  // namespace detail
 
 /// @brief The identity recorded for this fingerprint, without starting a runtime; nullopt when
 /// none was recorded (or the driver exposes no fingerprint).
-[[nodiscard]] inline std::optional<device_identity> cached_device_identity() {
-  const auto file = detail::identity_file();
-  if (!file) return std::nullopt;
-  const auto text = detail::read_small_file(*file);
-  if (text.empty()) return std::nullopt;
-  try {
-    const auto j = nlohmann::json::parse(text);
-    device_identity id;
-    id.kind = j.at("platform").get<std::string>() == "amd" ? platform::amd : platform::nvidia;
-    id.name = j.at("name").get<std::string>();
-    id.arch = j.at("arch").get<std::string>();
-    return id;
-  } catch (const std::exception&) {
-    return std::nullopt;  // unreadable: the caller asks the runtime and rewrites it
-  }
-}
+[[nodiscard]] std::optional<device_identity> cached_device_identity();
 
 /// @brief The identity of the current device from the runtime (starting it), recorded for
 /// cached_device_identity(); nullopt without a GPU.
-[[nodiscard]] inline std::optional<device_identity> query_device_identity() {
-  const auto& rt = gpu_runtime::instance();
-  if (!rt.available()) return std::nullopt;
-  const auto p = rt.properties(rt.current_device());
-  device_identity id{p.kind, p.name, p.arch};
-  if (const auto file = detail::identity_file()) {
-    std::error_code ec;
-    std::filesystem::create_directories(file->parent_path(), ec);
-    const nlohmann::json j{{"platform", std::string(to_string(id.kind))}, {"name", id.name}, {"arch", id.arch}};
-    try {
-      detail::write_file_atomic(*file, j.dump());
-    } catch (const file_write_error&) {
-      // Only a shortcut: without the record the next process asks the runtime again.
-    }
-  }
-  return id;
-}
+[[nodiscard]] std::optional<device_identity> query_device_identity();
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/gpu/device_identity-inl.hpp>
+#endif

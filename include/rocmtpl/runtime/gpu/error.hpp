@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 
 namespace rocmtpl::runtime {
@@ -19,10 +20,7 @@ class gpu_error : public rocmtpl::error {
   /// @param api the runtime function that failed ("cudaMalloc", "hipMemcpy", ...).
   /// @param code its return code (cudaError_t / hipError_t value).
   /// @param message the runtime's text for the code, plus context.
-  gpu_error(std::string api, int code, std::string message)
-      : rocmtpl::error("rocmtpl: gpu: " + api + " failed: " + message + " (error " + std::to_string(code) + ")"),
-        api_(std::move(api)),
-        code_(code) {}
+  gpu_error(std::string api, int code, std::string message);
 
   /// @brief The runtime's error code.
   [[nodiscard]] int code() const noexcept { return code_; }
@@ -48,8 +46,11 @@ class no_gpu_error : public gpu_error {
   /// @param operation the gpu_runtime operation that was called ("malloc", ...).
   /// @param code the error of the device query (-1 when no runtime library was loaded).
   /// @param why gpu_runtime::status().
-  no_gpu_error(const std::string& operation, int code, const std::string& why)
-      : gpu_error(preformatted_tag{}, "rocmtpl: gpu: cannot " + operation + ": " + why, operation, code) {}
+  no_gpu_error(const std::string& operation, int code, const std::string& why);
 };
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/gpu/error-inl.hpp>
+#endif

@@ -7,9 +7,9 @@
 
 #include <cstddef>
 #include <optional>
-#include <string>
 #include <utility>
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/runtime/gpu/error.hpp>
 #include <rocmtpl/runtime/gpu/loader.hpp>
@@ -23,21 +23,12 @@ class device_buffer {
   device_buffer() noexcept = default;
   /// @brief Allocates `bytes` bytes on the current device.
   /// @throws no_gpu_error without a GPU; gpu_error when out of memory.
-  explicit device_buffer(std::size_t bytes, const gpu_runtime& runtime = gpu_runtime::instance())
-      : runtime_(&runtime), ptr_(runtime.malloc(bytes)), size_(bytes) {}
+  explicit device_buffer(std::size_t bytes, const gpu_runtime& runtime = gpu_runtime::instance());
   /// @brief Takes `other`'s memory; `other` is left empty.
   device_buffer(device_buffer&& other) noexcept
       : runtime_(other.runtime_), ptr_(std::exchange(other.ptr_, nullptr)), size_(std::exchange(other.size_, 0)) {}
   /// @brief Frees this buffer's memory, then takes `other`'s; `other` is left empty.
-  device_buffer& operator=(device_buffer&& other) noexcept {
-    if (this != &other) {
-      reset();
-      runtime_ = other.runtime_;
-      ptr_ = std::exchange(other.ptr_, nullptr);
-      size_ = std::exchange(other.size_, 0);
-    }
-    return *this;
-  }
+  device_buffer& operator=(device_buffer&& other) noexcept;
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
   ~device_buffer() { reset(); }
@@ -54,34 +45,16 @@ class device_buffer {
   /// @brief True when it holds memory.
   explicit operator bool() const noexcept { return ptr_ != nullptr; }
   /// @brief Frees the memory now.
-  void reset() noexcept {
-    if (ptr_ != nullptr && runtime_ != nullptr) runtime_->free(ptr_);
-    ptr_ = nullptr;
-    size_ = 0;
-  }
+  void reset() noexcept;
   /// @brief Copies `bytes` (default: size()) from host memory into the buffer.
   /// @throws out_of_range_error when bytes > size(); no_gpu_error for an empty buffer; gpu_error on failure.
-  void copy_from_host(const void* src, std::optional<std::size_t> bytes = std::nullopt) {
-    const std::size_t n = checked(bytes);
-    runtime_->memcpy_to_device(ptr_, src, n);
-  }
+  void copy_from_host(const void* src, std::optional<std::size_t> bytes = std::nullopt);
   /// @brief Copies `bytes` (default: size()) from the buffer into host memory.
   /// @throws out_of_range_error when bytes > size(); no_gpu_error for an empty buffer; gpu_error on failure.
-  void copy_to_host(void* dst, std::optional<std::size_t> bytes = std::nullopt) const {
-    const std::size_t n = checked(bytes);
-    runtime_->memcpy_to_host(dst, ptr_, n);
-  }
+  void copy_to_host(void* dst, std::optional<std::size_t> bytes = std::nullopt) const;
 
  private:
-  [[nodiscard]] std::size_t checked(std::optional<std::size_t> bytes) const {
-    const std::size_t n = bytes.value_or(size_);
-    if (n > size_) {
-      throw out_of_range_error("rocmtpl: device_buffer: copy of " + std::to_string(n) + " bytes into a buffer of " +
-                               std::to_string(size_));
-    }
-    if (runtime_ == nullptr) throw no_gpu_error("copy an empty device_buffer", -1, "the buffer holds no memory");
-    return n;
-  }
+  [[nodiscard]] std::size_t checked(std::optional<std::size_t> bytes) const;
 
   const gpu_runtime* runtime_ = nullptr;
   void* ptr_ = nullptr;
@@ -154,3 +127,7 @@ class event : public detail::owned_handle<&gpu_runtime::create_event, &gpu_runti
 };
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/gpu/handles-inl.hpp>
+#endif

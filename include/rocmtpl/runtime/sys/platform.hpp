@@ -6,9 +6,9 @@
 /// and the tuner share, and the parser of `ROCMTPL_PLATFORM`.
 
 #include <optional>
-#include <string>
 #include <string_view>
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 
 namespace rocmtpl::runtime {
@@ -27,12 +27,10 @@ enum class platform {
 /// @brief Parses a platform choice as `ROCMTPL_PLATFORM` spells it.
 /// @return the platform, or std::nullopt for "auto" and the empty string (detect what is present).
 /// @throws invalid_argument_error naming the text and the accepted values for anything else.
-[[nodiscard]] inline std::optional<platform> parse_platform_choice(std::string_view text) {
-  if (text.empty() || text == "auto") return std::nullopt;
-  if (text == "amd") return platform::amd;
-  if (text == "nvidia") return platform::nvidia;
-  throw invalid_argument_error("rocmtpl: ROCMTPL_PLATFORM='" + std::string(text) +
-                               "' is not a platform; use amd, nvidia or auto");
-}
+[[nodiscard]] std::optional<platform> parse_platform_choice(std::string_view text);
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/sys/platform-inl.hpp>
+#endif

@@ -9,6 +9,7 @@
 /// §2); library_lru keeps recently used libraries open and hands out shared ownership, so a
 /// library stays loaded while anyone still calls into it, however small the cache.
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 
 #include <bit>
@@ -24,7 +25,6 @@
 #include <utility>
 
 #include <dlfcn.h>
-#include <sys/stat.h>
 
 namespace rocmtpl::runtime {
 
@@ -33,8 +33,7 @@ class library_load_error : public error {
  public:
   /// @param path the library
   /// @param reason dlerror()'s text
-  library_load_error(std::filesystem::path path, const std::string& reason)
-      : error("rocmtpl: cannot load " + path.string() + ": " + reason), path_(std::move(path)), reason_(reason) {}
+  library_load_error(std::filesystem::path path, const std::string& reason);
   /// @brief The library that failed to load.
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
   /// @brief dlerror()'s text.
@@ -51,11 +50,7 @@ class symbol_not_found_error : public error {
   /// @param symbol the name looked up
   /// @param library the library searched
   /// @param reason dlerror()'s text
-  symbol_not_found_error(std::string symbol, std::filesystem::path library, const std::string& reason)
-      : error("rocmtpl: symbol '" + symbol + "' not found in " + library.string() +
-              (reason.empty() ? "" : ": " + reason)),
-        symbol_(std::move(symbol)),
-        library_(std::move(library)) {}
+  symbol_not_found_error(std::string symbol, std::filesystem::path library, const std::string& reason);
   /// @brief The name looked up.
   [[nodiscard]] const std::string& symbol() const noexcept { return symbol_; }
   /// @brief The library searched.
@@ -80,28 +75,14 @@ class shared_library {
   /// @param path the library file
   /// @param flags dlopen flags
   /// @throws library_load_error with dlerror's text
-  explicit shared_library(std::filesystem::path path, int flags = RTLD_NOW | RTLD_LOCAL) : path_(std::move(path)) {
-    ::dlerror();
-    handle_ = ::dlopen(path_.c_str(), flags);
-    if (handle_ == nullptr) {
-      const char* e = ::dlerror();
-      throw library_load_error(path_, e != nullptr ? e : "unknown dlopen error");
-    }
-  }
+  explicit shared_library(std::filesystem::path path, int flags = RTLD_NOW | RTLD_LOCAL);
   shared_library(const shared_library&) = delete;
   shared_library& operator=(const shared_library&) = delete;
   /// @brief Takes over the handle; `other` becomes empty.
   shared_library(shared_library&& other) noexcept
       : path_(std::move(other.path_)), handle_(std::exchange(other.handle_, nullptr)) {}
   /// @brief Closes the current library, then takes over `other`'s handle.
-  shared_library& operator=(shared_library&& other) noexcept {
-    if (this != &other) {
-      close();
-      path_ = std::move(other.path_);
-      handle_ = std::exchange(other.handle_, nullptr);
-    }
-    return *this;
-  }
+  shared_library& operator=(shared_library&& other) noexcept;
   ~shared_library() { close(); }
 
   /// @brief Looks up a function (or object) by its exported name.
@@ -121,25 +102,10 @@ class shared_library {
 
   /// @brief Looks a symbol up without a type.
   /// @throws symbol_not_found_error when it is absent
-  [[nodiscard]] void* raw_symbol(std::string_view name) const {
-    const std::string n(name);
-    if (handle_ == nullptr) throw symbol_not_found_error(n, path_, "the library is not open (moved from)");
-    ::dlerror();
-    void* p = ::dlsym(handle_, n.c_str());
-    if (const char* e = ::dlerror(); e != nullptr || p == nullptr) {
-      throw symbol_not_found_error(n, path_, e != nullptr ? e : "the symbol's address is null");
-    }
-    return p;
-  }
+  [[nodiscard]] void* raw_symbol(std::string_view name) const;
 
   /// @brief True when the library exports `name`.
-  [[nodiscard]] bool has_symbol(std::string_view name) const {
-    if (handle_ == nullptr) return false;
-    const std::string n(name);
-    ::dlerror();
-    void* p = ::dlsym(handle_, n.c_str());
-    return ::dlerror() == nullptr && p != nullptr;
-  }
+  [[nodiscard]] bool has_symbol(std::string_view name) const;
 
   /// @brief The path it was opened from.
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
@@ -149,10 +115,7 @@ class shared_library {
   [[nodiscard]] explicit operator bool() const noexcept { return handle_ != nullptr; }
 
  private:
-  void close() noexcept {
-    if (handle_ != nullptr) ::dlclose(handle_);
-    handle_ = nullptr;
-  }
+  void close() noexcept;
 
   std::filesystem::path path_;
   void* handle_ = nullptr;
@@ -172,72 +135,21 @@ class library_lru {
 
   /// @brief Returns the open library at `path`, loading it on a miss.
   /// @throws library_load_error when it cannot be loaded
-  [[nodiscard]] std::shared_ptr<shared_library> open(const std::filesystem::path& path) {
-    std::error_code ec;
-    auto canonical = std::filesystem::weakly_canonical(path, ec);
-    if (ec) canonical = std::filesystem::absolute(path);
-    const std::string key = identity(canonical);
-    std::lock_guard lock(mutex_);
-    if (auto it = index_.find(key); it != index_.end()) {
-      order_.splice(order_.begin(), order_, it->second);
-      ++hits_;
-      return it->second->lib;
-    }
-    ++misses_;
-    // An entry for an older file at this path is dropped first: when nobody else holds it, the
-    // loader unloads it, and the dlopen below maps the new file instead of returning the old one.
-    for (auto it = order_.begin(); it != order_.end();) {
-      if (it->path == canonical) {
-        index_.erase(it->key);
-        it = order_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    auto lib = std::make_shared<shared_library>(canonical);
-    order_.push_front(entry{key, canonical, lib});
-    index_[key] = order_.begin();
-    while (order_.size() > capacity_) {
-      index_.erase(order_.back().key);
-      order_.pop_back();
-    }
-    return lib;
-  }
+  [[nodiscard]] std::shared_ptr<shared_library> open(const std::filesystem::path& path);
 
   /// @brief Number of libraries the cache holds open now.
-  [[nodiscard]] std::size_t size() const {
-    std::lock_guard lock(mutex_);
-    return order_.size();
-  }
+  [[nodiscard]] std::size_t size() const;
   /// @brief The most libraries it keeps.
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
   /// @brief open() calls answered from the cache.
-  [[nodiscard]] std::size_t hits() const {
-    std::lock_guard lock(mutex_);
-    return hits_;
-  }
+  [[nodiscard]] std::size_t hits() const;
   /// @brief open() calls that loaded a library.
-  [[nodiscard]] std::size_t misses() const {
-    std::lock_guard lock(mutex_);
-    return misses_;
-  }
+  [[nodiscard]] std::size_t misses() const;
   /// @brief Drops every cached entry (libraries still held by users stay loaded).
-  void clear() {
-    std::lock_guard lock(mutex_);
-    index_.clear();
-    order_.clear();
-  }
+  void clear();
 
  private:
-  static std::string identity(const std::filesystem::path& p) {
-    struct stat st {};
-    std::string key = p.string();
-    if (::stat(p.c_str(), &st) == 0) {
-      key += '\0' + std::to_string(st.st_dev) + ':' + std::to_string(st.st_ino) + ':' +
-             std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec);
-    }
-    return key;
-  }
+  static std::string identity(const std::filesystem::path& p);
 
   struct entry {
     std::string key;
@@ -253,3 +165,7 @@ class library_lru {
 };
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/sys/shared_library-inl.hpp>
+#endif

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The implementation of runtime/build/device_headers.hpp: included by it (header-only) or compiled once by
+// src/runtime/build.cpp.
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <rocmtpl/detail/hash.hpp>  // xxHash, inlined
+
+#include <rocmtpl/core/config.hpp>
+#include <rocmtpl/device/hip_portable.hpp>
+#include <rocmtpl/runtime/build/device_headers.hpp>
+#include <rocmtpl/runtime/sys/atomic_file.hpp>
+#include <rocmtpl/runtime/sys/cache_root.hpp>
+
+namespace rocmtpl::runtime {
+
+ROCMTPL_INLINE std::uint64_t device_header_hash() noexcept {
+  static const std::uint64_t hash =
+      XXH3_64bits(rocmtpl::device::portable_header_source.data(), rocmtpl::device::portable_header_source.size());
+  return hash;
+}
+
+ROCMTPL_INLINE std::string device_header_hash_hex() { return fmt::format("{:016x}", device_header_hash()); }
+
+namespace detail {
+
+ROCMTPL_INLINE bool file_has_content(const std::filesystem::path& file, std::string_view expected) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec) || std::filesystem::file_size(file, ec) != expected.size() || ec) {
+    return false;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  const std::string content{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return content == expected;
+}
+
+}  // namespace detail
+
+ROCMTPL_INLINE std::filesystem::path device_include_dir() {
+  namespace fs = std::filesystem;
+  const std::string_view name = rocmtpl::device::portable_header_name;
+  if (const char* override_dir = detail::non_empty_env("ROCMTPL_DEVICE_INCLUDE_DIR")) {
+    std::error_code ec;
+    const fs::path dir = fs::absolute(override_dir, ec);
+    if (ec || !fs::is_regular_file(dir / name)) {
+      throw cache_directory_error(dir, "ROCMTPL_DEVICE_INCLUDE_DIR names a folder without " + std::string(name) + ":",
+                                  "write the header there or unset the variable");
+    }
+    return dir;
+  }
+  const fs::path dir = cache_root() / "device-include" / device_header_hash_hex();
+  const fs::path file = dir / name;
+  const std::string_view text = rocmtpl::device::portable_header_source;
+  if (detail::file_has_content(file, text)) return dir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw cache_directory_error(dir, "cannot create", ec.message());
+  detail::write_file_atomic(file, text);
+  return dir;
+}
+
+}  // namespace rocmtpl::runtime
