@@ -6,3 +6,9 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/kernel/rocm_benchmark_request-inl.hpp>
+#include <rocmtpl/kernel/rocm_cpp_scheduling-inl.hpp>
+#include <rocmtpl/kernel/rocm_kernel-inl.hpp>
+#include <rocmtpl/kernel/rocm_template-inl.hpp>
+#include <rocmtpl/kernel/rocm_template_buffer-inl.hpp>

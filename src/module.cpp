@@ -6,3 +6,8 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/module/emitter-inl.hpp>
+#include <rocmtpl/module/graph-inl.hpp>
+#include <rocmtpl/module/runner-inl.hpp>
+#include <rocmtpl/module/workspace_plan-inl.hpp>

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include <rocmtpl/codegen/kernel_args.hpp>
-#include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/ir/tensor_meta.hpp>
 
@@ -44,29 +44,18 @@ struct rocm_benchmark_request {
   std::string library_path;
 
   /// @brief The size hints the size arguments were evaluated at: size_arg_names -> extra_args.
-  [[nodiscard]] size_hints size_arg_hints() const {
-    size_hints h;
-    for (std::size_t i = 0; i < size_arg_names.size() && i < size_arg_count && i < extra_args.size(); ++i) {
-      h.emplace(size_arg_names[i], extra_args[i]);
-    }
-    return h;
-  }
+  [[nodiscard]] size_hints size_arg_hints() const;
 
   /// @brief Hash of the source alone: equal sources share one compiled library.
-  [[nodiscard]] std::string source_hash() const { return detail::hash_hex(source_code); }
+  [[nodiscard]] std::string source_hash() const;
 
   /// @brief Identifies the measurement: source hash plus the extra arguments (runtime args included,
   /// unlike the reference, so choices differing only in a runtime argument never share a timing).
-  [[nodiscard]] std::string hash_key() const {
-    std::string key = source_hash();
-    for (auto a : extra_args) {
-      // Appended in two steps: g++ 12 at -O3 reports a false -Werror=restrict inside
-      // operator+(const char*, std::string&&).
-      key += '_';
-      key += std::to_string(a);
-    }
-    return key;
-  }
+  [[nodiscard]] std::string hash_key() const;
 };
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/kernel/rocm_benchmark_request-inl.hpp>
+#endif

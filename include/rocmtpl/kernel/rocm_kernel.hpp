@@ -5,15 +5,12 @@
 /// @brief rocm_template_kernel (signature and size helpers for templates) and rocm_template_caller
 /// (one rendered choice), as in the reference's rocm_kernel.py.
 
-#include <algorithm>
 #include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <numeric>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -27,9 +24,7 @@
 #include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
-#include <rocmtpl/core/error.hpp>
-#include <rocmtpl/detail/strings.hpp>
-#include <rocmtpl/ir/identifier.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/kernel/rocm_benchmark_request.hpp>
 #include <rocmtpl/kernel/rocm_template_buffer.hpp>
 
@@ -46,23 +41,7 @@ class rocm_template_kernel {
   /// `u_` (user_identifier_prefix), a runtime arg is invalid, or the number of runtime values does
   /// not match the runtime arg descriptions.
   explicit rocm_template_kernel(std::string kernel_name, std::vector<arg_info> runtime_arg_info = {},
-                                std::vector<runtime_arg_value> runtime_arg_values = {})
-      : kernel_name_(std::move(kernel_name)),
-        runtime_arg_info_(std::move(runtime_arg_info)),
-        runtime_arg_values_(std::move(runtime_arg_values)) {
-    check_name("rocm_template_kernel: kernel name", kernel_name_);
-    if (kernel_name_.starts_with(user_identifier_prefix)) {
-      throw invalid_argument_error("rocmtpl: rocm_template_kernel: kernel name '" + kernel_name_ + "' starts with '" +
-                                   std::string(user_identifier_prefix) +
-                                   "', the prefix of user names in generated code; choose another name");
-    }
-    if (!runtime_arg_values_.empty() && runtime_arg_values_.size() != runtime_arg_info_.size()) {
-      throw invalid_argument_error("rocmtpl: rocm_template_kernel: " + std::to_string(runtime_arg_info_.size()) +
-                                   " runtime args described but " + std::to_string(runtime_arg_values_.size()) +
-                                   " values given");
-    }
-    for (const auto& info : runtime_arg_info_) args_.add_runtime_arg(info);
-  }
+                                std::vector<runtime_arg_value> runtime_arg_values = {});
 
   /// @brief The entry point's name.
   [[nodiscard]] const std::string& kernel_name() const noexcept { return kernel_name_; }
@@ -79,30 +58,13 @@ class rocm_template_kernel {
   /// kernel_capabilities::size_args). Tensors may then only use these symbols.
   /// @throws invalid_argument_error when an argument is not a single symbol, repeats, or tensors
   /// were bound already.
-  void name_size_args(const std::vector<sym_expr>& size_args) {
-    std::vector<std::string> names;
-    for (const auto& e : size_args) {
-      auto name = e.symbol_name();
-      if (!name) {
-        std::string text = "rocmtpl: rocm_template_kernel: size argument '";  // in steps: g++ 12 -O3 false -Wrestrict
-        text += e.to_string();
-        throw invalid_argument_error(text + "' is not a single symbol; size arguments are int64_t symbols");
-      }
-      names.push_back(std::move(*name));
-    }
-    args_.name_size_args(std::move(names));
-  }
+  void name_size_args(const std::vector<sym_expr>& size_args);
 
   /// @brief Parameter name -> buffer, for every tensor bound by def_kernel.
   [[nodiscard]] const std::map<std::string, buffer>& named_nodes() const noexcept { return named_nodes_; }
 
   /// @brief Parameter name of an input or output buffer; nullopt for nullptr or an unbound buffer.
-  [[nodiscard]] std::optional<std::string> arg_name(const buffer* node) const {
-    if (node == nullptr) return std::nullopt;
-    auto name = args_.arg_name_of(node->name());
-    if (name.empty()) return std::nullopt;
-    return name;
-  }
+  [[nodiscard]] std::optional<std::string> arg_name(const buffer* node) const;
 
   /// @brief The checks of one tensor argument for the entry point (never throws at run time:
   /// nothing crosses the C ABI): returns ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT when its element count
@@ -127,180 +89,34 @@ class rocm_template_kernel {
   /// valid name (is_valid_name()) or repeats, input_reorder is not a permutation of the inputs, or
   /// an output has a constant stride 0 in a dimension that may have more than one element.
   std::string def_kernel(const std::vector<const buffer*>& inputs, const std::vector<const buffer*>& outputs,
-                         std::string_view names_str, std::optional<std::vector<int>> input_reorder = std::nullopt) {
-    const auto names = split_names(names_str);
-    if (inputs.size() + outputs.size() != names.size()) {
-      throw invalid_argument_error("rocmtpl: def_kernel: " + std::to_string(inputs.size()) + " inputs + " +
-                                   std::to_string(outputs.size()) +
-                                   " outputs = " + std::to_string(inputs.size() + outputs.size()) + " but " +
-                                   std::to_string(names.size()) + " names were given: [" + detail::join(names) + "]");
-    }
-    std::set<std::string> seen;
-    for (const auto& n : names) {
-      if (const auto problem = identifier_problem(n); !problem.empty()) {
-        throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' " + std::string(problem) +
-                                     " (names: [" + detail::join(names) + "])");
-      }
-      if (!seen.insert(n).second) {
-        throw invalid_argument_error("rocmtpl: def_kernel: argument name '" + n + "' appears twice in [" +
-                                     detail::join(names) + "]");
-      }
-    }
-    std::vector<int> order(inputs.size());
-    std::iota(order.begin(), order.end(), 0);
-    if (input_reorder) {
-      auto sorted = *input_reorder;
-      std::sort(sorted.begin(), sorted.end());
-      if (sorted != order) {
-        std::string text;
-        for (auto i : *input_reorder) text += (text.empty() ? "" : ", ") + std::to_string(i);
-        throw invalid_argument_error("rocmtpl: def_kernel: input_reorder [" + text + "] is not a permutation of 0.." +
-                                     std::to_string(static_cast<int>(inputs.size()) - 1));
-      }
-      order = *input_reorder;
-    }
-    for (int idx : order) {
-      const auto* node = inputs[static_cast<std::size_t>(idx)];
-      if (node == nullptr) continue;
-      const auto& name = names[static_cast<std::size_t>(idx)];
-      named_nodes_.insert_or_assign(name, *node);
-      args_.add_input(*node, name);
-    }
-    for (const auto* out : outputs) {
-      if (out != nullptr) check_output_strides(*out);
-    }
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      if (outputs[i] == nullptr) continue;
-      const auto& name = names[inputs.size() + i];
-      named_nodes_.insert_or_assign(name, *outputs[i]);
-      args_.add_output(*outputs[i], name);
-    }
-    return entry_declaration(kernel_name_, args_.signature());
-  }
+                         std::string_view names_str, std::optional<std::vector<int>> input_reorder = std::nullopt);
 
   /// @brief The parts a template fills for this kernel, started: the context's includes and globals,
   /// the entry's name and signature (call it after def_kernel()); the template writes device_code
   /// and entry_body.
   /// @throws invalid_argument_error as kernel_args::signature()
-  [[nodiscard]] rendered_source start_source(const template_context& ctx) const {
-    rendered_source out;
-    out.includes.push_back(ctx.header());
-    out.globals = ctx.globals();
-    out.entry_name = kernel_name_;
-    out.signature = args_.signature();
-    return out;
-  }
+  [[nodiscard]] rendered_source start_source(const template_context& ctx) const;
 
   /// @brief C++ expression of the product of sizes in dimensions [start, end] (end inclusive,
   /// defaults to start; negative indices count from the end); `default_value` for nullptr or an
   /// empty range.
   /// @throws out_of_range_error when an index is outside the buffer's rank.
   [[nodiscard]] std::string size(const buffer* node, std::int64_t start, std::optional<std::int64_t> end = std::nullopt,
-                                 std::int64_t default_value = 0) const {
-    if (node == nullptr) return std::to_string(default_value);
-    const auto& sizes = node->sizes();
-    const auto s = normalize(node, start, "size start");
-    const auto e = normalize(node, end.value_or(start), "size end");
-    if (s > e) return std::to_string(default_value);
-    std::vector<sym_expr> range(sizes.begin() + static_cast<std::ptrdiff_t>(s),
-                                sizes.begin() + static_cast<std::ptrdiff_t>(e) + 1);
-    return product(range).to_cpp();
-  }
+                                 std::int64_t default_value = 0) const;
 
   /// @brief C++ expression of the stride of dimension `index` (negative counts from the end).
   /// @throws out_of_range_error when the index is outside the buffer's rank.
-  [[nodiscard]] std::string stride(const buffer* node, std::int64_t index, std::int64_t default_value = 0) const {
-    if (node == nullptr) return std::to_string(default_value);
-    return node->strides()[normalize(node, index, "stride")].to_cpp();
-  }
+  [[nodiscard]] std::string stride(const buffer* node, std::int64_t index, std::int64_t default_value = 0) const;
 
   /// @brief C++ expression of the buffer's offset (in elements).
-  [[nodiscard]] std::string offset(const buffer* node) const {
-    if (node == nullptr) return "0";
-    return node->get_layout().offset().to_cpp();
-  }
+  [[nodiscard]] std::string offset(const buffer* node) const;
 
  private:
-  // Outputs must not write two elements to one place: a constant stride 0 is refused here, a
-  // symbolic stride by the generated checks (argument_checks) once its value is known.
-  static void check_output_strides(const buffer& out) {
-    for (std::size_t i = 0; i < out.sizes().size(); ++i) {
-      const auto size = out.sizes()[i].constant();
-      const bool at_most_one = size && *size <= 1;
-      if (out.strides()[i].constant() == std::optional<std::int64_t>(0) && !at_most_one) {
-        throw invalid_argument_error("rocmtpl: def_kernel: output '" + out.name() + "' " +
-                                     out.get_layout().to_string() + " has stride 0 in dimension " + std::to_string(i) +
-                                     "; outputs need positive strides, give it a layout whose elements do not overlap");
-      }
-    }
-  }
-
-  // True when `n` is written to memory by the kernel (bound as an output).
-  [[nodiscard]] bool is_output(const buffer& n) const {
-    return std::any_of(args_.outputs().begin(), args_.outputs().end(),
-                       [&](const kernel_args::tensor_arg& t) { return t.node.name() == n.name(); });
-  }
-
-  // The body of check_not_null() / check_sizes(); see there.
-  [[nodiscard]] std::string argument_checks(const buffer* node, bool null_check) const {
-    const auto name = arg_name(node);
-    if (!name) return {};
-    const auto& l = node->get_layout();
-    const sym_expr numel = l.numel();
-    if (numel.constant() == std::optional<std::int64_t>(0)) return {};
-    constexpr std::string_view ok = "rocmtpl_ok";
-    std::vector<std::string> in_range;  // checks that run when the tensor has elements
-    if (const sym_expr storage = l.storage_size(); !storage.is_constant() && storage != numel) {
-      in_range.push_back("(void)" + storage.to_cpp_checked(ok) + ";");
-    }
-    for (std::size_t i = 0; is_output(*node) && i < l.rank(); ++i) {
-      const auto size = l.sizes()[i].constant();
-      if (l.strides()[i].is_constant() || (size && *size <= 1)) continue;
-      in_range.push_back("if (" + l.sizes()[i].to_cpp_checked(ok) + " > 1 && " + l.strides()[i].to_cpp_checked(ok) +
-                         " <= 0) " + std::string(ok) + " = false;");
-    }
-    const std::string null = "return ROCMTPL_STATUS_NULL_ARGUMENT;";
-    if (numel.is_constant() && in_range.empty()) return null_check ? "if (!" + *name + ") " + null + "\n" : "";
-    std::string out = "{\n    bool " + std::string(ok) +
-                      " = true;\n    const int64_t rocmtpl_numel = " + numel.to_cpp_checked(ok) + ";\n";
-    if (!in_range.empty()) {
-      out += "    if (rocmtpl_numel > 0) {\n";
-      for (const auto& c : in_range) out += "        " + c + "\n";
-      out += "    }\n";
-    }
-    out += "    if (!" + std::string(ok) + ") return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;\n";
-    if (null_check) out += "    if (!" + *name + " && rocmtpl_numel > 0) " + null + "\n";
-    return out + "}\n";
-  }
-
-  static std::size_t normalize(const buffer* node, std::int64_t index, const char* what) {
-    const auto rank = static_cast<std::int64_t>(node->get_layout().rank());
-    const auto i = index < 0 ? index + rank : index;
-    if (i < 0 || i >= rank) {
-      throw out_of_range_error("rocmtpl: rocm_template_kernel: " + std::string(what) + " index " +
-                               std::to_string(index) + " out of range for buffer '" + node->name() + "' of rank " +
-                               std::to_string(rank));
-    }
-    return static_cast<std::size_t>(i);
-  }
-
-  static std::vector<std::string> split_names(std::string_view text) {
-    std::vector<std::string> out;
-    auto trim = [](std::string_view s) {
-      const auto b = s.find_first_not_of(" \t\n");
-      if (b == std::string_view::npos) return std::string_view{};
-      return s.substr(b, s.find_last_not_of(" \t\n") - b + 1);
-    };
-    if (trim(text).empty()) return out;
-    for (std::size_t start = 0;;) {
-      const auto comma = text.find(',', start);
-      out.emplace_back(
-          trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
-      if (comma == std::string_view::npos) break;
-      start = comma + 1;
-    }
-    return out;
-  }
+  static void check_output_strides(const buffer& out);
+  [[nodiscard]] bool is_output(const buffer& n) const;
+  [[nodiscard]] std::string argument_checks(const buffer* node, bool null_check) const;
+  static std::size_t normalize(const buffer* node, std::int64_t index, const char* what);
+  static std::vector<std::string> split_names(std::string_view text);
 
   std::string kernel_name_;
   std::vector<arg_info> runtime_arg_info_;
@@ -353,14 +169,7 @@ class rocm_template_caller {
   /// @param info_kwargs the configuration's (field, value) pairs
   rocm_template_caller(std::string name, std::string category, std::vector<buffer> input_nodes, buffer output_node,
                        make_kernel_render_fn make_kernel_render, rocm_benchmark_request bmreq,
-                       std::vector<std::pair<std::string, std::string>> info_kwargs)
-      : name_(std::move(name)),
-        category_(std::move(category)),
-        input_nodes_(std::move(input_nodes)),
-        output_node_(std::move(output_node)),
-        make_kernel_render_(std::move(make_kernel_render)),
-        bmreq_(std::move(bmreq)),
-        info_kwargs_(std::move(info_kwargs)) {}
+                       std::vector<std::pair<std::string, std::string>> info_kwargs);
 
   /// @brief Choice name, `rocm_<template>_<n>`.
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
@@ -386,18 +195,10 @@ class rocm_template_caller {
   [[nodiscard]] std::string hash_key() const { return category_ + "-" + bmreq_.hash_key(); }
 
   /// @brief Backend, name and the configuration's fields, in a stable order.
-  [[nodiscard]] std::vector<std::pair<std::string, std::string>> info_dict() const {
-    std::vector<std::pair<std::string, std::string>> out{{"backend", "ROCm"}, {"name", name_}};
-    out.insert(out.end(), info_kwargs_.begin(), info_kwargs_.end());
-    return out;
-  }
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> info_dict() const;
 
   /// @brief `rocm_template_caller(source_hash=..., {backend: ROCm, name: ..., ...})`.
-  [[nodiscard]] std::string to_string() const {
-    std::string info;
-    for (const auto& [k, v] : info_dict()) info += (info.empty() ? "" : ", ") + k + ": " + v;
-    return "rocm_template_caller(source_hash=" + bmreq_.source_hash() + ", {" + info + "})";
-  }
+  [[nodiscard]] std::string to_string() const;
 
   /// @brief How the entry launches its kernels, when the policy describes it (kernel_capabilities::launch):
   /// the autotuner then compiles device code only and launches through the module API.
@@ -407,10 +208,7 @@ class rocm_template_caller {
 
   /// @brief The fused render closure (kernel_capabilities::epilogue) and the pointwise chain
   /// (kernel_capabilities::pointwise) output_node() gives the node; rocm_template::generate sets them.
-  void set_epilogue_support(make_fused_render_fn fused, std::optional<epilogue_chain> pointwise) {
-    make_fused_render_ = std::move(fused);
-    pointwise_ = std::move(pointwise);
-  }
+  void set_epilogue_support(make_fused_render_fn fused, std::optional<epilogue_chain> pointwise);
 
   /// @brief Compiles the choice's library into the code cache (the reference's precompile());
   /// works without a GPU (for the current device, else for gfx90a and gfx940). Sets
@@ -467,18 +265,7 @@ class rocm_template_caller {
   /// without a description it stays unknown (0, and rocm_cpp_scheduling asks the kernel at run time).
   /// @throws template_error when the described workspace is negative at the hints;
   /// evaluation_error when a size symbol has no hint
-  void update_workspace_size() {
-    if (bmreq_.workspace_size) return;
-    if (!bmreq_.workspace_bytes) return;
-    const std::int64_t bytes = bmreq_.workspace_bytes->evaluate(bmreq_.size_arg_hints());
-    if (bytes < 0) {
-      throw template_error("rocmtpl: rocm_template_caller: template '" + category_ + "' describes a workspace of " +
-                               std::to_string(bytes) + " bytes (" + bmreq_.workspace_bytes->to_string() +
-                               ") at these sizes; workspace_bytes() must not be negative",
-                           category_);
-    }
-    bmreq_.workspace_size = static_cast<std::size_t>(bytes);
-  }
+  void update_workspace_size();
 
   /// @brief update_workspace_size(), and without a description the backend's query of the compiled
   /// library (nothing when it cannot tell, e.g. no compiler is installed).
@@ -493,10 +280,7 @@ class rocm_template_caller {
   /// @brief The graph node for this choice, after update_workspace_size(): get_workspace_size()
   /// is the size at the hints; workspace_bytes() is the template's expression, or the queried
   /// size when the entry point has no size argument (then it holds for every call), else nullopt.
-  [[nodiscard]] rocm_template_buffer output_node() {
-    update_workspace_size();
-    return make_output_node();
-  }
+  [[nodiscard]] rocm_template_buffer output_node();
 
   /// @brief output_node() after update_workspace_size(backend).
   template <caller_backend Backend>
@@ -515,22 +299,8 @@ class rocm_template_caller {
                   "rocmtpl::runtime::caller_runtime{}");
   }
 
-  // The node's workspace expression: the template's, else a queried size that holds for every call
-  // (no size argument), else none.
-  [[nodiscard]] std::optional<sym_expr> workspace_expression() const {
-    if (bmreq_.workspace_bytes) return bmreq_.workspace_bytes;
-    if (bmreq_.workspace_size && bmreq_.size_arg_count == 0) {
-      return sym_expr(static_cast<std::int64_t>(*bmreq_.workspace_size));
-    }
-    return std::nullopt;
-  }
-
-  [[nodiscard]] rocm_template_buffer make_output_node() const {
-    rocm_template_buffer node{output_node_,          input_nodes_, make_kernel_render_,
-                              bmreq_.workspace_size, category_,    workspace_expression()};
-    node.set_fused_render(make_fused_render_).set_pointwise(pointwise_);
-    return node;
-  }
+  [[nodiscard]] std::optional<sym_expr> workspace_expression() const;
+  [[nodiscard]] rocm_template_buffer make_output_node() const;
 
   std::string name_;
   std::string category_;
@@ -545,3 +315,7 @@ class rocm_template_caller {
 };
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/kernel/rocm_kernel-inl.hpp>
+#endif

@@ -23,6 +23,7 @@
 #include <rocmtpl/codegen/preamble.hpp>
 #include <rocmtpl/codegen/status.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
@@ -37,11 +38,7 @@
 namespace rocmtpl {
 
 namespace detail {
-// Process-wide choice counter, the reference's ROCmTemplate.index_counter.
-inline std::atomic<std::uint64_t>& choice_counter() noexcept {
-  static std::atomic<std::uint64_t> counter{0};
-  return counter;
-}
+std::atomic<std::uint64_t>& choice_counter() noexcept;
 }  // namespace detail
 
 /// @brief A kernel template bound to a problem: a policy, its input buffers, the output layout and
@@ -370,3 +367,7 @@ class rocm_template {
 };
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/kernel/rocm_template-inl.hpp>
+#endif

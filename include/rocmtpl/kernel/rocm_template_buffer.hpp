@@ -14,7 +14,7 @@
 
 #include <rocmtpl/codegen/epilogue.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
-#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 
@@ -55,13 +55,7 @@ class rocm_template_buffer {
   /// scheduler then asks the kernel at run time)
   rocm_template_buffer(buffer output, std::vector<buffer> inputs, make_kernel_render_fn make_kernel_render,
                        std::optional<std::size_t> workspace_size, std::string template_name,
-                       std::optional<sym_expr> workspace_bytes = std::nullopt)
-      : output_(std::move(output)),
-        inputs_(std::move(inputs)),
-        make_kernel_render_(std::move(make_kernel_render)),
-        workspace_size_(workspace_size),
-        template_name_(std::move(template_name)),
-        workspace_bytes_(std::move(workspace_bytes)) {}
+                       std::optional<sym_expr> workspace_bytes = std::nullopt);
 
   /// @brief The output buffer's name.
   [[nodiscard]] const std::string& name() const noexcept { return output_.name(); }
@@ -90,40 +84,19 @@ class rocm_template_buffer {
   /// epilogue the template before it can fuse.
   [[nodiscard]] const std::optional<epilogue_chain>& pointwise() const noexcept { return pointwise_; }
   /// @brief Sets the chain (rocm_template_caller::output_node() does, from the template).
-  rocm_template_buffer& set_pointwise(std::optional<epilogue_chain> chain) {
-    pointwise_ = std::move(chain);
-    return *this;
-  }
+  rocm_template_buffer& set_pointwise(std::optional<epilogue_chain> chain);
 
   /// @brief True when the template renders with an epilogue chain fused (make_fused_render()).
   [[nodiscard]] bool has_fused_render() const noexcept { return static_cast<bool>(make_fused_render_); }
   /// @brief Sets the fused render closure (rocm_template_caller::output_node() does, from the template).
-  rocm_template_buffer& set_fused_render(make_fused_render_fn fn) {
-    make_fused_render_ = std::move(fn);
-    return *this;
-  }
+  rocm_template_buffer& set_fused_render(make_fused_render_fn fn);
   /// @brief Renders the kernel again with the `KERNEL_NAME` placeholder and `e` fused.
   /// @throws invalid_argument_error when the template does not fuse epilogues or refuses this one
-  [[nodiscard]] kernel_render make_fused_render(const fused_epilogue& e) const {
-    if (!make_fused_render_) {
-      throw invalid_argument_error("rocmtpl: rocm_template_buffer: template '" + template_name_ + "' of node '" +
-                                   name() +
-                                   "' does not fuse epilogue nodes: it does not declare kernel_capabilities::epilogue");
-    }
-    return make_fused_render_(*this, e);
-  }
+  [[nodiscard]] kernel_render make_fused_render(const fused_epilogue& e) const;
 
   /// @brief Renders the kernel again with the `KERNEL_NAME` placeholder (for scheduling).
   /// @throws invalid_argument_error when the node has no render closure (see has_kernel_render())
-  [[nodiscard]] kernel_render make_kernel_render(const std::vector<buffer>& epilogue_nodes = {}) const {
-    if (!make_kernel_render_) {
-      throw invalid_argument_error("rocmtpl: rocm_template_buffer: node '" + name() + "' of template '" +
-                                   template_name_ +
-                                   "' cannot be rendered again (it has no make_kernel_render, as a reference "
-                                   "choice has none); schedule a choice from rocm_template::generate()");
-    }
-    return make_kernel_render_(*this, epilogue_nodes);
-  }
+  [[nodiscard]] kernel_render make_kernel_render(const std::vector<buffer>& epilogue_nodes = {}) const;
 
  private:
   buffer output_;
@@ -137,3 +110,7 @@ class rocm_template_buffer {
 };
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/kernel/rocm_template_buffer-inl.hpp>
+#endif

@@ -13,8 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include <rocmtpl/core/error.hpp>
-#include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>
@@ -31,20 +30,11 @@ class module_graph {
  public:
   /// @param name the module's entry point, a C identifier (not `main`, not starting with `rocmtpl_`)
   /// @throws invalid_argument_error for a bad name
-  explicit module_graph(std::string name) : name_(std::move(name)) {
-    if (!is_identifier(name_) || name_ == "main" || name_.starts_with("rocmtpl_")) {
-      throw invalid_argument_error("rocmtpl: module_graph: module name '" + name_ +
-                                   "' must be a C identifier other than 'main' that does not start with 'rocmtpl_'");
-    }
-  }
+  explicit module_graph(std::string name);
 
   /// @brief Adds a graph input; inputs are the entry point's first parameters, in this order.
   /// @throws invalid_argument_error for a reserved or repeated name
-  module_graph& add_input(buffer input) {
-    check_new_name(input.name(), "input");
-    inputs_.push_back(std::move(input));
-    return *this;
-  }
+  module_graph& add_input(buffer input);
 
   /// @brief Adds a node computing the graph buffer `name`.
   /// @param name graph name of the node's output
@@ -53,49 +43,12 @@ class module_graph {
   /// the template's input buffers are named as in the graph
   /// @throws invalid_argument_error for a reserved or repeated name, a wrong number of input names,
   /// an unknown input, or an input whose layout differs from the graph buffer's
-  module_graph& add_node(std::string name, rocm_template_buffer node, std::vector<std::string> input_names = {}) {
-    check_new_name(name, "node output");
-    scheduler_node sn{name, std::move(node), {}};
-    const auto& template_inputs = sn.node.inputs();
-    if (!input_names.empty() && input_names.size() != template_inputs.size()) {
-      throw invalid_argument_error("rocmtpl: module_graph: node '" + name + "' has " +
-                                   std::to_string(template_inputs.size()) + " inputs but " +
-                                   std::to_string(input_names.size()) + " input names were given");
-    }
-    for (std::size_t i = 0; i < template_inputs.size(); ++i) {
-      const auto& tb = template_inputs[i];
-      const std::string graph = input_names.empty() ? tb.name() : input_names[i];
-      const auto found = find(graph);
-      if (!found) {
-        throw invalid_argument_error("rocmtpl: module_graph: node '" + name + "' reads '" + graph +
-                                     "', which is neither a graph input nor the output of an earlier node");
-      }
-      if (!(found->get_layout() == tb.get_layout())) {
-        throw invalid_argument_error("rocmtpl: module_graph: node '" + name + "' reads '" + graph + "' as " +
-                                     tb.get_layout().to_string() + " but the graph buffer is " +
-                                     found->get_layout().to_string());
-      }
-      if (graph != tb.name()) sn.input_names.emplace(tb.name(), graph);
-    }
-    nodes_.push_back(std::move(sn));
-    return *this;
-  }
+  module_graph& add_node(std::string name, rocm_template_buffer node, std::vector<std::string> input_names = {});
 
   /// @brief Marks a node's output as a module output; outputs follow the inputs in the entry
   /// point, in this order.
   /// @throws invalid_argument_error when `name` is not a node output or is already an output
-  module_graph& add_output(const std::string& name) {
-    const bool is_node =
-        std::any_of(nodes_.begin(), nodes_.end(), [&](const scheduler_node& n) { return n.name == name; });
-    if (!is_node) {
-      throw invalid_argument_error("rocmtpl: module_graph: output '" + name + "' is not the output of a node");
-    }
-    if (std::find(outputs_.begin(), outputs_.end(), name) != outputs_.end()) {
-      throw invalid_argument_error("rocmtpl: module_graph: '" + name + "' is already an output");
-    }
-    outputs_.push_back(name);
-    return *this;
-  }
+  module_graph& add_output(const std::string& name);
 
   /// @brief The module (and entry point) name.
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
@@ -111,15 +64,7 @@ class module_graph {
   }
 
   /// @brief The graph buffer `name` (an input, or a node output under its graph name), if any.
-  [[nodiscard]] std::optional<buffer> find(std::string_view name) const {
-    for (const auto& b : inputs_) {
-      if (b.name() == name) return b;
-    }
-    for (const auto& n : nodes_) {
-      if (n.name == name) return buffer(n.name, n.node.get_layout());
-    }
-    return std::nullopt;
-  }
+  [[nodiscard]] std::optional<buffer> find(std::string_view name) const;
 
   /// @brief True for names the generated entry point reserves: its parameters `workspace_size`,
   /// `workspace` and `stream`, and everything starting with `rocmtpl_`.
@@ -128,17 +73,7 @@ class module_graph {
   }
 
  private:
-  void check_new_name(const std::string& name, const char* what) const {
-    if (!is_identifier(name) || is_reserved(name) || name == name_) {
-      throw invalid_argument_error("rocmtpl: module_graph: " + std::string(what) + " name '" + name +
-                                   "' is reserved or not a C identifier (reserved: workspace_size, workspace, stream, "
-                                   "rocmtpl_*, the module name)");
-    }
-    if (find(name)) {
-      throw invalid_argument_error("rocmtpl: module_graph: " + std::string(what) + " name '" + name +
-                                   "' is already used in module '" + name_ + "'");
-    }
-  }
+  void check_new_name(const std::string& name, const char* what) const;
 
   std::string name_;
   std::vector<buffer> inputs_;
@@ -181,7 +116,7 @@ struct module_source {
   workspace_plan workspace;                ///< the intermediates' slots in the workspace
 
   /// @brief xxh3-64 of the source, 16 hex digits.
-  [[nodiscard]] std::string source_hash() const { return detail::hash_hex(source); }
+  [[nodiscard]] std::string source_hash() const;
 };
 
 namespace detail::module_impl {
@@ -189,15 +124,12 @@ namespace detail::module_impl {
 // The flag the generated size arithmetic of a module (entry point and runner) clears on overflow.
 inline constexpr std::string_view sizes_ok_flag = "rocmtpl_sizes_ok";
 
-// rocmtpl_module_bytes(numel, storage elements, element bytes, &ok) for a buffer's layout: the bytes
-// of its storage in generated code, every product checked into the bool `ok_flag` (the emitter
-// defines rocmtpl_module_bytes; the runner uses it too).
-inline std::string bytes_expr(const buffer& b, std::string_view ok_flag) {
-  const auto& l = b.get_layout();
-  return "rocmtpl_module_bytes(" + l.numel().to_cpp_checked(ok_flag) + ", " + l.storage_size().to_cpp_checked(ok_flag) +
-         ", " + std::to_string(element_size(l.type())) + ", &" + std::string(ok_flag) + ")";
-}
+std::string bytes_expr(const buffer& b, std::string_view ok_flag);
 
 }  // namespace detail::module_impl
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/module/graph-inl.hpp>
+#endif

@@ -18,16 +18,14 @@
 /// sizes.total;                               // 2048
 /// @endcode
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 
 namespace rocmtpl {
@@ -55,7 +53,7 @@ struct workspace_sizes {
 };
 
 class workspace_plan;
-[[nodiscard]] inline workspace_plan plan_workspace(const std::vector<workspace_buffer>& buffers);
+[[nodiscard]] workspace_plan plan_workspace(const std::vector<workspace_buffer>& buffers);
 
 /// @brief Where each buffer of a workspace lives: slots in workspace order (slot 0 at offset 0, each
 /// next slot right after the previous one).
@@ -65,21 +63,11 @@ class workspace_plan {
   [[nodiscard]] const std::vector<workspace_slot>& slots() const noexcept { return slots_; }
 
   /// @brief The slot that holds `name`, or nullopt for a buffer the plan does not have.
-  [[nodiscard]] std::optional<std::size_t> find(const std::string& name) const noexcept {
-    for (std::size_t s = 0; s < slots_.size(); ++s) {
-      for (const auto& b : slots_[s].buffers) {
-        if (b == name) return s;
-      }
-    }
-    return std::nullopt;
-  }
+  [[nodiscard]] std::optional<std::size_t> find(const std::string& name) const noexcept;
 
   /// @brief The slot that holds `name`.
   /// @throws invalid_argument_error for a buffer the plan does not have
-  [[nodiscard]] std::size_t slot_of(const std::string& name) const {
-    if (const auto s = find(name)) return *s;
-    throw invalid_argument_error("rocmtpl: workspace_plan: no buffer '" + name + "' in the plan");
-  }
+  [[nodiscard]] std::size_t slot_of(const std::string& name) const;
 
   /// @brief True when `a` and `b` share a slot (so their lifetimes do not overlap).
   [[nodiscard]] bool share_slot(const std::string& a, const std::string& b) const { return slot_of(a) == slot_of(b); }
@@ -90,46 +78,15 @@ class workspace_plan {
   /// @param alignment bytes, a power of two
   /// @throws invalid_argument_error for a bad alignment or a negative size; evaluation_error for a
   /// symbol without a value; out_of_range_error when the total does not fit in size_t
-  [[nodiscard]] workspace_sizes evaluate(const size_hints& hints = {}, std::size_t alignment = 256) const {
-    check_alignment(alignment);
-    workspace_sizes out;
-    for (const auto& slot : slots_) {
-      std::size_t largest = 0;
-      for (std::size_t i = 0; i < slot.buffers.size(); ++i) {
-        const std::int64_t v = slot.bytes[i].evaluate(hints);
-        if (v < 0) {
-          throw invalid_argument_error("rocmtpl: workspace_plan: buffer '" + slot.buffers[i] + "' has " +
-                                       std::to_string(v) + " bytes; sizes must not be negative");
-        }
-        largest = std::max(largest, align_up(static_cast<std::size_t>(v), alignment));
-      }
-      out.offsets.push_back(out.total);
-      out.bytes.push_back(largest);
-      if (largest > std::numeric_limits<std::size_t>::max() - out.total) {
-        throw out_of_range_error("rocmtpl: workspace_plan: the workspace does not fit in size_t");
-      }
-      out.total += largest;
-    }
-    return out;
-  }
+  [[nodiscard]] workspace_sizes evaluate(const size_hints& hints = {}, std::size_t alignment = 256) const;
 
   /// @throws invalid_argument_error when `alignment` is not a power of two
-  static void check_alignment(std::size_t alignment) {
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
-      throw invalid_argument_error("rocmtpl: workspace_plan: alignment " + std::to_string(alignment) +
-                                   " is not a power of two");
-    }
-  }
+  static void check_alignment(std::size_t alignment);
 
  private:
   friend workspace_plan plan_workspace(const std::vector<workspace_buffer>& buffers);
 
-  static std::size_t align_up(std::size_t bytes, std::size_t alignment) {
-    if (bytes > std::numeric_limits<std::size_t>::max() - (alignment - 1)) {
-      throw out_of_range_error("rocmtpl: workspace_plan: " + std::to_string(bytes) + " bytes cannot be aligned");
-    }
-    return (bytes + alignment - 1) / alignment * alignment;
-  }
+  static std::size_t align_up(std::size_t bytes, std::size_t alignment);
 
   std::vector<workspace_slot> slots_;
 };
@@ -141,28 +98,10 @@ class workspace_plan {
 /// @param buffers the buffers, with unique names and first_use <= last_use
 /// @return the slots
 /// @throws invalid_argument_error for a repeated name or a lifetime that ends before it starts
-[[nodiscard]] inline workspace_plan plan_workspace(const std::vector<workspace_buffer>& buffers) {
-  workspace_plan plan;
-  auto& slots = plan.slots_;
-  for (const auto& b : buffers) {
-    if (b.last_use < b.first_use) {
-      throw invalid_argument_error("rocmtpl: plan_workspace: buffer '" + b.name + "' is last used (call " +
-                                   std::to_string(b.last_use) + ") before it is written (call " +
-                                   std::to_string(b.first_use) + ")");
-    }
-    if (plan.find(b.name)) {
-      throw invalid_argument_error("rocmtpl: plan_workspace: buffer '" + b.name + "' is listed twice");
-    }
-    // A slot whose latest buffer dies at call c is free for a buffer first written at c + 1; the
-    // latest buffer is always the one that dies last, since buffers only go into free slots.
-    std::size_t s = 0;
-    while (s < slots.size() && slots[s].busy_until >= b.first_use) ++s;
-    if (s == slots.size()) slots.emplace_back();
-    slots[s].buffers.push_back(b.name);
-    slots[s].bytes.push_back(b.bytes);
-    slots[s].busy_until = b.last_use;
-  }
-  return plan;
-}
+[[nodiscard]] workspace_plan plan_workspace(const std::vector<workspace_buffer>& buffers);
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/module/workspace_plan-inl.hpp>
+#endif
