@@ -6,3 +6,6 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/runtime/aot/export-inl.hpp>
+#include <rocmtpl/runtime/aot/module_loader-inl.hpp>

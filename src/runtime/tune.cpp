@@ -6,3 +6,8 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/runtime/tune/autotuner-inl.hpp>
+#include <rocmtpl/runtime/tune/plot-inl.hpp>
+#include <rocmtpl/runtime/tune/tune_batch-inl.hpp>
+#include <rocmtpl/runtime/tune/typed_autotune-inl.hpp>

@@ -12,17 +12,17 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <future>
-#include <iostream>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -31,9 +31,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <rocmtpl/core/version.hpp>
-#include <rocmtpl/detail/hash.hpp>
-#include <rocmtpl/detail/strings.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/kernel/rocm_template.hpp>
 #include <rocmtpl/runtime/bench/benchmark.hpp>
 #include <rocmtpl/runtime/bench/measure.hpp>
@@ -98,11 +96,7 @@ struct tune_timeline {
   double measured_done = 0;     ///< the last candidate measured (and verified)
 
   /// @brief Every field by name.
-  [[nodiscard]] nlohmann::json to_json() const {
-    return {{"compiles_started", compiles_started}, {"helpers_ready", helpers_ready},
-            {"reference_ready", reference_ready},   {"first_measured", first_measured},
-            {"compiles_done", compiles_done},       {"measured_done", measured_done}};
-  }
+  [[nodiscard]] nlohmann::json to_json() const;
 };
 
 /// @brief What a tune did and found.
@@ -123,127 +117,21 @@ struct autotune_report {
   [[nodiscard]] const candidate_report* best() const noexcept { return winner ? &candidates[*winner] : nullptr; }
 
   /// @brief One line: how many candidates ended in each status, e.g. `32 candidates: 30 ok, 2 compile_failed`.
-  [[nodiscard]] std::string summary() const {
-    std::map<std::string, std::size_t> counts;
-    for (const auto& c : candidates) ++counts[std::string(to_string(c.result.status))];
-    std::string s = std::to_string(candidates.size()) + " candidates:";
-    bool first = true;
-    for (const auto& [status, n] : counts) {
-      s += (first ? " " : ", ") + std::to_string(n) + " " + status;
-      first = false;
-    }
-    if (from_database) s += " (from the tuning database)";
-    return s;
-  }
+  [[nodiscard]] std::string summary() const;
 
   /// @brief Candidates that ran, fastest first, then the failed ones with their reasons.
-  void print_table(std::ostream& os, std::size_t top = 0) const {
-    os << summary() << "\n";
-    os << "compiled for " << to_string(compile.platform) << " " << ::rocmtpl::detail::join(compile.archs, ",") << " -O"
-       << compile.opt_level << (compile.fast_math ? " fast-math" : "") << "\n";
-    if (const auto where = timed_on(); !where.empty()) os << "timed on " << where << "\n";
-    std::vector<const candidate_report*> rows;
-    for (const auto& c : candidates) rows.push_back(&c);
-    std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
-      const bool ao = a->result.status == candidate_status::ok && a->result.min_ms > 0;
-      const bool bo = b->result.status == candidate_status::ok && b->result.min_ms > 0;
-      if (ao != bo) return ao;
-      return ao && a->result.min_ms < b->result.min_ms;
-    });
-    os << fmt::format("{:>4}  {:<10} {:>10} {:>10} {:>7} {:>5}  {:<7} {:<8} {}\n", "rank", "status", "min ms", "median",
-                      "spread", "reps", "verify", "regs", "config");
-    std::size_t rank = 0;
-    for (const auto* c : rows) {
-      if (top != 0 && rank >= top) break;
-      ++rank;
-      std::string regs;
-      for (const auto& r : c->resources) {
-        if (!regs.empty()) regs += "/";
-        regs += std::to_string(r.registers > 0 ? r.registers : r.vgprs);
-        if (r.spills()) regs += "!";
-      }
-      const auto& m = c->result;
-      os << fmt::format("{:>4}  {:<10} {:>10.4f} {:>10.4f} {:>6.1f}% {:>5}  {:<7} {:<8} {}{}\n", rank,
-                        to_string(m.status), m.min_ms, m.median_ms, 100.0 * m.spread, m.repetitions,
-                        m.verified ? "ok" : "-", regs, c->config, m.reason.empty() ? "" : "  (" + m.reason + ")");
-    }
-  }
+  void print_table(std::ostream& os, std::size_t top = 0) const;
 
   /// @brief Where the candidates were timed: `<model> (GPU <id>, ...)` per device model, in the
   /// order first met (one model, unless measurements of several were put in one report by hand);
   /// empty when none was timed on a GPU.
-  [[nodiscard]] std::string timed_on() const {
-    std::vector<std::pair<std::string, std::vector<std::string>>> models;
-    for (const auto& c : candidates) {
-      const auto& m = c.result;
-      if (m.device.empty()) continue;
-      auto it = std::find_if(models.begin(), models.end(), [&](const auto& e) { return e.first == m.device; });
-      if (it == models.end()) it = models.emplace(models.end(), m.device, std::vector<std::string>{});
-      auto& ids = it->second;
-      if (!m.device_id.empty() && std::find(ids.begin(), ids.end(), m.device_id) == ids.end()) {
-        ids.push_back(m.device_id);
-      }
-    }
-    std::string out;
-    for (const auto& [model, ids] : models) {
-      if (!out.empty()) out += "; ";
-      out += model;
-      if (ids.empty()) continue;
-      out += " (GPU ";
-      out += ::rocmtpl::detail::join(ids, ", ");
-      out += ")";
-    }
-    return out;
-  }
+  [[nodiscard]] std::string timed_on() const;
 
   /// @brief Everything as JSON (the CLI's --json).
-  [[nodiscard]] nlohmann::json to_json() const {
-    nlohmann::json cs = nlohmann::json::array();
-    for (const auto& c : candidates) {
-      // The code cache's record of each kernel's resources (one JSON shape), plus the spill total.
-      nlohmann::json res = detail::code_cache_impl::resources_to_json(c.resources);
-      for (std::size_t r = 0; r < c.resources.size(); ++r) res[r]["spills"] = c.resources[r].spills();
-      nlohmann::json values = nlohmann::json::object();
-      for (const auto& [field, value] : c.config_values) values[field] = value;
-      cs.push_back({{"name", c.name},
-                    {"id", c.id},
-                    {"config", c.config},
-                    {"config_values", values},
-                    {"compile_options", compile_options_json(c.code_object)},
-                    {"compile_command", c.compile_command},
-                    {"measurement", c.result},
-                    {"resources", res},
-                    {"compile_seconds", c.compile_seconds},
-                    {"compile_cached", c.compile_cached},
-                    {"library", c.library.string()},
-                    {"code_object", c.code_object}});
-    }
-    return {{"key", key},
-            {"winner", winner ? nlohmann::json(candidates[*winner].id) : nlohmann::json()},
-            {"gpu", gpu},
-            {"gpu_status", gpu_status},
-            {"from_database", from_database},
-            {"compiled", compiled},
-            {"benchmarked", benchmarked},
-            {"wall_seconds", wall_seconds},
-            {"timeline", timeline.to_json()},
-            {"candidates", cs}};
-  }
+  [[nodiscard]] nlohmann::json to_json() const;
 
  private:
-  // The options a candidate was compiled with: the report's, as a code object when device-only.
-  [[nodiscard]] nlohmann::json compile_options_json(bool code_object) const {
-    std::vector<std::string> includes;
-    for (const auto& d : compile.include_dirs) includes.push_back(d.string());
-    return {{"platform", to_string(compile.platform)},
-            {"archs", compile.archs},
-            {"opt_level", compile.opt_level},
-            {"fast_math", compile.fast_math},
-            {"defines", compile.defines},
-            {"extra_flags", compile.extra_flags},
-            {"include_dirs", includes},
-            {"output", code_object ? "code_object" : "shared_library"}};
-  }
+  [[nodiscard]] nlohmann::json compile_options_json(bool code_object) const;
 };
 
 namespace detail {
@@ -253,41 +141,16 @@ class progress_line {
   explicit progress_line(bool enabled) : enabled_(enabled) {}
   progress_line(const progress_line&) = delete;
   progress_line& operator=(const progress_line&) = delete;
-  void update(const std::string& text) {
-    if (!enabled_) return;
-    std::cerr << "\r\033[K" << text << std::flush;
-    shown_ = true;
-  }
-  ~progress_line() {
-    if (enabled_ && shown_) std::cerr << "\r\033[K" << std::flush;
-  }
+  void update(const std::string& text);
+  ~progress_line();
 
  private:
   bool enabled_;
   bool shown_ = false;
 };
 
-// Problem signature: every tensor's dtype, sizes, strides and offset as hinted, the hints, and
-// the hash of every candidate's source (so a library change that alters code re-tunes).
-inline std::string problem_signature(const rocm_benchmark_request& r, const size_hints& hints,
-                                     const std::vector<std::string>& source_hashes) {
-  std::string s;
-  auto tensor = [&](const tensor_meta& m) {
-    s += m.name + ":" + std::string(name(m.type)) + "[";
-    for (std::size_t i = 0; i < m.sizes.size(); ++i) s += (i ? "," : "") + std::to_string(m.sizes[i]);
-    s += "]/[";
-    for (std::size_t i = 0; i < m.strides.size(); ++i) s += (i ? "," : "") + std::to_string(m.strides[i]);
-    s += "]+" + std::to_string(m.offset) + " ";
-  };
-  for (const auto& m : r.input_tensor_meta) tensor(m);
-  s += "-> ";
-  tensor(r.output_tensor_meta);
-  for (const auto& [k, v] : hints) s += k + "=" + std::to_string(v) + " ";
-  std::string all;
-  for (const auto& h : source_hashes) all += h;
-  s += "sources=" + ::rocmtpl::detail::hash_hex(all);
-  return s;
-}
+std::string problem_signature(const rocm_benchmark_request& r, const size_hints& hints,
+                              const std::vector<std::string>& source_hashes);
 
 struct compiled_candidate {
   std::size_t index;
@@ -315,113 +178,22 @@ std::vector<rocm_template_caller> collect_candidates(const rocm_template<Policy>
   return callers;
 }
 
-// The device, if possible without starting the GPU runtime (a warm tune never starts it); sets
-// report.gpu and report.gpu_status.
-inline std::optional<device_identity> find_device(autotune_report& report) {
-  std::optional<device_identity> device = cached_device_identity();
-  if (device) {
-    report.gpu = true;
-    report.gpu_status = "device " + device->name + " (" + device->arch + "), identity cached";
-    return device;
-  }
-  device = query_device_identity();
-  report.gpu = device.has_value();
-  report.gpu_status = gpu_runtime::instance().status();
-  return device;
-}
+std::optional<device_identity> find_device(autotune_report& report);
 
-// What the candidates are compiled for: the device, or the AMD archs of a compile-only run.
-inline compile_options target_compile_options(bool gpu, const std::optional<device_identity>& device,
-                                              const autotune_options& options) {
-  if (!gpu) return amd_compile_options(options.amd_archs);
-  compile_options o;
-  o.platform = device->kind;
-  o.archs = {device_compile_arch(device->kind, device->arch)};
-  o.include_dirs = {device_include_dir()};
-  return o;
-}
+compile_options target_compile_options(bool gpu, const std::optional<device_identity>& device,
+                                       const autotune_options& options);
 
-// The tuning database key: the problem, the candidates' sources and runtime arguments, the target
-// and the tools.
-inline tuning_key make_key(std::string_view template_name, const std::vector<rocm_template_caller>& callers,
-                           const size_hints& hints, const std::optional<device_identity>& device,
-                           const autotune_options& options, const compiler& cc) {
-  std::vector<std::string> hashes;
-  std::string runtime_args;
-  for (const auto& c : callers) {
-    hashes.push_back(c.bmreq().source_hash());
-    const auto& extra = c.bmreq().extra_args;
-    for (auto i = c.bmreq().size_arg_count; i < extra.size(); ++i) runtime_args += std::to_string(extra[i]) + ",";
-    runtime_args += ";";
-  }
-  tuning_key key;
-  key.template_name = std::string(template_name);
-  key.problem = problem_signature(callers.front().bmreq(), hints, hashes);
-  key.runtime_args = ::rocmtpl::detail::hash_hex(runtime_args);
-  key.arch = device ? device->arch : ::rocmtpl::detail::join(options.amd_archs, ",");
-  key.device = device ? device->name : "none";
-  key.compiler_version = cc.version();
-  key.library_version = version_string;
-  return key;
-}
+tuning_key make_key(std::string_view template_name, const std::vector<rocm_template_caller>& callers,
+                    const size_hints& hints, const std::optional<device_identity>& device,
+                    const autotune_options& options, const compiler& cc);
 
-// One report row per candidate, not yet measured.
-inline std::vector<candidate_report> describe_candidates(const std::vector<rocm_template_caller>& callers) {
-  std::vector<candidate_report> out;
-  for (const auto& c : callers) {
-    candidate_report cr;
-    cr.name = c.name();
-    cr.id = c.hash_key();
-    std::vector<std::string> fields;
-    for (const auto& [k, v] : c.info_dict()) {
-      if (k == "backend" || k == "name") continue;
-      fields.push_back(k + "=" + v);
-      cr.config_values.emplace_back(k, v);
-    }
-    cr.config = ::rocmtpl::detail::join(fields, " ");
-    cr.result.candidate = cr.id;
-    cr.result.config = cr.config;
-    cr.result.source_hash = c.bmreq().source_hash();
-    out.push_back(std::move(cr));
-  }
-  return out;
-}
+std::vector<candidate_report> describe_candidates(const std::vector<rocm_template_caller>& callers);
 
-// Copies what the database knows into the report. True (with report.winner set) when every
-// candidate was measured before and a winner is stored: then nothing needs compiling or running.
-inline bool lookup_db(const tuning_db& db, autotune_report& report) {
-  const auto record = db.find(report.key);
-  if (!record) return false;
-  std::map<std::string, const measurement*> known;
-  for (const auto& m : record->measurements) known[m.candidate] = &m;
-  bool complete = record->winner.has_value();
-  for (auto& c : report.candidates) {
-    auto it = known.find(c.id);
-    if (it == known.end()) {
-      complete = false;
-      continue;
-    }
-    c.result = *it->second;
-  }
-  if (!complete) return false;
-  for (std::size_t i = 0; i < report.candidates.size(); ++i) {
-    if (report.candidates[i].id == *record->winner) report.winner = i;
-  }
-  return report.winner.has_value();
-}
+bool lookup_db(const tuning_db& db, autotune_report& report);
 
-// Which candidates need work: all without a database; with one, those it does not know.
-inline std::vector<std::size_t> pending_candidates(const tuning_db* db, const autotune_report& report) {
-  std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < report.candidates.size(); ++i) {
-    if (!db || !db->find_measurement(report.key, report.candidates[i].id)) todo.push_back(i);
-  }
-  return todo;
-}
+std::vector<std::size_t> pending_candidates(const tuning_db* db, const autotune_report& report);
 
-inline double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+double seconds_since(std::chrono::steady_clock::time_point start);
 
 // ---- compile jobs -------------------------------------------------------------------------------
 
@@ -482,46 +254,17 @@ compile_jobs plan_compiles(const rocm_template<Policy>& tpl, const size_hints& h
 class compile_pool {
  public:
   compile_pool(code_cache& cache, const compiler& cc, const compile_options& options, const compile_jobs& jobs,
-               unsigned threads)
-      : cache_(cache), cc_(cc), options_(options), device_options_(options), jobs_(jobs) {
-    device_options_.output = compile_output::code_object;
-    for (unsigned w = 0; w < std::min<std::size_t>(threads, jobs_.jobs.size()); ++w) {
-      workers_.emplace_back([this] { work(); });
-    }
-  }
+               unsigned threads);
   compile_pool(const compile_pool&) = delete;
   compile_pool& operator=(const compile_pool&) = delete;
   ~compile_pool() { join(); }
 
-  // Waits for the next finished job.
-  compiled_candidate pop() {
-    std::unique_lock lock(mutex_);
-    ready_.wait(lock, [&] { return !done_.empty(); });
-    auto item = std::move(done_.front());
-    done_.pop_front();
-    return item;
-  }
+  compiled_candidate pop();
 
   void join() { workers_.clear(); }
 
  private:
-  void work() {
-    for (std::size_t j = next_++; j < jobs_.jobs.size(); j = next_++) {
-      const auto& job = jobs_.jobs[j];
-      compiled_candidate result{j, std::nullopt, {}, false};
-      try {
-        result.result = cache_.get_or_compile(cc_, job.source, job.code_object ? device_options_ : options_);
-        result.code_object = job.code_object;
-      } catch (const std::exception& e) {
-        result.error = e.what();
-      }
-      {
-        std::lock_guard lock(mutex_);
-        done_.push_back(std::move(result));
-      }
-      ready_.notify_one();
-    }
-  }
+  void work();
 
   code_cache& cache_;
   const compiler& cc_;
@@ -537,52 +280,14 @@ class compile_pool {
 
 // ---- where candidates are measured --------------------------------------------------------------
 
-// A finished compile of the helpers or the reference as a binary.
-inline compiled_binary binary_of(const compiled_candidate& item) {
-  return {item.result ? item.result->library : std::filesystem::path(), item.code_object};
-}
+compiled_binary binary_of(const compiled_candidate& item);
 
-// Copies a later verification into a measurement that was timed before the reference existed:
-// its verdict, its error, and its failure (with the reason) when it failed.
-inline void merge_verification(measurement& timed, const measurement& verification) {
-  timed.verified = verification.verified;
-  timed.max_error = verification.max_error;
-  if (verification.status != candidate_status::ok) {
-    timed.status = verification.status;
-    timed.reason = verification.reason;
-  }
-}
+void merge_verification(measurement& timed, const measurement& verification);
 
-// One benchmark worker per visible GPU (runtime/bench/worker_pool.hpp), each started at once: a crashed
-// or hung worker is restarted on its GPU (and gets the setup and the reference again), and GPUs of
-// different models are not mixed.
-// `model`: the device model every worker must have (empty: the first worker's).
-inline std::shared_ptr<worker_pool> start_workers(const std::filesystem::path& exe, nlohmann::json setup,
-                                                  std::chrono::milliseconds timeout, std::string model) {
-  return std::make_shared<worker_pool>(visible_devices(gpu_runtime::instance().device_count()),
-                                       process_worker_factory(exe), std::move(setup),
-                                       worker_pool_options{timeout, timeout * 4, true, std::move(model)});
-}
+std::shared_ptr<worker_pool> start_workers(const std::filesystem::path& exe, nlohmann::json setup,
+                                           std::chrono::milliseconds timeout, std::string model);
 
-// What a worker pool job's result says about its candidate, and the GPU its worker ran it on (its
-// visibility value and model). A worker whose job crashed, hung or failed to launch (its GPU
-// context may be broken) is replaced by the pool before its next job.
-inline measurement pool_measurement(const pool_job_result& r) {
-  measurement m;
-  if (!r.reply) {
-    m.status =
-        r.failure == worker_process::failure::timed_out ? candidate_status::timed_out : candidate_status::crashed;
-    m.reason = r.detail;
-  } else if (!r.reply->value("ok", false)) {
-    m.status = candidate_status::launch_failed;
-    m.reason = r.reply->value("error", std::string());
-  } else {
-    m = r.reply->at("measurement").get<measurement>();
-  }
-  m.device = r.device_name;
-  m.device_id = r.device;
-  return m;
-}
+measurement pool_measurement(const pool_job_result& r);
 
 // Where candidates are measured: in this process, or (options.isolate) in worker processes, one
 // per visible GPU (worker_pool.hpp), that may crash or hang without taking the tuner with them.
@@ -593,59 +298,11 @@ inline measurement pool_measurement(const pool_job_result& r) {
 // makes every later step skip with its reason.
 class candidate_bench {
  public:
-  // `model`: the device model of the tuning key; isolated, workers on GPUs of another model take
-  // no jobs, so every measurement is of that model.
-  candidate_bench(const autotune_options& options, const rocm_benchmark_request& request, std::string model = {})
-      : options_(options),
-        request_(request),
-        tolerance_(options.verify ? default_tolerance(request.output_tensor_meta.type) : 1e300),
-        model_(std::move(model)) {}
+  candidate_bench(const autotune_options& options, const rocm_benchmark_request& request, std::string model = {});
 
-  // Loads the helper kernels and fills the inputs (in the worker: prepares its setup command).
-  void setup_helpers(const compiled_binary& helpers) {
-    try {
-      if (options_.isolate) {
-        prepare_worker(helpers);
-      } else {
-        util_ = std::make_unique<utility_kernels>(helpers);
-        bench_ = std::make_unique<bench>(request_, *util_, options_.bench);
-        const auto& rt = gpu_runtime::instance();
-        const int index = rt.current_device();
-        device_id_ = std::to_string(index);
-        device_name_ = rt.properties(index).name;
-      }
-    } catch (const std::exception& e) {
-      fail(e.what());
-    }
-  }
+  void setup_helpers(const compiled_binary& helpers);
 
-  // Runs the reference once and keeps its output; `launch` is its description when `reference`
-  // is a code object. Afterwards candidates are verified as they are measured.
-  void run_reference(const compiled_binary& reference, const std::optional<launch_description>& launch) {
-    if (!error_.empty()) return;
-    try {
-      if (options_.isolate) {
-        // Every worker runs it before its next job (a restarted one again); the first run is waited for.
-        nlohmann::json cmd{{"op", "reference"}};
-        add_binary(cmd, reference, launch ? bind_reference(*launch) : std::optional<bound_launch>());
-        const auto r = pool_->add_setup(std::move(cmd)).get();
-        if (!r.reply) {
-          std::string why = "rocmtpl: autotune: reference in the worker: ";  // in steps: g++ 12 -O3 -Wrestrict
-          why += r.detail;
-          throw ::rocmtpl::error(why);
-        }
-      } else if (reference.code_object) {
-        const module_kernel k(std::make_shared<code_object>(reference.path), bind_reference(*launch), sizes());
-        bench_->run_reference(k);
-      } else {
-        auto lib = std::make_shared<shared_library>(reference.path);
-        bench_->run_reference(kernel_entry(lib, request_.kernel_name, reference_signature(request_)));
-      }
-      has_reference_ = true;
-    } catch (const std::exception& e) {
-      fail(std::string("reference failed: ") + e.what());
-    }
-  }
+  void run_reference(const compiled_binary& reference, const std::optional<launch_description>& launch);
 
   // From now on every step is skipped with `why`.
   void fail(std::string why) {
@@ -655,21 +312,7 @@ class candidate_bench {
   [[nodiscard]] const std::string& setup_error() const noexcept { return error_; }
   [[nodiscard]] bool has_reference() const noexcept { return has_reference_; }
 
-  // Isolated mode: starts the pool's worker processes (one per visible GPU) now, so that their GPU
-  // contexts are created while the candidates compile; they are set up once the helper kernels are
-  // built. Does nothing when no worker is found (setup_helpers() then says why).
-  void prestart() {
-    if (!options_.isolate || pool_) return;
-    if (options_.workers) {
-      pool_ = options_.workers;
-      return;
-    }
-    try {
-      if (auto exe = find_worker()) pool_ = start_workers(*exe, nullptr, timeout(), model_);
-    } catch (const std::exception&) {
-      pool_.reset();
-    }
-  }
+  void prestart();
 
   // A measurement under way: taken in this process (done at once), or a job of the worker pool.
   struct ticket {
@@ -678,11 +321,7 @@ class candidate_bench {
     [[nodiscard]] bool ready() const {
       return done.has_value() || job.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
     }
-    // The measurement (waits for the job).
-    measurement get() {
-      if (done) return *done;
-      return pool_measurement(job.get());
-    }
+    measurement get();
   };
 
   // Verifies (once the reference ran), then times; isolated, on whichever GPU's worker is free.
@@ -696,23 +335,7 @@ class candidate_bench {
   }
 
  private:
-  void prepare_worker(const compiled_binary& helpers) {
-    auto exe = find_worker();
-    if (!exe)
-      throw ::rocmtpl::error("rocmtpl: autotune: isolation needs rocmtpl-bench-worker (set ROCMTPL_BENCH_WORKER)");
-    nlohmann::json setup{{"op", "setup"},
-                         {helpers.code_object ? "utility_code_object" : "utility_library", helpers.path.string()},
-                         {"request", request_to_json(request_)},
-                         {"options", options_to_json(options_.bench)}};
-    if (options_.workers) {
-      pool_ = options_.workers;
-      pool_->begin(std::move(setup));  // a new problem on the workers already up
-    } else if (pool_) {
-      pool_->set_setup(std::move(setup));
-    } else {
-      pool_ = start_workers(*exe, std::move(setup), timeout(), model_);
-    }
-  }
+  void prepare_worker(const compiled_binary& helpers);
 
   // The benchmark's size arguments (the reference takes no runtime arguments).
   [[nodiscard]] std::vector<std::int64_t> sizes() const {
@@ -724,62 +347,13 @@ class candidate_bench {
     return bind(d, sizes(), {}, gpu_runtime::instance().kind() == platform::amd);
   }
 
-  measurement run_in_process(const candidate_report& c, const rocm_template_caller& caller, bool verify_only) {
-    const auto& r = caller.bmreq();
-    const auto run = [&](const auto& k) {
-      return verify_only ? verify_candidate(*bench_, k, r.extra_args, tolerance_)
-                         : measure_candidate(*bench_, k, r.extra_args, tolerance_);
-    };
-    measurement m;
-    try {
-      if (c.code_object) {
-        m = run(module_kernel(std::make_shared<code_object>(c.library), bound_launch_of(caller), r.extra_args));
-      } else {
-        auto lib = std::make_shared<shared_library>(c.library);
-        m = run(kernel_entry(lib, r.kernel_name, r.signature));
-      }
-    } catch (const std::exception& e) {
-      m.status = candidate_status::launch_failed;
-      m.reason = e.what();
-    }
-    m.device = device_name_;  // where it ran: this process's device
-    m.device_id = device_id_;
-    return m;
-  }
+  measurement run_in_process(const candidate_report& c, const rocm_template_caller& caller, bool verify_only);
 
-  // The caller's launch description bound to its benchmark sizes and runtime arguments.
-  static bound_launch bound_launch_of(const rocm_template_caller& caller) {
-    const auto& r = caller.bmreq();
-    const auto split = r.extra_args.begin() + static_cast<std::ptrdiff_t>(r.size_arg_count);
-    const bool amd = gpu_runtime::instance().kind() == platform::amd;
-    return bind(*caller.launch(), {r.extra_args.begin(), split}, {split, r.extra_args.end()}, amd);
-  }
+  static bound_launch bound_launch_of(const rocm_template_caller& caller);
 
-  // A binary in a worker command: `library`, or `code_object` with its bound `launch`.
-  static void add_binary(nlohmann::json& cmd, const compiled_binary& b, const std::optional<bound_launch>& launch) {
-    if (b.code_object) {
-      cmd["code_object"] = b.path.string();
-      cmd["launch"] = launch_to_json(*launch);
-    } else {
-      cmd["library"] = b.path.string();
-    }
-  }
+  static void add_binary(nlohmann::json& cmd, const compiled_binary& b, const std::optional<bound_launch>& launch);
 
-  // A `measure` or `verify` job for the pool.
-  ticket submit_isolated(const char* op, const candidate_report& c, const rocm_template_caller& caller) {
-    const auto& r = caller.bmreq();
-    nlohmann::json cmd{{"op", op}, {"extra_args", r.extra_args}, {"tolerance", tolerance_}};
-    try {
-      add_binary(cmd, {c.library, c.code_object},
-                 c.code_object ? std::optional<bound_launch>(bound_launch_of(caller)) : std::nullopt);
-    } catch (const std::exception& e) {
-      measurement m;
-      m.status = candidate_status::launch_failed;
-      m.reason = e.what();
-      return {m, {}};
-    }
-    return {std::nullopt, pool_->submit(std::move(cmd))};
-  }
+  ticket submit_isolated(const char* op, const candidate_report& c, const rocm_template_caller& caller);
 
   [[nodiscard]] std::chrono::milliseconds timeout() const {
     return std::chrono::duration_cast<std::chrono::milliseconds>(options_.candidate_timeout);
@@ -1035,24 +609,7 @@ class bench_loop {
   double best_ms_ = 0;
 };
 
-// Picks the fastest ok (and, where the template has a reference, verified) candidate and stores it
-// as the winner; candidates the database already knew keep its measurement.
-inline void pick_and_store(autotune_report& report, tuning_db* db, bool require_verified) {
-  if (db) {
-    for (auto& c : report.candidates) {
-      if (c.result.repetitions == 0 && c.result.status == candidate_status::ok) {
-        if (auto m = db->find_measurement(report.key, c.id)) c.result = *m;
-      }
-    }
-  }
-  for (std::size_t i = 0; i < report.candidates.size(); ++i) {
-    const auto& m = report.candidates[i].result;
-    if (m.status != candidate_status::ok || !(m.min_ms > 0)) continue;
-    if (require_verified && !m.verified) continue;
-    if (!report.winner || m.min_ms < report.candidates[*report.winner].result.min_ms) report.winner = i;
-  }
-  if (db && report.winner) db->set_winner(report.key, report.candidates[*report.winner].id);
-}
+void pick_and_store(autotune_report& report, tuning_db* db, bool require_verified);
 
 }  // namespace detail
 
@@ -1061,15 +618,7 @@ inline void pick_and_store(autotune_report& report, tuning_db* db, bool require_
 /// once. Each tune sets the workers up for its problem (worker_pool::begin()).
 /// @return the pool, or null when @p options is not isolated, no GPU is there, or no
 ///         rocmtpl-bench-worker is found (each tune then says why, as without a pool)
-[[nodiscard]] inline std::shared_ptr<worker_pool> make_worker_pool(const autotune_options& options) {
-  if (!options.isolate || !gpu_runtime::instance().available()) return nullptr;
-  const auto exe = find_worker();
-  if (!exe) return nullptr;
-  const auto& rt = gpu_runtime::instance();
-  return detail::start_workers(*exe, nullptr,
-                               std::chrono::duration_cast<std::chrono::milliseconds>(options.candidate_timeout),
-                               rt.properties(rt.current_device()).name);  // the tuning keys' device model
-}
+[[nodiscard]] std::shared_ptr<worker_pool> make_worker_pool(const autotune_options& options);
 
 /// @brief Tunes a template for a problem and returns the report; the winner is stored in the
 /// tuning database, so the same problem later returns at once (no compile, no benchmark).
@@ -1141,3 +690,7 @@ requires kernel_template<Policy>
 }
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/tune/autotuner-inl.hpp>
+#endif

@@ -21,13 +21,11 @@
 #include <utility>
 
 #include <rocmtpl/codegen/concepts.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/kernel/typed_template.hpp>
-#include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
-#include <rocmtpl/runtime/gpu/device_identity.hpp>
-#include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/runtime/launch/typed_kernel.hpp>
 #include <rocmtpl/runtime/tune/autotuner.hpp>
 
@@ -38,10 +36,7 @@ namespace rocmtpl::runtime {
 class no_winner_error : public error {
  public:
   /// @param report the tune's report (its summary and GPU status go into the message)
-  explicit no_winner_error(const autotune_report& report)
-      : error("rocmtpl: autotune: no winner for template '" + report.key.template_name + "' (" + report.summary() +
-              "; " + report.gpu_status +
-              "); benchmarking needs a GPU, and a winner must run and verify: see the report's candidates") {}
+  explicit no_winner_error(const autotune_report& report);
 };
 
 /// @brief What a typed tune did and found: the report, and the winner as a typed_kernel.
@@ -76,19 +71,7 @@ std::optional<typename Policy::config_type> tuned_config(const typed_template<Po
   return std::nullopt;
 }
 
-// What autotune() compiled the candidates for: the device it tuned on, or (compile-only) the AMD
-// archs. The same options give the same code cache entries, so loading the winner compiles nothing.
-inline compile_options tuned_compile_options(const autotune_report& report, const autotune_options& options) {
-  if (!report.gpu) return amd_compile_options(options.amd_archs);
-  auto device = cached_device_identity();
-  if (!device) device = query_device_identity();
-  if (!device) throw no_gpu_error("load the tuned kernel", -1, gpu_runtime::instance().status());
-  compile_options o;
-  o.platform = device->kind;
-  o.archs = {device_compile_arch(device->kind, device->arch)};
-  o.include_dirs = {device_include_dir()};
-  return o;
-}
+compile_options tuned_compile_options(const autotune_report& report, const autotune_options& options);
 
 }  // namespace detail
 
@@ -145,3 +128,7 @@ requires kernel_template<Policy>
 }
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/tune/typed_autotune-inl.hpp>
+#endif

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The implementation of runtime/aot/export.hpp: included by it (header-only) or compiled once by src/runtime/aot.cpp.
+
+#include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/core/version.hpp>
+#include <rocmtpl/ir/buffer.hpp>
+#include <rocmtpl/ir/dtype.hpp>
+#include <rocmtpl/ir/layout.hpp>
+#include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/runtime/aot/export.hpp>
+#include <rocmtpl/runtime/bench/utility_kernels.hpp>
+#include <rocmtpl/runtime/build/code_cache.hpp>
+#include <rocmtpl/runtime/build/compiler.hpp>
+#include <rocmtpl/runtime/build/device_headers.hpp>
+#include <rocmtpl/runtime/db/tuning_db.hpp>
+#include <rocmtpl/runtime/sys/atomic_file.hpp>
+#include <rocmtpl/templates/gemm.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <tuple>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace rocmtpl::runtime {
+
+ROCMTPL_INLINE size_hints gemm_problem_spec::hints() const {
+  size_hints h;
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::int64_t>>{{"M", m}, {"N", n}, {"K", k}, {"B", batch}}) {
+    if (is_symbolic(name)) h[name] = value;
+  }
+  return h;
+}
+
+ROCMTPL_INLINE rocm_template<templates::gemm_policy> gemm_problem_spec::make_template() const {
+  auto dim = [&](const char* name, std::int64_t value) {
+    return is_symbolic(name) ? sym_expr::symbol(name) : sym_expr(value);
+  };
+  const sym_expr b = batched() ? dim("B", batch) : sym_expr(1);
+  auto shape = [&](const sym_expr& rows, const sym_expr& cols) {
+    std::vector<sym_expr> s;
+    if (batched()) s.push_back(b);
+    s.push_back(rows);
+    s.push_back(cols);
+    return s;
+  };
+  auto operand = [&](char order, const sym_expr& rows, const sym_expr& cols) {
+    return order == 'r' ? layout::row_major(type, shape(rows, cols)) : layout::col_major(type, shape(rows, cols));
+  };
+  const sym_expr sm = dim("M", m);
+  const sym_expr sn = dim("N", n);
+  const sym_expr sk = dim("K", k);
+  std::vector<buffer> inputs{buffer("x", operand(layout.at(0), sm, sk)), buffer("w", operand(layout.at(1), sk, sn))};
+  if (bias) inputs.emplace_back("bias", layout::row_major(type, {sn}));
+  return {templates::gemm_policy(templates::gemm_options{act, 1.0F}), std::move(inputs),
+          layout::row_major(type, shape(sm, sn))};
+}
+
+namespace detail::export_impl {
+
+ROCMTPL_INLINE std::vector<std::int64_t> parse_int_list(std::string_view text) {
+  std::vector<std::int64_t> out;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    const auto item = text.substr(0, comma);
+    std::int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc() || ptr != item.data() + item.size()) {
+      throw invalid_argument_error("rocmtpl: export: '" + std::string(item) + "' is not an integer size");
+    }
+    out.push_back(v);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+// `x:float32[128,64]/[64,1]+0` (detail::problem_signature's tensor form).
+ROCMTPL_INLINE std::optional<tensor_sig> parse_tensor(std::string_view token) {
+  const auto colon = token.find(':');
+  const auto open = token.find('[');
+  const auto close = token.find(']');
+  if (colon == std::string_view::npos || open == std::string_view::npos || close == std::string_view::npos ||
+      !(colon < open && open < close)) {
+    return std::nullopt;
+  }
+  return tensor_sig{std::string(token.substr(0, colon)), std::string(token.substr(colon + 1, open - colon - 1)),
+                    parse_int_list(token.substr(open + 1, close - open - 1))};
+}
+
+ROCMTPL_INLINE std::vector<std::string_view> split_spaces(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const auto at = text.find(' ');
+    if (at != 0) out.push_back(text.substr(0, at));
+    if (at == std::string_view::npos) break;
+    text.remove_prefix(at + 1);
+  }
+  return out;
+}
+
+ROCMTPL_INLINE std::vector<std::pair<std::string, std::int64_t>> candidate_sizes(const std::vector<tensor_sig>& inputs,
+                                                                                 const tensor_sig& y) {
+  const auto& x = inputs.at(0);
+  const bool batched = y.sizes.size() == 3;
+  const std::size_t r = batched ? 1 : 0;
+  return {{"M", y.sizes.at(r)}, {"N", y.sizes.at(r + 1)}, {"K", x.sizes.at(r + 1)}, {"B", batched ? y.sizes[0] : 1}};
+}
+
+}  // namespace detail::export_impl
+
+ROCMTPL_INLINE std::optional<gemm_problem_spec> parse_gemm_signature(std::string_view problem) {
+  using namespace detail::export_impl;
+  std::vector<tensor_sig> inputs;
+  std::optional<tensor_sig> output;
+  gemm_problem_spec spec;
+  bool after_arrow = false;
+  for (auto token : split_spaces(problem)) {
+    if (token == "->") {
+      after_arrow = true;
+    } else if (auto t = parse_tensor(token)) {
+      if (after_arrow) {
+        output = std::move(*t);
+      } else {
+        inputs.push_back(std::move(*t));
+      }
+    } else if (const auto eq = token.find('='); eq != std::string_view::npos && token.substr(0, eq) != "sources") {
+      spec.symbolic.emplace_back(token.substr(0, eq));
+    }
+  }
+  if (!output || inputs.size() < 2 || inputs.size() > 3 || inputs[0].name != "x" || inputs[1].name != "w") {
+    return std::nullopt;
+  }
+  const auto rank = output->sizes.size();
+  if ((rank != 2 && rank != 3) || inputs[0].sizes.size() != rank || inputs[1].sizes.size() != rank) return std::nullopt;
+  spec.bias = inputs.size() == 3;
+  if (spec.bias && inputs[2].name != "bias") return std::nullopt;
+  try {
+    spec.type = parse_dtype(output->dtype_name);
+  } catch (const invalid_argument_error&) {
+    return std::nullopt;
+  }
+  for (const auto& [name, value] : candidate_sizes(inputs, *output)) {
+    (name == "M" ? spec.m : name == "N" ? spec.n : name == "K" ? spec.k : spec.batch) = value;
+  }
+  std::sort(spec.symbolic.begin(), spec.symbolic.end());
+  return spec;
+}
+
+ROCMTPL_INLINE templates::gemm_config parse_gemm_config(std::string_view text) {
+  templates::gemm_config c;
+  const std::map<std::string, int templates::gemm_config::*, std::less<>> ints{
+      {"block_m", &templates::gemm_config::block_m},   {"block_n", &templates::gemm_config::block_n},
+      {"block_k", &templates::gemm_config::block_k},   {"thread_m", &templates::gemm_config::thread_m},
+      {"thread_n", &templates::gemm_config::thread_n}, {"group_m", &templates::gemm_config::group_m},
+      {"warp_m", &templates::gemm_config::warp_m},     {"warp_n", &templates::gemm_config::warp_n},
+      {"stages", &templates::gemm_config::stages},     {"vector", &templates::gemm_config::vector},
+      {"split_k", &templates::gemm_config::split_k}};
+  // Fields describe() leaves out for the math path are 0 there (skinny: thread_m 1, set below).
+  c.thread_m = c.thread_n = c.warp_m = c.warp_n = 0;
+  for (auto token : detail::export_impl::split_spaces(text)) {
+    const auto eq = token.find('=');
+    const auto key = token.substr(0, eq);
+    const auto value = eq == std::string_view::npos ? std::string_view() : token.substr(eq + 1);
+    if (key == "math") {
+      bool found = false;
+      for (auto m : {templates::gemm_math::simt, templates::gemm_math::matrix_core, templates::gemm_math::wgmma,
+                     templates::gemm_math::skinny_m, templates::gemm_math::skinny_n}) {
+        if (templates::to_string(m) == value) {
+          c.math = m;
+          found = true;
+        }
+      }
+      if (!found) throw invalid_argument_error("rocmtpl: export: unknown gemm math '" + std::string(value) + "'");
+      continue;
+    }
+    auto it = ints.find(key);
+    int v = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (it == ints.end() || ec != std::errc() || ptr != value.data() + value.size()) {
+      throw invalid_argument_error("rocmtpl: export: '" + std::string(token) +
+                                   "' is not a gemm_config field; the record was written by another template version");
+    }
+    c.*(it->second) = v;
+  }
+  if (templates::is_skinny(c.math)) c.thread_m = 1;  // describe() leaves it out: skinny configs have 1
+  return c;
+}
+
+ROCMTPL_INLINE std::variant<pretuned_gemm, std::string> resolve_pretuned_gemm(const tuning_record& rec) {
+  if (rec.key.template_name != "gemm") return "template '" + rec.key.template_name + "' is not exported";
+  if (!rec.winner) return std::string("no winner (tuned without a GPU, or nothing passed)");
+  const measurement* won = nullptr;
+  for (const auto& m : rec.measurements) {
+    if (m.candidate == *rec.winner) won = &m;
+  }
+  if (won == nullptr) return std::string("the winner has no measurement");
+  auto spec = parse_gemm_signature(rec.key.problem);
+  if (!spec) return std::string("the problem signature is not a GEMM's");
+  pretuned_gemm out;
+  out.config = parse_gemm_config(won->config);
+  for (std::string layout : {"rr", "rc", "cr", "cc"}) {
+    for (auto act : templates::all_activations) {
+      spec->layout = layout;
+      spec->act = act;
+      const auto caller = spec->make_template().generate(out.config, spec->hints());
+      const auto& r = caller.bmreq();
+      if (r.source_hash() != won->source_hash) continue;
+      out.problem = *spec;
+      out.symbol = r.kernel_name;
+      out.size_args = r.size_arg_names;
+      out.runtime_args.assign(r.extra_args.begin() + static_cast<std::ptrdiff_t>(r.size_arg_count), r.extra_args.end());
+      out.source = r.source_code;
+      out.source_hash = r.source_hash();
+      out.tuned_ms = won->min_ms;
+      out.arch = rec.key.arch;
+      out.device = rec.key.device;
+      out.digest = rec.key.digest();
+      return out;
+    }
+  }
+  return std::string("no layout and epilogue renders the measured source (alpha != 1, or another library version)");
+}
+
+ROCMTPL_INLINE pretuned_collection collect_pretuned_gemms(const std::vector<tuning_record>& records,
+                                                          const export_filter& filter) {
+  pretuned_collection out;
+  std::set<std::pair<std::string, std::string>> targets;
+  std::set<
+      std::tuple<std::string, std::string, std::string, bool, std::int64_t, std::int64_t, std::int64_t, std::int64_t>>
+      taken;
+  for (const auto& rec : records) {
+    if (!filter.device.empty() && rec.key.device != filter.device) continue;
+    if (!filter.arch.empty() && rec.key.arch != filter.arch) continue;
+    auto resolved = resolve_pretuned_gemm(rec);
+    if (auto* why = std::get_if<std::string>(&resolved)) {
+      out.notes.push_back(rec.key.digest().substr(0, 12) + ": " + *why);
+      continue;
+    }
+    auto& e = std::get<pretuned_gemm>(resolved);
+    targets.emplace(e.arch, e.device);
+    const auto& p = e.problem;
+    if (!taken
+             .emplace(std::string(name(p.type)), p.layout, std::string(templates::to_string(p.act)), p.bias, p.batch,
+                      p.m, p.n, p.k)
+             .second) {
+      out.notes.push_back(rec.key.digest().substr(0, 12) + ": an older record of a problem already exported");
+      continue;
+    }
+    out.entries.push_back(std::move(e));
+  }
+  if (targets.size() > 1) {
+    std::string list;
+    for (const auto& [arch, device] : targets) list += (list.empty() ? "" : ", ") + device + " (" + arch + ")";
+    throw invalid_argument_error("rocmtpl: export: the database holds winners of several devices (" + list +
+                                 "); export one device at a time (--device, --arch)");
+  }
+  return out;
+}
+
+namespace detail::export_impl {
+
+ROCMTPL_INLINE std::string c_literal(std::string_view s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+// One library per distinct source: entries share their template's entry name (`rocm_gemm`), each
+// library exports its own.
+ROCMTPL_INLINE std::string library_file(const pretuned_gemm& e) {
+  return e.symbol + "_" + e.source_hash.substr(0, 16) + ".so";
+}
+
+ROCMTPL_INLINE unsigned symbolic_bits(const gemm_problem_spec& p) {
+  return (p.is_symbolic("M") ? 1U : 0U) | (p.is_symbolic("N") ? 2U : 0U) | (p.is_symbolic("K") ? 4U : 0U) |
+         (p.is_symbolic("B") ? 8U : 0U);
+}
+
+ROCMTPL_INLINE std::string entry_text(const pretuned_gemm& e) {
+  const auto& p = e.problem;
+  if (e.size_args.size() > 4 || e.runtime_args.size() > 4) {
+    throw invalid_argument_error("rocmtpl: export: " + e.symbol + " has more than 4 size or runtime arguments");
+  }
+  std::string sizes;
+  for (const auto& s : e.size_args) sizes += (sizes.empty() ? "" : ", ") + c_literal(s);
+  std::string runtime;
+  for (auto v : e.runtime_args) runtime += (runtime.empty() ? "" : ", ") + std::to_string(v);
+  const std::int64_t max_m = e.config.math == templates::gemm_math::skinny_m ? templates::gemm_skinny_max_small : 0;
+  const std::int64_t max_n = e.config.math == templates::gemm_math::skinny_n ? templates::gemm_skinny_max_small : 0;
+  return fmt::format(
+      "    {{{{{}, {}, {}, {}, {}, {}, {}, {}}}, {}U,\n     {}, {},\n     {}, {}, {{{}}}, {}, {{{}}}, {}, {}, {}, "
+      "{}}},\n",
+      c_literal(name(p.type)), c_literal(p.layout), c_literal(templates::to_string(p.act)), p.bias ? "true" : "false",
+      p.batch, p.m, p.n, p.k, symbolic_bits(p), c_literal(e.config.name()), c_literal(e.config.to_string()),
+      c_literal(library_file(e)), c_literal(e.symbol), sizes, e.size_args.size(), runtime, e.runtime_args.size(),
+      fmt::format("{:.6g}", e.tuned_ms > 0 ? e.tuned_ms : 0.0), max_m, max_n);
+}
+
+}  // namespace detail::export_impl
+
+ROCMTPL_INLINE std::string render_dispatch_header(std::vector<pretuned_gemm> entries,
+                                                  const dispatch_header_options& options) {
+  using detail::export_impl::c_literal;
+  std::sort(entries.begin(), entries.end(), [](const pretuned_gemm& a, const pretuned_gemm& b) {
+    auto key = [](const pretuned_gemm& e) {
+      const auto& p = e.problem;
+      return std::make_tuple(std::string(name(p.type)), p.layout, std::string(templates::to_string(p.act)), p.bias,
+                             p.batch, p.m, p.n, p.k);
+    };
+    return key(a) < key(b);
+  });
+  std::string arch = entries.empty() ? std::string() : entries.front().arch;
+  std::string device = entries.empty() ? std::string() : entries.front().device;
+  std::string out = "// SPDX-License-Identifier: MIT\n// Generated by rocmtpl-tune export";
+  out += options.origin.empty() ? std::string() : " from " + options.origin;
+  out += fmt::format(": {} tuned GEMM problem{}. Do not edit; export again.\n", entries.size(),
+                     entries.size() == 1 ? "" : "s");
+  out += "#pragma once\n\n#include <array>\n#include <cstddef>\n#include <cstdint>\n#include <string_view>\n\n";
+  out += "namespace " + options.name_space + " {\n\n";
+  out += "/// The folder of the winners' shared libraries (rocmtpl-tune export --module).\n";
+  out += "inline constexpr std::string_view module_dir = " + c_literal(options.module_dir) + ";\n";
+  out += "/// The arch and device the winners were tuned on.\n";
+  out += "inline constexpr std::string_view arch = " + c_literal(arch) + ";\n";
+  out += "inline constexpr std::string_view device = " + c_literal(device) + ";\n";
+  // The types come first; the table and the lookup need them.
+  const auto code = detail::export_impl::dispatch_code;
+  const auto split = code.find("/// What find_gemm() chose.");
+  out += code.substr(0, split);
+  out += fmt::format("\n/// The tuned problems.\ninline constexpr std::array<gemm_entry, {}> gemm_table{{",
+                     entries.size());
+  if (entries.empty()) {
+    out += "};\n";
+  } else {
+    out += "{\n";
+    for (const auto& e : entries) out += detail::export_impl::entry_text(e);
+    out += "}};\n";
+  }
+  out += "\n";
+  out += code.substr(split);
+  out += "\n}  // namespace " + options.name_space + "\n";
+  return out;
+}
+
+ROCMTPL_INLINE compile_options export_compile_options(const std::string& arch) {
+  if (arch.rfind("gfx", 0) == 0) {
+    std::vector<std::string> archs;
+    std::string_view rest = arch;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      archs.emplace_back(rest.substr(0, comma));
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    return amd_compile_options(std::move(archs));
+  }
+  compile_options o;
+  o.platform = platform::nvidia;
+  o.archs = {device_compile_arch(platform::nvidia, arch)};
+  o.include_dirs = {device_include_dir()};
+  return o;
+}
+
+ROCMTPL_INLINE pretuned_module build_pretuned_module(const std::vector<pretuned_gemm>& entries,
+                                                     const std::filesystem::path& dir, const compiler& cc,
+                                                     const compile_options& options, code_cache& cache) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  pretuned_module out{dir, dir / "manifest.json", 0, 0};
+  const auto before = cache.compiles();
+  nlohmann::json list = nlohmann::json::array();
+  std::set<std::string> written;
+  for (const auto& e : entries) {
+    const auto file = detail::export_impl::library_file(e);
+    if (written.insert(file).second) {
+      const auto built = cache.get_or_compile(cc, e.source, options);
+      const auto staging = dir / (file + ".tmp");
+      fs::copy_file(built.library, staging, fs::copy_options::overwrite_existing);
+      fs::rename(staging, dir / file);
+    }
+    const auto& p = e.problem;
+    list.push_back({{"dtype", std::string(name(p.type))},
+                    {"layout", p.layout},
+                    {"epilogue", std::string(templates::to_string(p.act))},
+                    {"bias", p.bias},
+                    {"batch", p.batch},
+                    {"m", p.m},
+                    {"n", p.n},
+                    {"k", p.k},
+                    {"symbolic", p.symbolic},
+                    {"config", e.config.name()},
+                    {"library", file},
+                    {"symbol", e.symbol},
+                    {"size_args", e.size_args},
+                    {"runtime_args", e.runtime_args},
+                    {"tuned_ms", e.tuned_ms},
+                    {"digest", e.digest}});
+  }
+  out.libraries = written.size();
+  out.compiled = cache.compiles() - before;
+  // Libraries an earlier export listed and this one does not: gone, so the folder holds the winners only.
+  std::error_code ec;
+  if (fs::exists(out.manifest, ec)) {
+    try {
+      const auto old = nlohmann::json::parse(std::ifstream(out.manifest));
+      for (const auto& e : old.at("entries")) {
+        const auto file = e.at("library").get<std::string>();
+        if (!written.contains(file) && file.find('/') == std::string::npos) fs::remove(dir / file, ec);
+      }
+    } catch (const std::exception&) {
+      // not a manifest of ours: leave the folder's other files alone
+    }
+  }
+  const nlohmann::json manifest{{"format", 1},
+                                {"kind", "rocmtpl.pretuned"},
+                                {"arch", entries.empty() ? std::string() : entries.front().arch},
+                                {"device", entries.empty() ? std::string() : entries.front().device},
+                                {"compile_archs", options.archs},
+                                {"rocmtpl_version", version_string},
+                                {"entries", std::move(list)}};
+  detail::write_file_atomic(out.manifest, manifest.dump(2) + "\n");
+  return out;
+}
+
+}  // namespace rocmtpl::runtime
