@@ -192,7 +192,7 @@ plot_result plot_all_winners(const tuning_db& db, const std::string& file) {
   std::vector<row> rows;
   for (const auto& rec : db.list()) {
     const auto* w = winner_of(rec);
-    const auto shape = rec.key.template_name == "gemm" ? read_gemm_record_shape(rec.key.problem) : std::nullopt;
+    const auto shape = rec.key.template_name == "gemm" ? read_gemm_record_shape(rec.key) : std::nullopt;
     if (w == nullptr || !shape || !(w->min_ms > 0)) continue;
     rows.push_back({shape->flops, {shape->label, shape->flops / (w->min_ms * 1e-3) / 1e12, config_label(rec, *w)}});
   }

@@ -11,6 +11,7 @@
 #include <rocmtpl/runtime/aot/export.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
+#include <rocmtpl/runtime/db/descriptor_json.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/runtime/tune/autotuner.hpp>
 #include <rocmtpl/runtime/tune/tune_batch.hpp>
@@ -32,37 +33,20 @@ bool is_symbolic(const gemm_problem_args& a, std::string_view name) {
   return std::find(a.symbolic.begin(), a.symbolic.end(), name) != a.symbolic.end();
 }
 
-// The GEMM template of the arguments, with the values of its symbolic sizes.
+// The GEMM template of the arguments (the descriptor's: the one export rebuilds), with the values
+// of its symbolic sizes.
 gemm_problem::gemm_template make_template(const gemm_problem_args& a, dtype type, templates::activation act) {
-  size_hints hints;
-  auto dim = [&](const char* name, std::int64_t value) {
-    if (!is_symbolic(a, name)) return sym_expr(value);
-    hints[name] = value;
-    return sym_expr::symbol(name);
-  };
-  const sym_expr m = dim("M", a.m);
-  const sym_expr n = dim("N", a.n);
-  const sym_expr k = dim("K", a.k);
-  // A batch dimension only when asked for: the plain GEMM stays rank 2.
-  const bool batched = a.batch > 1 || is_symbolic(a, "B");
-  const sym_expr b = batched ? dim("B", a.batch) : sym_expr(1);
-  auto shape = [&](const sym_expr& rows, const sym_expr& cols) {
-    std::vector<sym_expr> s;
-    if (batched) s.push_back(b);
-    s.push_back(rows);
-    s.push_back(cols);
-    return s;
-  };
-  auto operand = [&](char order, const sym_expr& rows, const sym_expr& cols) {
-    return order == 'r' ? layout::row_major(type, shape(rows, cols)) : layout::col_major(type, shape(rows, cols));
-  };
-  std::vector<buffer> inputs{buffer("x", operand(a.layout_name[0], m, k)),
-                             buffer("w", operand(a.layout_name[1], k, n))};
-  if (a.bias) inputs.emplace_back("bias", layout::row_major(type, {n}));
-  auto y = layout::row_major(type, shape(m, n));
-  return {rocm_template<templates::gemm_policy>(templates::gemm_policy(templates::gemm_options{act, a.alpha}),
-                                                std::move(inputs), std::move(y)),
-          std::move(hints)};
+  const templates::gemm_problem p{.m = a.m,
+                                  .n = a.n,
+                                  .k = a.k,
+                                  .batch = a.batch,
+                                  .type = type,
+                                  .layout = a.layout_name,
+                                  .act = act,
+                                  .alpha = a.alpha,
+                                  .bias = a.bias,
+                                  .symbolic = a.symbolic};
+  return {templates::make_template(p), p.hints()};
 }
 
 // gemm batch=4 M=40 N=24 K=16 float16 rc, Y = relu(X @ W + bias) (symbolic M)
@@ -209,8 +193,13 @@ std::optional<std::string> gemm_config_name(const std::string& config) {
   }
 }
 
-std::optional<gemm_record_shape> read_gemm_record_shape(const std::string& problem) {
-  const auto spec = parse_gemm_signature(problem);
+std::optional<gemm_record_shape> read_gemm_record_shape(const rocmtpl::runtime::tuning_key& key) {
+  std::optional<templates::gemm_problem> spec;
+  try {
+    spec = read_descriptor<templates::gemm_problem>(key.descriptor);
+  } catch (const rocmtpl::error&) {
+    return std::nullopt;
+  }
   if (!spec) return std::nullopt;
   gemm_record_shape shape;
   shape.flops = 2.0 * static_cast<double>(spec->batch) * static_cast<double>(spec->m) * static_cast<double>(spec->n) *

@@ -21,6 +21,7 @@ namespace rocmtpl::runtime {
 struct autotune_options;
 struct autotune_report;
 struct batch_outcome;
+struct tuning_key;
 class worker_pool;
 }  // namespace rocmtpl::runtime
 
@@ -105,7 +106,7 @@ struct gemm_record_shape {
   double flops = 0;   // 2 * batch * M * N * K
 };
 
-/// nullopt when the record's problem text is not a GEMM's.
-std::optional<gemm_record_shape> read_gemm_record_shape(const std::string& problem);
+/// From the key's GEMM problem descriptor; nullopt when it has none.
+std::optional<gemm_record_shape> read_gemm_record_shape(const rocmtpl::runtime::tuning_key& key);
 
 }  // namespace rocmtpl_tune

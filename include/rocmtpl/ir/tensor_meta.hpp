@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 
 namespace rocmtpl {

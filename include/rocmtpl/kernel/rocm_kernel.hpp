@@ -25,6 +25,7 @@
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/kernel/rocm_benchmark_request.hpp>
 #include <rocmtpl/kernel/rocm_template_buffer.hpp>
 

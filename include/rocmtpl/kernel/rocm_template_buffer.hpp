@@ -15,6 +15,7 @@
 #include <rocmtpl/codegen/epilogue.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 

@@ -15,6 +15,7 @@
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/kernel/rocm_cpp_scheduling.hpp>
 #include <rocmtpl/kernel/rocm_kernel.hpp>

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 
 namespace rocmtpl {

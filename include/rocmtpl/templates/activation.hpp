@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
 
 namespace rocmtpl::templates {
 

@@ -28,6 +28,7 @@
 #include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 

@@ -38,23 +38,16 @@ struct temp_dir {
   }
 };
 
-rt::gemm_problem_spec spec(std::int64_t m, std::int64_t n, std::int64_t k, std::vector<std::string> symbolic,
-                           std::string layout = "rr", activation act = activation::none, bool bias = false) {
-  rt::gemm_problem_spec s;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  s.symbolic = std::move(symbolic);
-  s.layout = std::move(layout);
-  s.act = act;
-  s.bias = bias;
-  return s;
+rocmtpl::templates::gemm_problem spec(std::int64_t m, std::int64_t n, std::int64_t k, std::vector<std::string> symbolic,
+                                      std::string layout = "rr", activation act = activation::none, bool bias = false) {
+  return {.m = m, .n = n, .k = k, .layout = std::move(layout), .act = act, .bias = bias, .symbolic = std::move(symbolic)};
 }
 
 // Stores what the autotuner stores for the problem (key from the candidates, one measurement per
 // candidate), with made-up times where candidate `winner` is the fastest; returns the winner's config.
-rocmtpl::templates::gemm_config store_tuned(rt::tuning_db& db, const rt::gemm_problem_spec& s, std::size_t winner) {
-  const auto tpl = s.make_template();
+rocmtpl::templates::gemm_config store_tuned(rt::tuning_db& db, const rocmtpl::templates::gemm_problem& s,
+                                           std::size_t winner, bool with_descriptor = true) {
+  const auto tpl = rocmtpl::templates::make_template(s);
   rt::autotune_options options;
   options.max_candidates = 3;
   const auto callers = rt::detail::collect_candidates(tpl, s.hints(), options);
@@ -68,6 +61,7 @@ rocmtpl::templates::gemm_config store_tuned(rt::tuning_db& db, const rt::gemm_pr
                      "none (export test)",
                      "clang 15",
                      "0.1.0"};
+  if (with_descriptor) key.descriptor = rt::detail::problem_descriptor_of(tpl, s.hints());
   std::vector<rt::measurement> ms;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto m = candidates[i].result;
@@ -81,19 +75,36 @@ rocmtpl::templates::gemm_config store_tuned(rt::tuning_db& db, const rt::gemm_pr
   return rt::parse_gemm_config(candidates.at(winner).config);
 }
 
-TEST(Export, ParsesTheProblemSignatureBack) {
+TEST(Export, TheKeyCarriesTheProblemAsItsDescriptor) {
   const auto s = spec(300, 200, 100, {"K", "M"}, "rc", activation::relu, true);
-  const auto caller = s.make_template().generate(rocmtpl::templates::gemm_config{}, s.hints());
-  const auto sig = rt::detail::problem_signature(caller.bmreq(), s.hints(), {"h"});
-  const auto back = rt::parse_gemm_signature(sig);
-  ASSERT_TRUE(back.has_value()) << sig;
-  EXPECT_EQ(back->m, 300);
-  EXPECT_EQ(back->n, 200);
-  EXPECT_EQ(back->k, 100);
-  EXPECT_EQ(back->batch, 1);
-  EXPECT_TRUE(back->bias);
-  EXPECT_EQ(back->symbolic, (std::vector<std::string>{"K", "M"}));
-  EXPECT_FALSE(rt::parse_gemm_signature("a:float32[4]/[1]+0 -> y:float32[4]/[1]+0 sources=x").has_value());
+  const auto text = rt::detail::problem_descriptor_of(rocmtpl::templates::make_template(s), s.hints());
+  const auto back = rt::read_descriptor<rocmtpl::templates::gemm_problem>(text);
+  ASSERT_TRUE(back.has_value()) << text;
+  EXPECT_EQ(*back, s);
+  // A template no gemm_problem describes (a residual) has none.
+  const auto m = rocmtpl::sym_expr::symbol("M");
+  const rocmtpl::rocm_template<rocmtpl::templates::gemm_policy> residual(
+      rocmtpl::templates::gemm_policy({.residual = true}),
+      {rocmtpl::buffer("x", rocmtpl::layout::row_major(rocmtpl::dtype::f32, {m, 8})),
+       rocmtpl::buffer("w", rocmtpl::layout::row_major(rocmtpl::dtype::f32, {8, 8})),
+       rocmtpl::buffer("r", rocmtpl::layout::row_major(rocmtpl::dtype::f32, {m, 8}))},
+      rocmtpl::layout::row_major(rocmtpl::dtype::f32, {m, 8}));
+  EXPECT_EQ(rt::detail::problem_descriptor_of(residual, {{"M", 8}}), "");
+}
+
+TEST(Export, RecordsWithoutADescriptorOrWithAlphaAreLeftOutWithANote) {
+  temp_dir dir;
+  rt::tuning_db db(dir.path / "tuning.sqlite3");
+  (void)store_tuned(db, spec(64, 64, 64, {}), 0, false);
+  auto scaled = spec(96, 64, 64, {});
+  scaled.alpha = 0.5F;
+  (void)store_tuned(db, scaled, 0);
+  const auto found = rt::collect_pretuned_gemms(db.list());
+  EXPECT_TRUE(found.entries.empty());
+  ASSERT_EQ(found.notes.size(), 2U);
+  const auto all = found.notes[0] + "\n" + found.notes[1];
+  EXPECT_NE(all.find("no GEMM problem descriptor"), std::string::npos) << all;
+  EXPECT_NE(all.find("alpha is not 1"), std::string::npos) << all;
 }
 
 TEST(Export, ParsesTheConfigTextBack) {

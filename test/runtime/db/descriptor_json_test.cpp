@@ -3,6 +3,7 @@
 // malformed one is refused naming the field.
 #include <rocmtpl/runtime/db/descriptor_json.hpp>
 #include <rocmtpl/templates/gemm/descriptor.hpp>
+#include <rocmtpl/templates/gemm/policy.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

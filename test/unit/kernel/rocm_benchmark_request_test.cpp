@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // rocmtpl/kernel/rocm_benchmark_request.hpp: a rendered choice ready for benchmarking and its keys.
+#include <rocmtpl/detail/hash.hpp>
 #include <rocmtpl/kernel/rocm_benchmark_request.hpp>
 
 #include <gtest/gtest.h>

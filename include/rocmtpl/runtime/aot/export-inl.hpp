@@ -15,6 +15,7 @@
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/build/device_headers.hpp>
+#include <rocmtpl/runtime/db/descriptor_json.hpp>
 #include <rocmtpl/runtime/db/tuning_db.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
 #include <rocmtpl/templates/gemm.hpp>
@@ -43,70 +44,7 @@
 
 namespace rocmtpl::runtime {
 
-ROCMTPL_INLINE size_hints gemm_problem_spec::hints() const {
-  size_hints h;
-  for (const auto& [name, value] :
-       std::vector<std::pair<std::string, std::int64_t>>{{"M", m}, {"N", n}, {"K", k}, {"B", batch}}) {
-    if (is_symbolic(name)) h[name] = value;
-  }
-  return h;
-}
-
-ROCMTPL_INLINE rocm_template<templates::gemm_policy> gemm_problem_spec::make_template() const {
-  auto dim = [&](const char* name, std::int64_t value) {
-    return is_symbolic(name) ? sym_expr::symbol(name) : sym_expr(value);
-  };
-  const sym_expr b = batched() ? dim("B", batch) : sym_expr(1);
-  auto shape = [&](const sym_expr& rows, const sym_expr& cols) {
-    std::vector<sym_expr> s;
-    if (batched()) s.push_back(b);
-    s.push_back(rows);
-    s.push_back(cols);
-    return s;
-  };
-  auto operand = [&](char order, const sym_expr& rows, const sym_expr& cols) {
-    return order == 'r' ? layout::row_major(type, shape(rows, cols)) : layout::col_major(type, shape(rows, cols));
-  };
-  const sym_expr sm = dim("M", m);
-  const sym_expr sn = dim("N", n);
-  const sym_expr sk = dim("K", k);
-  std::vector<buffer> inputs{buffer("x", operand(layout.at(0), sm, sk)), buffer("w", operand(layout.at(1), sk, sn))};
-  if (bias) inputs.emplace_back("bias", layout::row_major(type, {sn}));
-  return {templates::gemm_policy(templates::gemm_options{act, 1.0F}), std::move(inputs),
-          layout::row_major(type, shape(sm, sn))};
-}
-
 namespace detail::export_impl {
-
-ROCMTPL_INLINE std::vector<std::int64_t> parse_int_list(std::string_view text) {
-  std::vector<std::int64_t> out;
-  while (!text.empty()) {
-    const auto comma = text.find(',');
-    const auto item = text.substr(0, comma);
-    std::int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (ec != std::errc() || ptr != item.data() + item.size()) {
-      throw invalid_argument_error("rocmtpl: export: '" + std::string(item) + "' is not an integer size");
-    }
-    out.push_back(v);
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
-// `x:float32[128,64]/[64,1]+0` (detail::problem_signature's tensor form).
-ROCMTPL_INLINE std::optional<tensor_sig> parse_tensor(std::string_view token) {
-  const auto colon = token.find(':');
-  const auto open = token.find('[');
-  const auto close = token.find(']');
-  if (colon == std::string_view::npos || open == std::string_view::npos || close == std::string_view::npos ||
-      !(colon < open && open < close)) {
-    return std::nullopt;
-  }
-  return tensor_sig{std::string(token.substr(0, colon)), std::string(token.substr(colon + 1, open - colon - 1)),
-                    parse_int_list(token.substr(open + 1, close - open - 1))};
-}
 
 ROCMTPL_INLINE std::vector<std::string_view> split_spaces(std::string_view text) {
   std::vector<std::string_view> out;
@@ -119,53 +57,7 @@ ROCMTPL_INLINE std::vector<std::string_view> split_spaces(std::string_view text)
   return out;
 }
 
-ROCMTPL_INLINE std::vector<std::pair<std::string, std::int64_t>> candidate_sizes(const std::vector<tensor_sig>& inputs,
-                                                                                 const tensor_sig& y) {
-  const auto& x = inputs.at(0);
-  const bool batched = y.sizes.size() == 3;
-  const std::size_t r = batched ? 1 : 0;
-  return {{"M", y.sizes.at(r)}, {"N", y.sizes.at(r + 1)}, {"K", x.sizes.at(r + 1)}, {"B", batched ? y.sizes[0] : 1}};
-}
-
 }  // namespace detail::export_impl
-
-ROCMTPL_INLINE std::optional<gemm_problem_spec> parse_gemm_signature(std::string_view problem) {
-  using namespace detail::export_impl;
-  std::vector<tensor_sig> inputs;
-  std::optional<tensor_sig> output;
-  gemm_problem_spec spec;
-  bool after_arrow = false;
-  for (auto token : split_spaces(problem)) {
-    if (token == "->") {
-      after_arrow = true;
-    } else if (auto t = parse_tensor(token)) {
-      if (after_arrow) {
-        output = std::move(*t);
-      } else {
-        inputs.push_back(std::move(*t));
-      }
-    } else if (const auto eq = token.find('='); eq != std::string_view::npos && token.substr(0, eq) != "sources") {
-      spec.symbolic.emplace_back(token.substr(0, eq));
-    }
-  }
-  if (!output || inputs.size() < 2 || inputs.size() > 3 || inputs[0].name != "x" || inputs[1].name != "w") {
-    return std::nullopt;
-  }
-  const auto rank = output->sizes.size();
-  if ((rank != 2 && rank != 3) || inputs[0].sizes.size() != rank || inputs[1].sizes.size() != rank) return std::nullopt;
-  spec.bias = inputs.size() == 3;
-  if (spec.bias && inputs[2].name != "bias") return std::nullopt;
-  try {
-    spec.type = parse_dtype(output->dtype_name);
-  } catch (const invalid_argument_error&) {
-    return std::nullopt;
-  }
-  for (const auto& [name, value] : candidate_sizes(inputs, *output)) {
-    (name == "M" ? spec.m : name == "N" ? spec.n : name == "K" ? spec.k : spec.batch) = value;
-  }
-  std::sort(spec.symbolic.begin(), spec.symbolic.end());
-  return spec;
-}
 
 ROCMTPL_INLINE templates::gemm_config parse_gemm_config(std::string_view text) {
   templates::gemm_config c;
@@ -215,31 +107,36 @@ ROCMTPL_INLINE std::variant<pretuned_gemm, std::string> resolve_pretuned_gemm(co
     if (m.candidate == *rec.winner) won = &m;
   }
   if (won == nullptr) return std::string("the winner has no measurement");
-  auto spec = parse_gemm_signature(rec.key.problem);
-  if (!spec) return std::string("the problem signature is not a GEMM's");
+  std::optional<templates::gemm_problem> problem;
+  try {
+    problem = read_descriptor<templates::gemm_problem>(rec.key.descriptor);
+  } catch (const invalid_argument_error& e) {
+    return std::string(e.what());
+  }
+  if (!problem) {
+    return std::string(
+        "no GEMM problem descriptor (tuned before descriptors were stored, or a template that "
+        "rocmtpl-tune gemm's problems do not describe); tune it again");
+  }
+  if (problem->alpha != 1.0F) return std::string("alpha is not 1 (the dispatch table has no alpha)");
   pretuned_gemm out;
   out.config = parse_gemm_config(won->config);
-  for (std::string layout : {"rr", "rc", "cr", "cc"}) {
-    for (auto act : templates::all_activations) {
-      spec->layout = layout;
-      spec->act = act;
-      const auto caller = spec->make_template().generate(out.config, spec->hints());
-      const auto& r = caller.bmreq();
-      if (r.source_hash() != won->source_hash) continue;
-      out.problem = *spec;
-      out.symbol = r.kernel_name;
-      out.size_args = r.size_arg_names;
-      out.runtime_args.assign(r.extra_args.begin() + static_cast<std::ptrdiff_t>(r.size_arg_count), r.extra_args.end());
-      out.source = r.source_code;
-      out.source_hash = r.source_hash();
-      out.tuned_ms = won->min_ms;
-      out.arch = rec.key.arch;
-      out.device = rec.key.device;
-      out.digest = rec.key.digest();
-      return out;
-    }
+  const auto caller = templates::make_template(*problem).generate(out.config, problem->hints());
+  const auto& r = caller.bmreq();
+  if (r.source_hash() != won->source_hash) {
+    return std::string("the winner's configuration no longer renders the measured source (another library version)");
   }
-  return std::string("no layout and epilogue renders the measured source (alpha != 1, or another library version)");
+  out.problem = *problem;
+  out.symbol = r.kernel_name;
+  out.size_args = r.size_arg_names;
+  out.runtime_args.assign(r.extra_args.begin() + static_cast<std::ptrdiff_t>(r.size_arg_count), r.extra_args.end());
+  out.source = r.source_code;
+  out.source_hash = r.source_hash();
+  out.tuned_ms = won->min_ms;
+  out.arch = rec.key.arch;
+  out.device = rec.key.device;
+  out.digest = rec.key.digest();
+  return out;
 }
 
 ROCMTPL_INLINE pretuned_collection collect_pretuned_gemms(const std::vector<tuning_record>& records,
@@ -295,7 +192,7 @@ ROCMTPL_INLINE std::string library_file(const pretuned_gemm& e) {
   return e.symbol + "_" + e.source_hash.substr(0, 16) + ".so";
 }
 
-ROCMTPL_INLINE unsigned symbolic_bits(const gemm_problem_spec& p) {
+ROCMTPL_INLINE unsigned symbolic_bits(const templates::gemm_problem& p) {
   return (p.is_symbolic("M") ? 1U : 0U) | (p.is_symbolic("N") ? 2U : 0U) | (p.is_symbolic("K") ? 4U : 0U) |
          (p.is_symbolic("B") ? 8U : 0U);
 }

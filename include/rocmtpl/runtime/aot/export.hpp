@@ -6,10 +6,10 @@
 /// header with a constexpr dispatch table and a folder of compiled winners, so that an application
 /// starts with no compiler and no tuning.
 ///
-/// - collect_pretuned_gemms() reads every GEMM record with a winner, rebuilds its problem from the
-///   record (shape, dtype, bias and symbolic sizes from the problem signature; layout and epilogue
-///   found by rendering the winner's configuration until its source hash equals the stored one),
-///   so that what is shipped is byte for byte the source that was measured.
+/// - collect_pretuned_gemms() reads every GEMM record with a winner, takes its problem from the
+///   typed descriptor the autotuner stored with the key (templates::gemm_problem), renders the
+///   winner's configuration once and checks that its source hash equals the stored one, so that
+///   what is shipped is byte for byte the source that was measured.
 /// - render_dispatch_header() writes the table and `find_gemm()`: an exact match, else the nearest
 ///   compatible tuned shape (see the header's comment for the distance).
 /// - build_pretuned_module() compiles each winner once (through the code cache) into
@@ -42,35 +42,9 @@
 
 namespace rocmtpl::runtime {
 
-/// @brief One GEMM problem as `rocmtpl-tune gemm` describes it: Y = act(X @ W [+ bias]), alpha 1.
-struct gemm_problem_spec {
-  std::int64_t m = 0;                                       ///< rows of X and Y
-  std::int64_t n = 0;                                       ///< columns of W and Y
-  std::int64_t k = 0;                                       ///< columns of X, rows of W
-  std::int64_t batch = 1;                                   ///< batch count (a leading dimension when > 1 or symbolic)
-  dtype type = dtype::f32;                                  ///< dtype of X, W and Y
-  std::string layout = "rr";                                ///< X and W storage: r row-major, c column-major
-  templates::activation act = templates::activation::none;  ///< the epilogue's activation
-  bool bias = false;                                        ///< a bias of N values
-  std::vector<std::string> symbolic;  ///< sorted subset of "B", "K", "M", "N": sizes passed at run time
-
-  /// @brief True when the size @p name ("M", "N", "K" or "B") is a kernel argument.
-  [[nodiscard]] bool is_symbolic(std::string_view name) const {
-    return std::find(symbolic.begin(), symbolic.end(), name) != symbolic.end();
-  }
-  /// @brief True when the tensors have a leading batch dimension.
-  [[nodiscard]] bool batched() const { return batch > 1 || is_symbolic("B"); }
-
-  /// @brief The values of the symbolic sizes (the shape the problem was tuned at).
-  [[nodiscard]] size_hints hints() const;
-
-  /// @brief The GEMM template for this problem (the buffers `x`, `w`, optional `bias`, and `y`).
-  [[nodiscard]] rocm_template<templates::gemm_policy> make_template() const;
-};
-
 /// @brief A tuned GEMM ready to ship: its problem, the winning configuration and its entry point.
 struct pretuned_gemm {
-  gemm_problem_spec problem;               ///< the shape it was tuned at
+  templates::gemm_problem problem;         ///< the problem it was tuned for (alpha 1)
   templates::gemm_config config;           ///< the winner
   std::string symbol;                      ///< the C entry point (`symbol` + "_packed" takes void* const* args)
   std::vector<std::string> size_args;      ///< the entry's size arguments, in order
@@ -91,29 +65,9 @@ struct pretuned_collection {
 
 namespace detail::export_impl {
 
-struct tensor_sig {
-  std::string name;
-  std::string dtype_name;
-  std::vector<std::int64_t> sizes;
-};
-
-std::vector<std::int64_t> parse_int_list(std::string_view text);
-
-std::optional<tensor_sig> parse_tensor(std::string_view token);
-
 std::vector<std::string_view> split_spaces(std::string_view text);
 
-std::vector<std::pair<std::string, std::int64_t>> candidate_sizes(const std::vector<tensor_sig>& inputs,
-                                                                  const tensor_sig& y);
-
 }  // namespace detail::export_impl
-
-/// @brief Reads a GEMM problem back from a tuning key's problem signature (the autotuner's
-/// `x:dtype[sizes]/[strides]+offset ... -> y:... M=.. sources=..` text): sizes, dtype, bias and
-/// the symbolic sizes. The layout and the epilogue are not in the signature (see resolve_pretuned_gemm()).
-/// @return nullopt when the text is not a GEMM's signature (other inputs, ranks or dtypes).
-/// @throws invalid_argument_error for a malformed size list.
-[[nodiscard]] std::optional<gemm_problem_spec> parse_gemm_signature(std::string_view problem);
 
 /// @brief Reads a configuration back from the autotuner's text of it (`math=simt block_m=64 ...`,
 /// the caller's info_dict without backend and name).
@@ -122,10 +76,12 @@ std::vector<std::pair<std::string, std::int64_t>> candidate_sizes(const std::vec
 
 /// @brief Rebuilds one record's winner, or says why it cannot be shipped.
 ///
-/// The layout and epilogue are not part of the problem signature: each of the 4 layouts and 5
-/// epilogues is rendered with the winner's configuration, and the one whose source hash equals the
-/// winner's stored source hash is taken (so a shipped kernel is always the measured one).
-/// @return the entry, or the reason as a string.
+/// The problem is the key's descriptor (templates::gemm_problem, stored by the autotuner); the
+/// winner's configuration is rendered for it once, and its source hash must equal the winner's
+/// stored one (so a shipped kernel is always the measured one).
+/// @return the entry, or the reason as a string: no descriptor (a record from before descriptors,
+///         or a template no gemm_problem describes), alpha other than 1 (the dispatch table has
+///         none), or a source that no longer renders the same (another library version).
 [[nodiscard]] std::variant<pretuned_gemm, std::string> resolve_pretuned_gemm(const tuning_record& rec);
 
 /// @brief Which records collect_pretuned_gemms() takes.
@@ -154,7 +110,7 @@ std::string c_literal(std::string_view s);
 
 std::string library_file(const pretuned_gemm& e);
 
-unsigned symbolic_bits(const gemm_problem_spec& p);
+unsigned symbolic_bits(const templates::gemm_problem& p);
 
 std::string entry_text(const pretuned_gemm& e);
 

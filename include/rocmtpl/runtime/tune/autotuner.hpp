@@ -39,6 +39,7 @@
 #include <rocmtpl/runtime/bench/worker_pool.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
+#include <rocmtpl/runtime/db/descriptor_json.hpp>
 #include <rocmtpl/runtime/db/tuning_db.hpp>
 #include <rocmtpl/runtime/gpu/device_identity.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
@@ -611,6 +612,17 @@ class bench_loop {
 
 void pick_and_store(autotune_report& report, tuning_db* db, bool require_verified);
 
+// The problem's typed descriptor as JSON (db/descriptor_json.hpp), where the policy offers one
+// (`describe_problem(template, hints)`, found by argument-dependent lookup) and it describes this
+// template; empty otherwise.
+template <class Policy>
+std::string problem_descriptor_of(const rocm_template<Policy>& tpl, const size_hints& hints) {
+  if constexpr (requires { describe_problem(tpl, hints); }) {
+    if (const auto d = describe_problem(tpl, hints)) return descriptor_json(*d);
+  }
+  return {};
+}
+
 }  // namespace detail
 
 /// @brief Benchmark workers to keep across tunes (autotune_options::workers): one per visible GPU,
@@ -644,6 +656,7 @@ requires kernel_template<Policy>
   compiler cc = compiler::find(copts.platform);
   report.compile = copts;
   report.key = detail::make_key(tpl.name(), callers, hints, device, options, cc);
+  report.key.descriptor = detail::problem_descriptor_of(tpl, hints);
   report.candidates = detail::describe_candidates(callers);
 
   // Warm path: every candidate already measured and a winner stored -> no compile, no benchmark.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/templates/activation.hpp>
 
 namespace rocmtpl::templates {

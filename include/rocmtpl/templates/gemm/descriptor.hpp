@@ -3,11 +3,11 @@
 
 /// @file
 /// @brief gemm_problem: the typed descriptor of a GEMM of the family `rocmtpl-tune gemm` tunes,
-/// Y = act(alpha * X @ W [+ bias]), that the tuning database keeps beside the problem's key; and
-/// describe_problem(), which finds it for a template (the autotuner calls it).
+/// Y = act(alpha * X @ W [+ bias]), that the tuning database keeps beside the problem's key.
+/// gemm/policy.hpp turns one into its template (make_template()) and finds the one a template is
+/// (describe_problem(), which the autotuner calls).
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,9 +16,7 @@
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/kernel/problem_descriptor.hpp>
-#include <rocmtpl/kernel/rocm_template.hpp>
 #include <rocmtpl/templates/activation.hpp>
-#include <rocmtpl/templates/gemm/policy.hpp>
 
 namespace rocmtpl::templates {
 
@@ -27,7 +25,7 @@ namespace rocmtpl::templates {
 /// symbolic), a bias of n values, one dtype throughout. A problem_descriptor.
 /// @code{.cpp}
 /// templates::gemm_problem p{.m = 4096, .n = 4096, .k = 1024, .type = dtype::f16, .symbolic = {"M"}};
-/// auto caller = p.make_template().generate(config, p.hints());
+/// auto caller = make_template(p).generate(config, p.hints());
 /// @endcode
 struct gemm_problem {
   static constexpr std::string_view kind = "gemm";  ///< the descriptor's family
@@ -52,7 +50,8 @@ struct gemm_problem {
     f("n", p.n);
     f("k", p.k);
     f("batch", p.batch);
-    f("dtype", dtype_field{&p.type, [](dtype d) { return name(d); }, [](std::string_view t) { return parse_dtype(t); }});
+    f("dtype",
+      dtype_field{&p.type, [](dtype d) { return name(d); }, [](std::string_view t) { return parse_dtype(t); }});
     f("layout", p.layout);
     f("activation", act_field{&p.act, [](activation a) { return to_string(a); },
                               [](std::string_view t) { return parse_activation(t); }});
@@ -67,19 +66,9 @@ struct gemm_problem {
   [[nodiscard]] bool batched() const { return batch > 1 || is_symbolic("B"); }
   /// @brief The values of the symbolic sizes (the shape the problem was tuned at).
   [[nodiscard]] size_hints hints() const;
-  /// @brief The GEMM template of this problem: inputs `x`, `w` and, with a bias, `bias`.
-  /// @throws invalid_argument_error for a layout other than two of 'r' and 'c', or a bad size.
-  [[nodiscard]] rocm_template<gemm_policy> make_template() const;
-
   /// @brief Field-wise equality.
   friend bool operator==(const gemm_problem&, const gemm_problem&) = default;
 };
-
-/// @brief The gemm_problem that @p t is at these size hints, or nullopt when none is: a template
-/// is one when gemm_problem::make_template() gives back its inputs, output and options (symbolic
-/// sizes named M, N, K and B, each with a hint; no beta, residual or runtime split-K).
-[[nodiscard]] std::optional<gemm_problem> describe_problem(const rocm_template<gemm_policy>& t,
-                                                           const size_hints& hints);
 
 }  // namespace rocmtpl::templates
 

@@ -37,6 +37,7 @@
 /// (gemm/reference.hpp).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,9 +46,13 @@
 #include <rocmtpl/codegen/concepts.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/error.hpp>
+#include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/kernel/rocm_kernel.hpp>
+#include <rocmtpl/kernel/rocm_template.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
 #include <rocmtpl/templates/gemm/cost_model.hpp>
+#include <rocmtpl/templates/gemm/descriptor.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
 #include <rocmtpl/templates/gemm/reference.hpp>
 #include <rocmtpl/templates/gemm/render.hpp>
@@ -198,11 +203,20 @@ class gemm_policy {
 
 static_assert(kernel_template<gemm_policy>);
 
+/// @brief The GEMM template of a problem descriptor: inputs `x`, `w` and, with a bias, `bias`.
+/// @throws invalid_argument_error for a layout other than two of 'r' and 'c', or a bad size.
+[[nodiscard]] rocm_template<gemm_policy> make_template(const gemm_problem& p);
+
+/// @brief The gemm_problem that @p t is at these size hints, or nullopt when none is: a template
+/// is one when make_template() gives back its inputs, output and options (symbolic sizes named M,
+/// N, K and B, each with a hint; no beta, residual, runtime split-K or input reorder). The
+/// autotuner stores it beside the tuning key (found by argument-dependent lookup).
+[[nodiscard]] std::optional<gemm_problem> describe_problem(const rocm_template<gemm_policy>& t,
+                                                           const size_hints& hints);
+
 }  // namespace rocmtpl::templates
 
 #ifdef ROCMTPL_COMPILED_LIBRARY
-#include <rocmtpl/kernel/rocm_template.hpp>
-
 namespace rocmtpl {
 // The stock policy's rocm_template, instantiated once by src/templates.cpp.
 extern template class rocm_template<templates::gemm_policy>;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// templates/gemm/descriptor.hpp: gemm_problem is a problem_descriptor; make_template() and
-// describe_problem() are inverses over the problems `rocmtpl-tune gemm` tunes, and describe_problem()
-// refuses every template that make_template() would not give back.
+// templates/gemm/descriptor.hpp and the two functions of gemm/policy.hpp that use it: gemm_problem
+// is a problem_descriptor; make_template() and describe_problem() are inverses over the problems
+// `rocmtpl-tune gemm` tunes, and describe_problem() refuses every template that make_template()
+// would not give back.
 #include <rocmtpl/templates/gemm/descriptor.hpp>
+#include <rocmtpl/templates/gemm/policy.hpp>
 
 #include "support/gemm.hpp"
 
@@ -48,13 +50,13 @@ TEST(GemmDescriptor, DescribeProblemInvertsMakeTemplate) {
   const auto all = problems();
   ASSERT_EQ(all.size(), 4U * 5U * 4U * 2U);
   for (const auto& p : all) {
-    const auto t = p.make_template();
+    const auto t = make_template(p);
     const auto d = describe_problem(t, p.hints());
     ASSERT_TRUE(d.has_value()) << p.layout << " " << rocmtpl::templates::to_string(p.act);
     EXPECT_EQ(*d, p);
     // The same problem renders the same source.
     const auto config = t.policy().configs().front();
-    EXPECT_EQ(d->make_template().generate(config, d->hints()).bmreq().source_hash(),
+    EXPECT_EQ(make_template(*d).generate(config, d->hints()).bmreq().source_hash(),
               t.generate(config, p.hints()).bmreq().source_hash());
   }
 }
@@ -104,7 +106,7 @@ TEST(GemmDescriptor, TemplatesNoProblemDescribesAreRefused) {
 TEST(GemmDescriptor, MakeTemplateRefusesABadLayout) {
   for (const char* bad : {"rx", "r", "rrr"}) {
     const gemm_problem p{.m = 4, .n = 4, .k = 4, .layout = bad};
-    EXPECT_THROW((void)p.make_template(), rocmtpl::invalid_argument_error) << bad;
+    EXPECT_THROW((void)make_template(p), rocmtpl::invalid_argument_error) << bad;
   }
 }
 
