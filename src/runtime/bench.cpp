@@ -6,3 +6,9 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/runtime/bench/benchmark-inl.hpp>
+#include <rocmtpl/runtime/bench/caller_runtime-inl.hpp>
+#include <rocmtpl/runtime/bench/measure-inl.hpp>
+#include <rocmtpl/runtime/bench/utility_kernels-inl.hpp>
+#include <rocmtpl/runtime/bench/worker_pool-inl.hpp>

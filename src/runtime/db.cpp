@@ -6,3 +6,11 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/runtime/db/claims-inl.hpp>
+#include <rocmtpl/runtime/db/database-inl.hpp>
+#include <rocmtpl/runtime/db/json-inl.hpp>
+#include <rocmtpl/runtime/db/key-inl.hpp>
+#include <rocmtpl/runtime/db/postgres-inl.hpp>
+#include <rocmtpl/runtime/db/schema-inl.hpp>
+#include <rocmtpl/runtime/db/sqlite-inl.hpp>

@@ -6,3 +6,7 @@
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+#include <rocmtpl/runtime/launch/kernel_call-inl.hpp>
+#include <rocmtpl/runtime/launch/module_launcher-inl.hpp>
+#include <rocmtpl/runtime/launch/typed_kernel-inl.hpp>

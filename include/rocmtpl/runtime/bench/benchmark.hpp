@@ -7,7 +7,6 @@
 /// repetition count set from an estimate and a time budget, event timing, verification.
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/kernel/rocm_benchmark_request.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
@@ -50,36 +50,10 @@ struct timing {
 };
 
 /// @brief Summary statistics of samples (milliseconds).
-[[nodiscard]] inline timing summarize(std::vector<double> samples) {
-  timing t;
-  t.repetitions = static_cast<int>(samples.size());
-  if (samples.empty()) return t;
-  t.samples_ms = samples;
-  std::sort(samples.begin(), samples.end());
-  auto quantile = [&](double q) {
-    const double pos = q * static_cast<double>(samples.size() - 1);
-    const auto lo = static_cast<std::size_t>(std::floor(pos));
-    const auto hi = std::min(lo + 1, samples.size() - 1);
-    return samples[lo] + (samples[hi] - samples[lo]) * (pos - static_cast<double>(lo));
-  };
-  t.min_ms = samples.front();
-  t.median_ms = quantile(0.5);
-  t.spread = samples.size() >= 2 && t.median_ms > 0 ? (quantile(0.9) - quantile(0.1)) / t.median_ms : 0.0;
-  return t;
-}
+[[nodiscard]] timing summarize(std::vector<double> samples);
 
 /// @brief Relative L2 error allowed for an output dtype (fp32 accumulation against a double reference).
-[[nodiscard]] inline double default_tolerance(dtype output) {
-  switch (output) {
-    case dtype::f64: return 1e-10;
-    case dtype::f32: return 1e-4;
-    case dtype::f16: return 5e-3;
-    case dtype::bf16: return 2e-2;
-    case dtype::f8e4m3:
-    case dtype::f8e5m2: return 1.5e-1;
-    default: return 0.0;  // integers: exact
-  }
-}
+[[nodiscard]] double default_tolerance(dtype output);
 
 /// @brief A benchmark allocation's byte count does not fit: the tensor's extent times its element
 /// size overflows, or the extent is negative. Thrown before anything is allocated.
@@ -103,33 +77,12 @@ struct allocation_sizes {
 };
 
 namespace detail {
-// Bytes of one tensor's allocation: its storage extent (tensor_meta checks the extent itself)
-// times the element size, overflow-checked in size_t; at least 1 so every tensor has an address.
-[[nodiscard]] inline std::size_t allocation_bytes(const tensor_meta& meta, std::string_view role) {
-  const std::int64_t elements = meta.storage_elements();
-  const std::string where = "rocmtpl: bench: " + std::string(role) + " '" + meta.name + "'";
-  if (elements < 0) {
-    throw allocation_size_error(meta.name, where + " has a negative extent (" + std::to_string(elements) +
-                                               " elements); check its sizes, strides and offset");
-  }
-  std::size_t bytes = 0;
-  if (__builtin_mul_overflow(static_cast<std::size_t>(elements), element_size(meta.type), &bytes)) {
-    throw allocation_size_error(meta.name, where + " needs " + std::to_string(elements) + " elements of " +
-                                               std::to_string(element_size(meta.type)) +
-                                               " bytes, more than size_t counts; use smaller sizes");
-  }
-  return std::max<std::size_t>(bytes, 1);
-}
+[[nodiscard]] std::size_t allocation_bytes(const tensor_meta& meta, std::string_view role);
 }  // namespace detail
 
 /// @brief The allocation sizes of a request, checked before anything is allocated.
 /// @throws allocation_size_error naming the tensor whose byte count overflows
-[[nodiscard]] inline allocation_sizes allocation_sizes_for(const rocm_benchmark_request& request) {
-  allocation_sizes a;
-  for (const auto& meta : request.input_tensor_meta) a.inputs.push_back(detail::allocation_bytes(meta, "input"));
-  a.output = detail::allocation_bytes(request.output_tensor_meta, "output");
-  return a;
-}
+[[nodiscard]] allocation_sizes allocation_sizes_for(const rocm_benchmark_request& request);
 
 /// @brief Times `launch` on `stream` with GPU events (the timing protocol of bench::time() and
 /// rocm_template_caller::benchmark()): one warm-up, `estimate_runs` runs that estimate a call,
@@ -184,20 +137,7 @@ class bench {
  public:
   /// @throws allocation_size_error (before touching the GPU) when a tensor's byte count overflows;
   /// no_gpu_error without a GPU; gpu_error on allocation failures.
-  bench(const rocm_benchmark_request& request, const utility_kernels& util, benchmark_options options = {})
-      : request_(request), util_(&util), options_(options), sizes_(allocation_sizes_for(request_)) {
-    const auto& rt = gpu_runtime::instance();
-    for (std::size_t i = 0; i < request_.input_tensor_meta.size(); ++i) {
-      inputs_.emplace_back(sizes_.inputs[i]);
-      util.fill(inputs_.back().get(), request_.input_tensor_meta[i], options_.seed + i, stream_.get());
-    }
-    output_ = device_buffer(sizes_.output);
-    if (options_.flush_l2) {
-      const auto l2 = rt.properties(rt.current_device()).l2_cache_bytes;
-      flush_ = device_buffer(std::max<std::size_t>(2 * l2, 1 << 20));
-    }
-    stream_.synchronize();
-  }
+  bench(const rocm_benchmark_request& request, const utility_kernels& util, benchmark_options options = {});
 
   /// @brief The request it benchmarks.
   [[nodiscard]] const rocm_benchmark_request& request() const noexcept { return request_; }
@@ -207,12 +147,7 @@ class bench {
   [[nodiscard]] const device_buffer& output() const noexcept { return output_; }
 
   /// @brief Tensor pointers in C ABI order: inputs, then the output.
-  [[nodiscard]] std::vector<const void*> tensors() const {
-    std::vector<const void*> t;
-    for (const auto& b : inputs_) t.push_back(b.get());
-    t.push_back(output_.get());
-    return t;
-  }
+  [[nodiscard]] std::vector<const void*> tensors() const;
 
   /// @brief Queries the workspace and grows the workspace buffer to fit. `Kernel` is a
   /// kernel_entry (the shared library's C entry) or a module_kernel (runtime/launch/module_launcher.hpp):
@@ -286,3 +221,7 @@ class bench {
 };
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/bench/benchmark-inl.hpp>
+#endif

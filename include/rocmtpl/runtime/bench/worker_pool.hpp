@@ -21,18 +21,17 @@
 /// for (auto& f : done) { auto r = f.get(); /* r.reply, or r.failure with r.detail; r.device */ }
 /// @endcode
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/runtime/bench/measure.hpp>
 #include <rocmtpl/runtime/sys/process.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <functional>
@@ -84,37 +83,17 @@ class process_worker : public pool_worker {
   worker_process process_;
 };
 
-inline std::vector<std::string> split_list(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    const auto comma = text.find(',');
-    if (comma != 0) out.emplace_back(text.substr(0, comma));
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return out;
-}
+std::vector<std::string> split_list(std::string_view text);
 }  // namespace detail::worker_pool_impl
 
 /// @brief Workers that are `rocmtpl-bench-worker` processes (find_worker()), each started with
 /// `CUDA_VISIBLE_DEVICES` and `HIP_VISIBLE_DEVICES` set to its one device.
-[[nodiscard]] inline worker_factory process_worker_factory(std::filesystem::path executable) {
-  return [exe = std::move(executable)](const std::string& device) -> std::unique_ptr<pool_worker> {
-    return std::make_unique<detail::worker_pool_impl::process_worker>(exe, device);
-  };
-}
+[[nodiscard]] worker_factory process_worker_factory(std::filesystem::path executable);
 
 /// @brief The GPUs this process may use, as values for the visibility variables: the list in
 /// `CUDA_VISIBLE_DEVICES` or `HIP_VISIBLE_DEVICES` when set (first found), else `0` .. `count - 1`.
 /// @param count the runtime's device count (used only when no variable is set)
-[[nodiscard]] inline std::vector<std::string> visible_devices(int count) {
-  for (const char* name : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"}) {
-    if (const char* v = std::getenv(name); v != nullptr) return detail::worker_pool_impl::split_list(v);
-  }
-  std::vector<std::string> out;
-  for (int i = 0; i < count; ++i) out.push_back(std::to_string(i));
-  return out;
-}
+[[nodiscard]] std::vector<std::string> visible_devices(int count);
 
 /// @brief What became of one job.
 struct pool_job_result {
@@ -158,119 +137,42 @@ class worker_pool {
   ///        the first job)
   /// @throws invalid_argument_error when @p devices is empty
   worker_pool(std::vector<std::string> devices, worker_factory factory, nlohmann::json setup,
-              worker_pool_options options = {})
-      : devices_(std::move(devices)), factory_(std::move(factory)), options_(options), model_(options_.model) {
-    setup_.push_back(std::move(setup));
-    if (devices_.empty()) throw invalid_argument_error("rocmtpl: worker_pool: no device; give at least one");
-    live_ = devices_.size();
-    for (std::size_t i = 0; i < devices_.size(); ++i) threads_.emplace_back([this, i] { serve(i); });
-  }
+              worker_pool_options options = {});
   worker_pool(const worker_pool&) = delete;
   worker_pool& operator=(const worker_pool&) = delete;
-  ~worker_pool() {
-    std::deque<job> dropped;  // not started: their futures get broken_promise
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-      dropped.swap(queue_);
-    }
-    ready_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
+  ~worker_pool();
 
   /// @brief Replaces the setup command (for a pool started before it was known); call it before
   /// the first submit().
-  void set_setup(nlohmann::json setup) {
-    std::lock_guard lock(mutex_);
-    setup_.front() = std::move(setup);
-  }
+  void set_setup(nlohmann::json setup);
 
   /// @brief Starts the next round of work with another setup command (the next problem of a
   /// batch): the workers and their GPU contexts stay up, and each runs @p setup, then the setup
   /// commands added after it, before its next job. Jobs of the earlier round still queued are
   /// dropped (their futures fail with `cancelled`); running ones are waited for.
-  void begin(nlohmann::json setup) {
-    std::deque<job> dropped;
-    {
-      std::unique_lock lock(mutex_);
-      dropped.swap(queue_);
-      idle_.wait(lock, [&] { return running_ == 0; });
-      while (!queue_.empty()) {  // a retired worker's job, put back while we waited
-        dropped.push_back(std::move(queue_.front()));
-        queue_.pop_front();
-      }
-      setup_.assign(1, std::move(setup));
-      ++round_;
-    }
-    pool_job_result cancelled;
-    cancelled.failure = worker_process::failure::crashed;
-    cancelled.detail = "rocmtpl: worker_pool: cancelled: the pool began another round before this job ran";
-    for (auto& d : dropped) d.promise.set_value(cancelled);
-  }
+  void begin(nlohmann::json setup);
 
   /// @brief Adds a setup command (e.g. the `reference` run, once it is built): from now on every
   /// worker runs it, after the earlier ones, before its next job, and a restarted worker runs it
   /// again. It runs at once on the first free worker, ahead of the queued jobs.
   /// @return that first run's result: the reply when it succeeded, else no reply, with the failure
   ///         and `worker <op> failed: <why>` (or the earlier setup command's failure) as detail.
-  [[nodiscard]] std::future<pool_job_result> add_setup(nlohmann::json command) {
-    std::promise<pool_job_result> promise;
-    auto future = promise.get_future();
-    {
-      std::lock_guard lock(mutex_);
-      if (live_ == 0) {
-        promise.set_value(refused_result());
-        return future;
-      }
-      setup_.push_back(command);
-      queue_.push_front({std::move(command), std::move(promise), setup_.size() - 1});
-    }
-    ready_.notify_one();
-    return future;
-  }
+  [[nodiscard]] std::future<pool_job_result> add_setup(nlohmann::json command);
 
   /// @brief Queues one job; the future gets its result once a worker ran it.
-  [[nodiscard]] std::future<pool_job_result> submit(nlohmann::json job) {
-    std::promise<pool_job_result> promise;
-    auto future = promise.get_future();
-    {
-      std::lock_guard lock(mutex_);
-      if (live_ == 0) {
-        promise.set_value(refused_result());
-        return future;
-      }
-      queue_.push_back({std::move(job), std::move(promise), std::nullopt});
-    }
-    ready_.notify_one();
-    return future;
-  }
+  [[nodiscard]] std::future<pool_job_result> submit(nlohmann::json job);
 
   /// @brief Runs every job and returns the results in the jobs' order.
-  [[nodiscard]] std::vector<pool_job_result> run(const std::vector<nlohmann::json>& jobs) {
-    std::vector<std::future<pool_job_result>> futures;
-    for (const auto& j : jobs) futures.push_back(submit(j));
-    std::vector<pool_job_result> out;
-    for (auto& f : futures) out.push_back(f.get());
-    return out;
-  }
+  [[nodiscard]] std::vector<pool_job_result> run(const std::vector<nlohmann::json>& jobs);
 
   /// @brief Workers (one per device).
   [[nodiscard]] std::size_t size() const noexcept { return devices_.size(); }
   /// @brief Workers started after the first on their device (after a crash, a hang or a poisoning job).
-  [[nodiscard]] std::size_t restarts() const {
-    std::lock_guard lock(mutex_);
-    return restarts_;
-  }
+  [[nodiscard]] std::size_t restarts() const;
   /// @brief The device model of the workers (worker_pool_options::model, else empty until one is set up).
-  [[nodiscard]] std::string device_name() const {
-    std::lock_guard lock(mutex_);
-    return model_;
-  }
+  [[nodiscard]] std::string device_name() const;
   /// @brief Why a worker was refused for another device model (empty when none was).
-  [[nodiscard]] std::string mixed_devices() const {
-    std::lock_guard lock(mutex_);
-    return mixed_;
-  }
+  [[nodiscard]] std::string mixed_devices() const;
 
  private:
   struct job {
@@ -286,169 +188,23 @@ class worker_pool {
     std::uint64_t round = 0;
   };
 
-  pool_job_result refused_result() const {
-    pool_job_result r;
-    r.failure = worker_process::failure::crashed;
-    r.detail = mixed_.empty() ? std::string("rocmtpl: worker_pool: no worker could be set up") : mixed_;
-    return r;
-  }
+  pool_job_result refused_result() const;
 
-  // The next job and the setup commands, or nullopt when stopping.
-  std::optional<taken> take() {
-    std::unique_lock lock(mutex_);
-    ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return std::nullopt;
-    taken t{std::move(queue_.front()), setup_, round_};
-    queue_.pop_front();
-    ++running_;
-    return t;
-  }
+  std::optional<taken> take();
 
-  // A taken job's result is set: begin() may go on once none is running.
-  void finished(job& j, pool_job_result r) {
-    j.promise.set_value(std::move(r));
-    {
-      std::lock_guard lock(mutex_);
-      --running_;
-    }
-    idle_.notify_all();
-  }
+  void finished(job& j, pool_job_result r);
 
-  // Runs one setup command; false (with `failed` saying `worker <op> failed: <why>`) when it fails.
   bool run_setup(pool_worker& w, const nlohmann::json& command, pool_job_result& failed,
-                 std::optional<nlohmann::json>* reply_out = nullptr) const {
-    auto reply = w.request(command, options_.setup_timeout, failed.failure, failed.detail);
-    if (reply && reply->value("ok", false)) {
-      if (reply_out) *reply_out = std::move(reply);
-      return true;
-    }
-    if (reply) failed.failure = worker_process::failure::crashed;
-    std::string why = "worker ";  // appended in steps: g++ 12 -O3 reports a false -Wrestrict on "lit" + string
-    why += command.is_object() ? command.value("op", std::string("setup")) : std::string("setup");
-    why += " failed: ";
-    why += reply ? reply->value("error", std::string()) : failed.detail;
-    failed.detail = std::move(why);
-    return false;
-  }
+                 std::optional<nlohmann::json>* reply_out = nullptr) const;
 
-  // A worker for device i that ran the first setup command; nullopt (with `failed` saying why)
-  // when that is impossible. Throws mixed_devices_error when it reports another model than the
-  // pool's. `w` is a worker started earlier (start_now), or null.
   std::unique_ptr<pool_worker> start(std::size_t i, std::unique_ptr<pool_worker> w, const nlohmann::json& setup,
-                                     std::string& name, pool_job_result& failed) {
-    try {
-      if (!w) w = factory_(devices_[i]);
-    } catch (const std::exception& e) {
-      failed.failure = worker_process::failure::crashed;
-      failed.detail = std::string("worker could not start: ") + e.what();
-      return nullptr;
-    }
-    std::optional<nlohmann::json> reply;
-    if (!run_setup(*w, setup, failed, &reply)) return nullptr;
-    name = reply->value("device", std::string());
-    std::lock_guard lock(mutex_);
-    if (model_.empty()) model_ = name;
-    if (!name.empty() && name != model_) {
-      std::string other = "the pool's model is";  // in steps: g++ 12 -O3 reports a false -Wrestrict on "lit" + string
-      if (!first_device_.empty()) {
-        other = "device ";
-        other += first_device_;
-        other += " is";
-      }
-      throw mixed_devices_error("rocmtpl: worker_pool: device " + devices_[i] + " is a " + name + ", " + other + " a " +
-                                model_ +
-                                "; their times are not comparable: make one model visible (CUDA_VISIBLE_DEVICES)");
-    }
-    if (first_device_.empty()) first_device_ = devices_[i];
-    return w;
-  }
+                                     std::string& name, pool_job_result& failed);
 
-  // A reply that may have left the worker's GPU context broken.
-  static bool poisons(const nlohmann::json& reply) {
-    if (!reply.value("ok", false)) return true;
-    const auto m = reply.find("measurement");
-    return m != reply.end() && m->value("status", std::string()) == "launch_failed";
-  }
+  static bool poisons(const nlohmann::json& reply);
 
-  void serve(std::size_t i) {
-    std::unique_ptr<pool_worker> worker;  // set up
-    std::unique_ptr<pool_worker> early;   // started (start_now), not yet set up
-    if (options_.start_now) {
-      try {
-        early = factory_(devices_[i]);
-      } catch (const std::exception&) {
-        early.reset();  // started again, and the failure reported, with the first job
-      }
-    }
-    std::string name;
-    bool started_once = false;
-    std::size_t ran = 0;             // setup commands the current worker ran in its round
-    std::uint64_t worker_round = 0;  // the round of those commands
-    while (auto t = take()) {
-      auto& j = t->work;
-      pool_job_result r;
-      r.device = devices_[i];
-      if (!worker) {
-        try {
-          worker = start(i, std::move(early), t->setup.front(), name, r);
-        } catch (const mixed_devices_error& e) {
-          retire(std::move(j), e.what());
-          return;
-        }
-        if (worker && started_once) {
-          std::lock_guard lock(mutex_);
-          ++restarts_;
-        }
-        started_once = started_once || worker != nullptr;
-        ran = worker ? 1 : 0;
-        worker_round = t->round;
-      }
-      if (worker && worker_round != t->round) {  // begin(): the same worker, the new round's setup
-        ran = 0;
-        worker_round = t->round;
-      }
-      r.device_name = name;
-      // The setup commands this worker has not run (for an add_setup() job: those before its own).
-      const auto upto = j.setup_index.value_or(t->setup.size());
-      while (worker && ran < upto) {
-        if (run_setup(*worker, t->setup[ran], r)) {
-          ++ran;
-        } else {
-          worker.reset();
-        }
-      }
-      if (worker && j.setup_index) {
-        if (run_setup(*worker, j.command, r, &r.reply)) {
-          ran = std::max(ran, *j.setup_index + 1);
-        } else {
-          worker.reset();
-        }
-      } else if (worker) {
-        r.reply = worker->request(j.command, options_.timeout, r.failure, r.detail);
-        if (!r.reply || poisons(*r.reply)) worker.reset();  // the next job gets a fresh worker on this device
-      }
-      finished(j, std::move(r));
-    }
-  }
+  void serve(std::size_t i);
 
-  // This worker takes no more jobs: its job goes back to the queue, or, when it was the last
-  // worker, every waiting job fails.
-  void retire(job j, const std::string& why) {
-    std::deque<job> orphans;
-    pool_job_result refused;
-    {
-      std::lock_guard lock(mutex_);
-      mixed_ = why;
-      --live_;
-      --running_;  // taken, and back in the queue
-      queue_.push_front(std::move(j));
-      if (live_ == 0) orphans.swap(queue_);
-      refused = refused_result();
-    }
-    for (auto& o : orphans) o.promise.set_value(refused);
-    ready_.notify_all();
-    idle_.notify_all();
-  }
+  void retire(job j, const std::string& why);
 
   std::vector<std::string> devices_;
   worker_factory factory_;
@@ -470,3 +226,7 @@ class worker_pool {
 };
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/bench/worker_pool-inl.hpp>
+#endif

@@ -7,20 +7,17 @@
 /// (with the device it ran on), everything known about one problem (`tuning_record`), and the error
 /// for a measurement of another device model than its key's (`device_mismatch_error`).
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 
-#include <fmt/format.h>
 #include <rocmtpl/detail/hash.hpp>  // xxHash, inlined
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace rocmtpl::runtime {
@@ -90,15 +87,7 @@ static_assert(all_candidate_statuses.size() == static_cast<std::size_t>(candidat
 /// @param name The name.
 /// @return The status.
 /// @throws invalid_argument_error if @p name is not one of the names.
-[[nodiscard]] inline candidate_status parse_candidate_status(std::string_view name) {
-  for (auto status : all_candidate_statuses) {
-    if (to_string(status) == name) return status;
-  }
-  throw invalid_argument_error(
-      fmt::format("rocmtpl: parse_candidate_status: unknown status '{}'; expected one of ok, compile_failed, "
-                  "launch_failed, verify_failed, crashed, timed_out, skipped",
-                  name));
-}
+[[nodiscard]] candidate_status parse_candidate_status(std::string_view name);
 
 /// @brief One measured (or failed) candidate of a tuning problem.
 struct measurement {
@@ -138,15 +127,7 @@ class device_mismatch_error : public invalid_argument_error {
   /// @param measured_on The measurement's device model (measurement::device).
   /// @param device_id Which GPU it ran on (measurement::device_id; may be empty).
   device_mismatch_error(std::string candidate, std::string key_device, std::string measured_on,
-                        const std::string& device_id)
-      : invalid_argument_error(fmt::format(
-            "rocmtpl: tuning_db: candidate '{}' was measured on a '{}'{} but its tuning key is for a '{}'; times "
-            "of different device models are not comparable: store it under a key for its own device",
-            candidate, measured_on, device_id.empty() ? std::string() : fmt::format(" (GPU {})", device_id),
-            key_device)),
-        candidate_(std::move(candidate)),
-        key_device_(std::move(key_device)),
-        measured_on_(std::move(measured_on)) {}
+                        const std::string& device_id);
 
   /// @brief The candidate whose measurement was refused.
   [[nodiscard]] const std::string& candidate() const noexcept { return candidate_; }
@@ -175,15 +156,7 @@ struct tuning_record {
 
 namespace detail {
 
-// Appends a little-endian 64-bit length then the bytes: the framing makes ("ab","c") != ("a","bc"),
-// and is the same on every platform.
-inline void digest_field(XXH3_state_t* state, std::string_view field) {
-  std::array<unsigned char, 8> len{};
-  auto n = static_cast<std::uint64_t>(field.size());
-  for (std::size_t i = 0; i < len.size(); ++i) len[i] = static_cast<unsigned char>((n >> (8 * i)) & 0xffU);
-  XXH3_128bits_update(state, len.data(), len.size());
-  XXH3_128bits_update(state, field.data(), field.size());
-}
+void digest_field(XXH3_state_t* state, std::string_view field);
 
 struct xxh3_state_deleter {
   void operator()(XXH3_state_t* s) const noexcept { XXH3_freeState(s); }
@@ -191,26 +164,8 @@ struct xxh3_state_deleter {
 
 }  // namespace detail
 
-inline std::string tuning_key::digest() const {
-  std::unique_ptr<XXH3_state_t, detail::xxh3_state_deleter> state(XXH3_createState());
-  if (!state) throw std::bad_alloc();
-  XXH3_128bits_reset(state.get());
-  // Domain tag: a new digest format must change this, and with it the database schema version.
-  detail::digest_field(state.get(), "rocmtpl.tuning_key.v1");
-  for (const std::string* field :
-       {&template_name, &problem, &runtime_args, &arch, &device, &compiler_version, &library_version}) {
-    detail::digest_field(state.get(), *field);
-  }
-  XXH128_canonical_t canonical;  // big-endian bytes: the same on every platform
-  XXH128_canonicalFromHash(&canonical, XXH3_128bits_digest(state.get()));
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * sizeof(canonical.digest));
-  for (unsigned char byte : canonical.digest) {
-    out.push_back(hex[byte >> 4U]);
-    out.push_back(hex[byte & 0xfU]);
-  }
-  return out;
-}
-
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/db/key-inl.hpp>
+#endif

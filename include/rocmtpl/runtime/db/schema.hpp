@@ -6,12 +6,12 @@
 /// for a dialect (SQLite or PostgreSQL), which differ only in their id, integer, real and boolean
 /// types; and the steps that bring an older database up to the current schema version.
 
+#include <rocmtpl/core/config.hpp>
+
 #include <array>
 #include <cstdint>
-#include <initializer_list>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace rocmtpl::runtime {
@@ -38,34 +38,7 @@ struct sql_dialect {
 inline constexpr sql_dialect sqlite_dialect{"INTEGER PRIMARY KEY", "INTEGER", "REAL", "INTEGER"};
 inline constexpr sql_dialect postgresql_dialect{"BIGSERIAL PRIMARY KEY", "BIGINT", "DOUBLE PRECISION", "BOOLEAN"};
 
-// Replaces each `{id}`, `{integer}`, `{real}` and `{boolean}` of `text` by the dialect's type.
-inline std::string with_dialect(std::string_view text, const sql_dialect& d) {
-  std::string out;
-  out.reserve(text.size() + 64);
-  while (!text.empty()) {
-    const auto open = text.find('{');
-    out.append(text.substr(0, open));
-    if (open == std::string_view::npos) break;
-    text.remove_prefix(open);
-    bool replaced = false;
-    for (const auto& [name, type] : {std::pair<std::string_view, std::string_view>{"{id}", d.id},
-                                     {"{integer}", d.integer},
-                                     {"{real}", d.real},
-                                     {"{boolean}", d.boolean}}) {
-      if (text.starts_with(name)) {
-        out.append(type);
-        text.remove_prefix(name.size());
-        replaced = true;
-        break;
-      }
-    }
-    if (!replaced) {
-      out.push_back('{');
-      text.remove_prefix(1);
-    }
-  }
-  return out;
-}
+std::string with_dialect(std::string_view text, const sql_dialect& d);
 
 // The current tables. Each tuning_key field has its own column (so tools can show and filter
 // them); `digest` is tuning_key::digest(). One measurements row per (key, candidate); `device` is
@@ -147,16 +120,12 @@ inline constexpr std::array schema_steps{
 static_assert(schema_steps.back().version == tuning_schema_version,
               "rocmtpl: tuning_db: the last migration step must reach tuning_schema_version; add its steps");
 
-// The statements that bring the tables of schema version `from` to tuning_schema_version (none when
-// `from` is current), in order. Run them in the transaction that then stores the new version.
-inline std::vector<const char*> schema_migration(std::int64_t from) {
-  std::vector<const char*> out;
-  for (const auto& step : schema_steps) {
-    if (step.version > from) out.push_back(step.sql);
-  }
-  return out;
-}
+std::vector<const char*> schema_migration(std::int64_t from);
 
 }  // namespace detail
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/db/schema-inl.hpp>
+#endif

@@ -6,16 +6,15 @@
 /// (`detail::connection`, `detail::statement`, `detail::transaction`) whose errors name the file,
 /// the SQL statement and SQLite's message.
 
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 
-#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,12 +37,7 @@ class tuning_db_error : public error {
   /// @param sqlite_code SQLite's extended result code (0 when not from SQLite).
   /// @param hint Advice appended to the message (may be empty).
   tuning_db_error(std::filesystem::path file, std::string operation, std::string sqlite_message, int sqlite_code,
-                  std::string_view hint = {})
-      : error(make_message(file, operation, sqlite_message, sqlite_code, hint)),
-        path_(std::move(file)),
-        operation_(std::move(operation)),
-        sqlite_message_(std::move(sqlite_message)),
-        sqlite_code_(sqlite_code) {}
+                  std::string_view hint = {});
 
   /// @brief The database file.
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
@@ -56,13 +50,7 @@ class tuning_db_error : public error {
 
  private:
   static std::string make_message(const std::filesystem::path& file, std::string_view operation,
-                                  std::string_view sqlite_message, int sqlite_code, std::string_view hint) {
-    std::string msg = fmt::format("rocmtpl: tuning database '{}': {} failed", file.string(), operation);
-    if (!sqlite_message.empty()) msg += fmt::format(": {}", sqlite_message);
-    if (sqlite_code != 0) msg += fmt::format(" (sqlite code {})", sqlite_code);
-    if (!hint.empty()) msg += fmt::format("; {}", hint);
-    return msg;
-  }
+                                  std::string_view sqlite_message, int sqlite_code, std::string_view hint);
 
   std::filesystem::path path_;
   std::string operation_;
@@ -79,56 +67,21 @@ struct sqlite_finalizer {
   void operator()(sqlite3_stmt* stmt) const noexcept { sqlite3_finalize(stmt); }
 };
 
-// Hint appended to errors that mean the file itself is unusable.
-inline std::string_view hint_for(int code) {
-  switch (code & 0xff) {
-    case SQLITE_NOTADB:
-    case SQLITE_CORRUPT:
-      return "the file is not a usable tuning database; delete it (it is only a cache) or point "
-             "ROCMTPL_CACHE_DIR elsewhere";
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED: return "another process held the database longer than the busy timeout";
-    case SQLITE_CANTOPEN:
-    case SQLITE_READONLY:
-    case SQLITE_PERM: return "check that the directory exists and is writable, or set ROCMTPL_CACHE_DIR";
-    default: return {};
-  }
-}
+std::string_view hint_for(int code);
 
 /// One SQLite connection plus the file name, for error messages.
 class connection {
  public:
   connection() = default;
 
-  connection(std::filesystem::path file, std::chrono::milliseconds busy_timeout) : path_(std::move(file)) {
-    sqlite3* raw = nullptr;
-    // NOMUTEX: tuning_db serialises use of its connection with its own mutex.
-    const int rc =
-        sqlite3_open_v2(path_.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-    db_.reset(raw);  // sqlite3_open_v2 may return a handle even on failure; it must still be closed
-    if (rc != SQLITE_OK) {
-      std::string msg = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
-      const int code = raw != nullptr ? sqlite3_extended_errcode(raw) : rc;
-      throw tuning_db_error(path_, "open", std::move(msg), code, hint_for(code));
-    }
-    sqlite3_extended_result_codes(raw, 1);
-    sqlite3_busy_timeout(raw, static_cast<int>(busy_timeout.count()));
-  }
+  connection(std::filesystem::path file, std::chrono::milliseconds busy_timeout);
 
   [[nodiscard]] sqlite3* get() const noexcept { return db_.get(); }
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
 
-  [[noreturn]] void fail(std::string operation, int rc) const {
-    const int code = db_ ? sqlite3_extended_errcode(db_.get()) : rc;
-    std::string msg = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
-    throw tuning_db_error(path_, std::move(operation), std::move(msg), code, hint_for(code));
-  }
+  [[noreturn]] void fail(std::string operation, int rc) const;
 
-  // Runs SQL that takes no values (schema, pragmas, transaction control); rows are ignored.
-  void exec(const char* sql) const {
-    const int rc = sqlite3_exec(db_.get(), sql, nullptr, nullptr, nullptr);
-    if (rc != SQLITE_OK) fail(fmt::format("executing `{}`", sql), rc);
-  }
+  void exec(const char* sql) const;
 
  private:
   std::unique_ptr<sqlite3, sqlite_closer> db_;
@@ -138,74 +91,30 @@ class connection {
 /// A prepared statement. Values are always bound, never spliced into the SQL text.
 class statement {
  public:
-  statement(const connection& conn, std::string_view sql) : conn_(&conn), sql_(sql) {
-    sqlite3_stmt* raw = nullptr;
-    const int rc = sqlite3_prepare_v2(conn.get(), sql_.data(), static_cast<int>(sql_.size()), &raw, nullptr);
-    stmt_.reset(raw);
-    if (rc != SQLITE_OK) conn.fail(fmt::format("preparing `{}`", sql_), rc);
-  }
+  statement(const connection& conn, std::string_view sql);
 
-  statement& bind_text(int index, std::string_view value) {
-    // SQLITE_TRANSIENT: SQLite copies the bytes; explicit length keeps embedded NULs.
-    check(sqlite3_bind_text64(stmt_.get(), index, value.data(), static_cast<sqlite3_uint64>(value.size()),
-                              SQLITE_TRANSIENT, SQLITE_UTF8),
-          "binding");
-    return *this;
-  }
-  statement& bind_real(int index, double value) {
-    check(sqlite3_bind_double(stmt_.get(), index, value), "binding");
-    return *this;
-  }
-  statement& bind_int(int index, std::int64_t value) {
-    check(sqlite3_bind_int64(stmt_.get(), index, static_cast<sqlite3_int64>(value)), "binding");
-    return *this;
-  }
-  statement& bind_null(int index) {
-    check(sqlite3_bind_null(stmt_.get(), index), "binding");
-    return *this;
-  }
+  statement& bind_text(int index, std::string_view value);
+  statement& bind_real(int index, double value);
+  statement& bind_int(int index, std::int64_t value);
+  statement& bind_null(int index);
   statement& bind_optional_text(int index, const std::optional<std::string>& value) {
     return value ? bind_text(index, *value) : bind_null(index);
   }
 
-  // One step: true when a row is available, false when done.
-  bool step() {
-    const int rc = sqlite3_step(stmt_.get());
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    conn_->fail(fmt::format("running `{}`", sql_), rc);
-  }
+  bool step();
 
-  // Runs a statement that returns no rows; returns the number of rows it changed.
-  std::int64_t run() {
-    while (step()) {
-    }
-    return static_cast<std::int64_t>(sqlite3_changes(conn_->get()));
-  }
+  std::int64_t run();
 
   [[nodiscard]] bool is_null(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_NULL; }
-  [[nodiscard]] std::string text(int col) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_.get(), col));
-    const int n = sqlite3_column_bytes(stmt_.get(), col);  // after column_text, per the SQLite docs
-    return p != nullptr ? std::string(p, static_cast<std::size_t>(n)) : std::string();
-  }
-  [[nodiscard]] std::optional<std::string> optional_text(int col) const {
-    if (is_null(col)) return std::nullopt;
-    return text(col);
-  }
-  // SQLite stores NaN as NULL; read it back as NaN so non-finite values round-trip.
-  [[nodiscard]] double real(int col) const {
-    if (is_null(col)) return std::numeric_limits<double>::quiet_NaN();
-    return sqlite3_column_double(stmt_.get(), col);
-  }
+  [[nodiscard]] std::string text(int col) const;
+  [[nodiscard]] std::optional<std::string> optional_text(int col) const;
+  [[nodiscard]] double real(int col) const;
   [[nodiscard]] std::int64_t integer(int col) const {
     return static_cast<std::int64_t>(sqlite3_column_int64(stmt_.get(), col));
   }
 
  private:
-  void check(int rc, std::string_view what) const {
-    if (rc != SQLITE_OK) conn_->fail(fmt::format("{} a value of `{}`", what, sql_), rc);
-  }
+  void check(int rc, std::string_view what) const;
 
   const connection* conn_;
   std::string sql_;
@@ -219,19 +128,12 @@ class transaction {
  public:
   enum class kind { deferred, immediate };
 
-  transaction(const connection& conn, kind k) : conn_(&conn) {
-    conn.exec(k == kind::immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
-  }
+  transaction(const connection& conn, kind k);
   transaction(const transaction&) = delete;
   transaction& operator=(const transaction&) = delete;
-  ~transaction() {
-    if (open_) sqlite3_exec(conn_->get(), "ROLLBACK", nullptr, nullptr, nullptr);
-  }
+  ~transaction();
 
-  void commit() {
-    conn_->exec("COMMIT");
-    open_ = false;
-  }
+  void commit();
 
  private:
   const connection* conn_;
@@ -241,3 +143,7 @@ class transaction {
 }  // namespace detail
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/db/sqlite-inl.hpp>
+#endif

@@ -27,6 +27,7 @@
 #include <rocmtpl/codegen/signature.hpp>
 #include <rocmtpl/codegen/status.hpp>
 #include <rocmtpl/codegen/typed_entry.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/kernel/typed_template.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
@@ -42,13 +43,7 @@ class workspace_required_error : public error {
   /// @param kernel the entry point's name
   /// @param needed bytes the entry point asked for
   /// @param given bytes of the workspace_ref passed (0 when none)
-  workspace_required_error(std::string kernel, std::size_t needed, std::size_t given)
-      : error("rocmtpl: kernel " + kernel + " needs " + std::to_string(needed) + " bytes of workspace but " +
-              (given == 0 ? std::string("none was given") : std::to_string(given) + " were given") +
-              "; ask workspace_size() with the same sizes and pass a workspace_ref that large"),
-        kernel_(std::move(kernel)),
-        needed_(needed),
-        given_(given) {}
+  workspace_required_error(std::string kernel, std::size_t needed, std::size_t given);
   /// @brief The entry point's name.
   [[nodiscard]] const std::string& kernel() const noexcept { return kernel_; }
   /// @brief Bytes needed.
@@ -141,3 +136,7 @@ template <class Signature>
 }
 
 }  // namespace rocmtpl::runtime
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/runtime/launch/typed_kernel-inl.hpp>
+#endif
