@@ -40,13 +40,14 @@ struct temp_dir {
 
 rocmtpl::templates::gemm_problem spec(std::int64_t m, std::int64_t n, std::int64_t k, std::vector<std::string> symbolic,
                                       std::string layout = "rr", activation act = activation::none, bool bias = false) {
-  return {.m = m, .n = n, .k = k, .layout = std::move(layout), .act = act, .bias = bias, .symbolic = std::move(symbolic)};
+  return {
+      .m = m, .n = n, .k = k, .layout = std::move(layout), .act = act, .bias = bias, .symbolic = std::move(symbolic)};
 }
 
 // Stores what the autotuner stores for the problem (key from the candidates, one measurement per
 // candidate), with made-up times where candidate `winner` is the fastest; returns the winner's config.
 rocmtpl::templates::gemm_config store_tuned(rt::tuning_db& db, const rocmtpl::templates::gemm_problem& s,
-                                           std::size_t winner, bool with_descriptor = true) {
+                                            std::size_t winner, bool with_descriptor = true) {
   const auto tpl = rocmtpl::templates::make_template(s);
   rt::autotune_options options;
   options.max_candidates = 3;

@@ -6,8 +6,8 @@
 #include <rocmtpl/runtime/db/database.hpp>
 
 #include "support/claims.hpp"
-#include "support/tuning_db.hpp"
 #include "support/runtime.hpp"
+#include "support/tuning_db.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // Tests include/rocmtpl/runtime/db/database.hpp.
 #include <rocmtpl/runtime/db/database.hpp>
 
-#include "support/tuning_db.hpp"
 #include "support/runtime.hpp"
+#include "support/tuning_db.hpp"
 
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -331,9 +331,17 @@ TEST_F(TuningDb, MigratesASchemaVersion1File) {
   EXPECT_EQ(rec->measurements[0].min_ms, 0.5);
   EXPECT_EQ(rec->measurements[0].device, "");
   EXPECT_EQ(rec->measurements[0].device_id, "");
+  EXPECT_EQ(rec->key.descriptor, "");
   // New measurements keep their device; the migrated table is the one a new file gets.
   db.add_measurement(key, make_measurement("new", 0.25));
   EXPECT_EQ(tuning_db(file_).find_measurement(key, "new")->device, "AMD Instinct MI210");
+  // The key stored with a descriptor fills in the row's; stored without, it keeps it.
+  auto described = key;
+  described.descriptor = R"({"kind":"gemm","m":4096})";
+  db.add_measurement(described, make_measurement("newer", 0.3));
+  EXPECT_EQ(db.find(key)->key.descriptor, described.descriptor);
+  db.add_measurement(key, make_measurement("newest", 0.35));
+  EXPECT_EQ(tuning_db(file_).find(described)->key.descriptor, described.descriptor);
   const auto fresh = dir_ / "fresh.sqlite3";
   (void)tuning_db(fresh);
   EXPECT_EQ(columns_of(file_, "measurements"), columns_of(fresh, "measurements"));

@@ -8,9 +8,9 @@
 #include <rocmtpl/runtime/db/postgres.hpp>
 
 #include "support/claims.hpp"
-#include "support/tuning_db.hpp"
-#include "support/runtime.hpp"
 #include "support/pg_server.hpp"
+#include "support/runtime.hpp"
+#include "support/tuning_db.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -255,8 +255,16 @@ TEST_F(Postgres, MigratesASchemaVersion1Database) {
   ASSERT_EQ(rec->measurements.size(), 1U);
   EXPECT_EQ(rec->measurements[0].min_ms, 0.5);
   EXPECT_EQ(rec->measurements[0].device, "");
+  EXPECT_EQ(rec->key.descriptor, "");
   db.add_measurement(key, make_measurement("new", 0.25));
   EXPECT_EQ(rt::tuning_db(url_).find_measurement(key, "new")->device, key.device);
+  // The key stored with a descriptor fills in the row's; stored without, it keeps it.
+  auto described = key;
+  described.descriptor = R"({"kind":"gemm","m":4096})";
+  db.add_measurement(described, make_measurement("newer", 0.3));
+  EXPECT_EQ(db.find(key)->key.descriptor, described.descriptor);
+  db.add_measurement(key, make_measurement("newest", 0.35));
+  EXPECT_EQ(rt::tuning_db(url_).find(described)->key.descriptor, described.descriptor);
   // The migrated table is the one a new database gets.
   const auto migrated = measurement_columns(raw);
   const auto fresh_url = server_->create_database(fmt::format("fresh{}", ::getpid()));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests include/rocmtpl/runtime/db/schema.hpp: the one text of the tables becomes each
 // backend's SQL by its types alone, the SQLite form creates the tables it names (run here in an
-// in-memory database), and the migration from version 1 adds exactly what version 2 added.
+// in-memory database), and the migration from version 1 adds exactly what versions 2 and 3 added.
 #include <rocmtpl/runtime/db/schema.hpp>
 
 #include <gtest/gtest.h>
@@ -94,13 +94,19 @@ TEST(TuningDbSchema, SqliteFormCreatesEveryTableTwiceOver) {
   sqlite3_finalize(st);
 }
 
-TEST(TuningDbSchema, MigrationFromVersion1AddsTheDeviceColumns) {
-  EXPECT_EQ(rt::tuning_schema_version, 2);
+TEST(TuningDbSchema, MigrationFromVersion1AddsTheDeviceColumnsAndTheDescriptor) {
+  EXPECT_EQ(rt::tuning_schema_version, 3);
   EXPECT_TRUE(rt::detail::schema_migration(rt::tuning_schema_version).empty());
+  EXPECT_EQ(rt::detail::schema_migration(2).size(), 1U);
   const auto steps = rt::detail::schema_migration(1);
-  ASSERT_EQ(steps.size(), 2U);
-  // Applied to version 1's measurements table, the steps give the current one.
+  ASSERT_EQ(steps.size(), 3U);
+  // Applied to version 1's tables, the steps give the current ones.
   memory_db old_db;
+  old_db.exec(
+      "CREATE TABLE tuning_keys(id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, template_name TEXT NOT NULL, "
+      "problem TEXT NOT NULL, runtime_args TEXT NOT NULL, arch TEXT NOT NULL, device TEXT NOT NULL, "
+      "compiler_version TEXT NOT NULL, library_version TEXT NOT NULL, winner TEXT, created_at TEXT NOT NULL, "
+      "updated_at TEXT NOT NULL)");
   old_db.exec(
       "CREATE TABLE measurements(id INTEGER PRIMARY KEY, key_id INTEGER NOT NULL, candidate TEXT NOT NULL, "
       "config TEXT NOT NULL, source_hash TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL, min_ms REAL, "
@@ -110,6 +116,8 @@ TEST(TuningDbSchema, MigrationFromVersion1AddsTheDeviceColumns) {
   memory_db new_db;
   new_db.exec(with_dialect(rt::detail::tuning_tables, sqlite_dialect));
   EXPECT_EQ(old_db.columns("measurements"), new_db.columns("measurements"));
+  EXPECT_EQ(old_db.columns("tuning_keys"), new_db.columns("tuning_keys"));
+  EXPECT_EQ(new_db.columns("tuning_keys").back(), "descriptor");
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
 // header's documented workflow does. The parts have their own tests in test/runtime/db/.
 #include <rocmtpl/runtime/db/tuning_db.hpp>
 
-#include "support/tuning_db.hpp"
 #include "support/runtime.hpp"
+#include "support/tuning_db.hpp"
 
 #include <string>
 #include <vector>

@@ -73,6 +73,7 @@ ROCMTPL_INLINE std::int64_t read_key_row(const statement& st, tuning_record& rec
   rec.winner = st.optional_text(8);
   rec.created_at = st.text(9);
   rec.updated_at = st.text(10);
+  rec.key.descriptor = st.text(11);
   return st.integer(0);
 }
 
@@ -415,12 +416,13 @@ ROCMTPL_INLINE std::int64_t tuning_db::upsert_key_(const tuning_key& key, const 
   const auto digest = key.digest();
   detail::statement ins(conn_,
                         "INSERT INTO tuning_keys(digest, template_name, problem, runtime_args, arch, device, "
-                        "compiler_version, library_version, winner, created_at, updated_at) "
-                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL, ?9, ?9) "
-                        "ON CONFLICT(digest) DO UPDATE SET updated_at = excluded.updated_at");
+                        "compiler_version, library_version, winner, created_at, updated_at, descriptor) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL, ?9, ?9, ?10) "
+                        "ON CONFLICT(digest) DO UPDATE SET updated_at = excluded.updated_at, "
+                        "descriptor = COALESCE(NULLIF(excluded.descriptor, ''), tuning_keys.descriptor)");
   ins.bind_text(1, digest);
   detail::bind_key_fields(ins, 2, key);
-  ins.bind_text(9, now).run();
+  ins.bind_text(9, now).bind_text(10, key.descriptor).run();
   if (auto id = find_key_id_(key)) return *id;
   // The digest is stored but with other field values: a 128-bit collision (or a hand-edited file).
   throw tuning_db_error(path_, fmt::format("storing key {}", digest), "digest collision with another key", 0,

@@ -52,7 +52,7 @@ std::string utc_now_iso8601();
 // Column lists shared by the readers, so that column indices stay in one place.
 inline constexpr const char* key_columns =
     "k.id, k.template_name, k.problem, k.runtime_args, k.arch, k.device, k.compiler_version, "
-    "k.library_version, k.winner, k.created_at, k.updated_at";
+    "k.library_version, k.winner, k.created_at, k.updated_at, k.descriptor";
 inline constexpr const char* measurement_columns =
     "m.key_id, m.candidate, m.config, m.source_hash, m.status, m.reason, m.min_ms, m.median_ms, m.spread, "
     "m.repetitions, m.verified, m.max_error, m.device, m.device_id";

@@ -15,6 +15,28 @@
 
 namespace rocmtpl::runtime {
 
+ROCMTPL_INLINE void to_json(nlohmann::json& j, const tuning_key& k) {
+  j = nlohmann::json{{"template_name", k.template_name},
+                     {"problem", k.problem},
+                     {"runtime_args", k.runtime_args},
+                     {"arch", k.arch},
+                     {"device", k.device},
+                     {"compiler_version", k.compiler_version},
+                     {"library_version", k.library_version},
+                     {"descriptor", k.descriptor}};
+}
+
+ROCMTPL_INLINE void from_json(const nlohmann::json& j, tuning_key& k) {
+  j.at("template_name").get_to(k.template_name);
+  j.at("problem").get_to(k.problem);
+  j.at("runtime_args").get_to(k.runtime_args);
+  j.at("arch").get_to(k.arch);
+  j.at("device").get_to(k.device);
+  j.at("compiler_version").get_to(k.compiler_version);
+  j.at("library_version").get_to(k.library_version);
+  k.descriptor = j.value("descriptor", std::string());
+}
+
 ROCMTPL_INLINE void to_json(nlohmann::json& j, const measurement& m) {
   j = nlohmann::json{{"candidate", m.candidate},     {"config", m.config},
                      {"source_hash", m.source_hash}, {"status", std::string(to_string(m.status))},

@@ -14,11 +14,13 @@
 
 namespace rocmtpl::runtime {
 
-// JSON form of a key: every field, by name (`to_json`, found by ADL: `nlohmann::json j = key;`),
-// and its reader `from_json`, which throws nlohmann::json::exception if a field is missing or not a
-// string (nlohmann/json writes both).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(tuning_key, template_name, problem, runtime_args, arch, device, compiler_version,
-                                   library_version)
+/// @brief JSON form of a key: every field, by name (found by ADL: `nlohmann::json j = key;`).
+void to_json(nlohmann::json& j, const tuning_key& k);
+
+/// @brief Read a key written by `to_json(nlohmann::json&, const tuning_key&)`; `descriptor` may be
+/// missing (JSON written before keys carried one) and then reads back empty.
+/// @throws nlohmann::json::exception if another field is missing or not a string.
+void from_json(const nlohmann::json& j, tuning_key& k);
 
 /// @brief JSON form of a measurement; `status` is written by name.
 void to_json(nlohmann::json& j, const measurement& m);

@@ -22,7 +22,7 @@
 
 namespace rocmtpl::runtime {
 
-/// @brief What identifies one tuning problem. Every field is part of the key: two keys that
+/// @brief What identifies one tuning problem. Every field but `descriptor` is part of the key: two keys that
 /// differ in any field are different problems with separate measurements and winners.
 struct tuning_key {
   std::string template_name;     ///< Template family, e.g. "gemm".
@@ -32,6 +32,11 @@ struct tuning_key {
   std::string device;            ///< Device name as the GPU runtime reports it.
   std::string compiler_version;  ///< Version text of the compiler that built the candidates.
   std::string library_version;   ///< rocmtpl version.
+  /// @brief The problem as a typed descriptor (JSON, runtime/db/descriptor_json.hpp), where the
+  /// template's policy gives one (`describe_problem()`); empty otherwise. It is derived from the
+  /// fields above, so it is not part of the key's identity: digest() and lookups leave it out, and
+  /// storing a key with one fills it in on a row stored without.
+  std::string descriptor{};
 
   /// @brief A stable hex digest of all fields (32 lowercase hex digits, XXH3-128).
   ///

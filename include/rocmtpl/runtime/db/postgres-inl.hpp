@@ -400,6 +400,7 @@ ROCMTPL_INLINE std::int64_t pg_store::read_key_row(const pg_result& r, int row, 
   rec.winner = optional_text(r, row, 8);
   rec.created_at = text(9);
   rec.updated_at = text(10);
+  rec.key.descriptor = text(11);
   return std::strtoll(PQgetvalue(r.get(), row, 0), nullptr, 10);
 }
 
@@ -436,10 +437,12 @@ ROCMTPL_INLINE std::optional<std::int64_t> pg_store::find_key_id(const tuning_ke
 ROCMTPL_INLINE std::int64_t pg_store::upsert_key(const tuning_key& key, const std::string& now) {
   auto params = key_params(key);
   params.emplace_back(now);
+  params.emplace_back(key.descriptor);
   conn_.exec(
       "INSERT INTO tuning_keys(digest, template_name, problem, runtime_args, arch, device, compiler_version, "
-      "library_version, winner, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $9) "
-      "ON CONFLICT(digest) DO UPDATE SET updated_at = excluded.updated_at",
+      "library_version, winner, created_at, updated_at, descriptor) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, "
+      "$9, $9, $10) ON CONFLICT(digest) DO UPDATE SET updated_at = excluded.updated_at, "
+      "descriptor = COALESCE(NULLIF(excluded.descriptor, ''), tuning_keys.descriptor)",
       params);
   if (auto id = find_key_id(key)) return *id;
   throw tuning_db_error(conn_.location(), fmt::format("storing key {}", key.digest()),

@@ -108,7 +108,7 @@ inline constexpr std::string_view pg_now_ms = "(extract(epoch from clock_timesta
 
 inline constexpr std::string_view pg_key_columns =
     "k.id, k.template_name, k.problem, k.runtime_args, k.arch, k.device, k.compiler_version, k.library_version, "
-    "k.winner, k.created_at, k.updated_at";
+    "k.winner, k.created_at, k.updated_at, k.descriptor";
 inline constexpr std::string_view pg_measurement_columns =
     "m.key_id, m.candidate, m.config, m.source_hash, m.status, m.reason, m.min_ms, m.median_ms, m.spread, "
     "m.repetitions, m.verified, m.max_error, m.device, m.device_id";

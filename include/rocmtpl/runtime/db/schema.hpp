@@ -21,7 +21,7 @@ namespace rocmtpl::runtime {
 ///
 /// Version 1: tuning_keys, measurements. Version 2: measurements gain `device` (the model of the
 /// GPU that timed the candidate) and `device_id` (which GPU of its host).
-inline constexpr std::int64_t tuning_schema_version = 2;
+inline constexpr std::int64_t tuning_schema_version = 3;
 
 namespace detail {
 
@@ -43,7 +43,8 @@ std::string with_dialect(std::string_view text, const sql_dialect& d);
 // The current tables. Each tuning_key field has its own column (so tools can show and filter
 // them); `digest` is tuning_key::digest(). One measurements row per (key, candidate); `device` is
 // the model of the GPU that timed it ('' when none did: a compile failure, or a row older than
-// version 2) and `device_id` which GPU of its host (an index, or a visibility value).
+// version 2) and `device_id` which GPU of its host (an index, or a visibility value). A key's
+// `descriptor` is its typed problem descriptor ('' when it has none, and in rows older than version 3).
 inline constexpr std::string_view tuning_tables = R"sql(
 CREATE TABLE IF NOT EXISTS schema_version(id INTEGER PRIMARY KEY CHECK (id = 1), version {integer} NOT NULL);
 CREATE TABLE IF NOT EXISTS tuning_keys(
@@ -58,7 +59,8 @@ CREATE TABLE IF NOT EXISTS tuning_keys(
   library_version  TEXT NOT NULL,
   winner           TEXT,
   created_at       TEXT NOT NULL,
-  updated_at       TEXT NOT NULL);
+  updated_at       TEXT NOT NULL,
+  descriptor       TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS tuning_keys_by_template ON tuning_keys(template_name);
 CREATE TABLE IF NOT EXISTS measurements(
   id          {id},
@@ -116,6 +118,7 @@ struct schema_step {
 inline constexpr std::array schema_steps{
     schema_step{2, "ALTER TABLE measurements ADD COLUMN device TEXT NOT NULL DEFAULT ''"},
     schema_step{2, "ALTER TABLE measurements ADD COLUMN device_id TEXT NOT NULL DEFAULT ''"},
+    schema_step{3, "ALTER TABLE tuning_keys ADD COLUMN descriptor TEXT NOT NULL DEFAULT ''"},
 };
 static_assert(schema_steps.back().version == tuning_schema_version,
               "rocmtpl: tuning_db: the last migration step must reach tuning_schema_version; add its steps");
