@@ -3,6 +3,8 @@
 // the ROCMTPL_DEVICE_INCLUDE_DIR override, writing the embedded header once and atomically, and
 // many threads and processes asking at the same time.
 
+#include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/device/hip_portable.hpp>
 #include <rocmtpl/runtime/build/device_headers.hpp>
 #include <rocmtpl/runtime/sys/cache_root.hpp>
 

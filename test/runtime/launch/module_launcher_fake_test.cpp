@@ -5,6 +5,7 @@
 // that a module_kernel passes to cuLaunchKernel for GEMM descriptions. Its own executable: it
 // points the process's GPU runtime at the fakes before first use (skips where a real one loads).
 #include <rocmtpl/rocm_template.hpp>
+#include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/runtime/launch/module_launcher.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 

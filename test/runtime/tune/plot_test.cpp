@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests include/rocmtpl/runtime/tune/plot.hpp: the candidates' and the winners' plots are drawn to PNG
 // and SVG files that are what their extension says (skipped with a message without gnuplot).
+#include <rocmtpl/runtime/sys/process.hpp>
 #include <rocmtpl/runtime/tune/plot.hpp>
 
 #include <gtest/gtest.h>

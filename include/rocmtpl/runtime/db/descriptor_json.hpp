@@ -2,7 +2,7 @@
 #pragma once
 
 /// @file
-/// @brief The JSON form of a problem_descriptor (kernel/problem_descriptor.hpp), which the tuning
+/// @brief The JSON form of a problem_descriptor (core/problem_descriptor.hpp), which the tuning
 /// database keeps beside a problem's key: `{"kind": "gemm", "m": 4096, ..., "dtype": "float16"}`.
 
 #include <cstdint>
@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/kernel/problem_descriptor.hpp>
+#include <rocmtpl/core/problem_descriptor.hpp>
 
 namespace rocmtpl::runtime {
 

@@ -32,6 +32,8 @@
 
 #include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/runtime/gpu/error.hpp>
+#include <rocmtpl/runtime/launch/kernel_call.hpp>
 #include <rocmtpl/runtime/sys/platform.hpp>
 
 namespace rocmtpl::runtime {

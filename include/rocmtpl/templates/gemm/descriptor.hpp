@@ -15,7 +15,7 @@
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
-#include <rocmtpl/kernel/problem_descriptor.hpp>
+#include <rocmtpl/core/problem_descriptor.hpp>
 #include <rocmtpl/templates/activation.hpp>
 
 namespace rocmtpl::templates {

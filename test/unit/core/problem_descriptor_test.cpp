@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// kernel/problem_descriptor.hpp: what the problem_descriptor concept accepts and refuses.
-#include <rocmtpl/kernel/problem_descriptor.hpp>
+// core/problem_descriptor.hpp: what the problem_descriptor concept accepts and refuses.
+#include <rocmtpl/core/problem_descriptor.hpp>
 
 #include <gtest/gtest.h>
 
