@@ -67,6 +67,12 @@ gemm_config skinny(gemm_math math, int bm, int wm, int wn, int tn, int bk, int v
   return c;
 }
 
+rocmtpl::rendered_source render_parts(const rocmtpl::rocm_template<gemm_policy>& t, const gemm_config& c) {
+  rocmtpl::rocm_template_kernel kernel("rocm_" + std::string(t.name()), t.get_runtime_arg_info(),
+                                       t.get_runtime_arg_values(c));
+  return t.render(kernel, c);
+}
+
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 std::size_t count(const std::string& s, const std::string& part) {

@@ -45,6 +45,10 @@ gemm_config hopper(int bm, int bn, int stages);
 // step, `split` K slices.
 gemm_config skinny(gemm_math math, int bm, int wm, int wn, int tn = 1, int bk = 8, int vector = 8, int split = 1);
 
+// The parts generate() assembles for configuration `c` of `t` (its source() is their str()): the
+// entry `rocm_gemm` with the configuration's runtime arguments, rendered into a kernel of its own.
+rocmtpl::rendered_source render_parts(const rocmtpl::rocm_template<gemm_policy>& t, const gemm_config& c);
+
 bool contains(const std::string& s, const std::string& part);
 
 std::size_t count(const std::string& s, const std::string& part);

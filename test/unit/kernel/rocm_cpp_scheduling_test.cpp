@@ -75,7 +75,9 @@ TEST(RocmCppScheduling, DifferentSourcesGetDifferentNames) {
   EXPECT_NE(a, b);
   ASSERT_EQ(sched.kernels().size(), 2U);
   for (const auto& k : sched.kernels()) {
-    EXPECT_TRUE(contains(k.source, "extern \"C\" PT_EXPORT int " + k.name + "(")) << k.source;
+    EXPECT_EQ(k.parts.entry_name, k.name);
+    EXPECT_EQ(k.parts.linkage, entry_linkage::exported);
+    EXPECT_EQ(k.source, k.parts.str());
     EXPECT_FALSE(contains(k.source, "KERNEL_NAME")) << k.source;
   }
   EXPECT_NE(sched.kernels()[0].source_hash, sched.kernels()[1].source_hash);
@@ -125,9 +127,10 @@ TEST(RocmCppScheduling, NamingSetsTheEntryNameNotTheText) {
   EXPECT_EQ(def.parts.entry_name, name);
   EXPECT_EQ(def.parts.device_code, "// MY_KERNEL_NAME KERNEL_NAMES KERNEL_NAME\n");
   EXPECT_EQ(def.source, def.parts.str());
-  EXPECT_TRUE(contains(def.source, "extern \"C\" PT_EXPORT int " + name + "(const float* X, float* Y, size_t*"));
-  EXPECT_TRUE(contains(def.source, "extern \"C\" PT_EXPORT int " + name + "_packed(void* const* args,"));
-  EXPECT_TRUE(contains(def.source, "const char* " + name + "_signature(void)"));
+  EXPECT_EQ(def.parts.signature, placeholder_source("").signature);
+  EXPECT_EQ(def.parts.linkage, entry_linkage::exported);
+  // The packed twin and the signature function follow the name.
+  EXPECT_TRUE(contains(def.source, packed_entry_text(name, def.parts.signature))) << def.source;
 }
 
 // The kernel's device symbols (its extern "C" __global__ kernels) are spelt through the
@@ -214,7 +217,9 @@ TEST(RocmCppScheduling, InternalLinkageMakesTheEntryPointStatic) {
   const auto name = sched.define_kernel(placeholder_source("k"), {{"h", "gemm"}});
   const auto& def = sched.kernels().front();
   EXPECT_EQ(def.parts.linkage, entry_linkage::internal);
-  EXPECT_TRUE(contains(def.source, "static int " + name + "(const float* X")) << def.source;
+  EXPECT_EQ(def.parts.entry_name, name);
+  EXPECT_EQ(def.parts.signature, placeholder_source("k").signature);
+  EXPECT_EQ(def.source, def.parts.str());
   EXPECT_FALSE(contains(def.source, "extern \"C\"")) << def.source;
   EXPECT_FALSE(contains(def.source, "_packed")) << def.source;  // the module exports its own
   EXPECT_EQ(rocm_cpp_scheduling::kernel_namespace(name), name + "_ns");
@@ -228,9 +233,14 @@ TEST(RocmCppScheduling, CodegenTemplateDefinesAndCallsTheKernel) {
   ASSERT_TRUE(r.kernel);
   EXPECT_EQ(r.kernel->kernel_name(), "KERNEL_NAME");
   ASSERT_EQ(sched.kernels().size(), 1U);
-  EXPECT_TRUE(
-      contains(sched.kernels()[0].source,
-               "extern \"C\" PT_EXPORT int rocm_fused_gemm_0(const float* X, const float* W, float* Y, int64_t u_M,"));
+  const auto& def = sched.kernels()[0];
+  EXPECT_EQ(def.parts.entry_name, "rocm_fused_gemm_0");
+  EXPECT_EQ(def.parts.linkage, entry_linkage::exported);
+  EXPECT_EQ(def.parts.signature.params, (std::vector<entry_param>{{"X", param_kind::tensor_in, "const float*"},
+                                                                  {"W", param_kind::tensor_in, "const float*"},
+                                                                  {"Y", param_kind::tensor_out, "float*"},
+                                                                  {"u_M", param_kind::size, "int64_t"}}));
+  EXPECT_EQ(def.source, def.parts.str());
   ASSERT_EQ(sched.calls().size(), 1U);
   const auto& call = sched.calls()[0];
   EXPECT_EQ(call.callee, "rocm_fused_gemm_0");
@@ -431,7 +441,7 @@ TEST(RocmCppScheduling, TemplateThatFusesGetsOneKernelForBothNodes) {
   ASSERT_EQ(sched.calls().size(), 1U);
   EXPECT_EQ(sched.calls()[0].input_buffers, (std::vector<std::string>{"x"}));
   EXPECT_EQ(sched.calls()[0].output_buffers, (std::vector<std::string>{"a"}));  // h is never written
-  EXPECT_TRUE(contains(sched.kernels()[0].source, "// scale with 1 fused epilogue(s)"));
+  EXPECT_EQ(sched.kernels()[0].parts.device_code, "// scale with 1 fused epilogue(s)\n");
   EXPECT_TRUE(contains(sched.wrapper_code().str(), "// h = scale, a = elementwise (x): rocm_fused_elementwise_scale_0"))
       << sched.wrapper_code().str();
 }
@@ -479,11 +489,14 @@ TEST(ElementwisePolicy, RendersBiasAndActivation) {
       elementwise_policy({activation::gelu}),
       {buffer("h", layout::row_major(dtype::f16, {m_sym, 96})), buffer("b", layout::row_major(dtype::f16, {96}))},
       layout::row_major(dtype::bf16, {m_sym, 96}));
-  const auto src = t.generate(elementwise_config{128}, {{"M", 10}}).source();
-  EXPECT_TRUE(contains(src,
-                       "extern \"C\" PT_EXPORT int rocm_elementwise(const uint16_t* X, const uint16_t* Bias, uint16_t* "
-                       "Y, int64_t u_M, size_t* workspace_size"))
-      << src;
+  const auto caller = t.generate(elementwise_config{128}, {{"M", 10}});
+  const auto& src = caller.source();
+  EXPECT_EQ(caller.bmreq().kernel_name, "rocm_elementwise");
+  EXPECT_EQ(caller.bmreq().signature.params,
+            (std::vector<entry_param>{{"X", param_kind::tensor_in, "const uint16_t*"},
+                                      {"Bias", param_kind::tensor_in, "const uint16_t*"},
+                                      {"Y", param_kind::tensor_out, "uint16_t*"},
+                                      {"u_M", param_kind::size, "int64_t"}}));
   EXPECT_TRUE(contains(src, "constexpr int block_threads = 128;"));
   EXPECT_TRUE(contains(src, "rocmtpl_dev::gelu(v)"));
   EXPECT_TRUE(contains(src, "const int64_t bias_stride_m = 0;"));

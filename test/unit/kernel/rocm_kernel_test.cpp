@@ -6,7 +6,9 @@
 namespace {
 using rocmtpl::buffer;
 using rocmtpl::dtype;
+using rocmtpl::entry_param;
 using rocmtpl::layout;
+using rocmtpl::param_kind;
 using rocmtpl::rocm_template_kernel;
 using rocmtpl::sym_expr;
 
@@ -46,17 +48,24 @@ TEST(RocmTemplateKernel, InputReorderGivesTheCallersOrder) {
   Nodes n;
   rocm_template_kernel k("rocm_addmm");
   // The template names [X, W, Bias]; the caller passes [Bias, X, W] -> input_reorder {2, 0, 1}.
-  auto sig = k.def_kernel({&n.x, &n.w, &n.bias}, {&n.y}, "X, W, Bias, Y", std::vector<int>{2, 0, 1});
-  EXPECT_NE(sig.find("(const float* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y"), std::string::npos)
-      << sig;
+  (void)k.def_kernel({&n.x, &n.w, &n.bias}, {&n.y}, "X, W, Bias, Y", std::vector<int>{2, 0, 1});
+  const auto params = k.args().signature().params;
+  ASSERT_GE(params.size(), 4U);
+  EXPECT_EQ((std::vector<entry_param>{params.begin(), params.begin() + 4}),
+            (std::vector<entry_param>{{"Bias", param_kind::tensor_in, "const float*"},
+                                      {"X", param_kind::tensor_in, "const uint16_t*"},
+                                      {"W", param_kind::tensor_in, "const uint16_t*"},
+                                      {"Y", param_kind::tensor_out, "uint16_t*"}}));
   EXPECT_EQ(k.args().call_args().front(), "bias");
 }
 
 TEST(RocmTemplateKernel, NullInputsAreSkipped) {
   Nodes n;
   rocm_template_kernel k("rocm_gemm");
-  auto sig = k.def_kernel({&n.x, &n.w, nullptr}, {&n.y}, "X, W, Bias, Y");
-  EXPECT_EQ(sig.find("Bias"), std::string::npos);
+  (void)k.def_kernel({&n.x, &n.w, nullptr}, {&n.y}, "X, W, Bias, Y");
+  const auto sig = k.args().signature();
+  EXPECT_EQ(sig.count(param_kind::tensor_in), 2U);
+  for (const auto& p : sig.params) EXPECT_NE(p.name, "Bias");
 }
 
 TEST(RocmTemplateKernel, NameCountMismatchShowsBothCountsAndNames) {
@@ -181,8 +190,13 @@ TEST(RocmTemplateKernel, NamedSizeArgumentsAreSingleSymbols) {
   Nodes n;
   rocm_template_kernel k("rocm_gemm");
   k.name_size_args({N, M});
-  const auto sig = k.def_kernel({&n.x, &n.w}, {&n.y}, "X, W, Y");
-  EXPECT_NE(sig.find("uint16_t* Y, int64_t u_N, int64_t u_M, size_t* workspace_size"), std::string::npos) << sig;
+  (void)k.def_kernel({&n.x, &n.w}, {&n.y}, "X, W, Y");
+  const auto params = k.args().signature().params;
+  ASSERT_EQ(params.size(), 5U);
+  EXPECT_EQ((std::vector<entry_param>{params.begin() + 2, params.end()}),
+            (std::vector<entry_param>{{"Y", param_kind::tensor_out, "uint16_t*"},
+                                      {"u_N", param_kind::size, "int64_t"},
+                                      {"u_M", param_kind::size, "int64_t"}}));
   rocm_template_kernel bad("rocm_gemm");
   EXPECT_NE(message_of([&] { bad.name_size_args({M * 2}); }).find("size argument '2*M' is not a single symbol"),
             std::string::npos);

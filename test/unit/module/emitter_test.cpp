@@ -65,10 +65,16 @@ TEST(ModuleEmitter, KernelsAreAssembledFromTheirParts) {
   EXPECT_EQ(count("#define PT_EXPORT __attribute__"), 1u);
   EXPECT_EQ(count("#include <cstddef>\n"), 1u);  // the module's include block
   EXPECT_EQ(count("#include <cstring>\n"), 2u);  // the kernel's include block once, and the runner's
-  EXPECT_TRUE(contains(m.source, "namespace " + k.name + "_ns {\n#define ROCMTPL_KERNEL_SYMBOL(suffix) " + k.name +
-                                     "_##suffix\nstatic int " + k.name + "(const uint16_t* X"))
+  // Each kernel's own code (its parts' kernel_text(): the symbol macro, the device code, the static
+  // entry, the #undef), whole, in its namespace.
+  EXPECT_EQ(k.parts.entry_name, k.name);
+  EXPECT_EQ(k.parts.linkage, entry_linkage::internal);
+  EXPECT_EQ(k.parts.signature.params, (std::vector<entry_param>{{"X", param_kind::tensor_in, "const uint16_t*"},
+                                                                {"Y", param_kind::tensor_out, "uint16_t*"},
+                                                                {"u_rows", param_kind::size, "int64_t"}}));
+  EXPECT_TRUE(contains(
+      m.source, "namespace " + k.name + "_ns {\n" + k.parts.kernel_text() + "}  // namespace " + k.name + "_ns\n"))
       << m.source;
-  EXPECT_TRUE(contains(m.source, "#undef ROCMTPL_KERNEL_SYMBOL\n}  // namespace " + k.name + "_ns\n")) << m.source;
   EXPECT_EQ(count("_packed("), 1u);  // the module's entry only: its kernels are internal
   EXPECT_EQ(m.entry.params.size(), 3u);
   EXPECT_EQ(m.entry.params[2], (entry_param{"u_rows", param_kind::size, "int64_t"}));

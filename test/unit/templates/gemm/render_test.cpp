@@ -7,20 +7,52 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 namespace {
 using namespace gemm_test;
+using rocmtpl::entry_param;
+using rocmtpl::launch_requirement;
+using rocmtpl::launch_requirement_kind;
+using rocmtpl::launch_value;
+using rocmtpl::param_kind;
+
+using params = std::vector<entry_param>;
+using requirements = std::vector<launch_requirement>;
+
+// Variant `v`'s launch suffixes, in launch order.
+std::vector<std::string> suffixes(const rocmtpl::launch_description& d, std::size_t v) {
+  std::vector<std::string> out;
+  for (const auto& l : d.variants.at(v).launches) out.push_back(l.suffix);
+  return out;
+}
+
+launch_requirement aligned(std::size_t tensor, std::int64_t bytes) {
+  return {.kind = launch_requirement_kind::aligned_pointer, .tensor = tensor, .expr = sym_expr(0), .value = bytes};
+}
+
+launch_requirement multiple_of(const sym_expr& e, std::int64_t divisor) {
+  return {.kind = launch_requirement_kind::multiple_of, .expr = e, .value = divisor};
+}
 
 TEST(GemmRender, DeterministicAndStaticSizesBakedIn) {
   auto t = make();
-  auto a = t.generate(gemm_config{}, {{"M", 100}}).source();
+  const auto caller = t.generate(gemm_config{}, {{"M", 100}});
+  const auto& a = caller.source();
   auto b = t.generate(gemm_config{}, {{"M", 100}}).source();
   EXPECT_EQ(a, b);
   EXPECT_TRUE(contains(a, "problem_.k_size = 96;"));
   EXPECT_TRUE(contains(a, "problem_.m_size = u_M;"));
   EXPECT_TRUE(contains(a, "make_problem(int64_t u_M)"));
   EXPECT_TRUE(contains(a, "if (u_M < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
-  EXPECT_TRUE(
-      contains(a, "int rocm_gemm(const float* X, const float* W, float* Y, int64_t u_M, size_t* workspace_size"));
+  EXPECT_EQ(caller.bmreq().kernel_name, "rocm_gemm");
+  EXPECT_EQ(caller.bmreq().signature.params, (params{{"X", param_kind::tensor_in, "const float*"},
+                                                     {"W", param_kind::tensor_in, "const float*"},
+                                                     {"Y", param_kind::tensor_out, "float*"},
+                                                     {"u_M", param_kind::size, "int64_t"}}));
   // SIMT path, and nothing of the matrix-core one.
   EXPECT_TRUE(contains(a, "float acc[thread_m][thread_n];"));
   EXPECT_FALSE(contains(a, "mma.sync"));
@@ -32,7 +64,8 @@ TEST(GemmRender, ConfigChangesTheSource) {
 }
 
 TEST(GemmRender, EpilogueAndDtypes) {
-  auto src = make(dtype::bf16, activation::silu, true).generate(gemm_config{}, {{"M", 3}}).source();
+  const auto caller = make(dtype::bf16, activation::silu, true).generate(gemm_config{}, {{"M", 3}});
+  const auto& src = caller.source();
   EXPECT_TRUE(contains(src, "using x_type = gemm_dtype<2>;"));
   EXPECT_TRUE(contains(src, "using bias_type = gemm_dtype<0>;"));
   EXPECT_TRUE(contains(src, "struct gemm_dtype<2> {"));
@@ -40,23 +73,26 @@ TEST(GemmRender, EpilogueAndDtypes) {
   EXPECT_TRUE(contains(src, "return v / (1.0f + expf(-v));"));
   EXPECT_TRUE(contains(src, "v += bias_type::to_float(t.Bias[p.bias_offset"));
   EXPECT_TRUE(contains(src, "problem_.bias_stride_m = 0;"));
-  EXPECT_TRUE(contains(src, "const float* Bias"));
+  EXPECT_EQ(caller.bmreq().signature.params.at(2), (entry_param{"Bias", param_kind::tensor_in, "const float*"}));
   EXPECT_TRUE(contains(src, "= y_type::from_float(v);"));
 }
 
 TEST(GemmRender, AlphaBetaResidualAndBiasAlongM) {
   auto t = epilogue_problem(false);
-  const auto src = t.generate(gemm_config{}, {{"M", 7}}).source();
+  const auto caller = t.generate(gemm_config{}, {{"M", 7}});
+  const auto& src = caller.source();
   EXPECT_TRUE(contains(src, "float v = 0.5f * acc;"));
   EXPECT_TRUE(contains(src, "v += 2.0f * bias_type::to_float("));
   EXPECT_TRUE(contains(src, "problem_.bias_stride_m = 1;"));
   EXPECT_TRUE(contains(src, "problem_.bias_stride_n = 0;"));
   EXPECT_TRUE(contains(src, "v += residual_type::to_float(t.Residual["));
   EXPECT_TRUE(contains(src, "Y = gelu(0.5f * X @ W + 2.0f * Bias) + Residual"));
-  EXPECT_TRUE(
-      contains(src,
-               "int rocm_gemm(const uint16_t* X, const uint16_t* W, const float* Bias, const uint16_t* Residual, "
-               "float* Y, int64_t u_M"));
+  EXPECT_EQ(caller.bmreq().signature.params, (params{{"X", param_kind::tensor_in, "const uint16_t*"},
+                                                     {"W", param_kind::tensor_in, "const uint16_t*"},
+                                                     {"Bias", param_kind::tensor_in, "const float*"},
+                                                     {"Residual", param_kind::tensor_in, "const uint16_t*"},
+                                                     {"Y", param_kind::tensor_out, "float*"},
+                                                     {"u_M", param_kind::size, "int64_t"}}));
 
   // Residual without a bias: three inputs, the third is the residual.
   gemm_options r;
@@ -66,9 +102,13 @@ TEST(GemmRender, AlphaBetaResidualAndBiasAlongM) {
       {buffer("x", layout::row_major(dtype::f32, {M, 8})), buffer("w", layout::row_major(dtype::f32, {8, 4})),
        buffer("r", layout::row_major(dtype::f32, {M, 4}))},
       layout::row_major(dtype::f32, {M, 4}));
-  const auto src2 = t2.generate(gemm_config{}, {{"M", 2}}).source();
-  EXPECT_TRUE(contains(src2, "const float* Residual, float* Y"));
-  EXPECT_FALSE(contains(src2, "Bias"));
+  const auto caller2 = t2.generate(gemm_config{}, {{"M", 2}});
+  EXPECT_EQ(caller2.bmreq().signature.params, (params{{"X", param_kind::tensor_in, "const float*"},
+                                                      {"W", param_kind::tensor_in, "const float*"},
+                                                      {"Residual", param_kind::tensor_in, "const float*"},
+                                                      {"Y", param_kind::tensor_out, "float*"},
+                                                      {"u_M", param_kind::size, "int64_t"}}));
+  EXPECT_FALSE(contains(caller2.source(), "Bias"));  // nor anywhere in the device code
 }
 
 TEST(GemmRender, AddmmOrderThroughInputReorder) {
@@ -78,14 +118,19 @@ TEST(GemmRender, AddmmOrderThroughInputReorder) {
   rocmtpl::rocm_template<gemm_policy> t(gemm_policy(), in, layout::row_major(dtype::f16, {M, 16}),
                                         std::vector<int>{2, 0, 1});
   auto caller = t.generate(mma(64, 64, 32, 32, 32, 3), {{"M", 4}});
-  EXPECT_TRUE(contains(caller.source(),
-                       "int rocm_gemm(const uint16_t* Bias, const uint16_t* X, const uint16_t* W, uint16_t* Y"));
+  const auto& sig = caller.bmreq().signature.params;
+  ASSERT_GE(sig.size(), 4U);
+  EXPECT_EQ((params{sig.begin(), sig.begin() + 4}), (params{{"Bias", param_kind::tensor_in, "const uint16_t*"},
+                                                            {"X", param_kind::tensor_in, "const uint16_t*"},
+                                                            {"W", param_kind::tensor_in, "const uint16_t*"},
+                                                            {"Y", param_kind::tensor_out, "uint16_t*"}}));
   EXPECT_EQ(caller.bmreq().input_tensor_meta.front().name, "b");
 }
 
 TEST(GemmRender, MatrixCorePathForBothVendorsInOneSource) {
   auto t = square(dtype::f16, 1024, 512, 256);
-  const auto src = t.generate(mma(128, 128, 32, 64, 64, 4)).source();
+  const auto caller = t.generate(mma(128, 128, 32, 64, 64, 4));
+  const auto& src = caller.source();
   EXPECT_TRUE(contains(src, "#if defined(ROCMTPL_PLATFORM_NVIDIA)"));
   EXPECT_TRUE(contains(src, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
   EXPECT_TRUE(contains(src, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
@@ -98,11 +143,12 @@ TEST(GemmRender, MatrixCorePathForBothVendorsInOneSource) {
   EXPECT_TRUE(contains(src, "[[maybe_unused]] constexpr bool x_k_major = true;"));
   EXPECT_TRUE(contains(src, "[[maybe_unused]] constexpr bool w_k_major = false;"));
   // Static, aligned strides: one fast instantiation; a misaligned pointer is refused, not run slowly.
-  EXPECT_TRUE(contains(src,
-                       "if ((reinterpret_cast<uintptr_t>(X) % 16 == 0) && (reinterpret_cast<uintptr_t>(W) % 16 "
-                       "== 0)) {"));
+  ASSERT_TRUE(caller.launch().has_value());
+  const auto& d = *caller.launch();
+  ASSERT_EQ(d.variants.size(), 1U);
+  EXPECT_EQ(d.variants[0].requirements, (requirements{aligned(0, 16), aligned(1, 16)}));
   EXPECT_TRUE(contains(src, "gemm_kernel_body<8, 8>("));
-  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(v8_8)<<<"));
+  EXPECT_EQ(suffixes(d, 0), (std::vector<std::string>{"v8_8"}));
   EXPECT_FALSE(contains(src, "gemm_kernel_body<1, 1>("));
   // Column-major W (nn.Linear weight): K-major tile of W.
   rocmtpl::rocm_template<gemm_policy> lin(
@@ -135,14 +181,16 @@ TEST(GemmRender, MatrixCoreConfigNeedsSixteenBitOperands) {
 
 TEST(GemmRender, SymbolicAlignmentIsCheckedAtRunTimeWithAFallback) {
   auto t = square(dtype::f16, M, N, K);
-  const auto src = t.generate(mma(128, 128, 32, 64, 64, 4), {{"M", 64}, {"N", 64}, {"K", 64}}).source();
+  const auto caller = t.generate(mma(128, 128, 32, 64, 64, 4), {{"M", 64}, {"N", 64}, {"K", 64}});
+  ASSERT_TRUE(caller.launch().has_value());
+  const auto& d = *caller.launch();
   // Variant 0 needs the pointers and the symbolic strides aligned; else the scalar variant runs.
-  EXPECT_TRUE(contains(src,
-                       "if ((reinterpret_cast<uintptr_t>(X) % 16 == 0) && (rocmtpl_mod(u_K, 8) == 0) && "
-                       "(reinterpret_cast<uintptr_t>(W) % 16 == 0) && (rocmtpl_mod(u_N, 8) == 0)) {"));
-  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(v8_8)<<<"));
-  EXPECT_TRUE(contains(src, "} else {\n        {\n            bool rocmtpl_grid_0_ok = true;"));
-  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(v1_1)<<<"));
+  ASSERT_EQ(d.variants.size(), 2U);
+  EXPECT_EQ(d.variants[0].requirements,
+            (requirements{aligned(0, 16), multiple_of(K, 8), aligned(1, 16), multiple_of(N, 8)}));
+  EXPECT_EQ(suffixes(d, 0), (std::vector<std::string>{"v8_8"}));
+  EXPECT_TRUE(d.variants[1].requirements.empty());  // the fallback always runs
+  EXPECT_EQ(suffixes(d, 1), (std::vector<std::string>{"v1_1"}));
   // Static K = 700 (a multiple of 4, not 8): the vector width drops to 4 at render time.
   auto t2 = square(dtype::f16, 64, 64, 700);
   const auto src2 = t2.generate(mma(64, 64, 32, 32, 32, 3)).source();
@@ -158,12 +206,14 @@ TEST(GemmRender, BatchedOperandsAndBroadcastWeights) {
       gemm_policy(),
       {buffer("x", layout::row_major(dtype::f16, {b, M, 64})), buffer("w", layout::row_major(dtype::f16, {64, 32}))},
       layout::row_major(dtype::f16, {b, M, 32}));
-  const auto src = t.generate(mma(64, 64, 32, 32, 32, 3), {{"B", 3}, {"M", 5}}).source();
+  const auto caller = t.generate(mma(64, 64, 32, 32, 32, 3), {{"B", 3}, {"M", 5}});
+  const auto& src = caller.source();
   EXPECT_TRUE(contains(src, "problem_.batch = u_B;"));
   EXPECT_TRUE(contains(src, "problem_.x_stride_b = 64*u_M;"));
   EXPECT_TRUE(contains(src, "problem_.w_stride_b = 0;"));
   EXPECT_TRUE(contains(src, "problem_.y_stride_b = 32*u_M;"));
-  EXPECT_TRUE(contains(src, "const int64_t rocmtpl_grid_0_y = u_B;"));
+  ASSERT_TRUE(caller.launch().has_value());
+  EXPECT_EQ(caller.launch()->variants.at(0).launches.at(0).grid[1], launch_value{.sizes = b});
   // Batch sizes that disagree are named.
   try {
     rocmtpl::rocm_template<gemm_policy> bad(
@@ -185,13 +235,20 @@ TEST(GemmRender, RuntimeSplitKUsesTheWorkspace) {
   c.split_k = 4;
   const auto caller = t.generate(c, {{"M", 64}});
   const auto& src = caller.source();
-  EXPECT_TRUE(contains(src, "int64_t u_M, int32_t split_k, size_t* workspace_size"));
+  const auto& sig = caller.bmreq().signature.params;
+  ASSERT_GE(sig.size(), 2U);
+  EXPECT_EQ((params{sig.end() - 2, sig.end()}),
+            (params{{"u_M", param_kind::size, "int64_t"}, {"split_k", param_kind::runtime_arg, "int32_t"}}));
   EXPECT_TRUE(contains(src, "if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
-  EXPECT_TRUE(contains(src, "*workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);"));
-  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<"));
-  EXPECT_TRUE(contains(src,
-                       "const int64_t rocmtpl_grid_0_z = rocmtpl_size_mul(1, static_cast<int64_t>(split_k), "
-                       "&rocmtpl_grid_0_ok);"));
+  // The workspace holds split_k slices of fp32 partials (M x 64), none for a single slice.
+  ASSERT_TRUE(caller.launch().has_value());
+  const auto& d = *caller.launch();
+  EXPECT_EQ(
+      d.workspace_bytes,
+      (launch_value{.sizes = sym_expr(4 * 64) * M, .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0}));
+  ASSERT_EQ(d.variants.size(), 1U);
+  EXPECT_EQ(suffixes(d, 0), (std::vector<std::string>{"v8_8", "split_k_reduce"}));
+  EXPECT_EQ(d.variants[0].launches[0].grid[2], (launch_value{.sizes = sym_expr(1), .times_runtime_arg = 0}));
   EXPECT_TRUE(contains(src, "return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;"));
   // The runtime value travels in the benchmark request after the size arguments.
   EXPECT_EQ(caller.bmreq().size_arg_count, 1U);
@@ -209,9 +266,13 @@ TEST(GemmRender, RuntimeSplitKUsesTheWorkspace) {
   auto st = f32.generate(s, {{"M", 32}});
   EXPECT_TRUE(contains(st.source(), "constexpr int32_t split_k = 4;"));
   EXPECT_TRUE(contains(st.source(), "gemm_mainloop<VecA, VecB>(p, t, 4);"));
-  EXPECT_TRUE(contains(st.source(), "const int64_t rocmtpl_grid_0_z = 4;"));
-  EXPECT_TRUE(contains(st.source(), "ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<"));
-  EXPECT_FALSE(contains(st.source(), "int32_t split_k, size_t* workspace_size"));
+  ASSERT_TRUE(st.launch().has_value());
+  ASSERT_FALSE(st.launch()->variants.empty());
+  const auto& sv = st.launch()->variants[0];
+  ASSERT_EQ(sv.launches.size(), 2U);
+  EXPECT_EQ(sv.launches[0].grid[2], launch_value{.sizes = sym_expr(4)});
+  EXPECT_EQ(sv.launches[1].suffix, "split_k_reduce");
+  EXPECT_EQ(st.bmreq().signature.count(param_kind::runtime_arg), 0U);
   EXPECT_EQ(st.output_node().get_workspace_size(), 4U * 32 * 64 * sizeof(float));
 }
 

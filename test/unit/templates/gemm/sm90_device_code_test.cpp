@@ -9,12 +9,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace {
 using namespace gemm_test;
+using rocmtpl::launch_value;
 using rocmtpl::templates::detail::sm90_body_text;
 using rocmtpl::templates::detail::sm90_head_text;
 using rocmtpl::templates::detail::sm90_host_text;
@@ -57,7 +59,8 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
       {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
        buffer("w", layout::row_major(dtype::f16, {4096, 4096})), buffer("bias", layout::row_major(dtype::f16, {4096}))},
       layout::row_major(dtype::f16, {4096, 4096}));
-  const auto src = t.generate(hopper(128, 256, 4)).source();
+  const auto caller = t.generate(hopper(128, 256, 4));
+  const auto& src = caller.source();
   EXPECT_TRUE(contains(src, "// gemm wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8: Y = relu(X @ W + Bias)"));
   EXPECT_TRUE(contains(src, "constexpr int gemm_dynamic_shared = 216144;"));
   EXPECT_TRUE(contains(src, "constexpr int gemm_sm90_bias_mode = 1;"));
@@ -70,19 +73,32 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
                        "__global__ void __launch_bounds__(gemm_sm90::threads, 1) ROCMTPL_KERNEL_SYMBOL(sm90)(const "
                        "__grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W"));
   EXPECT_TRUE(contains(src, "__trap();  // built without sm_90a features"));
-  EXPECT_TRUE(contains(src,
-                       "rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(sm90)), "
-                       "216144, rocmtpl_shared_raised)"));
-  EXPECT_TRUE(contains(src, "const int64_t rocmtpl_grid_0_x = rocmtpl_launch_min(512, rocmtpl_sms);"));
+  // One launch (no split-K reduction): the sm90 kernel with 216144 bytes of dynamic shared memory
+  // (above 48 KiB: opted into), over a persistent grid of the 32 x 16 tiles capped at the SM count.
+  ASSERT_TRUE(caller.launch().has_value());
+  const auto& d = *caller.launch();
+  ASSERT_EQ(d.variants.size(), 1U);
+  ASSERT_EQ(d.variants[0].launches.size(), 1U);
+  const auto& sm90 = d.variants[0].launches[0];
+  EXPECT_EQ(sm90.suffix, "sm90");
+  EXPECT_EQ(sm90.shared_bytes, 216144);
+  EXPECT_EQ(sm90.grid[0], (launch_value{.sizes = sym_expr(512), .at_most_sm_count = true}));
   EXPECT_TRUE(contains(src, "return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // the Hopper path exists on NVIDIA only"));
   EXPECT_FALSE(contains(src, "store_output("));  // the path has its own epilogue
   EXPECT_FALSE(contains(src, "mma.sync"));
   EXPECT_TRUE(contains(src, "gemm_sm90::mainloop(&map_X, &map_W, p, t, 1);"));  // no runtime split-K
   EXPECT_FALSE(contains(src, "split_k_reduce"));
-  // Headers before the anonymous namespace (an include inside it would wrap std in it).
-  ASSERT_TRUE(contains(src, "#include <atomic>"));
-  EXPECT_LT(src.find("#include <cuda.h>"), src.find("namespace {"));
-  EXPECT_LT(src.find("#include <atomic>"), src.find("namespace {"));
+  // Headers before the anonymous namespace (an include inside it would wrap std in it): in the
+  // includes part, which the translation unit starts with, and none in the device code.
+  const auto parts = render_parts(t, hopper(128, 256, 4));
+  ASSERT_EQ(parts.str(), src);
+  const auto included = [&](const std::string& header) {
+    return std::any_of(parts.includes.begin(), parts.includes.end(),
+                       [&](const std::string& block) { return contains(block, "#include " + header + "\n"); });
+  };
+  EXPECT_TRUE(included("<cuda.h>"));
+  EXPECT_TRUE(included("<atomic>"));  // the shared-memory opt-in's once-per-device flag
+  EXPECT_FALSE(contains(parts.device_code, "#include"));
 
   // bf16, alpha and beta, a Bias along M (f32), a residual, a bf16 -> f16 cast, runtime split-K.
   gemm_options o{.act = activation::gelu,
@@ -96,7 +112,8 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
       {buffer("x", layout::row_major(dtype::bf16, {M, K})), buffer("w", layout::row_major(dtype::bf16, {K, N})),
        buffer("bias", layout::row_major(dtype::f32, {M})), buffer("res", layout::row_major(dtype::f32, {M, N}))},
       layout::row_major(dtype::f16, {M, N}));
-  const auto s2 = all.generate(hopper(256, 128, 4), {{"M", 512}, {"N", 512}, {"K", 512}}).source();
+  const auto c2 = all.generate(hopper(256, 128, 4), {{"M", 512}, {"N", 512}, {"K", 512}});
+  const auto& s2 = c2.source();
   EXPECT_TRUE(contains(s2, "m64n128k16.f32.bf16.bf16"));
   EXPECT_TRUE(contains(s2, "constexpr int gemm_sm90_bias_mode = 2;"));
   EXPECT_TRUE(contains(s2, "constexpr int y_kind = 1;"));
@@ -106,13 +123,21 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
   // Runtime split-K (issue 10): the kernel takes the partials and split_k, the reduction follows
   // it, and the workspace holds split_k slices of fp32 partials above one slice.
   EXPECT_TRUE(contains(s2, "if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
-  EXPECT_TRUE(contains(s2, "const int64_t rocmtpl_workspace_bytes = (split_k > 1 ? "));
+  ASSERT_TRUE(c2.launch().has_value());
+  const auto& d2 = *c2.launch();
+  // The workspace: split_k slices of M x N fp32 partials.
+  EXPECT_EQ(d2.workspace_bytes.sizes.evaluate({{"M", 3}, {"N", 5}, {"K", 7}}), 3 * 5 * 4);
+  EXPECT_EQ(d2.workspace_bytes.times_runtime_arg, 0U);
+  EXPECT_EQ(d2.workspace_bytes.only_when_runtime_arg_above_one, 0U);  // none for a single slice
   EXPECT_TRUE(contains(s2, "float* __restrict__ Partial"));
   EXPECT_TRUE(contains(s2, "gemm_sm90::mainloop(&map_X, &map_W, p, t, split_k);"));
   EXPECT_TRUE(contains(s2, "store_partial_m64(acc[i], slice, M, N, row0 + i * 64 + warp * 16, n0, lane);"));
-  EXPECT_TRUE(contains(s2, "ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<"));
+  // The reduction is launched after the Hopper kernel.
+  ASSERT_EQ(d2.variants.size(), 1U);
+  ASSERT_EQ(d2.variants[0].launches.size(), 2U);
+  EXPECT_EQ(d2.variants[0].launches[0].suffix, "sm90");
+  EXPECT_EQ(d2.variants[0].launches[1].suffix, "split_k_reduce");
   EXPECT_TRUE(contains(s2, "store_output("));  // the reduction's epilogue
-  EXPECT_LT(s2.find("ROCMTPL_KERNEL_SYMBOL(sm90)<<<"), s2.find("ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<"));
 }
 
 // The launch description of a Hopper split-K configuration, evaluated for concrete sizes: a
