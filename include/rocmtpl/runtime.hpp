@@ -21,6 +21,7 @@
 #include <rocmtpl/runtime/build/resource_usage.hpp>
 #include <rocmtpl/runtime/db/claims.hpp>
 #include <rocmtpl/runtime/db/database.hpp>
+#include <rocmtpl/runtime/db/descriptor_json.hpp>
 #include <rocmtpl/runtime/db/json.hpp>
 #include <rocmtpl/runtime/db/key.hpp>
 #include <rocmtpl/runtime/db/postgres.hpp>
