@@ -19,8 +19,8 @@ namespace rocmtpl {
 /// @tparam E the enumeration, `const` when the descriptor is visited read-only.
 template <class E>
 struct enum_field {
-  E* value;                                              ///< the field
-  std::string_view (*to_text)(std::remove_const_t<E>);   ///< its name, e.g. `name(dtype)`
+  E* value;                                               ///< the field
+  std::string_view (*to_text)(std::remove_const_t<E>);    ///< its name, e.g. `name(dtype)`
   std::remove_const_t<E> (*from_text)(std::string_view);  ///< the inverse; throws on an unknown name
 };
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "support/runtime.hpp"
 #include "support/fusion.hpp"
+#include "support/runtime.hpp"
 
 namespace {
 using namespace rocmtpl;

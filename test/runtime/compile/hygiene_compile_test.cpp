@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "support/runtime.hpp"
 #include "support/hygiene.hpp"
+#include "support/runtime.hpp"
 
 namespace {
 using namespace rocmtpl;

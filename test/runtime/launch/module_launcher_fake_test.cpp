@@ -9,8 +9,8 @@
 #include <rocmtpl/runtime/launch/module_launcher.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 
-#include "support/temp_dir.hpp"
 #include "support/gemm.hpp"
+#include "support/temp_dir.hpp"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "support/runtime.hpp"
 #include "support/gemm.hpp"
+#include "support/runtime.hpp"
 
 namespace {
 using namespace rocmtpl;

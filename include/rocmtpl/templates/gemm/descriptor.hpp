@@ -13,9 +13,9 @@
 #include <vector>
 
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/core/problem_descriptor.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
-#include <rocmtpl/core/problem_descriptor.hpp>
 #include <rocmtpl/templates/activation.hpp>
 
 namespace rocmtpl::templates {
