@@ -2,6 +2,7 @@
 #include "gemm_problem.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <string_view>
 #include <utility>
@@ -123,6 +124,7 @@ autotune_options tune_options(const tuning_settings& t, const std::string& db) {
   autotune_options o;
   o.jobs = t.jobs;
   o.bench.budget_ms = t.budget_ms;
+  o.compile_timeout = std::chrono::seconds(t.compile_timeout_s);
   o.verify = !t.no_verify;
   o.isolate = !t.no_isolate;
   o.device_only = !t.shared_libraries;

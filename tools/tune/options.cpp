@@ -44,6 +44,9 @@ void add_tuning_options(CLI::App& app, tuning_settings& t, const tuning_help& he
   app.add_option("--budget-ms", t.budget_ms, "GPU time spent timing each candidate")
       ->check(positive_real_validator())
       ->capture_default_str();
+  app.add_option("--compile-timeout", t.compile_timeout_s, "seconds a compile may run before it is killed")
+      ->check(count_validator(false))
+      ->capture_default_str();
   app.add_flag("--no-verify", t.no_verify, "do not check candidates against the reference kernel");
   app.add_flag("--no-isolate", t.no_isolate, "benchmark in this process instead of rocmtpl-bench-worker");
 }

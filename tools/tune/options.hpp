@@ -36,6 +36,7 @@ struct tuning_settings {
   std::size_t top_k = 16;
   unsigned jobs = 0;
   double budget_ms = 25.0;
+  unsigned compile_timeout_s = 300;
   bool no_verify = false;
   bool no_isolate = false;
   bool shared_libraries = false;

@@ -207,6 +207,23 @@ TEST_F(TuningDb, AddMeasurementIsIncremental) {
   EXPECT_FALSE(db.find_measurement(make_key("other problem"), "a"));
 }
 
+// Issue 22 item 10: a URL of a scheme no backend serves is refused, and nothing is created for it.
+TEST_F(TuningDb, RefusesUnknownUrlSchemesWithoutCreatingAnything) {
+  for (const std::string location : {"mysql://x/y", "sqlite://db.sqlite3", "file:///tmp/a.db"}) {
+    try {
+      tuning_db db(location);
+      ADD_FAILURE() << location << " was opened";
+    } catch (const rocmtpl::invalid_argument_error& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + location + "'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("postgresql://"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_FALSE(fs::exists("mysql:"));
+  EXPECT_FALSE(fs::exists("sqlite:"));
+  // A file name with a colon but no scheme is still a file.
+  EXPECT_NO_THROW(tuning_db(dir_ / "a:b.sqlite3"));
+}
+
 TEST_F(TuningDb, RejectsEmptyNames) {
   tuning_db db(file_);
   EXPECT_THROW(db.add_measurement(make_key(), make_measurement("", 1.0)), invalid_argument_error);

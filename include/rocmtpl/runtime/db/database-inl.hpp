@@ -18,6 +18,8 @@
 #include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -111,6 +113,21 @@ ROCMTPL_INLINE tuning_db::tuning_db(std::filesystem::path file)
     pg_ = std::make_unique<detail::pg_store>(path_.native());
     path_ = pg_->location();
     return;
+  }
+  // Any other `scheme://` is a URL this build cannot open, never a file name to create.
+  const std::string_view location = path_.native();
+  if (const auto colon = location.find("://"); colon != std::string_view::npos && colon > 0) {
+    const auto scheme = location.substr(0, colon);
+    const bool is_scheme =
+        std::isalpha(static_cast<unsigned char>(scheme.front())) != 0 &&
+        std::all_of(scheme.begin(), scheme.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '+' || c == '-' || c == '.';
+        });
+    if (is_scheme) {
+      throw invalid_argument_error(fmt::format(
+          "rocmtpl: tuning_db: '{}' is a {}:// URL; a tuning database is a SQLite file path or a postgresql:// URL",
+          location, scheme));
+    }
   }
   if (path_.has_parent_path()) {
     std::error_code ec;

@@ -103,7 +103,7 @@ class tuning_db {
   /// e.g. `postgresql://user@host:5432/tuning` or `postgresql:///tuning?host=/run/pg`) and creates
   /// the schema; `path()` is then the URL without its password.
   /// @param file The database file or URL; defaults to `default_path()`.
-  /// @throws invalid_argument_error if @p file is empty.
+  /// @throws invalid_argument_error if @p file is empty or a URL of another scheme than postgresql:// (mysql://...).
   /// @throws tuning_db_error if the directory or file cannot be created or opened, the file is not
   ///         a SQLite database (the message names the path), the server cannot be reached, this
   ///         build has no PostgreSQL backend (`postgresql_enabled`), or the schema version is newer

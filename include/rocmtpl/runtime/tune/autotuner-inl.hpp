@@ -220,11 +220,15 @@ ROCMTPL_INLINE std::optional<device_identity> find_device(autotune_report& repor
 // What the candidates are compiled for: the device, or the AMD archs of a compile-only run.
 ROCMTPL_INLINE compile_options target_compile_options(bool gpu, const std::optional<device_identity>& device,
                                                       const autotune_options& options) {
-  if (!gpu) return amd_compile_options(options.amd_archs);
   compile_options o;
-  o.platform = device->kind;
-  o.archs = {device_compile_arch(device->kind, device->arch)};
-  o.include_dirs = {device_include_dir()};
+  if (gpu) {
+    o.platform = device->kind;
+    o.archs = {device_compile_arch(device->kind, device->arch)};
+    o.include_dirs = {device_include_dir()};
+  } else {
+    o = amd_compile_options(options.amd_archs);
+  }
+  o.timeout = options.compile_timeout;
   return o;
 }
 

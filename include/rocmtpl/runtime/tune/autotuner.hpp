@@ -54,6 +54,7 @@ struct autotune_options {
   bool verify = true;                          ///< verify every candidate against the template's reference
   bool isolate = false;                        ///< benchmark in crash-safe workers, one per GPU (tools turn this on)
   std::chrono::seconds candidate_timeout{60};  ///< isolated mode: a candidate silent this long is killed
+  std::chrono::seconds compile_timeout{300};   ///< a compile running longer is killed (compile_options::timeout)
   std::size_t max_candidates = 0;              ///< first N of the policy's ranked configs; 0 = all
   bool use_database = true;                    ///< read and write the tuning database
   std::filesystem::path database{};            ///< empty: tuning_db::default_path()
