@@ -1,11 +1,30 @@
 // SPDX-License-Identifier: MIT
-// The compiled implementation of include/rocmtpl/templates/ (ROCMTPL_HEADER_ONLY=OFF): every -inl.hpp of
-// that folder, included once here. A header-only build does not compile this file.
+// The compiled implementation of include/rocmtpl/templates/ (ROCMTPL_HEADER_ONLY=OFF): each header of
+// the folder, then its -inl.hpp (which does not include its header back), once. A header-only build
+// does not compile this file.
 #include <rocmtpl/core/config.hpp>
 
 #ifndef ROCMTPL_COMPILED_LIBRARY
 #error "src/ is compiled only with ROCMTPL_COMPILED_LIBRARY (CMake: -DROCMTPL_HEADER_ONLY=OFF)"
 #endif
+
+// The headers first: an -inl.hpp does not include its own.
+#include <rocmtpl/templates/activation.hpp>
+#include <rocmtpl/templates/detail/element_access.hpp>
+#include <rocmtpl/templates/detail/source_parts.hpp>
+#include <rocmtpl/templates/elementwise.hpp>
+#include <rocmtpl/templates/gemm/config.hpp>
+#include <rocmtpl/templates/gemm/cost_model.hpp>
+#include <rocmtpl/templates/gemm/descriptor.hpp>
+#include <rocmtpl/templates/gemm/device_code.hpp>
+#include <rocmtpl/templates/gemm/policy.hpp>
+#include <rocmtpl/templates/gemm/problem.hpp>
+#include <rocmtpl/templates/gemm/reference.hpp>
+#include <rocmtpl/templates/gemm/render.hpp>
+#include <rocmtpl/templates/gemm/search_space.hpp>
+#include <rocmtpl/templates/gemm/skinny_device_code.hpp>
+#include <rocmtpl/templates/gemm/sm90_device_code.hpp>
+#include <rocmtpl/templates/pointwise.hpp>
 
 #include <rocmtpl/templates/activation-inl.hpp>
 #include <rocmtpl/templates/detail/element_access-inl.hpp>

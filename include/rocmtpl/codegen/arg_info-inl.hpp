@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of codegen/arg_info.hpp: included by it (header-only) or compiled once by src/codegen.cpp.
+// The implementation of codegen/arg_info.hpp: included at its end (header-only) or compiled once by src/codegen.cpp,
+// after it (so it does not include it back).
 
 #include <algorithm>
 #include <string>
 
-#include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/identifier.hpp>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of codegen/epilogue.hpp: included by it (header-only) or compiled once by src/codegen.cpp.
+// The implementation of codegen/epilogue.hpp: included at its end (header-only) or compiled once by src/codegen.cpp,
+// after it (so it does not include it back).
 
 #include <cstddef>
 #include <cstdio>
@@ -9,7 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include <rocmtpl/codegen/epilogue.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of codegen/indented_buffer.hpp: included by it (header-only) or compiled once by src/codegen.cpp.
+// The implementation of codegen/indented_buffer.hpp: included at its end (header-only) or compiled once by
+// src/codegen.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <cstddef>
 #include <string_view>
 
-#include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/core/config.hpp>
 
 namespace rocmtpl {

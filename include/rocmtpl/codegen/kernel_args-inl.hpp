@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of codegen/kernel_args.hpp: included by it (header-only) or compiled once by src/codegen.cpp.
+// The implementation of codegen/kernel_args.hpp: included at its end (header-only) or compiled once by src/codegen.cpp,
+// after it (so it does not include it back).
 
 #include <algorithm>
 #include <cstddef>
@@ -11,7 +12,6 @@
 #include <vector>
 
 #include <rocmtpl/codegen/arg_info.hpp>
-#include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>

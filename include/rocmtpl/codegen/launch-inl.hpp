@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of codegen/launch.hpp: included by it (header-only) or compiled once by src/codegen.cpp.
+// The implementation of codegen/launch.hpp: included at its end (header-only) or compiled once by src/codegen.cpp,
+// after it (so it does not include it back).
 
 #include <algorithm>
 #include <array>
@@ -14,7 +15,6 @@
 
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/kernel_args.hpp>
-#include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/dtype.hpp>

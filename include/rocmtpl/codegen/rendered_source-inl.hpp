@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of codegen/rendered_source.hpp: included by it (header-only) or compiled once by src/codegen.cpp.
+// The implementation of codegen/rendered_source.hpp: included at its end (header-only) or compiled once by
+// src/codegen.cpp, after it (so it does not include it back).
 
 #include <cstddef>
 #include <string>
@@ -9,7 +10,6 @@
 
 #include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/codegen/launch.hpp>
-#include <rocmtpl/codegen/rendered_source.hpp>
 #include <rocmtpl/core/config.hpp>
 
 namespace rocmtpl {

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of codegen/template_context.hpp: included by it (header-only) or compiled once by src/codegen.cpp.
+// The implementation of codegen/template_context.hpp: included at its end (header-only) or compiled once by
+// src/codegen.cpp, after it (so it does not include it back).
 
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 

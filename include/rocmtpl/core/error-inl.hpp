@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of core/error.hpp: included by it (header-only) or compiled once by src/ir.cpp.
+// The implementation of core/error.hpp: included at its end (header-only) or compiled once by src/ir.cpp, after it
+// (so it does not include it back).
 
 #include <string>
 #include <utility>
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/core/error.hpp>
 
 namespace rocmtpl {
 

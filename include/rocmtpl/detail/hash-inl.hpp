@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of detail/hash.hpp: included by it (header-only) or compiled once by src/ir.cpp.
+// The implementation of detail/hash.hpp: included at its end (header-only) or compiled once by src/ir.cpp, after it
+// (so it does not include it back).
 
 #include <cstdint>
 #include <cstdio>
@@ -9,7 +10,6 @@
 #include <string_view>
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/detail/hash.hpp>
 
 namespace rocmtpl::detail {
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of detail/strings.hpp: included by it (header-only) or compiled once by src/ir.cpp.
+// The implementation of detail/strings.hpp: included at its end (header-only) or compiled once by src/ir.cpp, after it
+// (so it does not include it back).
 
 #include <cstddef>
 #include <string>
@@ -9,7 +10,6 @@
 #include <vector>
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/detail/strings.hpp>
 
 namespace rocmtpl::detail {
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of ir/buffer.hpp: included by it (header-only) or compiled once by src/ir.cpp.
+// The implementation of ir/buffer.hpp: included at its end (header-only) or compiled once by src/ir.cpp, after it
+// (so it does not include it back).
 
 #include <cstdint>
 #include <memory>
@@ -10,7 +11,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/identifier.hpp>
 
 namespace rocmtpl {

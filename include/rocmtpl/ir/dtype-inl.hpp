@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of ir/dtype.hpp: included by it (header-only) or compiled once by src/ir.cpp.
+// The implementation of ir/dtype.hpp: included at its end (header-only) or compiled once by src/ir.cpp, after it
+// (so it does not include it back).
 
 #include <array>
 #include <cstddef>
@@ -11,7 +12,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/ir/dtype.hpp>
 
 namespace rocmtpl {
 

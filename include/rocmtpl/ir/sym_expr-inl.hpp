@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of ir/sym_expr.hpp: included by it (header-only) or compiled once by src/ir.cpp.
+// The implementation of ir/sym_expr.hpp: included at its end (header-only) or compiled once by src/ir.cpp, after it
+// (so it does not include it back).
 
 #include <algorithm>
 #include <cstddef>
@@ -21,7 +22,6 @@
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/identifier.hpp>
-#include <rocmtpl/ir/sym_expr.hpp>
 
 namespace rocmtpl {
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of ir/tensor_meta.hpp: included by it (header-only) or compiled once by src/ir.cpp.
+// The implementation of ir/tensor_meta.hpp: included at its end (header-only) or compiled once by src/ir.cpp, after it
+// (so it does not include it back).
 
 #include <cstddef>
 #include <cstdint>
@@ -9,7 +10,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/ir/tensor_meta.hpp>
 
 namespace rocmtpl {
 

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of kernel/rocm_benchmark_request.hpp: included by it (header-only) or compiled once by
-// src/kernel.cpp.
+// The implementation of kernel/rocm_benchmark_request.hpp: included at its end (header-only) or compiled once by
+// src/kernel.cpp, after it (so it does not include it back).
 
 #include <cstddef>
 #include <string>
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/detail/hash.hpp>
-#include <rocmtpl/kernel/rocm_benchmark_request.hpp>
 
 namespace rocmtpl {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of kernel/rocm_cpp_scheduling.hpp: included by it (header-only) or compiled once by
-// src/kernel.cpp.
+// The implementation of kernel/rocm_cpp_scheduling.hpp: included at its end (header-only) or compiled once by
+// src/kernel.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <cstddef>
@@ -18,7 +18,6 @@
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/detail/hash.hpp>
 #include <rocmtpl/detail/strings.hpp>
-#include <rocmtpl/kernel/rocm_cpp_scheduling.hpp>
 
 namespace rocmtpl {
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of kernel/rocm_kernel.hpp: included by it (header-only) or compiled once by src/kernel.cpp.
+// The implementation of kernel/rocm_kernel.hpp: included at its end (header-only) or compiled once by src/kernel.cpp,
+// after it (so it does not include it back).
 
 #include <algorithm>
 #include <cstddef>
@@ -19,7 +20,6 @@
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/ir/identifier.hpp>
-#include <rocmtpl/kernel/rocm_kernel.hpp>
 
 namespace rocmtpl {
 

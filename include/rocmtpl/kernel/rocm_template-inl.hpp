@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of kernel/rocm_template.hpp: included by it (header-only) or compiled once by src/kernel.cpp.
+// The implementation of kernel/rocm_template.hpp: included at its end (header-only) or compiled once by src/kernel.cpp,
+// after it (so it does not include it back).
 
 #include <atomic>
 #include <cstdint>
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/kernel/rocm_template.hpp>
 
 namespace rocmtpl::detail {
 

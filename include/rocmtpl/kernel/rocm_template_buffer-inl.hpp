@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of kernel/rocm_template_buffer.hpp: included by it (header-only) or compiled once by
-// src/kernel.cpp.
+// The implementation of kernel/rocm_template_buffer.hpp: included at its end (header-only) or compiled once by
+// src/kernel.cpp, after it (so it does not include it back).
 
 #include <cstddef>
 #include <optional>
@@ -12,7 +12,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/kernel/rocm_template_buffer.hpp>
 
 namespace rocmtpl {
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of module/emitter.hpp: included by it (header-only) or compiled once by src/module.cpp.
+// The implementation of module/emitter.hpp: included at its end (header-only) or compiled once by src/module.cpp, after
+// it (so it does not include it back).
 
 #include <algorithm>
 #include <cstddef>
@@ -22,7 +23,6 @@
 #include <rocmtpl/device/hip_portable.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
-#include <rocmtpl/module/emitter.hpp>
 #include <rocmtpl/module/runner.hpp>
 #include <rocmtpl/module/workspace_plan.hpp>
 #include <rocmtpl/templates/elementwise.hpp>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of module/graph.hpp: included by it (header-only) or compiled once by src/module.cpp.
+// The implementation of module/graph.hpp: included at its end (header-only) or compiled once by src/module.cpp, after
+// it (so it does not include it back).
 
 #include <algorithm>
 #include <cstddef>
@@ -14,7 +15,6 @@
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/detail/hash.hpp>
-#include <rocmtpl/module/graph.hpp>
 
 namespace rocmtpl {
 

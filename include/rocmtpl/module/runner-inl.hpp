@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of module/runner.hpp: included by it (header-only) or compiled once by src/module.cpp.
+// The implementation of module/runner.hpp: included at its end (header-only) or compiled once by src/module.cpp, after
+// it (so it does not include it back).
 
 #include <cstddef>
 #include <initializer_list>
@@ -12,7 +13,6 @@
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/detail/strings.hpp>
 #include <rocmtpl/ir/dtype.hpp>
-#include <rocmtpl/module/runner.hpp>
 
 namespace rocmtpl::detail::module_impl {
 

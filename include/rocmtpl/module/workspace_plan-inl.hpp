@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of module/workspace_plan.hpp: included by it (header-only) or compiled once by src/module.cpp.
+// The implementation of module/workspace_plan.hpp: included at its end (header-only) or compiled once by
+// src/module.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <cstddef>
@@ -13,7 +14,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/module/workspace_plan.hpp>
 
 namespace rocmtpl {
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/activation.hpp: included by it (header-only) or compiled once by src/templates.cpp.
+// The implementation of templates/activation.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <string>
 #include <string_view>
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/templates/activation.hpp>
 
 namespace rocmtpl::templates {
 

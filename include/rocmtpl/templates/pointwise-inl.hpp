@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/pointwise.hpp: included by it (header-only) or compiled once by src/templates.cpp.
+// The implementation of templates/pointwise.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <cstddef>
 #include <string>
@@ -19,7 +20,6 @@
 #include <rocmtpl/templates/detail/element_access.hpp>
 #include <rocmtpl/templates/detail/source_parts.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
-#include <rocmtpl/templates/pointwise.hpp>
 
 namespace rocmtpl::templates {
 

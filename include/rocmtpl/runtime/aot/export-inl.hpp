@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/aot/export.hpp: included by it (header-only) or compiled once by src/runtime/aot.cpp.
+// The implementation of runtime/aot/export.hpp: included at its end (header-only) or compiled once by
+// src/runtime/aot.cpp, after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
@@ -10,7 +11,6 @@
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/layout.hpp>
 #include <rocmtpl/kernel/rocm_template.hpp>
-#include <rocmtpl/runtime/aot/export.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>

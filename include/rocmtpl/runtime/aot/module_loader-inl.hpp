@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/aot/module_loader.hpp: included by it (header-only) or compiled once by
-// src/runtime/aot.cpp.
+// The implementation of runtime/aot/module_loader.hpp: included at its end (header-only) or compiled once by
+// src/runtime/aot.cpp, after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
@@ -12,7 +12,6 @@
 #include <rocmtpl/ir/layout.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/module/emitter.hpp>
-#include <rocmtpl/runtime/aot/module_loader.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/launch/kernel_call.hpp>

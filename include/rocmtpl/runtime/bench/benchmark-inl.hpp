@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/bench/benchmark.hpp: included by it (header-only) or compiled once by
-// src/runtime/bench.cpp.
+// The implementation of runtime/bench/benchmark.hpp: included at its end (header-only) or compiled once by
+// src/runtime/bench.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +16,6 @@
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/kernel/rocm_benchmark_request.hpp>
-#include <rocmtpl/runtime/bench/benchmark.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/bench/caller_runtime.hpp: included by it (header-only) or compiled once by
-// src/runtime/bench.cpp.
+// The implementation of runtime/bench/caller_runtime.hpp: included at its end (header-only) or compiled once by
+// src/runtime/bench.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <cstddef>
@@ -17,7 +17,6 @@
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/kernel/rocm_benchmark_request.hpp>
 #include <rocmtpl/runtime/bench/benchmark.hpp>
-#include <rocmtpl/runtime/bench/caller_runtime.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/bench/measure.hpp: included by it (header-only) or compiled once by
-// src/runtime/bench.cpp.
+// The implementation of runtime/bench/measure.hpp: included at its end (header-only) or compiled once by
+// src/runtime/bench.cpp, after it (so it does not include it back).
 
 #include <string.h>
 
@@ -26,7 +26,6 @@
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/kernel/rocm_benchmark_request.hpp>
 #include <rocmtpl/runtime/bench/benchmark.hpp>
-#include <rocmtpl/runtime/bench/measure.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/db/tuning_db.hpp>
 #include <rocmtpl/runtime/launch/module_launcher.hpp>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/bench/utility_kernels.hpp: included by it (header-only) or compiled once by
-// src/runtime/bench.cpp.
+// The implementation of runtime/bench/utility_kernels.hpp: included at its end (header-only) or compiled once by
+// src/runtime/bench.cpp, after it (so it does not include it back).
 
 #include <cmath>
 #include <cstdint>
@@ -25,7 +25,6 @@
 #include <rocmtpl/ir/identifier.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/ir/tensor_meta.hpp>
-#include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/build/device_headers.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/bench/worker_pool.hpp: included by it (header-only) or compiled once by
-// src/runtime/bench.cpp.
+// The implementation of runtime/bench/worker_pool.hpp: included at its end (header-only) or compiled once by
+// src/runtime/bench.cpp, after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/runtime/bench/measure.hpp>
-#include <rocmtpl/runtime/bench/worker_pool.hpp>
 #include <rocmtpl/runtime/sys/process.hpp>
 
 #include <nlohmann/json.hpp>

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/build/compiler.hpp: included by it (header-only) or compiled once by
-// src/runtime/build.cpp.
+// The implementation of runtime/build/compiler.hpp: included at its end (header-only) or compiled once by
+// src/runtime/build.cpp, after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/detail/hash.hpp>
 #include <rocmtpl/detail/strings.hpp>
-#include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/build/nvrtc.hpp>
 #include <rocmtpl/runtime/build/resource_usage.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/build/device_headers.hpp: included by it (header-only) or compiled once by
-// src/runtime/build.cpp.
+// The implementation of runtime/build/device_headers.hpp: included at its end (header-only) or compiled once by
+// src/runtime/build.cpp, after it (so it does not include it back).
 
 #include <cstdint>
 #include <filesystem>
@@ -17,7 +17,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
-#include <rocmtpl/runtime/build/device_headers.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
 #include <rocmtpl/runtime/sys/cache_root.hpp>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/build/nvrtc.hpp: included by it (header-only) or compiled once by
-// src/runtime/build.cpp.
+// The implementation of runtime/build/nvrtc.hpp: included at its end (header-only) or compiled once by
+// src/runtime/build.cpp, after it (so it does not include it back).
 
 #include <dlfcn.h>
 
@@ -28,7 +28,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/runtime/build/nvrtc.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
 #include <rocmtpl/runtime/sys/cache_root.hpp>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/build/resource_usage.hpp: included by it (header-only) or compiled once by
-// src/runtime/build.cpp.
+// The implementation of runtime/build/resource_usage.hpp: included at its end (header-only) or compiled once by
+// src/runtime/build.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <charconv>
@@ -17,7 +17,6 @@
 #include <cxxabi.h>
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/runtime/build/resource_usage.hpp>
 
 namespace rocmtpl::runtime {
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/db/claims.hpp: included by it (header-only) or compiled once by src/runtime/db.cpp.
+// The implementation of runtime/db/claims.hpp: included at its end (header-only) or compiled once by
+// src/runtime/db.cpp, after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/runtime/db/claims.hpp>
 #include <rocmtpl/runtime/db/schema.hpp>
 #include <rocmtpl/runtime/db/sqlite.hpp>
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/db/database.hpp: included by it (header-only) or compiled once by src/runtime/db.cpp.
+// The implementation of runtime/db/database.hpp: included at its end (header-only) or compiled once by
+// src/runtime/db.cpp, after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/runtime/db/claims.hpp>
-#include <rocmtpl/runtime/db/database.hpp>
 #include <rocmtpl/runtime/db/json.hpp>
 #include <rocmtpl/runtime/db/key.hpp>
 #include <rocmtpl/runtime/db/postgres.hpp>

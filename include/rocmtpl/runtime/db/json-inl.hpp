@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/db/json.hpp: included by it (header-only) or compiled once by src/runtime/db.cpp.
+// The implementation of runtime/db/json.hpp: included at its end (header-only) or compiled once by src/runtime/db.cpp,
+// after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/runtime/db/json.hpp>
 #include <rocmtpl/runtime/db/key.hpp>
 
 #include <nlohmann/json.hpp>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/db/key.hpp: included by it (header-only) or compiled once by src/runtime/db.cpp.
+// The implementation of runtime/db/key.hpp: included at its end (header-only) or compiled once by src/runtime/db.cpp,
+// after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/runtime/db/key.hpp>
 
 #include <fmt/format.h>
 #include <rocmtpl/detail/hash.hpp>  // xxHash, inlined

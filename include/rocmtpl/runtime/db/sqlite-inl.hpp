@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/db/sqlite.hpp: included by it (header-only) or compiled once by src/runtime/db.cpp.
+// The implementation of runtime/db/sqlite.hpp: included at its end (header-only) or compiled once by
+// src/runtime/db.cpp, after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/runtime/db/sqlite.hpp>
 
 #include <fmt/format.h>
 #include <sqlite3.h>

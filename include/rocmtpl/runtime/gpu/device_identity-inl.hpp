@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/gpu/device_identity.hpp: included by it (header-only) or compiled once by
-// src/runtime/gpu.cpp.
+// The implementation of runtime/gpu/device_identity.hpp: included at its end (header-only) or compiled once by
+// src/runtime/gpu.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,7 +19,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/detail/hash.hpp>
-#include <rocmtpl/runtime/gpu/device_identity.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
 #include <rocmtpl/runtime/sys/cache_root.hpp>

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/gpu/error.hpp: included by it (header-only) or compiled once by src/runtime/gpu.cpp.
+// The implementation of runtime/gpu/error.hpp: included at its end (header-only) or compiled once by
+// src/runtime/gpu.cpp, after it (so it does not include it back).
 
 #include <string>
 #include <utility>
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/runtime/gpu/error.hpp>
 
 namespace rocmtpl::runtime {
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/gpu/options.hpp: included by it (header-only) or compiled once by src/runtime/gpu.cpp.
+// The implementation of runtime/gpu/options.hpp: included at its end (header-only) or compiled once by
+// src/runtime/gpu.cpp, after it (so it does not include it back).
 
 #include <array>
 #include <cstdlib>
@@ -11,7 +12,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/runtime/gpu/options.hpp>
 #include <rocmtpl/runtime/sys/platform.hpp>
 
 namespace rocmtpl::runtime {

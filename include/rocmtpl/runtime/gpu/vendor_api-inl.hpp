@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/gpu/vendor_api.hpp: included by it (header-only) or compiled once by
-// src/runtime/gpu.cpp.
+// The implementation of runtime/gpu/vendor_api.hpp: included at its end (header-only) or compiled once by
+// src/runtime/gpu.cpp, after it (so it does not include it back).
 
 #include <dlfcn.h>
 
@@ -14,7 +14,6 @@
 #include <string_view>
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/runtime/gpu/vendor_api.hpp>
 #include <rocmtpl/runtime/sys/platform.hpp>
 
 namespace rocmtpl::runtime {

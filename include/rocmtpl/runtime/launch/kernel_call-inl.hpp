@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/launch/kernel_call.hpp: included by it (header-only) or compiled once by
-// src/runtime/launch.cpp.
+// The implementation of runtime/launch/kernel_call.hpp: included at its end (header-only) or compiled once by
+// src/runtime/launch.cpp, after it (so it does not include it back).
 
 #include <array>
 #include <cstddef>
@@ -19,7 +19,6 @@
 #include <rocmtpl/codegen/status.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/runtime/launch/kernel_call.hpp>
 #include <rocmtpl/runtime/sys/shared_library.hpp>
 
 namespace rocmtpl::runtime {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/launch/module_launcher.hpp: included by it (header-only) or compiled once by
-// src/runtime/launch.cpp.
+// The implementation of runtime/launch/module_launcher.hpp: included at its end (header-only) or compiled once by
+// src/runtime/launch.cpp, after it (so it does not include it back).
 
 #include <dlfcn.h>
 
@@ -26,7 +26,6 @@
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/runtime/launch/kernel_call.hpp>
-#include <rocmtpl/runtime/launch/module_launcher.hpp>
 #include <rocmtpl/runtime/sys/platform.hpp>
 
 namespace rocmtpl::runtime {

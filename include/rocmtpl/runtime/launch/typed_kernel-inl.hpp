@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/launch/typed_kernel.hpp: included by it (header-only) or compiled once by
-// src/runtime/launch.cpp.
+// The implementation of runtime/launch/typed_kernel.hpp: included at its end (header-only) or compiled once by
+// src/runtime/launch.cpp, after it (so it does not include it back).
 
 #include <cstddef>
 #include <string>
@@ -10,7 +10,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/runtime/launch/typed_kernel.hpp>
 
 namespace rocmtpl::runtime {
 

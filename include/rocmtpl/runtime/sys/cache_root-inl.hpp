@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/sys/cache_root.hpp: included by it (header-only) or compiled once by
-// src/runtime/sys.cpp.
+// The implementation of runtime/sys/cache_root.hpp: included at its end (header-only) or compiled once by
+// src/runtime/sys.cpp, after it (so it does not include it back).
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,7 +12,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/runtime/sys/cache_root.hpp>
 
 namespace rocmtpl::runtime {
 

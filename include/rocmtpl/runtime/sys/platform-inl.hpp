@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/sys/platform.hpp: included by it (header-only) or compiled once by src/runtime/sys.cpp.
+// The implementation of runtime/sys/platform.hpp: included at its end (header-only) or compiled once by
+// src/runtime/sys.cpp, after it (so it does not include it back).
 
 #include <optional>
 #include <string>
@@ -9,7 +10,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/runtime/sys/platform.hpp>
 
 namespace rocmtpl::runtime {
 

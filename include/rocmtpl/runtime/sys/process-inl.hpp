@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/sys/process.hpp: included by it (header-only) or compiled once by src/runtime/sys.cpp.
+// The implementation of runtime/sys/process.hpp: included at its end (header-only) or compiled once by
+// src/runtime/sys.cpp, after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/runtime/sys/process.hpp>
 
 #include <algorithm>
 #include <cerrno>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/tune/autotuner.hpp: included by it (header-only) or compiled once by
-// src/runtime/tune.cpp.
+// The implementation of runtime/tune/autotuner.hpp: included at its end (header-only) or compiled once by
+// src/runtime/tune.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <chrono>
@@ -42,7 +42,6 @@
 #include <rocmtpl/runtime/launch/kernel_call.hpp>
 #include <rocmtpl/runtime/launch/module_launcher.hpp>
 #include <rocmtpl/runtime/sys/shared_library.hpp>
-#include <rocmtpl/runtime/tune/autotuner.hpp>
 
 namespace rocmtpl::runtime {
 

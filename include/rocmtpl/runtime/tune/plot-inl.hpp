@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/tune/plot.hpp: included by it (header-only) or compiled once by src/runtime/tune.cpp.
+// The implementation of runtime/tune/plot.hpp: included at its end (header-only) or compiled once by
+// src/runtime/tune.cpp, after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
 #include <rocmtpl/runtime/sys/process.hpp>
-#include <rocmtpl/runtime/tune/plot.hpp>
 
 #include <fmt/format.h>
 

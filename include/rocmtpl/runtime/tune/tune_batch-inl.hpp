@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/tune/tune_batch.hpp: included by it (header-only) or compiled once by
-// src/runtime/tune.cpp.
+// The implementation of runtime/tune/tune_batch.hpp: included at its end (header-only) or compiled once by
+// src/runtime/tune.cpp, after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/detail/hash.hpp>  // xxHash, inlined
 #include <rocmtpl/runtime/db/tuning_db.hpp>
-#include <rocmtpl/runtime/tune/tune_batch.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

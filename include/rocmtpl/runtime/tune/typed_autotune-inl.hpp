@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of runtime/tune/typed_autotune.hpp: included by it (header-only) or compiled once by
-// src/runtime/tune.cpp.
+// The implementation of runtime/tune/typed_autotune.hpp: included at its end (header-only) or compiled once by
+// src/runtime/tune.cpp, after it (so it does not include it back).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
@@ -13,7 +13,6 @@
 #include <rocmtpl/runtime/gpu/error.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/runtime/tune/autotuner.hpp>
-#include <rocmtpl/runtime/tune/typed_autotune.hpp>
 
 namespace rocmtpl::runtime {
 

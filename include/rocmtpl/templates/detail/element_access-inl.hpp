@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/detail/element_access.hpp: included by it (header-only) or compiled once by
-// src/templates.cpp.
+// The implementation of templates/detail/element_access.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <cstdio>
 #include <string>
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/ir/dtype.hpp>
-#include <rocmtpl/templates/detail/element_access.hpp>
 
 namespace rocmtpl::templates::detail {
 

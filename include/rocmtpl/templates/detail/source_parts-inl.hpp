@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/detail/source_parts.hpp: included by it (header-only) or compiled once by
-// src/templates.cpp.
+// The implementation of templates/detail/source_parts.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <string>
 #include <vector>
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/templates/detail/source_parts.hpp>
 
 namespace rocmtpl::templates::detail {
 

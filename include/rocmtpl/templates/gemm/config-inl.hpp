@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/gemm/config.hpp: included by it (header-only) or compiled once by src/templates.cpp.
+// The implementation of templates/gemm/config.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <string>
 #include <utility>
@@ -9,7 +10,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
-#include <rocmtpl/templates/gemm/config.hpp>
 
 namespace rocmtpl::templates {
 

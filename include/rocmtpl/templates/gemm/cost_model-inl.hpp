@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/gemm/cost_model.hpp: included by it (header-only) or compiled once by
-// src/templates.cpp.
+// The implementation of templates/gemm/cost_model.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,6 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
-#include <rocmtpl/templates/gemm/cost_model.hpp>
 
 namespace rocmtpl::templates::detail {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/gemm/descriptor.hpp: included by it (header-only) or compiled once
-// by src/templates.cpp.
+// The implementation of templates/gemm/descriptor.hpp: included at its end (header-only) or compiled
+// once by src/templates.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <cstdint>
@@ -11,7 +11,6 @@
 #include <vector>
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/templates/gemm/descriptor.hpp>
 
 namespace rocmtpl::templates {
 

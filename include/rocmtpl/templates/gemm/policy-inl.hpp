@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/gemm/policy.hpp: included by it (header-only) or compiled once by src/templates.cpp.
+// The implementation of templates/gemm/policy.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <cstdint>
@@ -16,7 +17,6 @@
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/layout.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
-#include <rocmtpl/templates/gemm/policy.hpp>
 #include <rocmtpl/templates/gemm/search_space.hpp>
 
 namespace rocmtpl::templates {

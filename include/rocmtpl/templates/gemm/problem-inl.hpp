@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/gemm/problem.hpp: included by it (header-only) or compiled once by src/templates.cpp.
+// The implementation of templates/gemm/problem.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +21,6 @@
 #include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/templates/detail/element_access.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
-#include <rocmtpl/templates/gemm/problem.hpp>
 
 namespace rocmtpl::templates::detail {
 

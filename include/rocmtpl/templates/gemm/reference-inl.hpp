@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/gemm/reference.hpp: included by it (header-only) or compiled once by
-// src/templates.cpp.
+// The implementation of templates/gemm/reference.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <cstddef>
 #include <string>
@@ -21,7 +21,6 @@
 #include <rocmtpl/templates/detail/source_parts.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
-#include <rocmtpl/templates/gemm/reference.hpp>
 
 namespace rocmtpl::templates::detail {
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/gemm/render.hpp: included by it (header-only) or compiled once by src/templates.cpp.
+// The implementation of templates/gemm/render.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <cstdint>
@@ -25,7 +26,6 @@
 #include <rocmtpl/templates/gemm/config.hpp>
 #include <rocmtpl/templates/gemm/device_code.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
-#include <rocmtpl/templates/gemm/render.hpp>
 #include <rocmtpl/templates/gemm/skinny_device_code.hpp>
 #include <rocmtpl/templates/gemm/sm90_device_code.hpp>
 

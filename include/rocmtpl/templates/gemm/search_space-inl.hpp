@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/gemm/search_space.hpp: included by it (header-only) or compiled once by
-// src/templates.cpp.
+// The implementation of templates/gemm/search_space.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <algorithm>
 #include <array>
@@ -17,7 +17,6 @@
 #include <rocmtpl/templates/gemm/config.hpp>
 #include <rocmtpl/templates/gemm/cost_model.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
-#include <rocmtpl/templates/gemm/search_space.hpp>
 
 namespace rocmtpl::templates {
 

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/gemm/sm90_device_code.hpp: included by it (header-only) or compiled once by
-// src/templates.cpp.
+// The implementation of templates/gemm/sm90_device_code.hpp: included at its end (header-only) or compiled once by
+// src/templates.cpp, after it (so it does not include it back).
 
 #include <string>
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/templates/gemm/sm90_device_code.hpp>
 
 namespace rocmtpl::templates::detail {
 
