@@ -39,8 +39,9 @@ case "${1:-}" in
     cmake --preset release > /dev/null
     cmake --build --preset release --target rocmtpl-tune rocmtpl-bench-worker -j "$jobs"
     # A square fp16 GEMM with a fused bias + relu; without a GPU: compile for AMD, print resource usage.
-    exec build/release/tools/rocmtpl-tune gemm --m 4096 --n 4096 --k 4096 --dtype f16 --bias --epilogue relu \
-      --top-k 32 "$@"
+    # The user's options replace these defaults (tools/tune_args.sh).
+    mapfile -d '' -t args < <(tools/tune_args.sh "$@")
+    exec build/release/tools/rocmtpl-tune gemm "${args[@]}"
     ;;
   test)
     install_packages

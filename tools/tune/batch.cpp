@@ -104,9 +104,10 @@ bool set_problem_field(gemm_problem_args& p, const std::string& f, const std::st
     p.k = positive(what, v);
   else if (f == "batch")
     p.batch = positive(what, v);
-  else if (f == "dtype")
-    check_member(what, p.dtype_name = v.get<std::string>(), {"f32", "f16", "bf16"});
-  else if (f == "layout")
+  else if (f == "dtype") {
+    p.dtype_name = v.get<std::string>();
+    if (const auto why = gemm_dtype_error(p.dtype_name); !why.empty()) throw usage_error(what + ": " + why);
+  } else if (f == "layout")
     check_member(what, p.layout_name = v.get<std::string>(), {"rr", "rc", "cr", "cc"});
   else if (f == "epilogue")
     check_member(what, p.epilogue = v.get<std::string>(), {"none", "relu", "gelu", "silu", "sigmoid"});

@@ -289,7 +289,7 @@ void add_problem_options(CLI::App& cmd, gemm_problem_args& p) {
       ->check(count_validator(false))
       ->capture_default_str();
   cmd.add_option("--dtype", p.dtype_name, "element type of X, W, bias and Y")
-      ->check(CLI::IsMember({"f32", "f16", "bf16"}))
+      ->transform(gemm_dtype_validator())
       ->capture_default_str();
   cmd.add_option("--layout", p.layout_name, "X and W storage: r = row-major, c = column-major")
       ->check(CLI::IsMember({"rr", "rc", "cr", "cc"}))
@@ -298,7 +298,7 @@ void add_problem_options(CLI::App& cmd, gemm_problem_args& p) {
       ->check(CLI::IsMember({"none", "relu", "gelu", "silu", "sigmoid"}))
       ->capture_default_str();
   cmd.add_option("--alpha", p.alpha, "scale of X @ W")->capture_default_str();
-  cmd.add_flag("--bias", p.bias, "add a bias of N values broadcast along the rows");
+  cmd.add_flag("--bias,!--no-bias", p.bias, "add a bias of N values broadcast along the rows (--no-bias: none)");
   cmd.add_option("--symbolic", p.symbolic,
                  "sizes that are kernel arguments instead of constants (M,N,K,B); --m/--n/--k/--batch give their "
                  "values for benchmarking")

@@ -36,6 +36,17 @@ namespace {
 
 using namespace rocmtpl_tune;
 
+// "rocmtpl-tune db list": the subcommands the parser entered (also after a parse error), deepest last.
+std::string command_path(const CLI::App& app) {
+  std::string path = app.get_name();
+  for (const CLI::App* at = &app; at != nullptr;) {
+    const auto entered = at->get_subcommands();
+    at = entered.empty() ? nullptr : entered.front();
+    if (at != nullptr) path += ' ' + at->get_name();
+  }
+  return path;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"rocmtpl-tune: tune rocmtpl kernel templates and inspect the tuning database", "rocmtpl-tune"};
   app.set_version_flag("--version", std::string("rocmtpl-tune ") + rocmtpl::version_string);
@@ -48,9 +59,12 @@ int run(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    set_help_command(command_path(app));
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
-    std::cerr << "rocmtpl-tune: " << first_line(e.what()) << " (see rocmtpl-tune --help)\n";
+    // A usage error after a subcommand points at that subcommand's --help.
+    set_help_command(command_path(app));
+    std::cerr << "rocmtpl-tune: " << first_line(e.what()) << ' ' << usage_hint() << '\n';
     return 2;
   }
 

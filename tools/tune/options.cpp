@@ -2,6 +2,7 @@
 #include "options.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -10,8 +11,10 @@
 #include <exception>
 #include <iostream>
 #include <regex>
+#include <utility>
 
 #include <rocmtpl/core/error.hpp>
+#include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/db/database.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
@@ -40,7 +43,7 @@ void add_tuning_options(CLI::App& app, tuning_settings& t, const tuning_help& he
       ->check(amd_arch_validator())
       ->capture_default_str();
   app.add_option("--top-k", t.top_k, help.top_k)->check(count_validator(true))->capture_default_str();
-  app.add_option("--jobs", t.jobs, help.jobs)->check(count_validator(true));
+  app.add_option("--jobs,-j", t.jobs, help.jobs)->check(count_validator(true));
   app.add_option("--budget-ms", t.budget_ms, "GPU time spent timing each candidate")
       ->check(positive_real_validator())
       ->capture_default_str();
@@ -60,6 +63,27 @@ std::string amd_arch_error(const std::string& value) {
 
 CLI::Validator amd_arch_validator() {
   return CLI::Validator([](std::string& value) { return amd_arch_error(value); }, "ARCH");
+}
+
+std::string gemm_dtype_error(std::string& value) {
+  constexpr std::array<std::pair<rocmtpl::dtype, std::string_view>, 3> tunable{
+      {{rocmtpl::dtype::f32, "f32"}, {rocmtpl::dtype::f16, "f16"}, {rocmtpl::dtype::bf16, "bf16"}}};
+  try {
+    const auto type = rocmtpl::parse_dtype(value);
+    for (const auto& [d, short_name] : tunable) {
+      if (d == type) {
+        value = short_name;
+        return {};
+      }
+    }
+  } catch (const rocmtpl::error&) {
+  }
+  return "'" + value +
+         "' is not a GEMM element type (f16 = fp16 = half = float16, bf16 = bfloat16, f32 = fp32 = float)";
+}
+
+CLI::Validator gemm_dtype_validator() {
+  return CLI::Validator([](std::string& value) { return gemm_dtype_error(value); }, "f16|bf16|f32");
 }
 
 CLI::Validator count_validator(bool allow_zero) {
@@ -118,11 +142,22 @@ void write_text(const fs::path& file, std::string_view text) {
   rocmtpl::runtime::detail::write_file_atomic(file, text);
 }
 
+namespace {
+std::string& help_command_storage() {
+  static std::string command = "rocmtpl-tune";
+  return command;
+}
+}  // namespace
+
+void set_help_command(std::string command) { help_command_storage() = std::move(command); }
+
+std::string usage_hint() { return "(see " + help_command_storage() + " --help)"; }
+
 int run_reporting_errors(const std::function<int()>& body) {
   try {
     return body();
   } catch (const usage_error& e) {
-    std::cerr << "rocmtpl-tune: " << e.what() << " (see rocmtpl-tune --help)\n";
+    std::cerr << "rocmtpl-tune: " << e.what() << ' ' << usage_hint() << '\n';
     return 2;
   } catch (const rocmtpl::runtime::compile_error& e) {
     // The log can be long: the compiler's own first error line only.

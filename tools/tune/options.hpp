@@ -72,6 +72,11 @@ void add_tuning_options(CLI::App& app, tuning_settings& t, const tuning_help& he
 std::string amd_arch_error(const std::string& value);
 
 CLI::Validator amd_arch_validator();
+
+/// An empty string when @p value spells an element type the GEMM tuner takes (f16, fp16, half, float16,
+/// bf16, bfloat16, f32, fp32, float, float32), which it rewrites to its short name; else why not.
+std::string gemm_dtype_error(std::string& value);
+CLI::Validator gemm_dtype_validator();
 /// A positive (or, with allow_zero, non-negative) integer, with a message that says so.
 CLI::Validator count_validator(bool allow_zero);
 CLI::Validator positive_real_validator();
@@ -83,6 +88,12 @@ void normalize_symbols(std::vector<std::string>& symbols);
 
 /// Writes a report atomically (a reader never sees half of it), creating its folder first.
 void write_text(const std::filesystem::path& file, std::string_view text);
+
+/// The command whose --help a usage error points at ("rocmtpl-tune gemm"): the deepest subcommand
+/// on the command line; "rocmtpl-tune" until one is parsed.
+void set_help_command(std::string command);
+/// "(see <command> --help)".
+std::string usage_hint();
 
 /// Runs @p body and turns an exception into one line on stderr and the exit code: 2 for a usage
 /// error, 1 for a failure.
