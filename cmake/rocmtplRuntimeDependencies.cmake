@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Third-party dependencies of rocmtpl's runtime layer (rocmtpl::runtime), on top of the pure
-# layer's (rocmtplDependencies.cmake, included first): Threads, fmt, nlohmann-json, SQLite and,
+# layer's (rocmtplDependencies.cmake, included first): Threads, fmt, spdlog, nlohmann-json, SQLite and,
 # optionally, libpq. Looked up by the project where it builds something on the runtime layer, and by
 # the package configuration for its `runtime` component; a render-only consumer never needs them.
 #
@@ -35,6 +35,23 @@ if(NOT TARGET rocmtpl::deps_fmt)
     _rocmtpl_header_target(rocmtpl::deps_fmt fmt/format.h fmt libfmt-dev ROCMTPL_RUNTIME_DEPENDENCIES_MISSING)
     if(TARGET rocmtpl::deps_fmt)
       set_property(TARGET rocmtpl::deps_fmt APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY)
+    endif()
+  endif()
+endif()
+
+# spdlog (on the fmt above): the runtime's levelled log (runtime/sys/log.hpp). Its compiled library
+# where its CMake package is installed (Debian libspdlog-dev), else its headers alone (spdlog's
+# header-only mode, as a machine that carries the headers in ROCMTPL_EXTRA_INCLUDE_DIR has it).
+if(NOT TARGET rocmtpl::deps_spdlog)
+  find_package(spdlog CONFIG QUIET)
+  if(TARGET spdlog::spdlog)
+    add_library(rocmtpl::deps_spdlog INTERFACE IMPORTED GLOBAL)
+    set_target_properties(rocmtpl::deps_spdlog PROPERTIES INTERFACE_LINK_LIBRARIES spdlog::spdlog)
+  else()
+    _rocmtpl_header_target(rocmtpl::deps_spdlog spdlog/spdlog.h spdlog libspdlog-dev
+                           ROCMTPL_RUNTIME_DEPENDENCIES_MISSING)
+    if(TARGET rocmtpl::deps_spdlog)
+      set_property(TARGET rocmtpl::deps_spdlog APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS SPDLOG_FMT_EXTERNAL)
     endif()
   endif()
 endif()

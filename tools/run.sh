@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ clang-15 hipcc libamdhip64-dev librange-v3-dev googletest libgtest-dev libbenchmark-dev
-          libfmt-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libxxhash-dev doxygen clang-format-14
+          libfmt-dev libspdlog-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libxxhash-dev doxygen clang-format-14
           libpq-dev postgresql gnuplot-nox)
 # libpq-dev enables the PostgreSQL tuning database backend; postgresql (15 on Debian 12) gives the
 # server binaries that the PostgreSQL tests start themselves (initdb into a temporary folder, a Unix

@@ -11,12 +11,14 @@
 // The headers first: an -inl.hpp does not include its own.
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
 #include <rocmtpl/runtime/sys/cache_root.hpp>
+#include <rocmtpl/runtime/sys/log.hpp>
 #include <rocmtpl/runtime/sys/platform.hpp>
 #include <rocmtpl/runtime/sys/process.hpp>
 #include <rocmtpl/runtime/sys/shared_library.hpp>
 
 #include <rocmtpl/runtime/sys/atomic_file-inl.hpp>
 #include <rocmtpl/runtime/sys/cache_root-inl.hpp>
+#include <rocmtpl/runtime/sys/log-inl.hpp>
 #include <rocmtpl/runtime/sys/platform-inl.hpp>
 #include <rocmtpl/runtime/sys/process-inl.hpp>
 #include <rocmtpl/runtime/sys/shared_library-inl.hpp>

@@ -183,6 +183,56 @@ TEST(AutotuneGpu, TunesShareOneWorkerPool) {
   EXPECT_FALSE(o.workers->device_name().empty());
 }
 
+// Issue 22 item 15: at info the log has a line for each phase of a tune (render, compile, load,
+// benchmark, verify, database) and the warm tune's answer from the database; at debug also the
+// generated source, the argument definitions and the compiler's command line. All on stderr.
+TEST(AutotuneGpu, LogsEveryPhaseOfATune) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  temp_dir dir{"rocmtpl-autotune-gpu"};
+  auto o = options_in(dir);
+  o.max_candidates = 2;
+  o.isolate = false;  // loads happen in this process, where the log is captured
+  const auto before = current_log_level();
+  set_log_level(log_level::info);
+  ::testing::internal::CaptureStderr();
+  const auto report = autotune(readme_like(200, 136, 72), {}, o);
+  const auto warm = autotune(readme_like(200, 136, 72), {}, o);
+  const auto info = ::testing::internal::GetCapturedStderr();
+  set_log_level(log_level::debug);
+  ::testing::internal::CaptureStderr();
+  o.use_database = false;
+  (void)autotune(readme_like(200, 136, 72), {}, o);
+  const auto debug = ::testing::internal::GetCapturedStderr();
+  set_log_level(before);
+
+  ASSERT_TRUE(report.winner.has_value());
+  ASSERT_TRUE(warm.from_database);
+  const auto& winner = report.best()->name;
+  const std::vector<std::string> info_lines{"[info] render " + report.candidates[0].name + ": kernel ",
+                                            "[info] tune gemm: 2 candidates, problem ",
+                                            "[info] database " + o.database.string() + ": opened",
+                                            "[info] compile helpers: ",
+                                            "[info] compile reference: ",
+                                            "[info] compile " + report.candidates[1].name + ": ",
+                                            "[info] load ",
+                                            ": code object",
+                                            "[info] benchmark " + report.candidates[0].name + ": ",
+                                            "[info] verify " + report.candidates[1].name + ": ok, max error ",
+                                            "[info] winner " + winner + ": ",
+                                            ": stored the winner of problem " + report.key.digest(),
+                                            ": problem " + report.key.digest() + " answered: winner " + winner};
+  for (const auto& expected : info_lines) {
+    EXPECT_NE(info.find(expected), std::string::npos) << "no '" << expected << "' in the log:\n" << info;
+  }
+  EXPECT_EQ(info.find("[debug]"), std::string::npos) << info;
+  const std::vector<std::string> debug_lines{"[debug] render " + report.candidates[0].name + ": arguments: const ",
+                                             "[debug] render " + report.candidates[0].name + ": source:\n#include",
+                                             "[debug] compile " + report.candidates[0].name + ": "};
+  for (const auto& expected : debug_lines) {
+    EXPECT_NE(debug.find(expected), std::string::npos) << "no '" << expected << "' in the log:\n" << debug;
+  }
+}
+
 // The helper kernels give the same bits as a shared library and as a code object.
 TEST(AutotuneGpu, HelperKernelsAgreeAsLibraryAndCodeObject) {
   ROCMTPL_REQUIRE_GPU_AND_COMPILER();

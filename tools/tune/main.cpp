@@ -27,7 +27,9 @@
 #include <iostream>
 #include <string>
 
+#include <rocmtpl/core/error.hpp>
 #include <rocmtpl/core/version.hpp>
+#include <rocmtpl/runtime/sys/log.hpp>
 
 #include "commands.hpp"
 #include "options.hpp"
@@ -47,9 +49,31 @@ std::string command_path(const CLI::App& app) {
   return path;
 }
 
+// -q, -v, -vv, else ROCMTPL_LOG (a value that names no level is a usage error), else warn.
+void set_log_level(int verbose, bool quiet) {
+  using rocmtpl::runtime::log_level;
+  if (quiet && verbose > 0) throw usage_error("-q and -v contradict each other");
+  if (quiet || verbose > 0) {
+    rocmtpl::runtime::set_log_level(quiet ? log_level::error : verbose == 1 ? log_level::info : log_level::debug);
+    return;
+  }
+  try {
+    rocmtpl::runtime::set_log_level(rocmtpl::runtime::log_level_from_environment().value_or(log_level::warn));
+  } catch (const rocmtpl::error& e) {
+    throw usage_error(without_library_prefix(e.what()));
+  }
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"rocmtpl-tune: tune rocmtpl kernel templates and inspect the tuning database", "rocmtpl-tune"};
   app.set_version_flag("--version", std::string("rocmtpl-tune ") + rocmtpl::version_string);
+  // The log level (runtime/sys/log.hpp): -v info, -vv debug, -q errors only; else ROCMTPL_LOG, else
+  // warnings. Accepted after a subcommand too (`rocmtpl-tune gemm ... -v`).
+  int verbose = 0;
+  bool quiet = false;
+  app.add_flag("-v,--verbose", verbose, "log each phase to stderr (-vv: also the generated source and commands)");
+  app.add_flag("-q,--quiet", quiet, "log errors only");
+  app.fallthrough();
 
   // Added in the order --help lists them.
   const command gemm = register_gemm(app);
@@ -67,6 +91,8 @@ int run(int argc, char** argv) {
     std::cerr << "rocmtpl-tune: " << first_line(e.what()) << ' ' << usage_hint() << '\n';
     return 2;
   }
+
+  set_log_level(verbose, quiet);
 
   // CLI11 parses several subcommands in one line (`db list gemm ...`): the first of these runs.
   for (const command* c : {&exp, &gemm, &batch, &db}) {

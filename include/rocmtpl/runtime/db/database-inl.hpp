@@ -13,6 +13,7 @@
 #include <rocmtpl/runtime/db/schema.hpp>
 #include <rocmtpl/runtime/db/sqlite.hpp>
 #include <rocmtpl/runtime/sys/cache_root.hpp>
+#include <rocmtpl/runtime/sys/log.hpp>
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -112,6 +113,7 @@ ROCMTPL_INLINE tuning_db::tuning_db(std::filesystem::path file)
   if (is_postgresql_url(path_.native())) {
     pg_ = std::make_unique<detail::pg_store>(path_.native());
     path_ = pg_->location();
+    log_info("database {}: opened", path_.string());
     return;
   }
   // Any other `scheme://` is a URL this build cannot open, never a file name to create.
@@ -144,6 +146,7 @@ ROCMTPL_INLINE tuning_db::tuning_db(std::filesystem::path file)
   conn_.exec("PRAGMA synchronous = NORMAL");
   conn_.exec("PRAGMA foreign_keys = ON");
   ensure_schema_();
+  log_info("database {}: opened", path_.string());
 }
 
 ROCMTPL_INLINE std::filesystem::path tuning_db::default_path() {

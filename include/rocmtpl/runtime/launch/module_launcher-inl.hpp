@@ -26,6 +26,7 @@
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/runtime/launch/kernel_call.hpp>
+#include <rocmtpl/runtime/sys/log.hpp>
 #include <rocmtpl/runtime/sys/platform.hpp>
 
 namespace rocmtpl::runtime {
@@ -114,6 +115,7 @@ ROCMTPL_INLINE code_object::code_object(const std::filesystem::path& path) : pat
                     api.text(rc) + " [" + path.string() + "]");
   }
   if (api.kind == platform::nvidia) sm_count_ = detail::module_impl::sm_count(rt.current_device());
+  log_info("load {}: code object", path.string());
 }
 
 ROCMTPL_INLINE code_object::~code_object() {

@@ -6,6 +6,7 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
+#include <rocmtpl/runtime/sys/log.hpp>
 
 #include <cstddef>
 #include <filesystem>
@@ -40,6 +41,7 @@ ROCMTPL_INLINE shared_library::shared_library(std::filesystem::path path, int fl
     const char* e = ::dlerror();
     throw library_load_error(path_, e != nullptr ? e : "unknown dlopen error");
   }
+  log_debug("load {}", path_.string());
 }
 
 ROCMTPL_INLINE shared_library& shared_library::operator=(shared_library&& other) noexcept {

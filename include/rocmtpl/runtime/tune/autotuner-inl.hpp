@@ -41,6 +41,7 @@
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/runtime/launch/kernel_call.hpp>
 #include <rocmtpl/runtime/launch/module_launcher.hpp>
+#include <rocmtpl/runtime/sys/log.hpp>
 #include <rocmtpl/runtime/sys/shared_library.hpp>
 
 namespace rocmtpl::runtime {
@@ -272,16 +273,50 @@ ROCMTPL_INLINE std::vector<candidate_report> describe_candidates(const std::vect
     cr.result.candidate = cr.id;
     cr.result.config = cr.config;
     cr.result.source_hash = c.bmreq().source_hash();
+    const auto& req = c.bmreq();
+    log_info("render {}: kernel {}, {} entry arguments, source {} ({} bytes), {}", c.name(), req.kernel_name,
+             req.signature.argdefs().size(), cr.result.source_hash, req.source_code.size(), cr.config);
+    if (log_enabled(log_level::debug)) {
+      log_debug("render {}: arguments: {}", c.name(), fmt::join(req.signature.argdefs(), ", "));
+      log_debug("render {}: source:\n{}", c.name(), req.source_code);
+    }
     out.push_back(std::move(cr));
   }
   return out;
+}
+
+// A message's first line: the log keeps one line per event.
+ROCMTPL_INLINE std::string_view first_line(std::string_view text) { return text.substr(0, text.find('\n')); }
+
+ROCMTPL_INLINE void log_measurement(const candidate_report& c) {
+  if (!log_enabled(log_level::info)) return;
+  const auto& m = c.result;
+  // Not run: the compile line said what there is to say.
+  if (m.status == candidate_status::skipped || m.status == candidate_status::compile_failed) return;
+  if (m.status != candidate_status::ok && m.repetitions == 0) {
+    log_info("benchmark {}: {}: {}", c.name, to_string(m.status), first_line(m.reason));
+    return;
+  }
+  log_info("benchmark {}: {:.4f} ms (median {:.4f} ms, {} repetitions{}{})", c.name, m.min_ms, m.median_ms,
+           m.repetitions, m.device.empty() ? "" : ", ", m.device);
+  if (m.verified) {
+    log_info("verify {}: {}, max error {:.3g}", c.name, m.status == candidate_status::ok ? "ok" : "failed",
+             m.max_error);
+  } else if (m.status != candidate_status::ok) {
+    log_info("verify {}: {}: {}", c.name, to_string(m.status), first_line(m.reason));
+  } else {
+    log_info("verify {}: not verified", c.name);
+  }
 }
 
 // Copies what the database knows into the report. True (with report.winner set) when every
 // candidate was measured before and a winner is stored: then nothing needs compiling or running.
 ROCMTPL_INLINE bool lookup_db(const tuning_db& db, autotune_report& report) {
   const auto record = db.find(report.key);
-  if (!record) return false;
+  if (!record) {
+    log_info("database {}: problem {} not tuned before", db.path().string(), report.key.digest());
+    return false;
+  }
   std::map<std::string, const measurement*> known;
   for (const auto& m : record->measurements) known[m.candidate] = &m;
   bool complete = record->winner.has_value();
@@ -293,9 +328,17 @@ ROCMTPL_INLINE bool lookup_db(const tuning_db& db, autotune_report& report) {
     }
     c.result = *it->second;
   }
-  if (!complete) return false;
+  if (!complete) {
+    log_info("database {}: problem {} partly tuned ({} of {} candidates measured)", db.path().string(),
+             report.key.digest(), record->measurements.size(), report.candidates.size());
+    return false;
+  }
   for (std::size_t i = 0; i < report.candidates.size(); ++i) {
     if (report.candidates[i].id == *record->winner) report.winner = i;
+  }
+  if (report.winner) {
+    log_info("database {}: problem {} answered: winner {}", db.path().string(), report.key.digest(),
+             report.candidates[*report.winner].name);
   }
   return report.winner.has_value();
 }
@@ -338,8 +381,20 @@ ROCMTPL_INLINE void compile_pool::work() {
     try {
       result.result = cache_.get_or_compile(cc_, job.source, job.code_object ? device_options_ : options_);
       result.code_object = job.code_object;
+      const auto& r = *result.result;
+      if (r.cached) {
+        log_info("compile {}: cache hit, {}", job.name, r.library.string());
+      } else {
+        log_info("compile {}: {:.2f} s, cache miss, {}", job.name, r.seconds, r.library.string());
+      }
+      log_debug("compile {}: {}", job.name, fmt::join(r.argv, " "));
+    } catch (const compile_error& e) {
+      result.error = e.what();
+      log_info("compile {}: failed: {}", job.name, first_line(result.error));
+      log_debug("compile {}: {}", job.name, fmt::join(e.argv(), " "));
     } catch (const std::exception& e) {
       result.error = e.what();
+      log_info("compile {}: failed: {}", job.name, first_line(result.error));
     }
     {
       std::lock_guard lock(mutex_);
@@ -568,7 +623,14 @@ ROCMTPL_INLINE void pick_and_store(autotune_report& report, tuning_db* db, bool 
     if (require_verified && !m.verified) continue;
     if (!report.winner || m.min_ms < report.candidates[*report.winner].result.min_ms) report.winner = i;
   }
-  if (db && report.winner) db->set_winner(report.key, report.candidates[*report.winner].id);
+  if (report.winner) {
+    const auto& w = report.candidates[*report.winner];
+    log_info("winner {}: {:.4f} ms ({})", w.name, w.result.min_ms, w.config);
+  }
+  if (db && report.winner) {
+    db->set_winner(report.key, report.candidates[*report.winner].id);
+    log_info("database {}: stored the winner of problem {}", db->path().string(), report.key.digest());
+  }
 }
 
 }  // namespace detail

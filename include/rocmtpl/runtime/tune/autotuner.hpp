@@ -44,6 +44,7 @@
 #include <rocmtpl/runtime/gpu/device_identity.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/runtime/launch/module_launcher.hpp>
+#include <rocmtpl/runtime/sys/log.hpp>
 
 namespace rocmtpl::runtime {
 
@@ -161,6 +162,9 @@ struct compiled_candidate {
   bool code_object = false;
 };
 
+// The benchmark and verification lines of a candidate's final measurement (info level).
+void log_measurement(const candidate_report& c);
+
 // ---- the steps of autotune(), in order ----------------------------------------------------------
 
 // The candidates, in the policy's ranked order (the first `max_candidates` when that is set).
@@ -208,6 +212,7 @@ struct compile_job {
   std::size_t candidate = 0;  // candidate jobs: index into report.candidates
   std::string source;
   bool code_object = false;  // device-only (it has a launch description and options.device_only)
+  std::string name;          // what the log calls it: the candidate's name, "helpers" or "reference"
 };
 
 // What one pool compiles, in the order it starts them.
@@ -235,16 +240,17 @@ compile_jobs plan_compiles(const rocm_template<Policy>& tpl, const size_hints& h
                            bool benchmark, bool want_reference, bool device_only) {
   compile_jobs plan;
   const bool bench = benchmark && !todo.empty();
-  if (bench) plan.jobs.push_back({job_kind::helpers, 0, utility_source, device_only});
+  if (bench) plan.jobs.push_back({job_kind::helpers, 0, utility_source, device_only, "helpers"});
   for (std::size_t t = 0; t < todo.size(); ++t) {
     const auto i = todo[t];
-    plan.jobs.push_back({job_kind::candidate, i, callers[i].source(), device_only && callers[i].launch().has_value()});
+    plan.jobs.push_back({job_kind::candidate, i, callers[i].source(), device_only && callers[i].launch().has_value(),
+                         callers[i].name()});
     if (t != 0 || !bench || !want_reference) continue;
     if constexpr (rocm_template<Policy>::has_reference()) {
       auto reference = tpl.generate_reference(hints);
       const bool code_object = device_only && reference.launch().has_value();
       if (code_object) plan.reference_launch = *reference.launch();
-      plan.jobs.push_back({job_kind::reference, 0, reference.source(), code_object});
+      plan.jobs.push_back({job_kind::reference, 0, reference.source(), code_object, "reference"});
     }
   }
   return plan;
@@ -579,9 +585,13 @@ class bench_loop {
     running_.push_back({index, bench_.verify(c, callers_[index]), true, true});
   }
 
-  // A final measurement: stored, counted, shown.
+  // A final measurement: logged, stored, counted, shown.
   void record(const candidate_report& c) {
-    if (db_ && c.result.status != candidate_status::skipped) db_->add_measurement(report_.key, c.result);
+    log_measurement(c);
+    if (db_ && c.result.status != candidate_status::skipped) {
+      db_->add_measurement(report_.key, c.result);
+      log_debug("database {}: stored the measurement of {}", db_->path().string(), c.name);
+    }
     if (c.result.status == candidate_status::ok && (best_ms_ == 0 || c.result.min_ms < best_ms_)) {
       best_ms_ = c.result.min_ms;
     }
@@ -658,6 +668,8 @@ requires kernel_template<Policy>
   report.compile = copts;
   report.key = detail::make_key(tpl.name(), callers, hints, device, options, cc);
   report.key.descriptor = detail::problem_descriptor_of(tpl, hints);
+  log_info("tune {}: {} candidates, problem {}, {}", tpl.name(), callers.size(), report.key.digest(),
+           report.gpu ? "on " + report.key.device : "no GPU: compile only");
   report.candidates = detail::describe_candidates(callers);
 
   // Warm path: every candidate already measured and a winner stored -> no compile, no benchmark.
