@@ -15,7 +15,8 @@ check() {  # check EXPECTED_FIRST_LINE_REGEX USER_OPTIONS...
   shift
   local args out rc
   mapfile -d '' -t args < <("$tune_args" "$@")
-  out=$(ROCMTPL_CACHE_DIR="$work/cache" ROCMTPL_HIPCC="$fake" ROCMTPL_NVCC="$fake" \
+  # ROCMTPL_PLATFORM=amd: compile-only on any machine (no AMD GPU anywhere), through the fake hipcc.
+  out=$(ROCMTPL_PLATFORM=amd ROCMTPL_CACHE_DIR="$work/cache" ROCMTPL_HIPCC="$fake" ROCMTPL_NVCC="$fake" \
         "$tool" gemm "${args[@]}" --arch gfx90a --jobs 1 --db "$work/tuning.sqlite3" 2>&1)
   rc=$?
   local first=${out%%$'\n'*}
