@@ -12,8 +12,8 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <map>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -240,7 +240,8 @@ std::vector<pid_t> wait_for_pids(const std::filesystem::path& file, std::size_t 
 // A script that records its pid and its background child's, then waits (a compiler driver that
 // hangs in the compiler it started).
 std::vector<std::string> hanging_script(const std::filesystem::path& pid_file) {
-  return {"sh", "-c", "echo $$ >> '" + pid_file.string() + "'; sleep 60 & echo $! >> '" + pid_file.string() + "'; wait"};
+  return {"sh", "-c",
+          "echo $$ >> '" + pid_file.string() + "'; sleep 60 & echo $! >> '" + pid_file.string() + "'; wait"};
 }
 
 // Forks this test process; the fork runs `body` and ends with its exit code.
@@ -274,7 +275,8 @@ TEST(process, a_caller_killed_with_sigkill_takes_the_whole_compile_along) {
   ASSERT_EQ(::kill(caller, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(caller, &status, 0), caller);
-  for (const pid_t p : pids) EXPECT_TRUE(rocmtpl::test::wait_until_gone(p, 2s)) << "process " << p << " outlived its caller";
+  for (const pid_t p : pids)
+    EXPECT_TRUE(rocmtpl::test::wait_until_gone(p, 2s)) << "process " << p << " outlived its caller";
 }
 
 TEST(process, a_child_process_dies_with_the_thread_that_started_it) {

@@ -284,9 +284,7 @@ ROCMTPL_INLINE bool child_dup(int fd, int target) noexcept {
 [[noreturn]] ROCMTPL_INLINE void end_like(int status) noexcept {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
-    const struct rlimit no_core {
-      0, 0
-    };
+    const rlimit no_core{};  // 0, 0
     ::setrlimit(RLIMIT_CORE, &no_core);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
@@ -321,7 +319,7 @@ ROCMTPL_INLINE bool child_dup(int fd, int target) noexcept {
   const pid_t program = raw_fork();
   if (program < 0) child_fail(plan, stage_fork, errno);
   if (program == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the guard itself killed with SIGKILL
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);      // the guard itself killed with SIGKILL
     if (::getppid() != guard) ::_exit(127);  // it already was
     child_exec(plan);
   }
@@ -427,8 +425,7 @@ ROCMTPL_INLINE spawned_child spawn(const prepared_command& cmd, const std::vecto
       case stage_chdir:
         throw process_error("rocmtpl: cannot run '" + argv.front() + "': cannot enter working directory '" +
                             options.working_dir.string() + "': " + err);
-      case stage_fork:
-        throw_errno("cannot run '" + cmd.program.string() + "': fork", failure.error);
+      case stage_fork: throw_errno("cannot run '" + cmd.program.string() + "': fork", failure.error);
       case stage_parent_gone:
         throw process_error("rocmtpl: cannot run '" + cmd.program.string() + "': its parent thread ended");
       default:
@@ -503,7 +500,8 @@ ROCMTPL_INLINE process_result run_process(const std::vector<std::string>& argv, 
       pid_t w = ::waitpid(pid, &status, WNOHANG);
       while (w < 0 && errno == EINTR) w = ::waitpid(pid, &status, WNOHANG);
       if (w == pid) exited = guard.reaped = true;
-      if (w < 0 && errno == ECHILD) exited = status_lost = guard.reaped = true;  // SIGCHLD ignored: reaped by the kernel
+      if (w < 0 && errno == ECHILD)
+        exited = status_lost = guard.reaped = true;  // SIGCHLD ignored: reaped by the kernel
     }
     if (exited) {
       // The child is gone; take what it wrote and stop (a grandchild that keeps the pipe open
