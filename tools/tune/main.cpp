@@ -18,7 +18,9 @@
 // a postgresql:// URL everywhere.
 //
 // Exit codes: 0 done; 1 the work failed (`rocmtpl-tune: <what>` on stderr); 2 bad arguments
-// (one line on stderr).
+// (one line on stderr). SIGINT, SIGTERM and SIGHUP stop the compilers and benchmark workers this
+// tuner started, then end it by that signal (exit status 128 + signal); killed with SIGKILL, its
+// children die with it (runtime/sys/process.hpp).
 //
 // This file sets up the command line and dispatches; options.cpp holds what the subcommands share,
 // gemm.cpp, batch.cpp, db.cpp and export.cpp one subcommand each, gemm_problem.cpp the GEMM problem
@@ -30,6 +32,7 @@
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/core/version.hpp>
 #include <rocmtpl/runtime/sys/log.hpp>
+#include <rocmtpl/runtime/sys/process.hpp>
 
 #include "commands.hpp"
 #include "options.hpp"
@@ -104,5 +107,8 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return run_reporting_errors([&] { return run(argc, argv); });
+  return run_reporting_errors([&] {
+    rocmtpl::runtime::stop_child_processes_on_signals();  // a stopped tuner leaves no compiler running
+    return run(argc, argv);
+  });
 }

@@ -199,6 +199,63 @@ TEST(compiler, missing_compiler_names_the_package) {
   EXPECT_THROW(compiler(platform::amd, "/nonexistent/hipcc"), compiler_not_found_error);
 }
 
+// Issue 22 item 3: a compiler whose `--version` hangs is reported as hung (the command, "timed
+// out", after how long), not as "not found ... exit code -1"; the failed probe is remembered, so
+// that every later compile does not wait for it again.
+TEST(compiler, a_hanging_version_probe_is_reported_as_a_timeout) {
+  temp_dir dir;
+  scoped_env cache("ROCMTPL_CACHE_DIR", (dir / "cache").string());
+  scoped_env timeout("ROCMTPL_COMPILER_PROBE_TIMEOUT", "0.5");
+  const auto hang = rocmtpl::test::write_script(dir / "hangcc", "echo starting; sleep 30\n");
+  const compiler cc(platform::amd, hang);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    (void)cc.version();
+    FAIL() << "a hanging --version answered";
+  } catch (const rocmtpl::runtime::compiler_unusable_error& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(e.timed_out());
+    EXPECT_NE(what.find("hipcc at " + hang.string() + " does not work: `" + hang.string() +
+                        " --version` timed out "
+                        "after 0.5 s and was killed"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("ROCMTPL_COMPILER_PROBE_TIMEOUT"), std::string::npos) << what;
+    EXPECT_NE(what.find("it printed: starting"), std::string::npos) << what;
+    EXPECT_EQ(what.find("not found"), std::string::npos) << what;
+    EXPECT_EQ(what.find("exit code"), std::string::npos) << what;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  // Remembered: thrown again at once, also as the compiler_not_found_error callers skip on.
+  const auto t1 = std::chrono::steady_clock::now();
+  EXPECT_THROW((void)cc.version(), compiler_not_found_error);
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, 200ms);
+  EXPECT_EQ(rocmtpl::runtime::compiler_probe_timeout(), 500ms);
+}
+
+TEST(compiler, a_failing_version_probe_names_the_command_and_the_exit_code) {
+  temp_dir dir;
+  scoped_env cache("ROCMTPL_CACHE_DIR", (dir / "cache").string());
+  const auto broken = rocmtpl::test::write_script(dir / "brokencc", "echo 'libfoo.so: cannot open'; exit 3\n");
+  try {
+    (void)compiler(platform::nvidia, broken).version();
+    FAIL() << "a failing --version answered";
+  } catch (const rocmtpl::runtime::compiler_unusable_error& e) {
+    const std::string what = e.what();
+    EXPECT_FALSE(e.timed_out());
+    EXPECT_NE(what.find("nvcc at " + broken.string() + " does not work: `" + broken.string() +
+                        " --version` failed with exit code 3; it printed: libfoo.so: cannot open"),
+              std::string::npos)
+        << what;
+  }
+  for (const char* bad : {"0", "-1", "ten", "5s"}) {
+    scoped_env timeout("ROCMTPL_COMPILER_PROBE_TIMEOUT", bad);
+    EXPECT_THROW((void)rocmtpl::runtime::compiler_probe_timeout(), invalid_argument_error) << bad;
+  }
+  scoped_env unset("ROCMTPL_COMPILER_PROBE_TIMEOUT", std::nullopt);
+  EXPECT_EQ(rocmtpl::runtime::compiler_probe_timeout(), 60s);
+}
+
 TEST(compiler, override_variable_is_used) {
   fake_compiler fake;
   scoped_env hipcc("ROCMTPL_HIPCC", fake.path.string());

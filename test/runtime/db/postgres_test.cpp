@@ -15,8 +15,15 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +47,109 @@ TEST(PostgresUrl, RedactsThePassword) {
   EXPECT_EQ(rt::redact_postgresql_url("postgresql://me@host/db"), "postgresql://me@host/db");
   EXPECT_EQ(rt::redact_postgresql_url("postgresql:///db?host=/tmp/x"), "postgresql:///db?host=/tmp/x");
   EXPECT_EQ(rt::redact_postgresql_url("postgresql://host:5432/db"), "postgresql://host:5432/db");
+}
+
+// Issue 22 item 1: the library's defaults (connect timeout, keepalives, statement timeout) are added
+// to a URL that lacks them, and what the URL (or the environment) sets is kept.
+TEST(PostgresUrl, DefaultTimeoutsAreAddedWhereTheUrlSetsNone) {
+  rocmtpl::test::scoped_env no_connect("PGCONNECT_TIMEOUT", std::nullopt);
+  rocmtpl::test::scoped_env no_options("PGOPTIONS", std::nullopt);
+  EXPECT_EQ(rt::postgresql_url_with_defaults("postgresql://me@db.example/tuning"),
+            "postgresql://me@db.example/tuning?connect_timeout=10&keepalives=1&keepalives_idle=30&"
+            "keepalives_interval=10&keepalives_count=3&options=-c%20statement_timeout%3D60000");
+  EXPECT_EQ(rt::postgresql_url_with_defaults("postgresql:///db?host=/tmp/x"),
+            "postgresql:///db?host=/tmp/x&connect_timeout=10&keepalives=1&keepalives_idle=30&"
+            "keepalives_interval=10&keepalives_count=3&options=-c%20statement_timeout%3D60000");
+  // What the URL sets stays; options without a statement timeout get one appended.
+  EXPECT_EQ(rt::postgresql_url_with_defaults("postgresql://h/db?connect_timeout=3&keepalives=0&keepalives_idle=5&"
+                                             "keepalives_interval=1&keepalives_count=9&options=-c%20work_mem%3D4MB"),
+            "postgresql://h/db?connect_timeout=3&keepalives=0&keepalives_idle=5&keepalives_interval=1&"
+            "keepalives_count=9&options=-c%20work_mem%3D4MB%20-c%20statement_timeout%3D60000");
+  const std::string all =
+      "postgresql://h/db?connect_timeout=3&keepalives=1&keepalives_idle=5&keepalives_interval=1&"
+      "keepalives_count=9&options=-c%20statement_timeout%3D0";
+  EXPECT_EQ(rt::postgresql_url_with_defaults(all), all);
+  // What comes out reads back as meant, and libpq takes it.
+  const auto rewritten = rt::postgresql_url_with_defaults("postgresql://h/db?options=-c%20a%3Db&sslmode=disable");
+  const auto params = rt::detail::pg_url_parameters(rewritten);
+  EXPECT_EQ(params.front(), (std::pair<std::string, std::string>{"options", "-c a=b -c statement_timeout=60000"}));
+  EXPECT_EQ(params[1], (std::pair<std::string, std::string>{"sslmode", "disable"}));
+#if defined(ROCMTPL_HAS_LIBPQ) && ROCMTPL_HAS_LIBPQ
+  for (const auto& url : {rewritten, rt::postgresql_url_with_defaults("postgresql://me@h:5433/db")}) {
+    char* error = nullptr;
+    PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &error);
+    EXPECT_NE(parsed, nullptr) << url << ": " << (error != nullptr ? error : "");
+    std::map<std::string, std::string> values;
+    for (auto* o = parsed; o != nullptr && o->keyword != nullptr; ++o) {
+      if (o->val != nullptr) values[o->keyword] = o->val;
+    }
+    EXPECT_EQ(values["keepalives_count"], "3") << url;
+    EXPECT_EQ(values["connect_timeout"], "10") << url;
+    EXPECT_NE(values["options"].find("-c statement_timeout=60000"), std::string::npos) << url;
+    PQconninfoFree(parsed);
+    PQfreemem(error);
+  }
+#endif
+  // The environment's settings count as the user's: PGCONNECT_TIMEOUT is left to libpq, PGOPTIONS
+  // kept in front of the added statement timeout (the URL's options would replace it).
+  rocmtpl::test::scoped_env connect("PGCONNECT_TIMEOUT", "4");
+  rocmtpl::test::scoped_env options("PGOPTIONS", "-c search_path=tuning");
+  EXPECT_EQ(rt::postgresql_url_with_defaults("postgresql://h/db"),
+            "postgresql://h/db?keepalives=1&keepalives_idle=30&keepalives_interval=10&keepalives_count=3&"
+            "options=-c%20search_path%3Dtuning%20-c%20statement_timeout%3D60000");
+  rocmtpl::test::scoped_env options_with("PGOPTIONS", "-c statement_timeout=5s");
+  EXPECT_EQ(rt::postgresql_url_with_defaults("postgresql://h/db"),
+            "postgresql://h/db?keepalives=1&keepalives_idle=30&keepalives_interval=10&keepalives_count=3");
+  EXPECT_EQ(rt::detail::pg_parse_duration("1min"), std::chrono::milliseconds(60000));
+  EXPECT_EQ(rt::detail::pg_parse_duration("0"), std::chrono::milliseconds(0));
+  EXPECT_EQ(rt::detail::pg_parse_duration("250ms"), std::chrono::milliseconds(250));
+  EXPECT_EQ(rt::detail::pg_parse_duration("1week"), std::nullopt);
+}
+
+// A TCP listener on a free port of 127.0.0.1 that never accepts or answers: the kernel completes
+// the connection (the backlog), the "server" never says a word.
+class silent_listener {
+ public:
+  silent_listener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = 0;
+    socklen_t len = sizeof a;
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      throw std::runtime_error("cannot listen on 127.0.0.1");
+    }
+    port_ = ntohs(a.sin_port);
+  }
+  silent_listener(const silent_listener&) = delete;
+  silent_listener& operator=(const silent_listener&) = delete;
+  ~silent_listener() { ::close(fd_); }
+  [[nodiscard]] int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+TEST(PostgresBackend, AServerThatNeverAnswersTimesOutNamingTheServerAndTheTimeout) {
+  if (!rt::postgresql_enabled) GTEST_SKIP() << "built without libpq (apt-get install libpq-dev, then configure)";
+  silent_listener silent;
+  const auto url = fmt::format("postgresql://me:pw@127.0.0.1:{}/db?connect_timeout=2", silent.port());
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    rt::tuning_db db(url);
+    FAIL() << "connected to a server that never answers";
+  } catch (const rt::tuning_db_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(fmt::format("127.0.0.1:{}", silent.port())), std::string::npos) << what;
+    EXPECT_NE(what.find("timed out: no answer from the server within 2 s (the URL's connect_timeout=2)"),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(what.find(":pw@"), std::string::npos) << "password in message: " << what;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(4));
 }
 
 TEST(PostgresBackend, UnreachableServerIsTuningDbError) {
@@ -273,6 +383,45 @@ TEST_F(Postgres, MigratesASchemaVersion1Database) {
   EXPECT_EQ(migrated.size(), 15U);
 }
 #endif
+
+// Issue 22 item 1: the defaults reach the server (it reports the statement timeout the URL did not
+// set), the server enforces the statement timeout, and a server that stops answering after the
+// connection was made fails the call after the statement timeout and 5 s, instead of hanging it.
+TEST_F(Postgres, StatementsAreLimitedAndAServerThatStopsAnsweringFailsTheCall) {
+  {
+    const rt::detail::pg_connection plain(url_);
+    EXPECT_EQ(plain.answer_timeout(), rt::postgresql_statement_timeout + std::chrono::seconds(5));
+  }
+  const rt::detail::pg_connection conn(url_ + "&options=-c%20statement_timeout%3D1000");
+  EXPECT_EQ(conn.answer_timeout(), std::chrono::milliseconds(6000));
+  try {
+    (void)conn.exec("SELECT pg_sleep(5)", {});
+    FAIL() << "a statement ran past statement_timeout";
+  } catch (const rt::tuning_db_error& e) {
+    EXPECT_NE(std::string(e.what()).find("statement timeout"), std::string::npos) << e.what();
+  }
+  const auto r = conn.exec("SELECT pg_backend_pid()", {});
+  const pid_t backend = std::stoi(PQgetvalue(r.get(), 0, 0));
+  ASSERT_EQ(::kill(backend, SIGSTOP), 0);  // the server process of this connection stops answering
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    (void)conn.exec("SELECT 1", {});
+    ADD_FAILURE() << "a stopped server answered";
+  } catch (const rt::tuning_db_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no answer from the server within 6000 ms"), std::string::npos) << e.what();
+  }
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  ::kill(backend, SIGCONT);
+  EXPECT_GE(waited, std::chrono::milliseconds(5500));
+  EXPECT_LT(waited, std::chrono::seconds(9));
+  // Given up for good: the next call says so at once.
+  try {
+    conn.exec("SELECT 1");
+    FAIL() << "used a connection that was given up";
+  } catch (const rt::tuning_db_error& e) {
+    EXPECT_NE(std::string(e.what()).find("given up"), std::string::npos) << e.what();
+  }
+}
 
 TEST_F(Postgres, EnvironmentSelectsTheServer) {
   rocmtpl::test::scoped_env env("ROCMTPL_TUNING_DB", url_);

@@ -5,10 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -212,6 +216,171 @@ TEST(process, find_executable_and_quote_command) {
   EXPECT_FALSE(find_executable("rocmtpl-no-such-program-4f1c").has_value());
   EXPECT_FALSE(find_executable("sh", "/nonexistent-dir").has_value());
   EXPECT_EQ(quote_command({"hipcc", "-O3", "a b.hip", "it's"}), "hipcc -O3 'a b.hip' 'it'\\''s'");
+}
+
+// ---- issue 22 item 2: nothing the library started outlives its caller --------------------------
+
+// The pids a script listed in `file` (one a line), once it has listed `count` of them.
+std::vector<pid_t> wait_for_pids(const std::filesystem::path& file, std::size_t count,
+                                 std::chrono::milliseconds limit = 10s) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  std::vector<pid_t> pids;
+  while (std::chrono::steady_clock::now() < end) {
+    pids.clear();
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) pids.push_back(static_cast<pid_t>(std::stoi(line)));
+    }
+    if (pids.size() >= count) return pids;
+    std::this_thread::sleep_for(20ms);
+  }
+  return pids;
+}
+
+// A script that records its pid and its background child's, then waits (a compiler driver that
+// hangs in the compiler it started).
+std::vector<std::string> hanging_script(const std::filesystem::path& pid_file) {
+  return {"sh", "-c",
+          "echo $$ >> '" + pid_file.string() + "'; sleep 60 & echo $! >> '" + pid_file.string() + "'; wait"};
+}
+
+// Forks this test process; the fork runs `body` and ends with its exit code.
+template <class Body>
+pid_t fork_running(Body body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    int code = 99;
+    try {
+      code = body();
+    } catch (...) {
+      code = 98;
+    }
+    ::_exit(code);
+  }
+  return pid;
+}
+
+TEST(process, a_caller_killed_with_sigkill_takes_the_whole_compile_along) {
+  // The caller (a fork of this test) waits in run_process() for a driver that hangs in its own
+  // child; SIGKILL leaves no chance to clean up: the guard process kills the group.
+  temp_dir dir;
+  const auto pid_file = dir / "pids";
+  const pid_t caller = fork_running([&] {
+    (void)run_process(hanging_script(pid_file), {.timeout = 120s});
+    return 0;
+  });
+  ASSERT_GT(caller, 0);
+  const auto pids = wait_for_pids(pid_file, 2);
+  ASSERT_EQ(pids.size(), 2U) << "the script did not start";
+  ASSERT_EQ(::kill(caller, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(caller, &status, 0), caller);
+  for (const pid_t p : pids)
+    EXPECT_TRUE(rocmtpl::test::wait_until_gone(p, 2s)) << "process " << p << " outlived its caller";
+}
+
+TEST(process, a_child_process_dies_with_the_thread_that_started_it) {
+  temp_dir dir;
+  const auto pid_file = dir / "pids";
+  const pid_t caller = fork_running([&] {
+    rocmtpl::runtime::child_process child({"sh", "-c", "echo $$ > '" + pid_file.string() + "'; exec sleep 60"});
+    std::this_thread::sleep_for(120s);
+    return 0;
+  });
+  ASSERT_GT(caller, 0);
+  const auto pids = wait_for_pids(pid_file, 1);
+  ASSERT_EQ(pids.size(), 1U);
+  ASSERT_EQ(::kill(caller, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(caller, &status, 0), caller);
+  EXPECT_TRUE(rocmtpl::test::wait_until_gone(pids[0], 2s)) << "the worker outlived its caller";
+}
+
+TEST(process, stop_child_processes_stops_every_live_child_and_starts_no_more) {
+  // In a fork: stopping is for good in the process that does it.
+  temp_dir dir;
+  const auto pid_file = dir / "pids";
+  const pid_t caller = fork_running([&] {
+    std::atomic<int> compile_signal{-1};
+    std::thread compile([&] { compile_signal = run_process(hanging_script(pid_file), {.timeout = 120s}).signal; });
+    rocmtpl::runtime::child_process worker({"sleep", "60"});
+    if (wait_for_pids(pid_file, 2).size() != 2) return 10;
+    if (rocmtpl::runtime::detail::proc::tracked_children().size() != 2) return 11;
+    const auto t0 = std::chrono::steady_clock::now();
+    rocmtpl::runtime::stop_child_processes(std::chrono::milliseconds(1000));
+    compile.join();
+    if (std::chrono::steady_clock::now() - t0 > 5s) return 12;
+    if (compile_signal != SIGTERM) return 13;
+    if (worker.wait().signal != SIGTERM) return 14;
+    try {
+      (void)run_process({"true"});
+      return 15;  // started after the stop
+    } catch (const process_error& e) {
+      if (std::string(e.what()).find("stop_child_processes") == std::string::npos) return 16;
+    }
+    return rocmtpl::runtime::detail::proc::tracked_children().empty() ? 0 : 17;
+  });
+  ASSERT_GT(caller, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(caller, &status, 0), caller);
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "see the return codes in the test";
+  for (const pid_t p : wait_for_pids(pid_file, 2, 0ms)) EXPECT_TRUE(rocmtpl::test::wait_until_gone(p, 2s)) << p;
+}
+
+TEST(process, the_signal_handlers_stop_the_children_and_end_by_the_signal) {
+  for (const int sig : {SIGTERM, SIGINT}) {
+    temp_dir dir;
+    const auto pid_file = dir / "pids";
+    const pid_t caller = fork_running([&] {
+      rocmtpl::runtime::stop_child_processes_on_signals();
+      (void)run_process(hanging_script(pid_file), {.timeout = 120s});
+      return 0;
+    });
+    ASSERT_GT(caller, 0);
+    const auto pids = wait_for_pids(pid_file, 2);
+    ASSERT_EQ(pids.size(), 2U);
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(::kill(caller, sig), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(caller, &status, 0), caller);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "signal " << sig << ": status " << status;
+    EXPECT_EQ(WTERMSIG(status), sig);
+    for (const pid_t p : pids) EXPECT_TRUE(rocmtpl::test::wait_until_gone(p, 2s)) << "signal " << sig << ": " << p;
+  }
+}
+
+TEST(process, ignored_signals_stay_ignored) {
+  const pid_t caller = fork_running([] {
+    ::signal(SIGHUP, SIG_IGN);
+    rocmtpl::runtime::stop_child_processes_on_signals();
+    struct sigaction hup {};
+    struct sigaction term {};
+    ::sigaction(SIGHUP, nullptr, &hup);
+    ::sigaction(SIGTERM, nullptr, &term);
+    return hup.sa_handler == SIG_IGN && term.sa_handler != SIG_DFL && term.sa_handler != SIG_IGN ? 0 : 1;
+  });
+  int status = 0;
+  ASSERT_EQ(::waitpid(caller, &status, 0), caller);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST(process, an_exec_failure_is_a_typed_error_and_leaves_nothing_recorded) {
+  // The forked child reports why exec failed (here ENOEXEC: an executable file in no format the
+  // kernel runs), and the child is reaped and forgotten.
+  temp_dir dir;
+  const auto garbage = dir / "garbage";
+  rocmtpl::test::write_file(garbage, std::string("\x01\x02\x03 not a program\n"));
+  std::filesystem::permissions(garbage, std::filesystem::perms::owner_all);
+  try {
+    (void)run_process({garbage.string()});
+    FAIL() << "ran a file that is no program";
+  } catch (const process_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot run '" + garbage.string() + "'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("format"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(rocmtpl::runtime::detail::proc::tracked_children().empty());
 }
 
 // ---- child_process: the same spawner with a two-way channel (the benchmark worker's) ----------

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -361,17 +362,34 @@ ROCMTPL_INLINE std::string cached_version(const std::filesystem::path& exe, runt
     // machine without /sys/class/kfd; naming any target skips it.
     po.env.emplace_back("HCC_AMDGPU_TARGET", "gfx90a");
   }
-  po.timeout = std::chrono::seconds(60);
+  po.timeout = compiler_probe_timeout();
+  po.kill_grace = std::chrono::milliseconds(500);
+  const std::vector<std::string> argv{exe.string(), "--version"};
   process_result r;
   try {
-    r = run_process({exe.string(), "--version"}, po);
+    r = run_process(argv, po);
   } catch (const process_error& e) {
     throw compiler_not_found_error(platform, {exe.string()}, e.what());
   }
   if (!r.ok()) {
-    throw compiler_not_found_error(platform, {exe.string()},
-                                   exe.string() + " --version failed (exit code " + std::to_string(r.exit_code) +
-                                       "): " + first_lines(r.output, 10));
+    const std::string name = platform == platform::amd ? "hipcc" : "nvcc";
+    const std::string probe = "`" + quote_command(argv) + "`";
+    std::string m = "rocmtpl: " + name + " at " + exe.string() + " does not work: " + probe;
+    if (r.timed_out) {
+      m += " timed out after " + seconds_text(po.timeout) +
+           " and was killed (a hung compiler or an overloaded machine; ROCMTPL_COMPILER_PROBE_TIMEOUT=<seconds> "
+           "waits longer)";
+    } else if (r.signal != 0) {
+      m += " was killed by signal " + std::to_string(r.signal);
+    } else {
+      m += " failed with exit code " + std::to_string(r.exit_code);
+    }
+    const std::string head = first_lines(r.output, 10);
+    if (const auto said = trim(head); !said.empty()) m += "; it printed: " + std::string(said);
+    if (!r.timed_out)
+      m += "; reinstall it, or " + std::string(platform == platform::amd ? "set ROCMTPL_HIPCC" : "set ROCMTPL_NVCC") +
+           " to a working one";
+    throw compiler_unusable_error(platform, exe, m, r.timed_out);
   }
   std::string version;
   for_each_line(r.output, [&](std::string_view line) {
@@ -447,9 +465,28 @@ ROCMTPL_INLINE compiler compiler::find(runtime::platform platform) {
 }
 
 ROCMTPL_INLINE const std::string& compiler::version() const {
-  std::call_once(state_->version_once,
-                 [&] { state_->version = detail::compiler_impl::cached_version(path_, platform_, env_); });
-  return state_->version;
+  std::lock_guard lock(state_->mutex);
+  if (state_->version) return *state_->version;
+  if (state_->version_error) std::rethrow_exception(state_->version_error);
+  try {
+    state_->version = detail::compiler_impl::cached_version(path_, platform_, env_);
+  } catch (const compiler_not_found_error&) {
+    state_->version_error = std::current_exception();
+    throw;
+  }
+  return *state_->version;
+}
+
+ROCMTPL_INLINE std::chrono::milliseconds compiler_probe_timeout() {
+  const char* v = detail::proc::getenv_or_null("ROCMTPL_COMPILER_PROBE_TIMEOUT");
+  if (v == nullptr || *v == '\0') return std::chrono::seconds(60);
+  char* end = nullptr;
+  const double seconds = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(seconds > 0) || seconds > 1e6) {
+    throw invalid_argument_error(std::string("rocmtpl: ROCMTPL_COMPILER_PROBE_TIMEOUT is '") + v +
+                                 "'; expected a positive number of seconds");
+  }
+  return std::chrono::milliseconds(std::max(1LL, static_cast<long long>(seconds * 1000 + 0.5)));
 }
 
 ROCMTPL_INLINE std::vector<std::string> compiler::environment_fingerprint() const {

@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -209,11 +210,47 @@ class compiler_not_found_error : public error {
   /// @brief What to install: "apt-get install hipcc" or the CUDA toolkit.
   [[nodiscard]] static std::string install_hint(runtime::platform p);
 
+ protected:
+  /// @brief For derived errors: `what` is the whole message.
+  struct whole_message {};
+  /// @param platform the platform whose compiler is unusable
+  /// @param searched the places looked at
+  /// @param what the message
+  compiler_not_found_error(runtime::platform platform, std::vector<std::string> searched, const std::string& what,
+                           whole_message)
+      : error(what), platform_(platform), searched_(std::move(searched)) {}
+
  private:
   static std::string message(runtime::platform p, const std::vector<std::string>& searched, const std::string& reason);
   runtime::platform platform_;
   std::vector<std::string> searched_{};
 };
+
+/// @brief The compiler exists but does not work: its `--version` probe hung (and was killed after
+/// compiler_probe_timeout()), failed or was killed. A compiler_not_found_error, so that whoever skips
+/// without a compiler skips here too; the message names the command, what happened and, for a
+/// timeout, after how long.
+class compiler_unusable_error : public compiler_not_found_error {
+ public:
+  /// @param platform the platform of the compiler
+  /// @param executable the compiler that was probed
+  /// @param what the whole message
+  /// @param timed_out whether the probe ran past its timeout
+  compiler_unusable_error(runtime::platform platform, const std::filesystem::path& executable, const std::string& what,
+                          bool timed_out)
+      : compiler_not_found_error(platform, {executable.string()}, what, whole_message{}), timed_out_(timed_out) {}
+  /// @brief True when the probe ran past compiler_probe_timeout() and was killed.
+  [[nodiscard]] bool timed_out() const noexcept { return timed_out_; }
+
+ private:
+  bool timed_out_ = false;
+};
+
+/// @brief How long a compiler's `--version` probe may run before it is killed and the compiler
+/// reported unusable (compiler_unusable_error): 60 s, or `ROCMTPL_COMPILER_PROBE_TIMEOUT` (seconds,
+/// e.g. "5" or "0.5").
+/// @throws invalid_argument_error when the variable is set to something else than a positive number
+[[nodiscard]] std::chrono::milliseconds compiler_probe_timeout();
 
 /// @brief A path the compiler cannot be given: refused before anything runs, never cached as a
 /// compile failure. The message names the path, the character and ROCMTPL_CACHE_DIR.
@@ -250,8 +287,9 @@ std::string cached_version(const std::filesystem::path& exe, runtime::platform p
                            const std::vector<std::pair<std::string, std::string>>& env);
 
 struct compiler_state {
-  std::once_flag version_once{};
-  std::string version{};
+  std::mutex mutex{};
+  std::optional<std::string> version{};
+  std::exception_ptr version_error{};  // a failed probe, rethrown: a hung compiler costs one timeout
 };
 
 }  // namespace detail::compiler_impl
@@ -292,7 +330,9 @@ class compiler {
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
   /// @brief The platform it compiles for.
   [[nodiscard]] runtime::platform platform() const noexcept { return platform_; }
-  /// @brief The output of `<compiler> --version`, trimmed (queried once per executable and process).
+  /// @brief The output of `<compiler> --version`, trimmed (queried once per executable and process;
+  /// a failed query is remembered by this object and its copies, and thrown again).
+  /// @throws compiler_unusable_error when `--version` hangs past compiler_probe_timeout(), fails or is killed
   /// @throws compiler_not_found_error when the compiler does not run
   [[nodiscard]] const std::string& version() const;
   /// @brief Variables set in the compiler's environment on every run (hipcc: HIP_PLATFORM=amd, so

@@ -13,7 +13,10 @@
 
 #include <fmt/format.h>
 
+#include <poll.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -50,6 +53,117 @@ ROCMTPL_INLINE std::string redact_postgresql_url(std::string_view url) {
 
 namespace detail {
 
+ROCMTPL_INLINE std::string pg_percent_decode(std::string_view text) {
+  const auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
+      out += static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2]));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+ROCMTPL_INLINE std::string pg_percent_encode(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                       c == '_' || c == '.' || c == '~' || c == '/' || c == ':';
+    if (plain) {
+      out += c;
+    } else {
+      out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    }
+  }
+  return out;
+}
+
+ROCMTPL_INLINE std::vector<std::pair<std::string, std::string>> pg_url_parameters(std::string_view url) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto q = url.find('?');
+  if (q == std::string_view::npos) return out;
+  std::string_view rest = url.substr(q + 1);
+  while (!rest.empty()) {
+    const auto amp = rest.find('&');
+    const auto item = rest.substr(0, amp);
+    if (!item.empty()) {
+      const auto eq = item.find('=');
+      out.emplace_back(pg_percent_decode(item.substr(0, eq)),
+                       eq == std::string_view::npos ? std::string() : pg_percent_decode(item.substr(eq + 1)));
+    }
+    if (amp == std::string_view::npos) break;
+    rest.remove_prefix(amp + 1);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+ROCMTPL_INLINE std::string postgresql_url_with_defaults(std::string_view url) {
+  const auto given = detail::pg_url_parameters(url);
+  const auto find = [&](std::string_view key) -> const std::string* {
+    for (const auto& [k, v] : given) {
+      if (k == key) return &v;
+    }
+    return nullptr;
+  };
+  const auto env = [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
+    if (v == nullptr || *v == '\0') return std::nullopt;
+    return std::string(v);
+  };
+  std::vector<std::pair<std::string, std::string>> added;
+  if (!find("connect_timeout") && !env("PGCONNECT_TIMEOUT")) {
+    added.emplace_back("connect_timeout", std::to_string(postgresql_connect_timeout.count()));
+  }
+  for (const auto& [k, v] : {std::pair<const char*, const char*>{"keepalives", "1"},
+                             {"keepalives_idle", "30"},
+                             {"keepalives_interval", "10"},
+                             {"keepalives_count", "3"}}) {
+    if (!find(k)) added.emplace_back(k, v);
+  }
+  const auto statement = fmt::format("-c statement_timeout={}", postgresql_statement_timeout.count());
+  std::string base = url.find('?') == std::string_view::npos ? std::string(url) + "?" : std::string(url);
+  if (const std::string* options = find("options")) {
+    if (options->find("statement_timeout") == std::string::npos) {
+      // Rewritten in place: the URL's options, then the statement timeout.
+      std::string rebuilt = std::string(url.substr(0, url.find('?') + 1));
+      bool first = true;
+      for (const auto& [k, v] : given) {
+        if (!first) rebuilt += '&';
+        first = false;
+        rebuilt += detail::pg_percent_encode(k) + "=" +
+                   detail::pg_percent_encode(k == "options" ? (v.empty() ? statement : v + " " + statement) : v);
+      }
+      base = rebuilt;
+    }
+  } else {
+    const auto from_env = env("PGOPTIONS");
+    if (!from_env) {
+      added.emplace_back("options", statement);
+    } else if (from_env->find("statement_timeout") == std::string::npos) {
+      added.emplace_back("options", *from_env + " " + statement);  // the URL's options replace PGOPTIONS
+    }
+  }
+  std::string out = base;
+  for (const auto& [k, v] : added) {
+    if (out.back() != '?' && out.back() != '&') out += '&';
+    out += detail::pg_percent_encode(k) + "=" + detail::pg_percent_encode(v);
+  }
+  if (out.back() == '?' || out.back() == '&') out.pop_back();
+  return out;
+}
+
+namespace detail {
+
 #if ROCMTPL_DETAIL_PG
 
 // Doubles as text that PostgreSQL reads back bit for bit (17 significant digits; NaN and infinities
@@ -61,21 +175,77 @@ ROCMTPL_INLINE std::string pg_real(double v) {
   return fmt::format("{:.17g}", v);
 }
 
+ROCMTPL_INLINE std::optional<std::chrono::milliseconds> pg_parse_duration(std::string_view text) {
+  std::size_t i = 0;
+  long long value = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') value = value * 10 + (text[i++] - '0');
+  if (i == 0) return std::nullopt;
+  const auto unit = text.substr(i);
+  long long ms = 0;
+  if (unit.empty() || unit == "ms") {
+    ms = value;
+  } else if (unit == "s") {
+    ms = value * 1000;
+  } else if (unit == "min") {
+    ms = value * 60000;
+  } else if (unit == "h") {
+    ms = value * 3600000;
+  } else if (unit == "d") {
+    ms = value * 86400000;
+  } else {
+    return std::nullopt;
+  }
+  return std::chrono::milliseconds(ms);
+}
+
 ROCMTPL_INLINE pg_connection::pg_connection(const std::string& url) : location_(redact_postgresql_url(url)) {
-  conn_.reset(PQconnectdb(url.c_str()));
+  const auto effective = postgresql_url_with_defaults(url);
+  conn_.reset(PQconnectdb(effective.c_str()));
   if (!conn_ || PQstatus(conn_.get()) != CONNECTION_OK) {
-    throw tuning_db_error(location_, "connect", conn_ ? trimmed(PQerrorMessage(conn_.get())) : "out of memory", 0,
-                          "check that the server runs and the URL (host, port, user, database) is right");
+    std::string msg = conn_ ? trimmed(PQerrorMessage(conn_.get())) : "out of memory";
+    std::string hint = "check that the server runs and the URL (host, port, user, database) is right";
+    if (msg.find("timeout expired") != std::string::npos) {
+      // libpq's own words name the host and port; say which limit that was and how to change it.
+      std::string limit = fmt::format("the default connect_timeout={}", postgresql_connect_timeout.count());
+      std::string seconds = std::to_string(postgresql_connect_timeout.count());
+      const char* env = std::getenv("PGCONNECT_TIMEOUT");  // NOLINT(concurrency-mt-unsafe)
+      if (env != nullptr && *env != '\0') {
+        limit = fmt::format("PGCONNECT_TIMEOUT={}", env);
+        seconds = env;
+      }
+      for (const auto& [k, v] : pg_url_parameters(url)) {
+        if (k != "connect_timeout") continue;
+        limit = fmt::format("the URL's connect_timeout={}", v);
+        seconds = v;
+      }
+      msg = fmt::format("timed out: no answer from the server within {} s ({}): {}", seconds, limit, msg);
+      hint =
+          "the server accepts connections but does not answer (a hung server, or something else on that port); "
+          "set connect_timeout=<seconds> in the URL to wait longer";
+    }
+    throw tuning_db_error(location_, "connect", std::move(msg), 0, hint);
   }
   // `CREATE TABLE IF NOT EXISTS` on an existing table sends a NOTICE: keep stderr quiet.
   PQsetNoticeProcessor(
       conn_.get(), [](void*, const char*) {}, nullptr);
+  // What the server enforces (the URL, PGOPTIONS, or the role's or database's setting), plus 5 s:
+  // a server that stops answering fails the call after that.
+  answer_timeout_ = postgresql_statement_timeout + std::chrono::seconds(5);
+  pg_result r = exec("SHOW statement_timeout", {});
+  if (PQntuples(r.get()) == 1) {
+    if (const auto t = pg_parse_duration(PQgetvalue(r.get(), 0, 0))) {
+      answer_timeout_ = t->count() == 0 ? std::chrono::milliseconds(0) : *t + std::chrono::seconds(5);
+    }
+  }
 }
 
 // SQL without parameters; may hold several statements.
 ROCMTPL_INLINE void pg_connection::exec(const char* sql) const {
-  pg_result r(PQexec(conn_.get(), sql));
-  check(r, sql);
+  if (!abandoned_ && PQsendQuery(conn_.get(), sql) == 1) {
+    check(collect(sql), sql);
+    return;
+  }
+  check(pg_result(nullptr), sql);
 }
 
 ROCMTPL_INLINE pg_result pg_connection::exec(std::string_view sql, const std::vector<pg_param>& params) const {
@@ -83,10 +253,48 @@ ROCMTPL_INLINE pg_result pg_connection::exec(std::string_view sql, const std::ve
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
   const std::string text(sql);
-  pg_result r(PQexecParams(conn_.get(), text.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
-                           nullptr, 0));
+  if (abandoned_ || PQsendQueryParams(conn_.get(), text.c_str(), static_cast<int>(values.size()), nullptr,
+                                      values.data(), nullptr, nullptr, 0) != 1) {
+    check(pg_result(nullptr), text);
+  }
+  pg_result r = collect(text);
   check(r, text);
   return r;
+}
+
+ROCMTPL_INLINE pg_result pg_connection::collect(std::string_view sql) const {
+  using clock = std::chrono::steady_clock;
+  const bool limited = answer_timeout_.count() > 0;
+  const auto deadline = clock::now() + answer_timeout_;
+  pg_result first_error;  // like PQexec: the first error, else the last result
+  pg_result last;
+  for (;;) {
+    while (PQisBusy(conn_.get()) == 1) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now()).count();
+      if (limited && left <= 0) {
+        abandoned_ = true;  // the answer may still come: this connection can no longer be used
+        throw tuning_db_error(
+            location_, fmt::format("running `{}`", sql),
+            fmt::format("no answer from the server within {} ms (statement_timeout + 5 s)", answer_timeout_.count()), 0,
+            "the server stopped answering (hung, overloaded, or the network is down); set "
+            "options=-c%20statement_timeout%3D<ms> in the URL to allow longer statements");
+      }
+      pollfd p{PQsocket(conn_.get()), POLLIN, 0};
+      const int r = ::poll(&p, 1, limited ? static_cast<int>(std::min<long long>(left, 1000)) : 1000);
+      if (r < 0 && errno != EINTR) break;
+      if (r > 0 && PQconsumeInput(conn_.get()) != 1) break;  // the connection failed: PQgetResult says why
+    }
+    pg_result r(PQgetResult(conn_.get()));
+    if (!r) break;
+    const auto status = PQresultStatus(r.get());
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+      last = std::move(r);
+      continue;
+    }
+    if (!first_error) first_error = std::move(r);
+    if (PQstatus(conn_.get()) != CONNECTION_OK) break;  // a lost connection: nothing more will come
+  }
+  return first_error ? std::move(first_error) : std::move(last);
 }
 
 ROCMTPL_INLINE std::string pg_connection::trimmed(const char* message) {
@@ -96,6 +304,11 @@ ROCMTPL_INLINE std::string pg_connection::trimmed(const char* message) {
 }
 
 ROCMTPL_INLINE void pg_connection::check(const pg_result& r, std::string_view sql) const {
+  if (!r && abandoned_) {
+    throw tuning_db_error(location_, fmt::format("running `{}`", sql),
+                          "this connection was given up when the server stopped answering an earlier call", 0,
+                          "open the database again");
+  }
   const auto status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
   std::string msg = r ? trimmed(PQresultErrorMessage(r.get())) : trimmed(PQerrorMessage(conn_.get()));

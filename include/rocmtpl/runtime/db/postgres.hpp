@@ -50,7 +50,36 @@ inline constexpr bool postgresql_enabled = ROCMTPL_DETAIL_PG != 0;
 /// @brief @p url with its password replaced by `***`, for messages and listings.
 [[nodiscard]] std::string redact_postgresql_url(std::string_view url);
 
+/// @brief How long connecting may take unless the URL says otherwise (libpq's `connect_timeout`).
+inline constexpr std::chrono::seconds postgresql_connect_timeout{10};
+/// @brief How long one statement may run on the server unless the URL says otherwise
+/// (`options=-c statement_timeout=...`). The client waits this long and 5 s more for an answer
+/// before it gives the connection up, so a server that accepts and then stops answering fails the
+/// call instead of hanging it.
+inline constexpr std::chrono::milliseconds postgresql_statement_timeout{60000};
+
+/// @brief @p url with the library's defaults for what it does not set: `connect_timeout=10`, TCP
+/// keepalives (`keepalives=1`, `keepalives_idle=30`, `keepalives_interval=10`, `keepalives_count=3`:
+/// a dead peer is noticed in about a minute) and `options=-c statement_timeout=60000`. A parameter
+/// the URL sets is kept as it is (the environment's PGCONNECT_TIMEOUT and PGOPTIONS count as set:
+/// PGOPTIONS is kept in front of an added statement timeout); `options` without a statement timeout
+/// gets one appended. Needs no libpq.
+///
+/// @code{.cpp}
+/// postgresql_url_with_defaults("postgresql://host/db?connect_timeout=3")
+/// // "postgresql://host/db?connect_timeout=3&keepalives=1&keepalives_idle=30&keepalives_interval=10"
+/// // "&keepalives_count=3&options=-c%20statement_timeout%3D60000"
+/// @endcode
+[[nodiscard]] std::string postgresql_url_with_defaults(std::string_view url);
+
 namespace detail {
+
+std::string pg_percent_decode(std::string_view text);
+
+std::string pg_percent_encode(std::string_view text);
+
+// The URL's query parameters, decoded, in order.
+std::vector<std::pair<std::string, std::string>> pg_url_parameters(std::string_view url);
 
 #if ROCMTPL_DETAIL_PG
 
@@ -65,7 +94,8 @@ using pg_param = std::optional<std::string>;
 
 std::string pg_real(double v);
 
-/// One libpq connection; values are always sent as parameters, never spliced into SQL.
+/// One libpq connection; values are always sent as parameters, never spliced into SQL. Opened with
+/// postgresql_url_with_defaults(): nothing it does waits without a limit.
 class pg_connection {
  public:
   explicit pg_connection(const std::string& url);
@@ -79,14 +109,25 @@ class pg_connection {
   // Rows changed by an INSERT/UPDATE/DELETE.
   static std::int64_t changed(const pg_result& r) { return std::strtoll(PQcmdTuples(r.get()), nullptr, 10); }
 
+  // How long a call waits for the server's answer (the statement timeout and 5 s more; zero: no limit).
+  [[nodiscard]] std::chrono::milliseconds answer_timeout() const noexcept { return answer_timeout_; }
+
  private:
   static std::string trimmed(const char* message);
 
   void check(const pg_result& r, std::string_view sql) const;
 
+  // Waits for the results of the query just sent, at most answer_timeout_; the first error, else the last result.
+  pg_result collect(std::string_view sql) const;
+
   std::unique_ptr<PGconn, pg_conn_closer> conn_;
   std::string location_;
+  std::chrono::milliseconds answer_timeout_{0};
+  mutable bool abandoned_ = false;  // a call timed out: the connection's state is unknown
 };
+
+// The server's `SHOW statement_timeout` ("0", "500ms", "60s", "1min", "2h", "1d") in milliseconds.
+std::optional<std::chrono::milliseconds> pg_parse_duration(std::string_view text);
 
 /// A transaction that rolls back unless committed.
 class pg_transaction {

@@ -8,6 +8,7 @@
 #include <rocmtpl/core/error.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
@@ -24,10 +25,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /// @cond ROCMTPL_INTERNAL
@@ -163,7 +167,9 @@ ROCMTPL_INLINE prepared_command prepare_command(const std::vector<std::string>& 
                      ? "rocmtpl: cannot run '" + program + "': no executable file at that path"
                      : "rocmtpl: cannot run '" + program + "': not found in PATH (" + child_path.value_or("") + ")");
   }
-  cmd.program = std::move(*resolved);
+  // Absolute: the child changes to its working directory before exec, where a relative path would
+  // name another file.
+  cmd.program = std::filesystem::absolute(*resolved);
   if (!options.working_dir.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_directory(options.working_dir, ec)) {
@@ -174,51 +180,190 @@ ROCMTPL_INLINE prepared_command prepare_command(const std::vector<std::string>& 
   return cmd;
 }
 
-ROCMTPL_INLINE spawn_attributes::spawn_attributes() {
-  if (int rc = ::posix_spawn_file_actions_init(&actions); rc != 0) throw_errno("posix_spawn_file_actions_init", rc);
-  if (int rc = ::posix_spawnattr_init(&attr); rc != 0) {
-    ::posix_spawn_file_actions_destroy(&actions);
-    throw_errno("posix_spawnattr_init", rc);
+// ---- the registry of live children --------------------------------------------------------------
+
+// Constant-initialised (no guard, no constructor that runs): safe to read from a signal handler.
+ROCMTPL_INLINE child_registry& registry() noexcept {
+  static child_registry r{};
+  return r;
+}
+
+ROCMTPL_INLINE std::size_t track_child(pid_t id) noexcept {
+  auto& r = registry();
+  for (std::size_t i = 0; i < max_tracked_children; ++i) {
+    pid_t expected = 0;
+    if (r.ids[i].load(std::memory_order_relaxed) == 0 && r.ids[i].compare_exchange_strong(expected, id)) return i;
+  }
+  return static_cast<std::size_t>(-1);
+}
+
+ROCMTPL_INLINE void untrack_child(std::size_t slot) noexcept {
+  if (slot < max_tracked_children) registry().ids[slot].store(0);
+}
+
+ROCMTPL_INLINE std::vector<pid_t> tracked_children() {
+  std::vector<pid_t> out;
+  for (const auto& id : registry().ids) {
+    if (const pid_t v = id.load(); v != 0) out.push_back(v);
+  }
+  return out;
+}
+
+ROCMTPL_INLINE bool stopping_children() noexcept { return registry().stopping.load() != 0; }
+
+// ---- starting a child ---------------------------------------------------------------------------
+
+// fork() without the atfork handlers (glibc 2.34+: _Fork, async-signal-safe), else fork().
+ROCMTPL_INLINE pid_t raw_fork() noexcept {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  return ::_Fork();
+#else
+  return ::fork();
+#endif
+}
+
+[[noreturn]] ROCMTPL_INLINE void child_fail(const exec_plan& plan, int stage, int err) noexcept {
+  const exec_failure f{stage, err};
+  ssize_t n = -1;
+  do {
+    n = ::write(plan.report_fd, &f, sizeof f);
+  } while (n < 0 && errno == EINTR);
+  ::_exit(127);
+}
+
+// Points `fd` at `target` for the child (a descriptor already there loses close-on-exec).
+ROCMTPL_INLINE bool child_dup(int fd, int target) noexcept {
+  if (fd == target) return ::fcntl(fd, F_SETFD, 0) == 0;
+  int r = -1;
+  do {
+    r = ::dup2(fd, target);
+  } while (r < 0 && errno == EINTR);
+  return r >= 0;
+}
+
+// In the child: standard streams, working directory, default signal handling, then exec. Every
+// signal is blocked on entry (the parent blocked them around fork), so no handler of the parent's
+// can run here before its disposition is reset.
+[[noreturn]] ROCMTPL_INLINE void child_exec(const exec_plan& plan) noexcept {
+  for (int s = 1; s < NSIG; ++s) {
+    if (s == SIGKILL || s == SIGSTOP) continue;
+    struct sigaction old {};
+    if (::sigaction(s, nullptr, &old) != 0) continue;  // glibc's internal signals
+    const bool handled = (old.sa_flags & SA_SIGINFO) != 0 || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
+    const bool reset = s == SIGPIPE || s == SIGINT || s == SIGTERM || s == SIGQUIT || s == SIGHUP || s == SIGCHLD ||
+                       s == SIGUSR1 || s == SIGUSR2 || s == SIGALRM;
+    if (handled || reset) {
+      struct sigaction dfl {};
+      dfl.sa_handler = SIG_DFL;
+      sigemptyset(&dfl.sa_mask);
+      ::sigaction(s, &dfl, nullptr);
+    }
+  }
+  if (plan.io.in >= 0) {
+    if (!child_dup(plan.io.in, STDIN_FILENO)) child_fail(plan, stage_exec, errno);
+  } else {
+    const int null_fd = ::open("/dev/null", O_RDONLY);
+    if (null_fd < 0) child_fail(plan, stage_exec, errno);
+    if (null_fd != STDIN_FILENO) {
+      if (!child_dup(null_fd, STDIN_FILENO)) child_fail(plan, stage_exec, errno);
+      ::close(null_fd);
+    }
+  }
+  if (plan.io.out >= 0 && !child_dup(plan.io.out, STDOUT_FILENO)) child_fail(plan, stage_exec, errno);
+  if (plan.io.err >= 0 && !child_dup(plan.io.err, STDERR_FILENO)) child_fail(plan, stage_exec, errno);
+  if (plan.working_dir != nullptr && ::chdir(plan.working_dir) != 0) child_fail(plan, stage_chdir, errno);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execve(plan.program, plan.argv, plan.envp);
+  child_fail(plan, stage_exec, errno);
+}
+
+// Ends this process the way `status` says a child ended: the same exit code, or the same signal
+// (without a core dump of this copy of the parent).
+[[noreturn]] ROCMTPL_INLINE void end_like(int status) noexcept {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const rlimit no_core{};  // 0, 0
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    ::sigaction(sig, &dfl, nullptr);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    ::kill(::getpid(), sig);
+    ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
+    ::_exit(128 + sig);
+  }
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+// The guard of a process group (the child run_process() starts when die_with_parent is on): it
+// leads the group, starts the program as its own child, and waits. When the program ends the
+// guard ends the same way (its parent sees the program's exit code or signal); when the parent
+// thread dies (PR_SET_PDEATHSIG: SIGHUP) it kills the whole group, so nothing the program started
+// outlives the caller. It runs no code but system calls, and holds no descriptor of the parent's.
+[[noreturn]] ROCMTPL_INLINE void child_guard(const exec_plan& plan) noexcept {
+  for (int s : {SIGCHLD, SIGHUP}) {  // waited for with sigwaitinfo: must not be ignored
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    ::sigaction(s, &dfl, nullptr);
+  }
+  ::prctl(PR_SET_PDEATHSIG, SIGHUP);
+  if (::getppid() != plan.parent) child_fail(plan, stage_parent_gone, ESRCH);
+  ::prctl(PR_SET_NAME, "rocmtpl-guard", 0, 0, 0);
+  const pid_t guard = ::getpid();
+  const pid_t program = raw_fork();
+  if (program < 0) child_fail(plan, stage_fork, errno);
+  if (program == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);      // the guard itself killed with SIGKILL
+    if (::getppid() != guard) ::_exit(127);  // it already was
+    child_exec(plan);
+  }
+  // The guard needs no descriptor: closing them all also closes its copy of the report pipe (the
+  // parent reads it to end of file) and of every other descriptor the parent had.
+  if (::syscall(SYS_close_range, 0U, ~0U, 0U) != 0) {
+    for (int fd = 0; fd < 65536; ++fd) ::close(fd);
+  }
+  sigset_t wanted;
+  sigemptyset(&wanted);
+  sigaddset(&wanted, SIGCHLD);
+  sigaddset(&wanted, SIGHUP);
+  for (;;) {
+    siginfo_t info{};
+    const int s = ::sigwaitinfo(&wanted, &info);
+    if (s == SIGHUP) {
+      ::kill(0, SIGKILL);  // the parent died: the whole group, the guard included
+      ::_exit(128 + SIGKILL);
+    }
+    int status = 0;
+    const pid_t w = ::waitpid(program, &status, WNOHANG);
+    if (w == program) end_like(status);
+    if (w < 0 && errno == ECHILD) ::_exit(127);
   }
 }
 
-ROCMTPL_INLINE spawn_attributes::~spawn_attributes() {
-  ::posix_spawn_file_actions_destroy(&actions);
-  ::posix_spawnattr_destroy(&attr);
+// The forked child: its own process group when asked, bound to the parent's life, then exec.
+[[noreturn]] ROCMTPL_INLINE void child_main(const exec_plan& plan) noexcept {
+  if (plan.io.own_process_group) ::setpgid(0, 0);
+  if (plan.die_with_parent) {
+    if (plan.io.own_process_group) child_guard(plan);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != plan.parent) child_fail(plan, stage_parent_gone, ESRCH);  // the parent died before prctl
+  }
+  child_exec(plan);
 }
 
 // The one place the library starts a process. The child gets an empty signal mask and default
 // handlers (a caller that ignores SIGPIPE or SIGINT does not pass that on), runs in its own
-// process group when asked (so a timeout can kill what it started), and inherits no descriptor
-// of ours beyond `io` (the library's own descriptors are all close-on-exec).
-ROCMTPL_INLINE pid_t spawn(const prepared_command& cmd, const std::vector<std::string>& argv,
-                           const process_options& options, const child_stdio& io) {
-  spawn_attributes sa;
-  if (io.in >= 0) {
-    ::posix_spawn_file_actions_adddup2(&sa.actions, io.in, STDIN_FILENO);
-  } else {
-    ::posix_spawn_file_actions_addopen(&sa.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  }
-  if (io.out >= 0) ::posix_spawn_file_actions_adddup2(&sa.actions, io.out, STDOUT_FILENO);
-  if (io.err >= 0) ::posix_spawn_file_actions_adddup2(&sa.actions, io.err, STDERR_FILENO);
-  if (!options.working_dir.empty()) {
-    if (int rc = ::posix_spawn_file_actions_addchdir_np(&sa.actions, options.working_dir.c_str()); rc != 0)
-      throw_errno("posix_spawn_file_actions_addchdir_np", rc);
-  }
-  sigset_t empty_mask;
-  sigemptyset(&empty_mask);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM}) sigaddset(&defaults, s);
-  ::posix_spawnattr_setsigmask(&sa.attr, &empty_mask);
-  ::posix_spawnattr_setsigdefault(&sa.attr, &defaults);
-  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-  if (io.own_process_group) {
-    ::posix_spawnattr_setpgroup(&sa.attr, 0);
-    flags = static_cast<short>(flags | POSIX_SPAWN_SETPGROUP);
-  }
-  ::posix_spawnattr_setflags(&sa.attr, flags);
-
+// process group when asked (so a timeout can kill what it started), dies with its parent
+// (die_with_parent), and inherits no descriptor of ours beyond `io` (the library's own
+// descriptors are all close-on-exec).
+ROCMTPL_INLINE spawned_child spawn(const prepared_command& cmd, const std::vector<std::string>& argv,
+                                   const process_options& options, const child_stdio& io) {
   std::vector<char*> c_argv;
   c_argv.reserve(argv.size() + 1);
   for (const auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));  // NOLINT: POSIX signature
@@ -229,16 +374,70 @@ ROCMTPL_INLINE pid_t spawn(const prepared_command& cmd, const std::vector<std::s
   for (auto& e : env) c_env.push_back(e.data());
   c_env.push_back(nullptr);
 
-  pid_t pid = -1;
-  if (int rc = ::posix_spawn(&pid, cmd.program.c_str(), &sa.actions, &sa.attr, c_argv.data(), c_env.data()); rc != 0) {
-    if (rc == ENOENT) {
-      throw executable_not_found_error(argv.front(),
-                                       "rocmtpl: cannot run '" + cmd.program.string() +
-                                           "': exec failed with ENOENT (a script whose interpreter is missing?)");
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) throw_errno("pipe2", errno);
+  unique_fd report_read(report[0]);
+  unique_fd report_write(report[1]);
+
+  exec_plan plan;
+  plan.program = cmd.program.c_str();
+  plan.argv = c_argv.data();
+  plan.envp = c_env.data();
+  plan.working_dir = options.working_dir.empty() ? nullptr : options.working_dir.c_str();
+  plan.io = io;
+  plan.die_with_parent = options.die_with_parent;
+  plan.parent = ::getpid();
+  plan.report_fd = report_write.get();
+
+  // Every signal blocked around fork: a handler of ours must not run in the child.
+  sigset_t all;
+  sigset_t old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  const pid_t pid = raw_fork();
+  if (pid == 0) child_main(plan);
+  const int fork_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (pid < 0) throw_errno("cannot run '" + cmd.program.string() + "': fork", fork_errno);
+  // Recorded before anything else, then the stop flag read (stop_child_processes() sets the flag,
+  // then reads the records): either it sees this child, or this sees the flag.
+  const spawned_child child{pid, track_child(io.own_process_group ? -pid : pid)};
+  report_write.reset();
+
+  exec_failure failure{};
+  ssize_t n = -1;
+  do {
+    n = ::read(report_read.get(), &failure, sizeof failure);
+  } while (n < 0 && errno == EINTR);
+  const bool stopped = stopping_children();
+  if (n == static_cast<ssize_t>(sizeof failure) || stopped) {
+    if (stopped) ::kill(io.own_process_group ? -pid : pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    throw_errno("cannot run '" + cmd.program.string() + "'", rc);
+    untrack_child(child.slot);
+    if (stopped && n != static_cast<ssize_t>(sizeof failure)) {
+      throw process_error("rocmtpl: not running '" + cmd.program.string() +
+                          "': this process is stopping its child processes (stop_child_processes())");
+    }
+    const std::string err = std::generic_category().message(failure.error);
+    switch (failure.stage) {
+      case stage_chdir:
+        throw process_error("rocmtpl: cannot run '" + argv.front() + "': cannot enter working directory '" +
+                            options.working_dir.string() + "': " + err);
+      case stage_fork: throw_errno("cannot run '" + cmd.program.string() + "': fork", failure.error);
+      case stage_parent_gone:
+        throw process_error("rocmtpl: cannot run '" + cmd.program.string() + "': its parent thread ended");
+      default:
+        if (failure.error == ENOENT) {
+          throw executable_not_found_error(argv.front(),
+                                           "rocmtpl: cannot run '" + cmd.program.string() +
+                                               "': exec failed with ENOENT (a script whose interpreter is missing?)");
+        }
+        throw_errno("cannot run '" + cmd.program.string() + "'", failure.error);
+    }
   }
-  return pid;
+  return child;
 }
 
 ROCMTPL_INLINE unique_fd& unique_fd::operator=(unique_fd&& o) noexcept {
@@ -265,8 +464,24 @@ ROCMTPL_INLINE process_result run_process(const std::vector<std::string>& argv, 
   detail::proc::unique_fd write_end(fds[1]);
 
   const auto start = clock::now();
-  const pid_t pid = detail::proc::spawn(cmd, argv, options, {-1, write_end.get(), write_end.get(), true});
+  const auto child = detail::proc::spawn(cmd, argv, options, {-1, write_end.get(), write_end.get(), true});
+  const pid_t pid = child.pid;
   write_end.reset();
+  // Until reaped: killed and reaped if this function leaves early (an allocation failure), and
+  // recorded as a live child either way.
+  struct reaper {
+    pid_t pid;
+    std::size_t slot;
+    bool reaped = false;
+    ~reaper() {
+      if (!reaped) {
+        ::kill(-pid, SIGKILL);
+        while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+      }
+      detail::proc::untrack_child(slot);
+    }
+  } guard{pid, child.slot};
   ::fcntl(read_end.get(), F_SETFL, ::fcntl(read_end.get(), F_GETFL) | O_NONBLOCK);
 
   process_result result;
@@ -284,8 +499,9 @@ ROCMTPL_INLINE process_result run_process(const std::vector<std::string>& argv, 
     if (!exited) {
       pid_t w = ::waitpid(pid, &status, WNOHANG);
       while (w < 0 && errno == EINTR) w = ::waitpid(pid, &status, WNOHANG);
-      if (w == pid) exited = true;
-      if (w < 0 && errno == ECHILD) exited = status_lost = true;  // SIGCHLD ignored: reaped by the kernel
+      if (w == pid) exited = guard.reaped = true;
+      if (w < 0 && errno == ECHILD)
+        exited = status_lost = guard.reaped = true;  // SIGCHLD ignored: reaped by the kernel
     }
     if (exited) {
       // The child is gone; take what it wrote and stop (a grandchild that keeps the pipe open
@@ -341,7 +557,9 @@ ROCMTPL_INLINE child_process::child_process(const std::vector<std::string>& argv
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) detail::proc::throw_errno("socketpair", errno);
   channel_ = detail::proc::unique_fd(fds[0]);
   detail::proc::unique_fd child_end(fds[1]);
-  pid_ = detail::proc::spawn(cmd, argv, options, {child_end.get(), child_end.get(), -1, false});
+  const auto child = detail::proc::spawn(cmd, argv, options, {child_end.get(), child_end.get(), -1, false});
+  pid_ = child.pid;
+  slot_ = child.slot;
 }
 
 ROCMTPL_INLINE bool child_process::write(std::string_view bytes) noexcept {
@@ -386,7 +604,9 @@ ROCMTPL_INLINE process_result child_process::wait() {
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   }
+  if (pid_ > 0) detail::proc::untrack_child(slot_);
   pid_ = -1;
+  slot_ = static_cast<std::size_t>(-1);
   return r;
 }
 
@@ -395,6 +615,76 @@ ROCMTPL_INLINE void child_process::kill() noexcept {
   try {
     (void)wait();
   } catch (...) {  // NOLINT(bugprone-empty-catch): nothing to report from a destructor
+  }
+}
+
+namespace detail::proc {
+
+// Monotonic milliseconds (clock_gettime: async-signal-safe, unlike std::chrono's clocks in theory).
+ROCMTPL_INLINE long long monotonic_ms() noexcept {
+  timespec t{};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<long long>(t.tv_sec) * 1000 + t.tv_nsec / 1000000;
+}
+
+// True while the child recorded as `id` has not ended (ended: exited but not yet reaped, or gone).
+ROCMTPL_INLINE bool child_running(pid_t id) noexcept {
+  const pid_t pid = id < 0 ? -id : id;
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return errno != ECHILD;
+  return info.si_pid != pid;
+}
+
+ROCMTPL_INLINE void stop_handler(int sig) noexcept {
+  const int saved = errno;
+  stop_child_processes();
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  ::sigaction(sig, &dfl, nullptr);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+  ::raise(sig);  // the default action: the process ends by this signal
+  errno = saved;
+  ::_exit(128 + sig);
+}
+
+}  // namespace detail::proc
+
+ROCMTPL_INLINE void stop_child_processes(std::chrono::milliseconds grace) noexcept {
+  auto& reg = detail::proc::registry();
+  reg.stopping.store(1);  // first: a spawn after this sees it (see spawn())
+  for (auto& slot : reg.ids) {
+    if (const pid_t id = slot.load(); id != 0) ::kill(id, SIGTERM);  // -pgid: the whole group
+  }
+  const long long deadline = detail::proc::monotonic_ms() + grace.count();
+  for (;;) {
+    bool running = false;
+    for (auto& slot : reg.ids) {
+      if (const pid_t id = slot.load(); id != 0 && detail::proc::child_running(id)) running = true;
+    }
+    if (!running || detail::proc::monotonic_ms() >= deadline) break;
+    const timespec pause{0, 10 * 1000 * 1000};
+    ::nanosleep(&pause, nullptr);
+  }
+  // What is left (a group's other members too, whether or not its leader ended).
+  for (auto& slot : reg.ids) {
+    if (const pid_t id = slot.load(); id != 0) ::kill(id, SIGKILL);
+  }
+}
+
+ROCMTPL_INLINE void stop_child_processes_on_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = detail::proc::stop_handler;
+  sigemptyset(&sa.sa_mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, s);  // one handler at a time
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(s, nullptr, &old) != 0) detail::proc::throw_errno("sigaction", errno);
+    if ((old.sa_flags & SA_SIGINFO) == 0 && old.sa_handler == SIG_IGN) continue;  // nohup, a background job
+    if (::sigaction(s, &sa, nullptr) != 0) detail::proc::throw_errno("sigaction", errno);
   }
 }
 

@@ -10,10 +10,19 @@
 /// exit code 127 that could also be the compiler's own; a hung compiler is killed together with
 /// everything it started (hipcc is a Perl script that runs clang through `system()`, so the whole
 /// process group is signalled); large logs never deadlock (one poll/read loop drains the pipe).
+///
+/// Nothing is left running: every child the library starts is recorded while it lives, so that
+/// stop_child_processes() (async-signal-safe) can stop them all, and a program that wants its
+/// children stopped on SIGINT, SIGTERM and SIGHUP says so with stop_child_processes_on_signals()
+/// (the library installs no signal handler of its own). A process killed with SIGKILL takes its
+/// children along: each child gets PR_SET_PDEATHSIG, and a compile's process group is watched by a
+/// small guard process that kills the whole group (the compiler and everything it started) when
+/// the caller dies (see process_options::die_with_parent).
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
@@ -23,7 +32,6 @@
 #include <utility>
 #include <vector>
 
-#include <spawn.h>
 #include <sys/types.h>
 
 namespace rocmtpl::runtime {
@@ -64,6 +72,13 @@ struct process_options {
   std::chrono::milliseconds kill_grace{2000};
   /// @brief Most bytes of output kept; the rest is read (so the child never blocks) and dropped.
   std::size_t max_output = std::size_t{64} << 20;
+  /// @brief The child dies with the thread that started it (Linux PR_SET_PDEATHSIG, set in the child
+  /// with a check that the parent is still there), even when this process is killed with SIGKILL.
+  /// A child in its own process group (run_process()) is started under a guard process that kills
+  /// the whole group then, so a compiler's own children (hipcc's clang) go too. The signal comes
+  /// when the *thread* that started the child ends: run_process() waits for its child, but a
+  /// child_process started by a thread that ends before it must turn this off.
+  bool die_with_parent = true;
 };
 
 /// @brief What a finished (or killed) program left.
@@ -121,17 +136,6 @@ struct prepared_command {
 
 [[nodiscard]] prepared_command prepare_command(const std::vector<std::string>& argv, const process_options& options);
 
-// posix_spawn's two attribute objects, destroyed on every path.
-class spawn_attributes {
- public:
-  spawn_attributes();
-  spawn_attributes(const spawn_attributes&) = delete;
-  spawn_attributes& operator=(const spawn_attributes&) = delete;
-  ~spawn_attributes();
-  posix_spawn_file_actions_t actions{};
-  posix_spawnattr_t attr{};
-};
-
 // Where the child's standard streams go: -1 for stdin is /dev/null, -1 for stdout/stderr is the caller's.
 struct child_stdio {
   int in = -1;
@@ -140,8 +144,82 @@ struct child_stdio {
   bool own_process_group = true;
 };
 
-[[nodiscard]] pid_t spawn(const prepared_command& cmd, const std::vector<std::string>& argv,
-                          const process_options& options, const child_stdio& io);
+// A started child: its pid and its slot in the registry of live children (untrack() it once reaped).
+struct spawned_child {
+  pid_t pid = -1;
+  std::size_t slot = static_cast<std::size_t>(-1);
+};
+
+// Forks and execs (the child does only async-signal-safe system calls), records the child in the
+// registry of live children, and reports an exec failure as a typed error.
+[[nodiscard]] spawned_child spawn(const prepared_command& cmd, const std::vector<std::string>& argv,
+                                  const process_options& options, const child_stdio& io);
+
+// ---- the registry of live children (what stop_child_processes() stops) ----
+// Fixed slots of atomics, so that a signal handler can read it: a negative value is a process
+// group (-pgid), a positive one a single process, 0 a free slot.
+inline constexpr std::size_t max_tracked_children = 1024;
+
+// Records `id`; returns its slot (npos when every slot is taken: the child is then not tracked).
+std::size_t track_child(pid_t id) noexcept;
+
+void untrack_child(std::size_t slot) noexcept;
+
+// The ids recorded now (for tests and messages).
+std::vector<pid_t> tracked_children();
+
+// True once stop_child_processes() ran: no further child is started.
+bool stopping_children() noexcept;
+
+struct child_registry {
+  std::atomic<pid_t> ids[max_tracked_children];
+  std::atomic<int> stopping;
+};
+
+child_registry& registry() noexcept;
+
+// What the forked child needs, prepared before the fork: after it only async-signal-safe system
+// calls run (the parent may have other threads, holding locks the child would never see released).
+struct exec_plan {
+  const char* program = nullptr;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  const char* working_dir = nullptr;  // null: the parent's
+  child_stdio io{};
+  bool die_with_parent = true;
+  pid_t parent = -1;
+  int report_fd = -1;  // close-on-exec: end of file when exec succeeded, an exec_failure otherwise
+};
+
+// What a child that could not exec writes to the report pipe.
+struct exec_failure {
+  int stage = 0;  // one of the constants below
+  int error = 0;  // errno
+};
+inline constexpr int stage_exec = 1;
+inline constexpr int stage_chdir = 2;
+inline constexpr int stage_fork = 3;
+inline constexpr int stage_parent_gone = 4;
+
+pid_t raw_fork() noexcept;
+
+[[noreturn]] void child_fail(const exec_plan& plan, int stage, int err) noexcept;
+
+bool child_dup(int fd, int target) noexcept;
+
+[[noreturn]] void child_exec(const exec_plan& plan) noexcept;
+
+[[noreturn]] void end_like(int status) noexcept;
+
+[[noreturn]] void child_guard(const exec_plan& plan) noexcept;
+
+[[noreturn]] void child_main(const exec_plan& plan) noexcept;
+
+long long monotonic_ms() noexcept;
+
+bool child_running(pid_t id) noexcept;
+
+void stop_handler(int sig) noexcept;
 
 // A descriptor closed on destruction.
 class unique_fd {
@@ -162,9 +240,33 @@ class unique_fd {
 
 }  // namespace detail::proc
 
+/// @brief Stops every child process the library started and has not reaped yet: SIGTERM to each
+/// (a compile's whole process group), up to `grace` for them to end, then SIGKILL to what is left.
+/// Afterwards the library starts no more processes in this process (a spawn is refused with
+/// process_error). Async-signal-safe: meant for a signal handler (see stop_child_processes_on_signals()).
+/// @param grace how long the children get between SIGTERM and SIGKILL
+void stop_child_processes(std::chrono::milliseconds grace = std::chrono::milliseconds(1000)) noexcept;
+
+/// @brief Installs handlers for SIGINT, SIGTERM and SIGHUP that stop the library's child processes
+/// (stop_child_processes()) and then end the program by the same signal (its default action, so
+/// the exit status is the conventional 128 + signal). A signal the program ignores (SIG_IGN, e.g.
+/// under nohup) stays ignored. The library never installs a handler by itself: a tool calls this
+/// once, early in main().
+///
+/// @code{.cpp}
+/// int main() {
+///   rocmtpl::runtime::stop_child_processes_on_signals();  // Ctrl-C stops the compilers too
+///   ...
+/// }
+/// @endcode
+/// @throws process_error when sigaction fails
+void stop_child_processes_on_signals();
+
 /// @brief Runs a program and waits for it, capturing stdout and stderr merged.
 ///
-/// The child runs in its own process group with stdin on /dev/null and default signal handling.
+/// The child runs in its own process group with stdin on /dev/null and default signal handling;
+/// it is recorded as a live child until reaped (stop_child_processes()), and dies with this process
+/// (process_options::die_with_parent).
 /// argv[0] is looked up in PATH (the child's PATH when `options.env` sets one) unless it contains '/'.
 /// Safe to call from several threads at once (pipes are close-on-exec, so children never inherit
 /// each other's pipe ends).
@@ -187,6 +289,9 @@ class unique_fd {
 /// write to a child that has gone never raises SIGPIPE in this process (send with MSG_NOSIGNAL),
 /// so the caller's signal dispositions stay untouched. The child's stderr is the caller's, and it
 /// stays in the caller's process group (a Ctrl-C reaches it too). Destruction kills and reaps it.
+/// It is recorded as a live child until reaped (stop_child_processes()); with
+/// process_options::die_with_parent (the default) it is killed when the thread that started it
+/// ends, so start it from a thread that outlives it (or turn that off).
 ///
 /// @code{.cpp}
 /// rocmtpl::runtime::child_process child({"cat"});
@@ -233,6 +338,7 @@ class child_process {
  private:
   detail::proc::unique_fd channel_{};
   pid_t pid_ = -1;
+  std::size_t slot_ = static_cast<std::size_t>(-1);
 };
 
 }  // namespace rocmtpl::runtime
