@@ -3,9 +3,11 @@
 #   cmake -DEXPECT_EXIT=<code> [-DSTDOUT_REGEX=<re>] [-DSTDERR_REGEX=<re>] [-DOUTPUT_REGEX=<re on both>]
 #         [-DONE_LINE_STDERR=ON]
 #         [-DEXPECT_FILES=<f1|f2...>] [-DEXPECT_GLOB=<pattern|at least>] [-DEXPECT_JSON=<file|member|length>]
-#         [-DREMOVE_PATHS=<p1|p2...>]
+#         [-DREMOVE_PATHS=<p1|p2...>] [-DTOUCH_PATHS=<f1|f2...>] [-DABSENT_PATHS=<p1|p2...>]
 #         [-DDIGEST_FILE=<file>] -P check_cli.cmake -- <program> <args>...
-# REMOVE_PATHS are deleted first. In the arguments, @DIGEST@ becomes DIGEST_FILE's content and
+# REMOVE_PATHS are deleted first, then TOUCH_PATHS created as empty files (with their folders; an
+# empty file is an empty SQLite database). ABSENT_PATHS must not exist after the run (a command
+# that must leave no trace). In the arguments, @DIGEST@ becomes DIGEST_FILE's content and
 # @DIGEST1@ its first character. EXPECT_JSON checks that `member` of the JSON file is an array of
 # `length` elements.
 set(_command)
@@ -35,6 +37,12 @@ endif()
 string(REPLACE "|" ";" _remove "${REMOVE_PATHS}")
 foreach(_path IN LISTS _remove)
   file(REMOVE_RECURSE "${_path}")
+endforeach()
+string(REPLACE "|" ";" _touch "${TOUCH_PATHS}")
+foreach(_path IN LISTS _touch)
+  get_filename_component(_folder "${_path}" DIRECTORY)
+  file(MAKE_DIRECTORY "${_folder}")
+  file(TOUCH "${_path}")
 endforeach()
 
 execute_process(COMMAND ${_command} RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
@@ -72,6 +80,12 @@ foreach(_file IN LISTS _files)
     if(_size EQUAL 0)
       list(APPEND _failures "${_file} is empty")
     endif()
+  endif()
+endforeach()
+string(REPLACE "|" ";" _absent "${ABSENT_PATHS}")
+foreach(_path IN LISTS _absent)
+  if(EXISTS "${_path}")
+    list(APPEND _failures "${_path} exists; the command must not create it")
   endif()
 endforeach()
 if(EXPECT_GLOB)

@@ -39,6 +39,21 @@ TEST(GemmGolden, SymbolicF16BiasGeluColMajorW) {
   check_golden("gemm_symbolic_f16_bias_gelu.hip", t.generate(gemm_config{}, {{"M", 64}, {"K", 128}}).source());
 }
 
+// Issue 22 item 6: the output's row stride is a symbol, so whether its rows overlap is decided at
+// run time: the entry point checks overlap_of()'s rule and returns UNSUPPORTED_ARGUMENT.
+TEST(GemmGolden, SymbolicPaddedOutputIsCheckedForOverlap) {
+  const auto m = sym_expr::symbol("M");
+  const auto n = sym_expr::symbol("N");
+  const auto ld = sym_expr::symbol("ldy");
+  rocmtpl::rocm_template<gemm_policy> t(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f32, {m, 64})), buffer("w", layout::row_major(dtype::f32, {64, n}))},
+      layout(dtype::f32, {m, n}, {ld, 1}));
+  const std::string source = t.generate(gemm_config{}, {{"M", 64}, {"N", 64}, {"ldy", 64}}).source();
+  EXPECT_NE(source.find("const int64_t rocmtpl_strides[2] = {u_ldy, 1};"), std::string::npos);
+  check_golden("gemm_symbolic_padded_output_f32.hip", source);
+}
+
 TEST(GemmGolden, MatrixCoreStaticF16) {
   rocmtpl::rocm_template<gemm_policy> t(gemm_policy(),
                                         {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),

@@ -62,7 +62,7 @@ TEST(HygieneGpu, GemmWithSymbolsNamedLikeInternalsMatchesCublas) {
   EXPECT_GT(h.against_cublas() + h.against_host(), cases.size());
 }
 
-TEST(HygieneGpu, EntryPointRefusesNonPositiveOutputStridesAndOverflow) {  // issue 8
+TEST(HygieneGpu, EntryPointRefusesNonPositiveOutputStridesAndOverflow) {  // issue 8, issue 22 item 6
   ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
@@ -84,6 +84,10 @@ TEST(HygieneGpu, EntryPointRefusesNonPositiveOutputStridesAndOverflow) {  // iss
             kernel_status::unsupported_argument);  // output rows overlap: unsupported
   EXPECT_EQ(h.call(cases[0], ptrs, {8, 8, 8, -8}, nullptr), kernel_status::unsupported_argument);
   EXPECT_EQ(h.call(cases[0], ptrs, {1, 8, 8, 0}, nullptr), kernel_status::ok);  // one row: any stride
+  // Issue 22 item 6: rows of 8 elements every 4 overlap (overlap_of()'s rule, checked at run time).
+  EXPECT_EQ(h.call(cases[0], ptrs, {8, 8, 8, 4}, nullptr), kernel_status::unsupported_argument);
+  EXPECT_EQ(h.call(cases[0], ptrs, {4, 8, 4, 4}, nullptr), kernel_status::ok);  // rows of 4 every 4: contiguous
+  EXPECT_EQ(h.call(cases[0], ptrs, {1, 8, 8, 4}, nullptr), kernel_status::ok);  // one row: no overlap
   const std::int64_t big = std::int64_t{1} << 62;
   EXPECT_EQ(h.call(cases[0], ptrs, {big, 8, 8, 8}, nullptr),
             kernel_status::unsupported_argument);  // p * k overflows int64

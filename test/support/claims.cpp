@@ -48,6 +48,9 @@ void check_claim_basics(const db_opener& open) {
   EXPECT_EQ(items[3].item, "p3");
   EXPECT_EQ(db.batch_items("b", "other-target").size(), 2U);
   EXPECT_TRUE(db.batch_items("nope", "t").empty());
+  // The targets a batch was run for, as `batch --status` lists them (issue 22 item 8).
+  EXPECT_EQ(db.batch_targets("b"), (std::vector<std::string>{"other-target", "t"}));
+  EXPECT_TRUE(db.batch_targets("nope").empty());
 
   // Release: pending again at once, for anyone.
   auto c2 = db.claim_batch_item("b", "t", "A", 60s);

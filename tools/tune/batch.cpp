@@ -6,13 +6,16 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,12 +47,13 @@ using namespace rocmtpl::runtime;
 struct batch_args {
   std::string file;
   std::string db;
-  std::string name;           // default: the file's stem
-  std::string tuner;          // default: host:pid
-  double lease_seconds = 60;  // a claim not renewed this long is taken over
-  bool plain = false;         // plain lines even on a terminal
-  bool status = false;        // show the batch's state and log, tune nothing
-  tuning_settings defaults;   // the tuning options every problem starts from
+  std::string name;             // default: the file's stem
+  std::string tuner;            // default: host:pid
+  double lease_seconds = 60;    // a claim not renewed this long is taken over
+  bool plain = false;           // plain lines even on a terminal
+  bool status = false;          // show the batch's state and log, tune nothing
+  tuning_settings defaults;     // the tuning options every problem starts from
+  CLI::Option* arch = nullptr;  // --arch: given, it names the target --status shows
 };
 
 /// One problem of a batch: the problem, and the tuning settings it starts from or overrides.
@@ -79,6 +83,105 @@ std::vector<std::string> string_list(const nlohmann::json& v) {
   return out;
 }
 
+// The text of each floating-point number of a batch file, by value, so that a message names a value
+// as it was written (40.5, 1e30, 18446744073709551616), not as the double prints. nlohmann::json
+// keeps only the double; its SAX interface hands over the text too.
+class float_literals : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit float_literals(const std::string& file) {
+    std::ifstream in(file);
+    (void)nlohmann::json::sax_parse(in, this);  // the file parsed before: errors cannot happen here
+  }
+
+  // The number as written in the file; as the double prints when the file does not have it.
+  [[nodiscard]] std::string text(const nlohmann::json& v) const {
+    if (v.is_number_float()) {
+      if (auto it = text_.find(v.get<double>()); it != text_.end()) return it->second;
+    }
+    return v.dump();
+  }
+
+  bool number_float(number_float_t value, const string_t& text) override {
+    text_.emplace(value, text);
+    return true;
+  }
+  bool null() override { return true; }
+  bool boolean(bool /*value*/) override { return true; }
+  bool number_integer(number_integer_t /*value*/) override { return true; }
+  bool number_unsigned(number_unsigned_t /*value*/) override { return true; }
+  bool string(string_t& /*value*/) override { return true; }
+  bool binary(binary_t& /*value*/) override { return true; }
+  bool start_object(std::size_t /*elements*/) override { return true; }
+  bool key(string_t& /*value*/) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t /*elements*/) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
+                   const nlohmann::detail::exception& /*error*/) override {
+    return false;
+  }
+
+ private:
+  std::map<double, std::string> text_;
+};
+
+// How a problem's values are read: the file's float literals, for messages.
+struct value_reader {
+  const float_literals* literals = nullptr;
+
+  [[nodiscard]] std::string text(const nlohmann::json& v) const { return literals ? literals->text(v) : v.dump(); }
+
+  // A number, else the wrong type (true, "8", null: never converted).
+  void require_number(const std::string& what, const nlohmann::json& v) const {
+    if (!v.is_number()) throw usage_error(fmt::format("{}: {} has the wrong type", what, text(v)));
+  }
+
+  // An integer field in [min, max]: a JSON integer (no fraction, no exponent), within range.
+  [[nodiscard]] std::int64_t integer(const std::string& what, const nlohmann::json& v, std::int64_t min,
+                                     std::int64_t max = std::numeric_limits<std::int64_t>::max()) const {
+    require_number(what, v);
+    const std::string kind = min > 0 ? "positive" : "non-negative";
+    const auto out_of_range = [&](const std::string& value) {
+      return usage_error(fmt::format("{}: {} is out of range (a {} integer, at most {})", what, value, kind, max));
+    };
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (!std::isfinite(d) || d != std::trunc(d)) {
+        throw usage_error(fmt::format("{}: {} is not an integer", what, text(v)));
+      }
+      if (d < static_cast<double>(min) || d >= static_cast<double>(max) + 1.0) throw out_of_range(text(v));
+      throw usage_error(
+          fmt::format("{}: {} is not written as an integer (write {})", what, text(v), static_cast<std::int64_t>(d)));
+    }
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
+      throw out_of_range(text(v));
+    }
+    const auto n = v.get<std::int64_t>();
+    if (n < min) throw usage_error(fmt::format("{}: {} is not a {} integer", what, n, kind));
+    if (n > max) throw out_of_range(text(v));
+    return n;
+  }
+
+  // A number (integer or not) that is finite as a float: rendered into the kernel as a literal.
+  [[nodiscard]] float finite_float(const std::string& what, const nlohmann::json& v) const {
+    require_number(what, v);
+    const auto f = static_cast<float>(v.get<double>());
+    if (!std::isfinite(f)) {
+      throw usage_error(fmt::format(
+          "{}: {} is not a finite float (NaN and infinities cannot be rendered into a kernel)", what, text(v)));
+    }
+    return f;
+  }
+
+  // A positive finite number.
+  [[nodiscard]] double positive_real(const std::string& what, const nlohmann::json& v) const {
+    require_number(what, v);
+    const double d = v.get<double>();
+    if (!(d > 0) || !std::isfinite(d)) throw usage_error(fmt::format("{}: {} is not a positive number", what, text(v)));
+    return d;
+  }
+};
+
 void check_member(const std::string& what, const std::string& value, std::initializer_list<std::string_view> allowed) {
   for (auto a : allowed) {
     if (value == a) return;
@@ -86,24 +189,17 @@ void check_member(const std::string& what, const std::string& value, std::initia
   throw usage_error(fmt::format("{}: '{}' is not one of {}", what, value, fmt::join(allowed, ", ")));
 }
 
-std::int64_t positive(const std::string& what, const nlohmann::json& v, bool allow_zero = false) {
-  const auto n = v.get<std::int64_t>();
-  if (n < 0 || (n == 0 && !allow_zero)) {
-    throw usage_error(fmt::format("{}: {} is not a {} integer", what, n, allow_zero ? "non-negative" : "positive"));
-  }
-  return n;
-}
-
 // Sets problem field @p f (a name of batch_fields); false when it is not a problem field.
-bool set_problem_field(gemm_problem_args& p, const std::string& f, const std::string& what, const nlohmann::json& v) {
+bool set_problem_field(gemm_problem_args& p, const std::string& f, const std::string& what, const nlohmann::json& v,
+                       const value_reader& r) {
   if (f == "m")
-    p.m = positive(what, v);
+    p.m = r.integer(what, v, 1);
   else if (f == "n")
-    p.n = positive(what, v);
+    p.n = r.integer(what, v, 1);
   else if (f == "k")
-    p.k = positive(what, v);
+    p.k = r.integer(what, v, 1);
   else if (f == "batch")
-    p.batch = positive(what, v);
+    p.batch = r.integer(what, v, 1);
   else if (f == "dtype") {
     p.dtype_name = v.get<std::string>();
     if (const auto why = gemm_dtype_error(p.dtype_name); !why.empty()) throw usage_error(what + ": " + why);
@@ -112,7 +208,7 @@ bool set_problem_field(gemm_problem_args& p, const std::string& f, const std::st
   else if (f == "epilogue")
     check_member(what, p.epilogue = v.get<std::string>(), {"none", "relu", "gelu", "silu", "sigmoid"});
   else if (f == "alpha")
-    p.alpha = v.get<float>();
+    p.alpha = r.finite_float(what, v);
   else if (f == "bias")
     p.bias = v.get<bool>();
   else if (f == "symbolic") {
@@ -126,18 +222,19 @@ bool set_problem_field(gemm_problem_args& p, const std::string& f, const std::st
 }
 
 // Sets tuning field @p f; false when it is not a tuning field.
-bool set_tuning_field(tuning_settings& t, const std::string& f, const std::string& what, const nlohmann::json& v) {
+bool set_tuning_field(tuning_settings& t, const std::string& f, const std::string& what, const nlohmann::json& v,
+                      const value_reader& r) {
   if (f == "arch") {
     t.archs = string_list(v);
     for (auto& arch : t.archs) {
       if (auto err = amd_arch_error(arch); !err.empty()) throw usage_error(what + ": " + err);
     }
   } else if (f == "top_k")
-    t.top_k = static_cast<std::size_t>(positive(what, v, true));
+    t.top_k = static_cast<std::size_t>(r.integer(what, v, 0));
   else if (f == "jobs")
-    t.jobs = static_cast<unsigned>(positive(what, v, true));
+    t.jobs = static_cast<unsigned>(r.integer(what, v, 0, std::numeric_limits<unsigned>::max()));
   else if (f == "budget_ms")
-    t.budget_ms = v.get<double>();
+    t.budget_ms = r.positive_real(what, v);
   else if (f == "no_verify")
     t.no_verify = v.get<bool>();
   else if (f == "no_isolate")
@@ -149,8 +246,10 @@ bool set_tuning_field(tuning_settings& t, const std::string& f, const std::strin
   return true;
 }
 
-// One problem of a batch file; an unknown field or a bad value is a usage error that names the problem.
-batch_job job_from_json(const nlohmann::json& spec, const tuning_settings& defaults, const std::string& where) {
+// One problem of a batch file; an unknown field or a bad value is a usage error that names the
+// problem, the field and the value as written.
+batch_job job_from_json(const nlohmann::json& spec, const tuning_settings& defaults, const std::string& where,
+                        const value_reader& r = {}) {
   batch_job job{{}, defaults};
   int sizes = 0;  // m, n and k seen
   for (const auto& [raw_name, v] : spec.items()) {
@@ -158,11 +257,11 @@ batch_job job_from_json(const nlohmann::json& spec, const tuning_settings& defau
     std::replace(f.begin(), f.end(), '-', '_');
     const std::string what = where + ": " + raw_name;
     try {
-      if (!set_problem_field(job.problem, f, what, v) && !set_tuning_field(job.tuning, f, what, v)) {
+      if (!set_problem_field(job.problem, f, what, v, r) && !set_tuning_field(job.tuning, f, what, v, r)) {
         throw usage_error(fmt::format("{}: unknown field (the fields are {})", what, fmt::join(batch_fields, ", ")));
       }
     } catch (const nlohmann::json::exception&) {
-      throw usage_error(fmt::format("{}: {} has the wrong type", what, v.dump()));
+      throw usage_error(fmt::format("{}: {} has the wrong type", what, r.text(v)));
     }
     sizes += f == "m" || f == "n" || f == "k" ? 1 : 0;
   }
@@ -185,7 +284,7 @@ std::string default_tuner_name() {
   return fmt::format("{}:{}", host, ::getpid());
 }
 
-int print_batch_status(tuning_db& db, const std::string& name, const std::string& target) {
+void print_batch_target_status(tuning_db& db, const std::string& name, const std::string& target) {
   const auto items = db.batch_items(name, target);
   std::cout << fmt::format("batch {} for {} in {}: {} problems\n", name, target, db.path().string(), items.size());
   std::cout << fmt::format("{:>3}  {:<16}  {:<8} {:>8}  {:<24} {}\n", "#", "problem", "state", "attempts", "by",
@@ -199,7 +298,32 @@ int print_batch_status(tuning_db& db, const std::string& name, const std::string
   for (const auto& e : db.batch_events(name, target)) {
     std::cout << fmt::format("event {} {:<9} {} {}\n", e.at, e.event, e.item, e.tuner);
   }
+}
+
+// The problems of a batch and its log, per target it was run for: the targets the database
+// records for the batch (each tuner adds the problems under its own target), or the one --arch names.
+int print_batch_status(tuning_db& db, const std::string& name, const std::vector<std::string>& targets) {
+  if (targets.empty()) {
+    std::cout << fmt::format("batch {} in {}: 0 problems (no tuner has run it with this database)\n", name,
+                             db.path().string());
+    return 0;
+  }
+  for (const auto& target : targets) print_batch_target_status(db, name, target);
   return 0;
+}
+
+int run_batch_status(tuning_db& db, const batch_args& b) {
+  if (b.arch != nullptr && b.arch->count() > 0) {
+    const std::string target = batch_target(b.defaults);
+    if (db.batch_items(b.name, target).empty()) {
+      const auto recorded = db.batch_targets(b.name);
+      if (!recorded.empty()) {
+        std::cout << fmt::format("batch {} was run for {}; not for {}\n", b.name, fmt::join(recorded, "; "), target);
+      }
+    }
+    return print_batch_status(db, b.name, {target});
+  }
+  return print_batch_status(db, b.name, db.batch_targets(b.name));
 }
 
 std::atomic<bool> batch_interrupted{false};
@@ -221,9 +345,10 @@ batch_options make_batch_options(const batch_args& b, const std::string& target)
 // The file's problems, each checked before anything is claimed.
 std::vector<batch_job> load_jobs(const std::string& file, const std::vector<batch_problem>& problems,
                                  const tuning_settings& defaults) {
+  const float_literals literals(file);
   std::vector<batch_job> jobs;
   for (std::size_t i = 0; i < problems.size(); ++i) {
-    jobs.push_back(job_from_json(problems[i].spec, defaults, fmt::format("{}: problem {}", file, i)));
+    jobs.push_back(job_from_json(problems[i].spec, defaults, fmt::format("{}: problem {}", file, i), {&literals}));
   }
   return jobs;
 }
@@ -239,9 +364,12 @@ int run_batch_command(batch_args& b) {
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < problems.size(); ++i) index.emplace(problems[i].id, i);
   if (b.name.empty()) b.name = fs::path(b.file).stem().string();
+  if (b.status) {
+    tuning_db db = existing_database(b.db);  // --status reads: it creates no database
+    return run_batch_status(db, b);
+  }
   tuning_db db(database_path(b.db));
   const std::string target = batch_target(b.defaults);
-  if (b.status) return print_batch_status(db, b.name, target);
   check_cache_folder();
 
   const batch_options o = make_batch_options(b, target);
@@ -287,10 +415,13 @@ command register_batch(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--tuner-id", b->tuner, "this tuner's name in the database (default: host:pid)");
   cmd->add_flag("--plain", b->plain, "progress as plain lines even on a terminal");
-  cmd->add_flag("--status", b->status, "show each problem's state and the batch's log; tune nothing");
+  cmd->add_flag("--status", b->status,
+                "show each problem's state and the batch's log, for every target the database records the batch "
+                "under (with --arch: that target's); tune nothing");
   add_tuning_options(
       *cmd, b->defaults,
       {"candidates per problem (0: all); a problem's top_k wins", "parallel compiles (0: one per core)"});
+  b->arch = cmd->get_option("--arch");
   return {cmd, [b] { return run_batch_command(*b); }};
 }
 

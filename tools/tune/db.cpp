@@ -220,7 +220,10 @@ int db_clear(tuning_db& db, const std::optional<std::string>& template_name) {
 }
 
 int run_db(const db_args& a) {
-  tuning_db database(database_path(a.db));
+  if (!a.list->parsed() && !a.show->parsed() && !a.export_json->parsed() && !a.plot->parsed() && !a.clear->parsed()) {
+    throw usage_error("db: a command is required: list, show, export, plot or clear");
+  }
+  tuning_db database = existing_database(a.db);  // each db command reads: none creates a database
   if (a.list->parsed()) return db_list(database);
   if (a.show->parsed()) return db_show(database, a.show_prefix);
   if (a.export_json->parsed()) return db_export(database, a.export_file);

@@ -54,7 +54,7 @@ int run_export(const export_args& x) {
   if (!std::regex_match(x.name_space, identifier)) {
     throw usage_error("--namespace '" + x.name_space + "' is not a C++ namespace name");
   }
-  tuning_db database(database_path(x.db));
+  tuning_db database = existing_database(x.db);  // export reads: it creates no database
   const auto found = collect_pretuned_gemms(database.list(), {x.device, x.arch});
   for (const auto& note : found.notes) std::cout << "left out " << note << '\n';
   const fs::path header = fs::absolute(x.header);

@@ -297,7 +297,7 @@ void add_problem_options(CLI::App& cmd, gemm_problem_args& p) {
   cmd.add_option("--epilogue", p.epilogue, "activation applied after the bias")
       ->check(CLI::IsMember({"none", "relu", "gelu", "silu", "sigmoid"}))
       ->capture_default_str();
-  cmd.add_option("--alpha", p.alpha, "scale of X @ W")->capture_default_str();
+  cmd.add_option("--alpha", p.alpha, "scale of X @ W")->check(finite_float_validator())->capture_default_str();
   cmd.add_flag("--bias,!--no-bias", p.bias, "add a bias of N values broadcast along the rows (--no-bias: none)");
   cmd.add_option("--symbolic", p.symbolic,
                  "sizes that are kernel arguments instead of constants (M,N,K,B); --m/--n/--k/--batch give their "

@@ -37,6 +37,10 @@ fs::path database_path(const std::string& db) {
   return db.empty() ? rocmtpl::runtime::tuning_db::default_path() : fs::path(db);
 }
 
+rocmtpl::runtime::tuning_db existing_database(const std::string& db) {
+  return rocmtpl::runtime::tuning_db::open_existing(db.empty() ? fs::path() : fs::path(db));
+}
+
 void add_tuning_options(CLI::App& app, tuning_settings& t, const tuning_help& help) {
   app.add_option("--arch", t.archs, "AMD targets compiled for when there is no GPU")
       ->delimiter(',')
@@ -108,6 +112,18 @@ CLI::Validator positive_real_validator() {
         return "'" + value + "' is not a positive number";
       },
       "NUMBER>0");
+}
+
+// A finite float: NaN, infinities and values beyond float's range cannot be rendered into a kernel.
+CLI::Validator finite_float_validator() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        char* end = nullptr;
+        const float v = std::strtof(value.c_str(), &end);
+        if (!value.empty() && end == value.c_str() + value.size() && std::isfinite(v)) return {};
+        return "'" + value + "' is not a finite number (NaN and infinities cannot be rendered into a kernel)";
+      },
+      "NUMBER");
 }
 
 CLI::Validator plot_file_validator() {

@@ -17,6 +17,10 @@
 #include <string_view>
 #include <vector>
 
+namespace rocmtpl::runtime {
+class tuning_db;
+}  // namespace rocmtpl::runtime
+
 namespace rocmtpl_tune {
 
 /// A problem with the arguments found after parsing: reported like a parse error (exit code 2).
@@ -59,6 +63,11 @@ void add_database_option(CLI::App& app, std::string& db, const std::string& help
 /// The database --db names, else tuning_db::default_path() (ROCMTPL_TUNING_DB, else the cache's).
 std::filesystem::path database_path(const std::string& db);
 
+/// The database --db names (else the default one) for a command that reads it (db list, show,
+/// export, plot, clear; export; batch --status): a file that does not exist is an error, and
+/// neither it nor its folder (nor the cache folder) is created. Only tuning creates a database.
+rocmtpl::runtime::tuning_db existing_database(const std::string& db);
+
 /// The help of the tuning options that gemm and batch word differently.
 struct tuning_help {
   std::string top_k;
@@ -80,6 +89,8 @@ CLI::Validator gemm_dtype_validator();
 /// A positive (or, with allow_zero, non-negative) integer, with a message that says so.
 CLI::Validator count_validator(bool allow_zero);
 CLI::Validator positive_real_validator();
+/// A number that is finite as a float (no NaN, no infinity, nothing beyond float's range).
+CLI::Validator finite_float_validator();
 CLI::Validator plot_file_validator();
 CLI::Validator hex_validator();
 

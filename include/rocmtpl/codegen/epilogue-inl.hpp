@@ -4,6 +4,7 @@
 // The implementation of codegen/epilogue.hpp: included at its end (header-only) or compiled once by src/codegen.cpp,
 // after it (so it does not include it back).
 
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <string>
@@ -29,6 +30,7 @@ ROCMTPL_INLINE epilogue_op epilogue_op::scale(float s) {
   epilogue_op o;
   o.kind = epilogue_op_kind::scale;
   o.scalar = s;
+  epilogue_chain{{o}}.validate();
   return o;
 }
 
@@ -77,6 +79,14 @@ ROCMTPL_INLINE std::string float_text(float v) {
   return s;
 }
 
+ROCMTPL_INLINE std::string float_literal_text(float v) {
+  if (!std::isfinite(v)) {
+    throw invalid_argument_error("rocmtpl: epilogue: scale(" + float_text(v) +
+                                 ") cannot be rendered into generated code; give a finite number");
+  }
+  return float_text(v);
+}
+
 ROCMTPL_INLINE void check_float_dtype(dtype t, const std::string& what) {
   if (t != dtype::f32 && t != dtype::f16 && t != dtype::bf16) {
     throw invalid_argument_error("rocmtpl: epilogue: " + what + " has dtype " + std::string(name(t)) +
@@ -121,9 +131,20 @@ ROCMTPL_INLINE epilogue_chain epilogue_chain::then(const epilogue_chain& next, s
   return out;
 }
 
+ROCMTPL_INLINE void epilogue_chain::validate(std::string_view owner) const {
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const auto& o = ops[i];
+    if (o.kind != epilogue_op_kind::scale || std::isfinite(o.scalar)) continue;
+    throw config_error(std::string(owner), "scale(" + detail::epilogue_impl::float_text(o.scalar) + ")",
+                       "the scale of op " + std::to_string(i) +
+                           " must be a finite number (it is rendered into the kernel as a literal)");
+  }
+}
+
 ROCMTPL_INLINE std::vector<epilogue_operand> epilogue_operands(const fused_epilogue& e, const sym_expr& batch,
                                                                const sym_expr& m, const sym_expr& n) {
   using detail::epilogue_impl::check_float_dtype;
+  e.chain.validate();
   detail::epilogue_impl::check_float_dtype(e.output.type(), "output " + e.output.name());
   std::vector<epilogue_operand> out(e.inputs.size());
   std::vector<int> seen(e.inputs.size(), -1);

@@ -71,6 +71,7 @@ struct epilogue_op {
     return binary(epilogue_op_kind::mul, input, b);
   }
   /// @brief `v = s * v`.
+  /// @throws config_error when `s` is NaN or an infinity (it is rendered as a float literal).
   [[nodiscard]] static epilogue_op scale(float s);
   /// @brief `v = (float)(T)v`: rounds to dtype `t` (f32, f16 or bf16).
   [[nodiscard]] static epilogue_op cast(dtype t);
@@ -116,7 +117,11 @@ namespace detail {
 }  // namespace detail
 
 namespace detail::epilogue_impl {
+// "%.9g" of v with ".0" when it reads as an integer; "nan" / "inf" for those (messages).
 std::string float_text(float v);
+// float_text() for generated code: throws invalid_argument_error for NaN and infinities, which no
+// literal spells (the chain's validate() refuses them first; this is the backstop).
+std::string float_literal_text(float v);
 void check_float_dtype(dtype t, const std::string& what);
 }  // namespace detail::epilogue_impl
 
@@ -132,6 +137,12 @@ struct epilogue_chain {
 
   /// @brief This chain followed by `next`, whose input indices are shifted by `input_offset`.
   [[nodiscard]] epilogue_chain then(const epilogue_chain& next, std::size_t input_offset) const;
+
+  /// @brief Checks the values the chain renders into source: every scale must be a finite number.
+  /// The pointwise template checks its chain when it is made, the fusing templates when they render.
+  /// @param owner what the chain belongs to, for the message (`pointwise`, `epilogue`)
+  /// @throws config_error naming the op and the value (`scale(nan)`).
+  void validate(std::string_view owner = "epilogue") const;
 
   /// @brief Member-wise equality.
   friend bool operator==(const epilogue_chain&, const epilogue_chain&) = default;
@@ -262,7 +273,7 @@ std::string chain_statements(const epilogue_chain& chain, const std::string& ind
   for (const auto& o : chain.ops) {
     switch (o.kind) {
       case epilogue_op_kind::activation: s += indent + activation_text(o.act) + "\n"; break;
-      case epilogue_op_kind::scale: s += indent + "v = " + float_text(o.scalar) + "f * v;\n"; break;
+      case epilogue_op_kind::scale: s += indent + "v = " + float_literal_text(o.scalar) + "f * v;\n"; break;
       case epilogue_op_kind::cast: s += indent + "v = " + round_to(o.type, "v") + ";\n"; break;
       default: {
         const char* op = o.kind == epilogue_op_kind::add ? " + " : (o.kind == epilogue_op_kind::sub ? " - " : " * ");

@@ -77,6 +77,92 @@ inline constexpr std::string_view user_identifier_prefix = "u_";
   return {};
 }
 
+/// @brief Names that the C library, the GPU runtime (HIP, or CUDA through the portable header) and
+/// the generated code's own globals declare at global scope in a generated translation unit: a name
+/// that generated code exports as it is (a module's or kernel's entry point, which cannot take the
+/// `u_` prefix) must not be one. User names inside generated code need no such list: they are
+/// renamed (user_identifier()). The list holds the C library's functions, objects and types a
+/// module could plausibly be named after and the runtimes' built-ins; is_runtime_name() adds the
+/// prefixes and families the runtimes keep (`hip...`, `cuda...`, `__...`, `sinf`, `float4`, ...).
+inline constexpr auto runtime_names = std::to_array<std::string_view>(
+    {// <cstdlib>
+     "abort", "abs", "aligned_alloc", "at_quick_exit", "atexit", "atof", "atoi", "atol", "atoll", "bsearch", "calloc",
+     "div", "exit", "free", "getenv", "labs", "ldiv", "llabs", "lldiv", "malloc", "posix_memalign", "qsort",
+     "quick_exit", "rand", "realloc", "srand", "strtod", "strtof", "strtol", "strtold", "strtoll", "strtoul",
+     "strtoull", "system",
+     // <cstdio>
+     "fclose", "feof", "ferror", "fflush", "fgetc", "fgets", "fopen", "fprintf", "fputc", "fputs", "fread", "fscanf",
+     "fseek", "ftell", "fwrite", "getc", "getchar", "perror", "printf", "putc", "putchar", "puts", "remove", "rename",
+     "rewind", "scanf", "setvbuf", "snprintf", "sprintf", "sscanf", "stderr", "stdin", "stdout", "tmpfile", "vfprintf",
+     "vprintf", "vsnprintf", "vsprintf",
+     // <cstring>
+     "memchr", "memcmp", "memcpy", "memmove", "memset", "strcat", "strchr", "strcmp", "strcpy", "strdup", "strerror",
+     "strlen", "strncat", "strncmp", "strncpy", "strrchr", "strstr", "strtok",
+     // <cassert>, <cerrno>, <csignal>, <csetjmp>, <ctime>, <cstddef>, <cstdint>
+     "assert", "errno", "signal", "raise", "setjmp", "longjmp", "time", "clock", "difftime", "offsetof", "NULL",
+     "size_t", "ptrdiff_t", "max_align_t", "nullptr_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+     "uint16_t", "uint32_t", "uint64_t", "intptr_t", "uintptr_t", "intmax_t", "uintmax_t", "std",
+     // the GPU runtimes' device built-ins
+     "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "min", "max", "clock64", "half", "half2",
+     // the generated code's own globals (rocm_template::globals()); the rocmtpl_ prefix is refused apart
+     "PT_EXPORT", "bfloat16"});
+
+/// @brief The C math functions, also in their `f` and `l` forms (`sinf`, `sinl`) and the GPU
+/// runtimes' fast forms (`__sinf`, caught by the `__` prefix).
+inline constexpr auto runtime_math_names = std::to_array<std::string_view>(
+    {"acos",      "acosh",    "asin",  "asinh",     "atan",  "atan2",  "atanh",  "cbrt",    "ceil",
+     "copysign",  "cos",      "cosh",  "erf",       "erfc",  "exp",    "exp10",  "exp2",    "expm1",
+     "fabs",      "fdim",     "floor", "fma",       "fmax",  "fmin",   "fmod",   "frexp",   "hypot",
+     "ilogb",     "isfinite", "isinf", "isnan",     "ldexp", "lgamma", "llrint", "llround", "log",
+     "log10",     "log1p",    "log2",  "logb",      "lrint", "lround", "modf",   "nan",     "nearbyint",
+     "nextafter", "pow",      "rcbrt", "remainder", "rint",  "round",  "rsqrt",  "scalbn",  "signbit",
+     "sin",       "sincos",   "sinh",  "sqrt",      "tan",   "tanh",   "tgamma", "trunc"});
+
+/// @brief True for a name of runtime_names or runtime_math_names (bare or with an `f` or `l`
+/// suffix), a vector type of the runtimes and its maker (`float4`, `make_float4`, `uchar2`), or a
+/// name with a prefix the runtimes or the implementation keep: `hip`, `cuda`, `cu` and `nv` before
+/// an upper-case letter or `_` (`hipMalloc`, `hip_bfloat16`, `cudaFree`, `cuInit`), `atomic` before
+/// an upper-case letter, `__`, `_` before an upper-case letter.
+[[nodiscard]] constexpr bool is_runtime_name(std::string_view name) noexcept {
+  auto upper_or_underscore = [&](std::size_t at) {
+    return at < name.size() && ((name[at] >= 'A' && name[at] <= 'Z') || name[at] == '_');
+  };
+  auto listed = [](const auto& list, std::string_view n) {
+    return std::find(list.begin(), list.end(), n) != list.end();
+  };
+  if (listed(runtime_names, name) || listed(runtime_math_names, name)) return true;
+  if ((name.ends_with('f') || name.ends_with('l')) && listed(runtime_math_names, name.substr(0, name.size() - 1))) {
+    return true;
+  }
+  if (name.starts_with("__") || (name.starts_with('_') && upper_or_underscore(1) && name[1] != '_')) return true;
+  if ((name.starts_with("hip") && upper_or_underscore(3)) || (name.starts_with("cuda") && upper_or_underscore(4))) {
+    return true;
+  }
+  if ((name.starts_with("cu") || name.starts_with("nv")) && upper_or_underscore(2)) return true;
+  if (name.starts_with("atomic") && upper_or_underscore(6) && name[6] != '_') return true;
+  std::string_view vec = name.starts_with("make_") ? name.substr(5) : name;
+  if (vec.size() >= 2 && vec.back() >= '1' && vec.back() <= '4') {
+    vec.remove_suffix(1);
+    for (std::string_view t : {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "longlong",
+                               "ulonglong", "float", "double"}) {
+      if (vec == t) return true;
+    }
+  }
+  return false;
+}
+
+/// @brief What is wrong with `name` as a name that generated code exports as it is (a module's or a
+/// kernel's entry point): identifier_problem(), then `main`, then is_runtime_name(); empty when fine.
+[[nodiscard]] constexpr std::string_view exported_name_problem(std::string_view name) noexcept {
+  if (auto problem = identifier_problem(name); !problem.empty()) return problem;
+  if (name == "main") return "is the program's entry point; choose another name";
+  if (is_runtime_name(name)) {
+    return "is declared by the C library or the GPU runtime in every generated source (free, hipMalloc, sinf, "
+           "float4, __syncthreads, ...): an entry point of that name does not compile; choose another name";
+  }
+  return {};
+}
+
 /// @brief True when `name` may name a symbol, tensor or parameter: a C identifier that is not a
 /// keyword and not one of the entry point's ABI names.
 [[nodiscard]] constexpr bool is_valid_name(std::string_view name) noexcept { return identifier_problem(name).empty(); }

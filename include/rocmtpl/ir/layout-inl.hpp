@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,6 +87,95 @@ ROCMTPL_INLINE bool layout::is_static() const {
   auto constant = [](const sym_expr& e) { return e.is_constant(); };
   return std::all_of(sizes_.begin(), sizes_.end(), constant) &&
          std::all_of(strides_.begin(), strides_.end(), constant) && offset_.is_constant();
+}
+
+namespace detail {
+
+// One dimension of a layout in overlap_of(): its index, size and stride.
+struct overlap_dim {
+  std::size_t index;
+  sym_expr size;
+  sym_expr stride;
+
+  [[nodiscard]] std::string text() const {
+    return "dimension " + std::to_string(index) + " (size " + size.to_string() + ", stride " + stride.to_string() + ")";
+  }
+};
+
+// The rule of overlap_of() on dimensions whose strides are constants: the reason of the first
+// collision; nullopt when there is none, with `complete` false when a symbolic size stopped the walk.
+inline std::optional<std::string> constant_stride_collision(std::vector<overlap_dim> dims, bool& complete) {
+  std::stable_sort(dims.begin(), dims.end(), [](const overlap_dim& a, const overlap_dim& b) {
+    return *a.stride.constant() < *b.stride.constant();
+  });
+  complete = true;
+  std::int64_t extent = 1;  // the previous stride times the previous size
+  const overlap_dim* prev = nullptr;
+  for (const auto& d : dims) {
+    const std::int64_t stride = *d.stride.constant();
+    if (stride < extent) {
+      if (prev == nullptr) {
+        return "stride " + std::to_string(stride) + " in dimension " + std::to_string(d.index) + " (size " +
+               d.size.to_string() + ") puts its elements in one place";
+      }
+      return d.text() + " overlaps " + prev->text() + ": " + std::to_string(stride) + " < " + prev->stride.to_string() +
+             " * " + prev->size.to_string() + ", so two indices address one element";
+    }
+    if (&d == &dims.back()) break;
+    const auto size = d.size.constant();
+    if (!size) {
+      complete = false;  // the next stride is compared with a product of a symbol
+      return std::nullopt;
+    }
+    extent = stride > std::numeric_limits<std::int64_t>::max() / *size ? std::numeric_limits<std::int64_t>::max()
+                                                                       : stride * *size;
+    prev = &d;
+  }
+  return std::nullopt;
+}
+
+// True when the dimensions chain from a constant stride of at least 1, each next stride being the
+// previous stride times the previous size plus a constant >= 0 (see overlap_of()).
+inline bool strides_chain(std::vector<overlap_dim> dims) {
+  const overlap_dim* start = nullptr;
+  for (const auto& d : dims) {
+    const auto c = d.stride.constant();
+    if (c && *c >= 1 && (start == nullptr || *c < *start->stride.constant())) start = &d;
+  }
+  if (start == nullptr) return false;
+  sym_expr extent = start->stride * start->size;
+  dims.erase(dims.begin() + (start - dims.data()));
+  while (!dims.empty()) {
+    auto best = dims.end();
+    std::int64_t best_gap = 0;
+    for (auto it = dims.begin(); it != dims.end(); ++it) {
+      const auto gap = (it->stride - extent).constant();
+      if (gap && *gap >= 0 && (best == dims.end() || *gap < best_gap)) best = it, best_gap = *gap;
+    }
+    if (best == dims.end()) return false;
+    extent = best->stride * best->size;
+    dims.erase(best);
+  }
+  return true;
+}
+
+}  // namespace detail
+
+ROCMTPL_INLINE layout_overlap overlap_of(const layout& l) {
+  std::vector<detail::overlap_dim> dims;
+  std::vector<detail::overlap_dim> constant_strides;
+  for (std::size_t i = 0; i < l.rank(); ++i) {
+    if (const auto size = l.sizes()[i].constant(); size && *size <= 1) continue;  // any stride will do
+    dims.push_back({i, l.sizes()[i], l.strides()[i]});
+    if (l.strides()[i].is_constant()) constant_strides.push_back(dims.back());
+  }
+  bool complete = false;
+  if (auto why = detail::constant_stride_collision(constant_strides, complete)) {
+    return {overlap_kind::overlapping, std::move(*why)};
+  }
+  if (complete && constant_strides.size() == dims.size()) return {overlap_kind::disjoint, {}};
+  if (detail::strides_chain(dims)) return {overlap_kind::disjoint, {}};
+  return {overlap_kind::depends, {}};
 }
 
 ROCMTPL_INLINE bool operator==(const layout& a, const layout& b) {

@@ -109,6 +109,38 @@ class layout {
   std::string text_;
 };
 
+/// @brief Whether distinct indices of a layout can address one element (an output's must not: two
+/// threads would write one place).
+enum class overlap_kind : std::uint8_t {
+  disjoint,     ///< no two indices share an element, whatever the values of its symbols
+  overlapping,  ///< two indices share an element (a symbolic size counts as more than 1)
+  depends,      ///< the values of its symbols decide: generated entry points check them at run time
+};
+
+/// @brief What overlap_of() found.
+struct layout_overlap {
+  overlap_kind kind = overlap_kind::disjoint;  ///< the verdict
+  std::string reason;                          ///< overlapping: the dimensions that collide, and why
+};
+
+/// @brief Decides whether two indices of `l` can address one element.
+///
+/// The rule (sufficient, not necessary): leave out the dimensions of at most one element, sort the
+/// others by stride; the first stride must be at least 1 and each next one at least the previous
+/// stride times the previous size. The dimensions then number the elements in mixed radix: by
+/// induction the first i dimensions reach offsets below stride_i * size_i <= stride_(i+1), so a step
+/// of a later dimension never lands on an element the earlier ones reach, and distinct indices give
+/// distinct offsets. Some interleaved layouts that do not overlap break the rule (sizes [2, 3],
+/// strides [3, 2]); they are refused too.
+///
+/// Statically: the rule is applied to the dimensions whose strides are constants (a symbolic size
+/// counts as more than one element, and one that enters a product stops the walk); a layout whose
+/// strides are not all constants is disjoint when its dimensions chain, from a constant stride of at
+/// least 1, each stride being the previous stride times the previous size plus a constant >= 0
+/// (row-major, column-major and batched layouts of symbolic sizes); otherwise the values decide
+/// (`depends`) and rocm_template_kernel::check_sizes() renders the same rule for run time.
+[[nodiscard]] layout_overlap overlap_of(const layout& l);
+
 /// @brief Compile-time layout: a dtype tag, `dims<...>` sizes and `dims<...>` strides.
 /// @tparam DType a `dtype_tag`; @tparam Sizes `dims<ext<4>, sym<"N">>`;
 /// @tparam Strides `dims<...>` or `void` for contiguous row-major.

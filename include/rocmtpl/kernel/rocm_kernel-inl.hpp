@@ -29,7 +29,11 @@ ROCMTPL_INLINE rocm_template_kernel::rocm_template_kernel(std::string kernel_nam
     : kernel_name_(std::move(kernel_name)),
       runtime_arg_info_(std::move(runtime_arg_info)),
       runtime_arg_values_(std::move(runtime_arg_values)) {
-  check_name("rocm_template_kernel: kernel name", kernel_name_);
+  // The kernel name is the entry point's, exported as it is: no runtime name either (free, hipMalloc).
+  if (const auto problem = exported_name_problem(kernel_name_); !problem.empty()) {
+    throw invalid_argument_error("rocmtpl: rocm_template_kernel: kernel name '" + kernel_name_ + "' " +
+                                 std::string(problem));
+  }
   if (kernel_name_.starts_with(user_identifier_prefix)) {
     throw invalid_argument_error("rocmtpl: rocm_template_kernel: kernel name '" + kernel_name_ + "' starts with '" +
                                  std::string(user_identifier_prefix) +
@@ -151,18 +155,49 @@ ROCMTPL_INLINE std::string rocm_template_kernel::offset(const buffer* node) cons
   return node->get_layout().offset().to_cpp();
 }
 
-// Outputs must not write two elements to one place: a constant stride 0 is refused here, a
-// symbolic stride by the generated checks (argument_checks) once its value is known.
+// Outputs must not write two elements to one place (overlap_of()): a layout that overlaps for
+// constant strides is refused here, one whose symbols decide by the generated checks
+// (argument_checks) once their values are known.
 ROCMTPL_INLINE void rocm_template_kernel::check_output_strides(const buffer& out) {
-  for (std::size_t i = 0; i < out.sizes().size(); ++i) {
-    const auto size = out.sizes()[i].constant();
-    const bool at_most_one = size && *size <= 1;
-    if (out.strides()[i].constant() == std::optional<std::int64_t>(0) && !at_most_one) {
-      throw invalid_argument_error("rocmtpl: def_kernel: output '" + out.name() + "' " + out.get_layout().to_string() +
-                                   " has stride 0 in dimension " + std::to_string(i) +
-                                   "; outputs need positive strides, give it a layout whose elements do not overlap");
-    }
+  if (auto o = overlap_of(out.get_layout()); o.kind == overlap_kind::overlapping) {
+    throw invalid_argument_error("rocmtpl: def_kernel: output '" + out.name() + "' " + out.get_layout().to_string() +
+                                 ": " + o.reason + "; give it a layout whose elements do not overlap");
   }
+}
+
+// The run-time form of overlap_of()'s rule for an output whose symbols decide: the dimensions that
+// may have more than one element, sorted by stride (selection, the rank is small), each stride at
+// least the previous stride times the previous size (the first at least 1); clears `ok` otherwise.
+ROCMTPL_INLINE std::vector<std::string> rocm_template_kernel::overlap_checks(const layout& l, std::string_view ok) {
+  std::vector<std::string> sizes;
+  std::vector<std::string> strides;
+  for (std::size_t i = 0; i < l.rank(); ++i) {
+    if (const auto size = l.sizes()[i].constant(); size && *size <= 1) continue;
+    sizes.push_back(l.sizes()[i].to_cpp_checked(ok));
+    strides.push_back(l.strides()[i].to_cpp_checked(ok));
+  }
+  const std::string n = std::to_string(sizes.size());
+  const std::string flag(ok);
+  return {"{  // no two indices address one element: by stride, each at least the previous stride * size",
+          "    const int64_t rocmtpl_sizes[" + n + "] = {" + detail::join(sizes) + "};",
+          "    const int64_t rocmtpl_strides[" + n + "] = {" + detail::join(strides) + "};",
+          "    bool rocmtpl_taken[" + n + "] = {};",
+          "    int64_t rocmtpl_extent = 1;",
+          "    for (int rocmtpl_i = 0; rocmtpl_i < " + n + " && " + flag + "; ++rocmtpl_i) {",
+          "        int rocmtpl_next = -1;",
+          "        for (int rocmtpl_j = 0; rocmtpl_j < " + n + "; ++rocmtpl_j) {",
+          "            if (!rocmtpl_taken[rocmtpl_j] && rocmtpl_sizes[rocmtpl_j] > 1 &&",
+          "                (rocmtpl_next < 0 || rocmtpl_strides[rocmtpl_j] < rocmtpl_strides[rocmtpl_next])) {",
+          "                rocmtpl_next = rocmtpl_j;",
+          "            }",
+          "        }",
+          "        if (rocmtpl_next < 0) break;",
+          "        rocmtpl_taken[rocmtpl_next] = true;",
+          "        if (rocmtpl_strides[rocmtpl_next] < rocmtpl_extent) " + flag + " = false;",
+          "        rocmtpl_extent = rocmtpl_size_mul(rocmtpl_strides[rocmtpl_next], rocmtpl_sizes[rocmtpl_next], &" +
+              flag + ");",
+          "    }",
+          "}"};
 }
 
 // True when `n` is written to memory by the kernel (bound as an output).
@@ -188,6 +223,9 @@ ROCMTPL_INLINE std::string rocm_template_kernel::argument_checks(const buffer* n
     if (l.strides()[i].is_constant() || (size && *size <= 1)) continue;
     in_range.push_back("if (" + l.sizes()[i].to_cpp_checked(ok) + " > 1 && " + l.strides()[i].to_cpp_checked(ok) +
                        " <= 0) " + std::string(ok) + " = false;");
+  }
+  if (is_output(*node) && overlap_of(l).kind == overlap_kind::depends) {
+    for (auto& line : overlap_checks(l, ok)) in_range.push_back(std::move(line));
   }
   const std::string null = "return ROCMTPL_STATUS_NULL_ARGUMENT;";
   if (numel.is_constant() && in_range.empty()) return null_check ? "if (!" + *name + ") " + null + "\n" : "";

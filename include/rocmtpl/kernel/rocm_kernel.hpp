@@ -26,6 +26,7 @@
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
+#include <rocmtpl/ir/layout.hpp>
 #include <rocmtpl/kernel/rocm_benchmark_request.hpp>
 #include <rocmtpl/kernel/rocm_template_buffer.hpp>
 
@@ -70,7 +71,8 @@ class rocm_template_kernel {
   /// @brief The checks of one tensor argument for the entry point (never throws at run time:
   /// nothing crosses the C ABI): returns ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT when its element count
   /// or storage extent overflows int64_t or, for an output, a symbolic stride of a dimension of more
-  /// than one element is not positive; then ROCMTPL_STATUS_NULL_ARGUMENT when its pointer is null
+  /// than one element is not positive or two indices address one element (overlap_of()'s rule, for
+  /// a layout whose symbols decide); then ROCMTPL_STATUS_NULL_ARGUMENT when its pointer is null
   /// and it has elements. Sizes are computed with sym_expr::to_cpp_checked(). Empty for
   /// nullptr/unbound or a tensor that has no element.
   [[nodiscard]] std::string check_not_null(const buffer* node) const { return argument_checks(node, true); }
@@ -88,7 +90,8 @@ class rocm_template_kernel {
   /// @param input_reorder the caller's order of the inputs, e.g. `{2, 0, 1}` for addmm's [bias, X, W]
   /// @throws invalid_argument_error if the name count differs from inputs + outputs, a name is not a
   /// valid name (is_valid_name()) or repeats, input_reorder is not a permutation of the inputs, or
-  /// an output has a constant stride 0 in a dimension that may have more than one element.
+  /// an output's elements overlap for its constant strides (overlap_of(): a stride 0 in a dimension
+  /// that may have more than one element, rows shorter than the row stride, ...).
   std::string def_kernel(const std::vector<const buffer*>& inputs, const std::vector<const buffer*>& outputs,
                          std::string_view names_str, std::optional<std::vector<int>> input_reorder = std::nullopt);
 
@@ -114,6 +117,7 @@ class rocm_template_kernel {
 
  private:
   static void check_output_strides(const buffer& out);
+  static std::vector<std::string> overlap_checks(const layout& l, std::string_view ok);
   [[nodiscard]] bool is_output(const buffer& n) const;
   [[nodiscard]] std::string argument_checks(const buffer* node, bool null_check) const;
   static std::size_t normalize(const buffer* node, std::int64_t index, const char* what);

@@ -61,13 +61,20 @@ class rocm_template {
   /// @param input_nodes the input buffers, in the template's order
   /// @param output_layout the output's layout (the output buffer is `buf_out`)
   /// @param input_reorder the entry point's order of the inputs; nullopt: as given
-  /// @throws invalid_argument_error if input_reorder is not a permutation of the inputs.
+  /// @throws invalid_argument_error if input_reorder is not a permutation of the inputs; config_error
+  /// (naming the output, its sizes and strides) when two indices of the output address one element
+  /// for its constant strides (overlap_of(); inputs may broadcast and overlap, an output whose
+  /// symbols decide is checked by the entry point at run time).
   rocm_template(Policy policy, std::vector<buffer> input_nodes, layout output_layout,
                 std::optional<std::vector<int>> input_reorder = std::nullopt)
       : policy_(std::move(policy)),
         input_nodes_(std::move(input_nodes)),
         output_node_("buf_out", std::move(output_layout)),
         input_reorder_(std::move(input_reorder)) {
+    if (auto o = overlap_of(output_node_.get_layout()); o.kind == overlap_kind::overlapping) {
+      throw config_error(std::string(name()),
+                         "output '" + output_node_.name() + "' " + output_node_.get_layout().to_string(), o.reason);
+    }
     if (input_reorder_) {
       std::vector<int> sorted = *input_reorder_;
       std::sort(sorted.begin(), sorted.end());

@@ -15,13 +15,22 @@
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/ir/identifier.hpp>
 
 namespace rocmtpl {
 
+// The module's name is its entry point's, exported as it is (no user_identifier() prefix): besides
+// the rules of every user name (a C identifier, no keyword, no ABI name) it must not be a name the
+// C library or the GPU runtime declares in the generated source, nor start with the library's
+// prefixes.
 ROCMTPL_INLINE module_graph::module_graph(std::string name) : name_(std::move(name)) {
-  if (!is_identifier(name_) || name_ == "main" || name_.starts_with("rocmtpl_")) {
-    throw invalid_argument_error("rocmtpl: module_graph: module name '" + name_ +
-                                 "' must be a C identifier other than 'main' that does not start with 'rocmtpl_'");
+  if (const auto problem = exported_name_problem(name_); !problem.empty()) {
+    throw invalid_argument_error("rocmtpl: module_graph: module name '" + name_ + "' " + std::string(problem));
+  }
+  if (name_.starts_with("rocmtpl_") || name_.starts_with(user_identifier_prefix)) {
+    throw invalid_argument_error("rocmtpl: module_graph: module name '" + name_ + "' starts with 'rocmtpl_' or '" +
+                                 std::string(user_identifier_prefix) +
+                                 "', prefixes of names in generated code; choose another name");
   }
 }
 
@@ -83,8 +92,15 @@ ROCMTPL_INLINE std::optional<buffer> module_graph::find(std::string_view name) c
   return std::nullopt;
 }
 
+// Buffer and node names are user names: renamed in generated code (user_identifier()), so a runtime
+// name such as hipMalloc is harmless, but keywords and the entry point's ABI names are refused as for
+// size symbols (identifier_problem()).
 ROCMTPL_INLINE void module_graph::check_new_name(const std::string& name, const char* what) const {
-  if (!is_identifier(name) || is_reserved(name) || name == name_) {
+  if (const auto problem = identifier_problem(name); !problem.empty()) {
+    throw invalid_argument_error("rocmtpl: module_graph: " + std::string(what) + " name '" + name + "' " +
+                                 std::string(problem));
+  }
+  if (is_reserved(name) || name == name_) {
     throw invalid_argument_error("rocmtpl: module_graph: " + std::string(what) + " name '" + name +
                                  "' is reserved or not a C identifier (reserved: workspace_size, workspace, stream, "
                                  "rocmtpl_*, the module name)");

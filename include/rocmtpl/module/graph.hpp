@@ -18,6 +18,7 @@
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>
+#include <rocmtpl/ir/identifier.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/kernel/rocm_cpp_scheduling.hpp>
 #include <rocmtpl/kernel/rocm_template_buffer.hpp>
@@ -29,8 +30,10 @@ namespace rocmtpl {
 /// order they were added (each may use graph inputs and the outputs of earlier nodes).
 class module_graph {
  public:
-  /// @param name the module's entry point, a C identifier (not `main`, not starting with `rocmtpl_`)
-  /// @throws invalid_argument_error for a bad name
+  /// @param name the module's entry point, exported as it is: a C identifier that is no keyword, no
+  /// entry-point ABI name, not `main`, no name the C library or the GPU runtime declares
+  /// (is_runtime_name(): `free`, `hipMalloc`, ...) and not starting with `rocmtpl_` or `u_`
+  /// @throws invalid_argument_error for a bad name (exported_name_problem() says why)
   explicit module_graph(std::string name);
 
   /// @brief Adds a graph input; inputs are the entry point's first parameters, in this order.
@@ -38,7 +41,8 @@ class module_graph {
   module_graph& add_input(buffer input);
 
   /// @brief Adds a node computing the graph buffer `name`.
-  /// @param name graph name of the node's output
+  /// @param name graph name of the node's output: a user name (is_valid_name(): no keyword, no ABI
+  /// name), renamed in generated code as size symbols are (`u_<name>`)
   /// @param node the chosen template (e.g. `caller.output_node()`)
   /// @param input_names graph names of the template's inputs, in the order of node.inputs(); empty:
   /// the template's input buffers are named as in the graph

@@ -43,7 +43,8 @@ class pointwise_policy {
   static constexpr kernel_capabilities capabilities{.workspace = true, .launch = true, .pointwise = true};
 
   /// @param chain the ops, applied to input 0; operand i of the chain is input i + 1
-  explicit pointwise_policy(epilogue_chain chain = {}) : chain_(std::move(chain)) {}
+  /// @throws config_error when a scale of the chain is NaN or an infinity (epilogue_chain::validate()).
+  explicit pointwise_policy(epilogue_chain chain = {}) : chain_(std::move(chain)) { chain_.validate(name()); }
 
   /// @brief "pointwise".
   [[nodiscard]] static std::string_view name() noexcept { return "pointwise"; }

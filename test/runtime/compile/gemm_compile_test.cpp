@@ -250,6 +250,41 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
             kernel_status::unsupported_argument);
 }
 
+// Issue 22 item 6: an output whose row stride is a symbol is checked for overlap by the entry point,
+// before anything is launched: rows of N elements every ldy < N elements are refused (and so are
+// batches that share rows); one row may have any stride. Runs without a GPU (the refusal comes
+// before the launch).
+TEST(GemmCompile, AmdLibraryRefusesOverlappingSymbolicOutputStrides) {
+  if (!have(platform::amd)) GTEST_SKIP() << "hipcc not found (apt-get install hipcc)";
+  rocmtpl::test::temp_dir dir;
+  code_cache cache(dir.path() / "kernels");
+  const auto b = sym_expr::symbol("B");
+  const auto n = sym_expr::symbol("N");
+  const auto ldy = sym_expr::symbol("ldy");
+  const auto ldb = sym_expr::symbol("ldb");
+  rocm_template<gemm_policy> t(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f32, {b, sM, 64})), buffer("w", layout::row_major(dtype::f32, {64, n}))},
+      layout(dtype::f32, {b, sM, n}, {ldb, ldy, 1}));
+  const size_hints h{{"B", 2}, {"M", 8}, {"N", 8}, {"ldy", 8}, {"ldb", 64}};
+  const auto caller = t.generate(t.policy().configs(t.context(), h).front(), h);
+  const auto lib =
+      cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
+  kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", caller.bmreq().signature);
+  int dummy = 0;
+  const std::vector<const void*> tensors(3, &dummy);
+  // Sizes in first-appearance order: B, M, N, ldb, ldy.
+  const auto call = [&](std::vector<std::int64_t> sizes) { return k.call(tensors, sizes, nullptr, nullptr, nullptr); };
+  const auto unsupported = kernel_status::unsupported_argument;
+  EXPECT_EQ(call({2, 8, 8, 64, 4}), unsupported);  // rows of 8 every 4 elements
+  EXPECT_EQ(call({2, 8, 8, 32, 8}), unsupported);  // batches of 8 rows of 8 every 32 elements
+  EXPECT_EQ(call({2, 8, 8, 64, 0}), unsupported);  // every row in one place
+  EXPECT_EQ(call({1, 8, 8, 0, 4}), unsupported);   // one batch, rows still overlap
+  // Disjoint: padded batches, one row of any stride (what happens next needs a GPU).
+  EXPECT_NE(call({2, 8, 8, 64, 8}), unsupported);
+  EXPECT_NE(call({2, 1, 8, 8, 0}), unsupported);
+}
+
 // The skinny paths (issue 10 part 2): the ranked first configuration of the benchmark's skinny
 // shapes in each dtype and side, the heaviest skinny tile (most registers) of each kernel (the
 // matrix-core one in f16 and bf16: 234 registers for 16-byte loads on sm_90a, CUDA 13), and

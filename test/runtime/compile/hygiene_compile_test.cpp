@@ -65,6 +65,11 @@ std::vector<std::string> candidate_names() {
   std::set<std::string> names = internal_identifiers();
   for (char c = 'a'; c <= 'z'; ++c) names.insert(std::string(1, c));
   for (char c = 'A'; c <= 'Z'; ++c) names.insert(std::string(1, c));
+  // Names the C library and the GPU runtime declare (issue 22 item 12: a module's own name may not
+  // take them, its buffers and nodes may: they are renamed).
+  for (const char* n : {"free", "malloc", "printf", "exit", "sinf", "hipMalloc", "hipFree", "float4", "threadIdx"}) {
+    names.insert(n);
+  }
   return {names.begin(), names.end()};
 }
 

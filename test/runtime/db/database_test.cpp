@@ -224,6 +224,34 @@ TEST_F(TuningDb, RefusesUnknownUrlSchemesWithoutCreatingAnything) {
   EXPECT_NO_THROW(tuning_db(dir_ / "a:b.sqlite3"));
 }
 
+// Issue 22 item 9: readers open a database that exists; a missing file is refused by name and
+// neither it nor its folders are created (only tuning creates a database).
+TEST_F(TuningDb, OpenExistingRefusesAMissingFileAndCreatesNothing) {
+  ASSERT_FALSE(fs::exists(file_.parent_path()));
+  try {
+    (void)tuning_db::open_existing(file_);
+    ADD_FAILURE() << "a missing database was opened";
+  } catch (const rocmtpl::invalid_argument_error& e) {
+    EXPECT_EQ(std::string(e.what()), "rocmtpl: tuning_db: '" + file_.string() +
+                                         "' does not exist; a tuning database is created by tuning, not by reading it "
+                                         "(nothing was created)");
+  }
+  EXPECT_FALSE(fs::exists(file_.parent_path()));
+  EXPECT_THROW((void)tuning_db::open_existing("mysql://x/y"), rocmtpl::invalid_argument_error);  // as the constructor
+  tuning_db(file_).record(make_key(), {make_measurement("a", 1.0)}, "a");
+  EXPECT_EQ(tuning_db::open_existing(file_).list().size(), 1U);
+  // The default location: ROCMTPL_TUNING_DB, else the cache folder's file, which is not created.
+  {
+    const rocmtpl::test::scoped_env db("ROCMTPL_TUNING_DB", std::nullopt);
+    const rocmtpl::test::scoped_env cache("ROCMTPL_CACHE_DIR", (dir_ / "no-cache").string());
+    EXPECT_EQ(tuning_db::default_location(), dir_ / "no-cache" / "tuning.sqlite3");
+    EXPECT_THROW((void)tuning_db::open_existing(), rocmtpl::invalid_argument_error);
+    EXPECT_FALSE(fs::exists(dir_ / "no-cache"));
+  }
+  const rocmtpl::test::scoped_env db("ROCMTPL_TUNING_DB", file_.string());
+  EXPECT_EQ(tuning_db::open_existing().path(), file_);
+}
+
 TEST_F(TuningDb, RejectsEmptyNames) {
   tuning_db db(file_);
   EXPECT_THROW(db.add_measurement(make_key(), make_measurement("", 1.0)), invalid_argument_error);

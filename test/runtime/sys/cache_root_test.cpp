@@ -41,6 +41,17 @@ TEST(CacheRoot, RocmtplCacheDirWinsAndIsCreated) {
   EXPECT_FALSE(fs::exists(dir.path() / "home"));
 }
 
+// Issue 22 item 9: readers locate the cache folder without creating it.
+TEST(CacheRoot, LocationIsTheSameFolderNotCreated) {
+  temp_dir dir;
+  const auto wanted = dir.path() / "explicit" / "cache";
+  const cache_env env(str(wanted) + "/", std::nullopt, std::nullopt);
+  EXPECT_EQ(rocmtpl::runtime::cache_root_location(), wanted);
+  EXPECT_FALSE(fs::exists(dir.path() / "explicit"));
+  EXPECT_EQ(cache_root(), wanted);
+  EXPECT_TRUE(fs::is_directory(wanted));
+}
+
 TEST(CacheRoot, XdgCacheHomeComesNextThenHome) {
   temp_dir dir;
   {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,29 @@ TEST(EpilogueChain, TextNamesEveryOpInOrder) {
                           epilogue_op::cast(dtype::bf16), epilogue_op::activation(epilogue_activation::tanh)}};
   EXPECT_EQ(c.to_string(), "scale(0.5) -> sub(in0 column_vector) -> cast(bfloat16) -> tanh");
   EXPECT_EQ(epilogue_chain{}.to_string(), "identity");
+}
+
+// Issue 22 item 5: a scale is rendered as a float literal, so NaN and infinities are refused where
+// the op is made (config_error naming the value) and, for a chain assembled by hand, where it renders.
+TEST(EpilogueChain, NonFiniteScalesAreRefused) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  try {
+    (void)epilogue_op::scale(nan);
+    ADD_FAILURE() << "scale(nan) was accepted";
+  } catch (const config_error& e) {
+    EXPECT_EQ(e.config(), "scale(nan)");
+    EXPECT_TRUE(contains(e.what(), "rocmtpl: epilogue: invalid config scale(nan): the scale of op 0 must be a finite"))
+        << e.what();
+  }
+  EXPECT_THROW((void)epilogue_op::scale(-inf), config_error);
+  epilogue_chain c{{epilogue_op::scale(2.0F)}};
+  c.ops[0].scalar = inf;
+  EXPECT_THROW(c.validate(), config_error);
+  EXPECT_EQ(c.to_string(), "scale(inf)");  // messages still print it
+  const fused_epilogue e{c, {}, buffer("rocmtpl_epilogue_out", layout::row_major(dtype::f32, {4, 4})), {}};
+  EXPECT_THROW((void)epilogue_operands(e, 1, 4, 4), config_error);
+  EXPECT_NO_THROW(epilogue_chain{{epilogue_op::scale(1e-30F)}}.validate());
 }
 
 TEST(EpilogueChain, InputCountAndConcatenationShiftOperands) {

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 namespace {
 using rocmtpl::dtype;
 using rocmtpl::layout;
@@ -78,6 +81,60 @@ TEST(Layout, StaticLayoutConvertsLosslessly) {
   using strided = rocmtpl::static_layout<rocmtpl::f32_t, dims<ext<4>, ext<3>>, dims<ext<1>, ext<4>>, 2>;
   EXPECT_EQ(strided::to_value(), layout(dtype::f32, {4, 3}, {1, 4}, 2));
   EXPECT_TRUE(strided::to_value().is_col_major());
+}
+
+// Issue 22 item 6: overlap_of() decides whether two indices of a layout address one element (what
+// an output must not do): by stride, each stride at least the previous stride times its size.
+TEST(LayoutOverlap, StaticLayoutsAreDecided) {
+  using rocmtpl::overlap_kind;
+  using rocmtpl::overlap_of;
+  const auto kind = [](std::vector<sym_expr> sizes, std::vector<sym_expr> strides) {
+    return overlap_of(layout(dtype::f32, std::move(sizes), std::move(strides))).kind;
+  };
+  // Disjoint: row-major, column-major (transposed), padded rows, batched, permuted batch, one-element dims.
+  EXPECT_EQ(kind({4, 8}, {8, 1}), overlap_kind::disjoint);
+  EXPECT_EQ(kind({4, 8}, {1, 4}), overlap_kind::disjoint);
+  EXPECT_EQ(kind({4, 8}, {10, 1}), overlap_kind::disjoint);
+  EXPECT_EQ(kind({2, 4, 8}, {32, 8, 1}), overlap_kind::disjoint);
+  EXPECT_EQ(kind({2, 4, 8}, {8, 16, 1}), overlap_kind::disjoint);
+  EXPECT_EQ(kind({1, 8}, {0, 1}), overlap_kind::disjoint);
+  EXPECT_EQ(kind({4, 1}, {1, 0}), overlap_kind::disjoint);
+  EXPECT_EQ(kind({}, {}), overlap_kind::disjoint);
+  // Overlapping: a row stride below the row length, a stride 0, batches that share rows, equal strides.
+  EXPECT_EQ(kind({4, 8}, {4, 1}), overlap_kind::overlapping);
+  EXPECT_EQ(kind({4, 8}, {0, 1}), overlap_kind::overlapping);
+  EXPECT_EQ(kind({2, 4, 8}, {16, 8, 1}), overlap_kind::overlapping);
+  EXPECT_EQ(kind({4, 8}, {1, 1}), overlap_kind::overlapping);
+  EXPECT_EQ(kind({4, 8}, {1, 3}), overlap_kind::overlapping);  // columns of 4 rows every 3 elements
+  // Interleaved layouts outside the rule are refused too, though they do not overlap.
+  EXPECT_EQ(kind({2, 3}, {3, 2}), overlap_kind::overlapping);
+  const auto o = overlap_of(layout(dtype::f32, {4, 8}, {4, 1}));
+  EXPECT_EQ(o.reason,
+            "dimension 0 (size 4, stride 4) overlaps dimension 1 (size 8, stride 1): 4 < 1 * 8, so two indices "
+            "address one element");
+  EXPECT_EQ(overlap_of(layout(dtype::f32, {M, 8}, {0, 1})).reason,
+            "stride 0 in dimension 0 (size M) puts its elements in one place");
+}
+
+TEST(LayoutOverlap, SymbolicLayoutsAreProvenOrLeftToTheRun) {
+  using rocmtpl::overlap_kind;
+  using rocmtpl::overlap_of;
+  const sym_expr B = sym_expr::symbol("B");
+  const sym_expr S = sym_expr::symbol("S");
+  const auto kind = [](const layout& l) { return overlap_of(l).kind; };
+  // Contiguous layouts of any symbolic sizes chain.
+  EXPECT_EQ(kind(layout::row_major(dtype::f32, {M, N})), overlap_kind::disjoint);
+  EXPECT_EQ(kind(layout::col_major(dtype::f32, {B, M, N})), overlap_kind::disjoint);
+  EXPECT_EQ(kind(layout::row_major(dtype::f32, {B, M, N})), overlap_kind::disjoint);
+  EXPECT_EQ(kind(layout(dtype::f32, {M, N}, {N + 4, 1})), overlap_kind::disjoint);  // padded by a constant
+  EXPECT_EQ(kind(layout(dtype::f32, {M, 64}, {64, 1})), overlap_kind::disjoint);
+  // A symbolic size counts as more than one element.
+  EXPECT_EQ(kind(layout(dtype::f32, {M, 64}, {32, 1})), overlap_kind::overlapping);
+  EXPECT_EQ(kind(layout(dtype::f32, {B, M, 64}, {S, 32, 1})), overlap_kind::overlapping);
+  // The values decide: a symbolic row stride, a constant stride against a symbolic row length.
+  EXPECT_EQ(kind(layout(dtype::f32, {M, N}, {S, 1})), overlap_kind::depends);
+  EXPECT_EQ(kind(layout(dtype::f32, {M, N}, {64, 1})), overlap_kind::depends);
+  EXPECT_EQ(kind(layout(dtype::f32, {B, M, N}, {S, N, 1})), overlap_kind::depends);
 }
 
 TEST(Buffer, NameMustBeAnIdentifier) {

@@ -160,6 +160,43 @@ TEST(RocmTemplateKernel, SymbolicStridesAreCheckedForOverflowAndOutputsForPositi
   EXPECT_EQ(sizes.find("NULL_ARGUMENT"), std::string::npos) << sizes;
 }
 
+// Issue 22 item 6: an output whose symbols decide whether it overlaps gets overlap_of()'s rule at
+// run time (UNSUPPORTED_ARGUMENT otherwise); one proven disjoint, and every input, get none.
+TEST(RocmTemplateKernel, OutputsWhoseSymbolsDecideAreCheckedForOverlapAtRunTime) {
+  const sym_expr S = sym_expr::symbol("S");
+  const sym_expr B = sym_expr::symbol("B");
+  const buffer x("x", layout(dtype::f32, {M, N}, {S, 1}));
+  const buffer padded("y", layout(dtype::f32, {M, N}, {S, 1}));
+  const buffer batched("z", layout(dtype::f32, {B, M, N}, {S, N, 1}));
+  const buffer contiguous("c", layout::row_major(dtype::f32, {B, M, N}));
+  rocm_template_kernel k("k");
+  (void)k.def_kernel({&x}, {&padded, &batched, &contiguous}, "X, Y, Z, C");
+  const std::string y = k.check_not_null(&padded);
+  EXPECT_NE(y.find("const int64_t rocmtpl_sizes[2] = {u_M, u_N};"), std::string::npos) << y;
+  EXPECT_NE(y.find("const int64_t rocmtpl_strides[2] = {u_S, 1};"), std::string::npos) << y;
+  EXPECT_NE(y.find("if (rocmtpl_strides[rocmtpl_next] < rocmtpl_extent) rocmtpl_ok = false;"), std::string::npos) << y;
+  EXPECT_NE(y.find("if (!rocmtpl_ok) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"), std::string::npos) << y;
+  EXPECT_LT(y.find("rocmtpl_extent"), y.find("return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT")) << y;
+  const std::string z = k.check_sizes(&batched);
+  EXPECT_NE(z.find("const int64_t rocmtpl_sizes[3] = {u_B, u_M, u_N};"), std::string::npos) << z;
+  EXPECT_NE(z.find("const int64_t rocmtpl_strides[3] = {u_S, u_N, 1};"), std::string::npos) << z;
+  EXPECT_EQ(k.check_sizes(&contiguous).find("rocmtpl_extent"), std::string::npos) << k.check_sizes(&contiguous);
+  EXPECT_EQ(k.check_not_null(&x).find("rocmtpl_extent"), std::string::npos);  // inputs may overlap
+}
+
+TEST(RocmTemplateKernel, RefusesOverlappingStaticOutputStrides) {  // issue 22 item 6
+  const buffer x("x", layout::row_major(dtype::f32, {4, 8}));
+  const buffer rows("y", layout(dtype::f32, {4, 8}, {4, 1}));
+  rocm_template_kernel k("k");
+  const auto msg = message_of([&] { (void)k.def_kernel({&x}, {&rows}, "X, Y"); });
+  EXPECT_NE(msg.find("rocmtpl: def_kernel: output 'y' float32[4, 8] strides [4, 1] offset 0: dimension 0 (size 4, "
+                     "stride 4) overlaps dimension 1 (size 8, stride 1)"),
+            std::string::npos)
+      << msg;
+  rocm_template_kernel k2("k");
+  EXPECT_NO_THROW((void)k2.def_kernel({&rows}, {&x}, "X, Y"));  // an input may overlap
+}
+
 TEST(RocmTemplateKernel, RefusesZeroStaticOutputStrides) {  // issue 8
   const buffer x("x", layout::row_major(dtype::f32, {M, 4}));
   const buffer broadcast_out("y", layout(dtype::f32, {M, 4}, {0, 1}));

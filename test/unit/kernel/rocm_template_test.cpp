@@ -5,6 +5,9 @@
 
 #include <memory>
 #include <regex>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 using rocmtpl::buffer;
@@ -325,6 +328,48 @@ TEST(RocmTemplate, UndescribedWorkspaceStaysUnknownInThePureLayer) {
   caller.bmreq().workspace_size = 96;
   EXPECT_FALSE(caller.output_node().workspace_bytes());  // size argument n: only at the hint
   EXPECT_EQ(caller.output_node().get_workspace_size(), 96U);
+}
+
+// Issue 22 item 6: an output whose elements overlap for its constant strides is refused when the
+// template is made (config_error naming the output, its sizes and strides); inputs may broadcast
+// and overlap; a transposed or padded output is fine, and one whose symbols decide is left to the
+// entry point's run-time check.
+TEST(RocmTemplate, RefusesOverlappingStaticOutputStridesWhenMade) {
+  const sym_expr n = sym_expr::symbol("n");
+  const auto in = layout::row_major(dtype::f32, {4, 8});
+  const auto make_with = [&](const layout& out, const layout& input) {
+    return rocmtpl::rocm_template<add_policy>(add_policy{}, {buffer("x", input), buffer("z", input)}, out);
+  };
+  const std::vector<std::pair<layout, std::string>> bad{
+      {layout(dtype::f32, {4, 8}, {4, 1}), "float32[4, 8] strides [4, 1] offset 0"},                // rows overlap
+      {layout(dtype::f32, {4, 8}, {0, 1}), "float32[4, 8] strides [0, 1] offset 0"},                // stride 0
+      {layout(dtype::f32, {4, 8}, {1, 2}), "float32[4, 8] strides [1, 2] offset 0"},                // columns overlap
+      {layout(dtype::f32, {2, 4, 8}, {16, 8, 1}), "float32[2, 4, 8] strides [16, 8, 1] offset 0"},  // batches overlap
+      {layout(dtype::f32, {2, 4, 8}, {32, 4, 1}), "float32[2, 4, 8] strides [32, 4, 1] offset 0"},  // rows of a batch
+      {layout(dtype::f32, {n, 8}, {6, 1}), "float32[n, 8] strides [6, 1] offset 0"},                // as soon as n > 1
+  };
+  for (const auto& [out, text] : bad) {
+    try {
+      (void)make_with(out, in);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const rocmtpl::config_error& e) {
+      EXPECT_EQ(e.config(), "output 'buf_out' " + text);
+      EXPECT_NE(std::string(e.what()).find("rocmtpl: add: invalid config output 'buf_out' " + text + ": "),
+                std::string::npos)
+          << e.what();
+      EXPECT_NE(e.reason().find("dimension"), std::string::npos) << e.reason();
+    }
+  }
+  // Legal outputs: transposed, padded rows, batched with padding, a broadcast dimension of one element.
+  for (const auto& out : {layout(dtype::f32, {4, 8}, {1, 4}), layout(dtype::f32, {4, 8}, {16, 1}, 3),
+                          layout(dtype::f32, {2, 4, 8}, {40, 10, 1}), layout(dtype::f32, {2, 4, 8}, {8, 16, 1}),
+                          layout(dtype::f32, {1, 8}, {0, 1}), layout(dtype::f32, {n, 8}, {8, 1}),
+                          layout(dtype::f32, {n, 8}, {sym_expr::symbol("ld"), 1})}) {
+    EXPECT_NO_THROW((void)make_with(out, in)) << out.to_string();
+  }
+  // Inputs may broadcast (stride 0) and overlap.
+  EXPECT_NO_THROW((void)make_with(in, layout(dtype::f32, {4, 8}, {0, 1})));
+  EXPECT_NO_THROW((void)make_with(in, layout(dtype::f32, {4, 8}, {1, 1})));
 }
 
 }  // namespace

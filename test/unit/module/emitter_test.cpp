@@ -138,6 +138,22 @@ TEST(ModuleEmitter, OneKernelOneEntryPointIncludesAtFileScope) {
   EXPECT_TRUE(m.notes.empty());  // copy nodes are no elementwise nodes: nothing was offered
 }
 
+// Issue 22 item 12: nodes named after runtime functions are renamed like every user name, so
+// they cannot meet the runtime's declarations (test/runtime/compile/hygiene_compile_test.cpp
+// compiles such names with hipcc).
+TEST(ModuleEmitter, NodesNamedAfterRuntimeFunctionsAreRenamed) {
+  module_graph g("runtime_names");
+  g.add_input(buffer("free", rows8));
+  g.add_node("hipMalloc", copy_node("in"), {"free"});
+  g.add_node("malloc", copy_node("in"), {"hipMalloc"});
+  g.add_output("malloc");
+  const auto m = emit_module(g);
+  EXPECT_EQ(m.signature,
+            "extern \"C\" PT_EXPORT int runtime_names(const uint16_t* u_free, uint16_t* u_malloc, int64_t u_rows, "
+            "size_t* workspace_size, uint8_t* workspace, hipStream_t stream)");
+  EXPECT_TRUE(contains(m.source, "uint16_t* u_hipMalloc = reinterpret_cast<uint16_t*>(workspace + ")) << m.source;
+}
+
 TEST(ModuleEmitter, AModuleWithoutIntermediatesHasAnEmptyPlan) {
   module_graph g("single");
   g.add_input(buffer("x", rows8));

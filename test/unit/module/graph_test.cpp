@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -65,6 +66,61 @@ TEST(ModuleGraph, ReservesTheEntryPointsNames) {
   EXPECT_THROW(module_graph("main"), invalid_argument_error);
   EXPECT_THROW(module_graph("rocmtpl_m"), invalid_argument_error);
   EXPECT_THROW(module_graph("not an identifier"), invalid_argument_error);
+}
+
+// Issue 22 item 12: the module's name is its entry point, exported unprefixed, so besides the rules
+// of size symbols (a C identifier, no keyword, no ABI name) it may not take a name the C library or
+// the GPU runtime declares in the generated source; the refusal comes when the graph is made, not
+// from the compiler.
+TEST(ModuleGraph, ModuleNamesFollowTheRulesOfExportedNames) {
+  const std::vector<std::pair<const char*, const char*>> bad{
+      {"free", "is declared by the C library or the GPU runtime"},
+      {"hipMalloc", "is declared by the C library or the GPU runtime"},
+      {"cudaMalloc", "is declared by the C library or the GPU runtime"},
+      {"printf", "is declared by the C library or the GPU runtime"},
+      {"expf", "is declared by the C library or the GPU runtime"},
+      {"float4", "is declared by the C library or the GPU runtime"},
+      {"__syncthreads", "is declared by the C library or the GPU runtime"},
+      {"class", "is a C or C++ keyword"},
+      {"template", "is a C or C++ keyword"},
+      {"stream", "is a parameter of every entry point"},
+      {"1st", "is not a C identifier"},
+      {"9gemm", "is not a C identifier"},
+      {"main", "is the program's entry point"},
+      {"rocmtpl_m", "starts with 'rocmtpl_' or 'u_'"},
+      {"u_m", "starts with 'rocmtpl_' or 'u_'"}};
+  for (const auto& [bad_name, why] : bad) {
+    const std::string name = bad_name;
+    const auto msg = message_of([&] { module_graph g(name); });
+    EXPECT_NE(msg.find("rocmtpl: module_graph: module name '" + name + "' " + why), std::string::npos) << msg;
+  }
+  for (const char* good : {"mlp", "gemm_bias_relu", "freeze", "hipster", "my_hipMalloc", "cudnn_like", "float5"}) {
+    EXPECT_NO_THROW(module_graph{good}) << good;
+  }
+}
+
+// Node (and input) names are user names: renamed in generated code (u_<name>) like size symbols, so
+// a runtime name is harmless (test/unit/module/emitter_test.cpp renders one); keywords, ABI names
+// and names that are no C identifier are refused when the node is added.
+TEST(ModuleGraph, NodeNamesFollowTheRulesOfSizeSymbols) {
+  module_graph g("m");
+  g.add_input(buffer("x", rows8));
+  for (const auto& [bad_name, why] :
+       std::vector<std::pair<const char*, const char*>>{{"int", "is a C or C++ keyword"},
+                                                        {"not", "is a C or C++ keyword"},
+                                                        {"3h", "is not a C identifier"},
+                                                        {"h-1", "is not a C identifier"},
+                                                        {"workspace", "is a parameter of every entry point"}}) {
+    const std::string name = bad_name;
+    const auto msg = message_of([&] { g.add_node(name, node({buffer("x", rows8)})); });
+    EXPECT_NE(msg.find("rocmtpl: module_graph: node output name '" + name + "' " + why), std::string::npos) << msg;
+  }
+  EXPECT_NE(message_of([&] { g.add_node("rocmtpl_h", node({buffer("x", rows8)})); }).find("reserved"),
+            std::string::npos);
+  for (const char* good : {"h", "free", "hipMalloc"}) {
+    EXPECT_NO_THROW(g.add_node(good, node({buffer("x", rows8)}))) << good;
+  }
+  EXPECT_EQ(g.nodes().size(), 3u);
 }
 
 TEST(ModuleGraph, RefusesNodesThatReadWhatIsNotThere) {

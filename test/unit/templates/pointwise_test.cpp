@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 namespace {
@@ -43,6 +44,25 @@ TEST(Pointwise, RendersTheChainThroughTheSharedEpilogueFunction) {
   ASSERT_TRUE(node.pointwise().has_value());
   EXPECT_EQ(*node.pointwise(), bias_gelu_mul());
   EXPECT_EQ(node.workspace_bytes(), std::optional<sym_expr>(sym_expr(0)));
+}
+
+// Issue 22 item 5: a chain's scale is rendered as a float literal; the template refuses NaN and
+// infinities when it is made, naming the op and the value.
+TEST(Pointwise, RefusesNonFiniteScalesWhenMade) {
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity()}) {
+    epilogue_chain c{{epilogue_op::activation(epilogue_activation::relu), epilogue_op::scale(2.0F)}};
+    c.ops[1].scalar = bad;  // past epilogue_op::scale(), which refuses it too
+    try {
+      (void)pointwise_policy(c);
+      ADD_FAILURE() << "scale " << bad << " was accepted";
+    } catch (const config_error& e) {
+      EXPECT_TRUE(contains(e.what(), "rocmtpl: pointwise: invalid config scale(")) << e.what();
+      EXPECT_EQ(e.reason(), "the scale of op 1 must be a finite number (it is rendered into the kernel as a literal)");
+    }
+    EXPECT_THROW((void)epilogue_op::scale(bad), config_error);
+  }
+  EXPECT_NO_THROW((void)pointwise_policy({{epilogue_op::scale(-std::numeric_limits<float>::max())}}));
 }
 
 TEST(Pointwise, RefusesOperandsThatDoNotFitTheChain) {

@@ -153,6 +153,14 @@ ROCMTPL_INLINE bool sqlite_claims::release(std::string_view batch, std::string_v
   return n == 1;
 }
 
+ROCMTPL_INLINE std::vector<std::string> sqlite_claims::targets(std::string_view batch) const {
+  statement st(*conn_, "SELECT DISTINCT target FROM batch_items WHERE batch = ?1 ORDER BY target");
+  st.bind_text(1, batch);
+  std::vector<std::string> out;
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
 ROCMTPL_INLINE std::vector<batch_item> sqlite_claims::items(std::string_view batch, std::string_view target) const {
   statement st(*conn_,
                "SELECT item, position, spec, state, claimed_by, attempts, result, finished_by FROM batch_items "

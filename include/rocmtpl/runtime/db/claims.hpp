@@ -118,6 +118,8 @@ class sqlite_claims {
 
   std::vector<batch_event> events(std::string_view batch, std::string_view target) const;
 
+  std::vector<std::string> targets(std::string_view batch) const;
+
  private:
   void log(std::string_view batch, std::string_view target, std::string_view item, std::string_view tuner,
            std::string_view event, const std::string& now) const;

@@ -154,6 +154,26 @@ ROCMTPL_INLINE std::filesystem::path tuning_db::default_path() {
   return cache_root() / "tuning.sqlite3";
 }
 
+ROCMTPL_INLINE std::filesystem::path tuning_db::default_location() {
+  if (const char* db = detail::non_empty_env("ROCMTPL_TUNING_DB")) return db;
+  return cache_root_location() / "tuning.sqlite3";
+}
+
+ROCMTPL_INLINE tuning_db tuning_db::open_existing(std::filesystem::path location) {
+  if (location.empty()) location = default_location();
+  // A URL (any scheme://) is the constructor's to open or refuse; a file must be there.
+  if (location.native().find("://") == std::string::npos) {
+    std::error_code ec;
+    if (!std::filesystem::exists(location, ec)) {
+      throw invalid_argument_error(
+          fmt::format("rocmtpl: tuning_db: '{}' does not exist; a tuning database is created by tuning, not by reading "
+                      "it (nothing was created)",
+                      location.string()));
+    }
+  }
+  return tuning_db(std::move(location));
+}
+
 ROCMTPL_INLINE void tuning_db::record(const tuning_key& key, const std::vector<measurement>& measurements,
                                       const std::optional<std::string>& winner) {
   check_key_(key);
@@ -336,6 +356,12 @@ ROCMTPL_INLINE std::vector<batch_event> tuning_db::batch_events(std::string_view
   if (pg_) return pg_->events(batch, target);
   std::lock_guard lock(*mutex_);
   return claims_().events(batch, target);
+}
+
+ROCMTPL_INLINE std::vector<std::string> tuning_db::batch_targets(std::string_view batch) const {
+  if (pg_) return pg_->targets(batch);
+  std::lock_guard lock(*mutex_);
+  return claims_().targets(batch);
 }
 
 // The batch tables are created on first use (under mutex_).

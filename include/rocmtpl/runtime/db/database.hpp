@@ -117,6 +117,18 @@ class tuning_db {
   /// @throws cache_directory_error if no cache folder can be located or created.
   [[nodiscard]] static std::filesystem::path default_path();
 
+  /// @brief default_path() without creating the cache folder (see open_existing()).
+  /// @throws cache_directory_error if no cache folder can be located.
+  [[nodiscard]] static std::filesystem::path default_location();
+
+  /// @brief Open a database that exists, for reading it (list, show, export): a file that is not
+  /// there is refused, and neither it nor its folders are created (only tuning creates a database).
+  /// A URL opens as with the constructor.
+  /// @param location The database file or URL; empty: default_location().
+  /// @throws invalid_argument_error (`rocmtpl: tuning_db: 'PATH' does not exist; ...`) when the file
+  ///         does not exist; what the constructor throws otherwise.
+  [[nodiscard]] static tuning_db open_existing(std::filesystem::path location = {});
+
   /// @brief Whether this object talks to a PostgreSQL server (else a SQLite file).
   [[nodiscard]] bool is_postgresql() const noexcept { return pg_ != nullptr; }
 
@@ -233,6 +245,11 @@ class tuning_db {
 
   /// @brief The log of a batch: every claim, take-over, finish, lost claim and release, oldest first.
   [[nodiscard]] std::vector<batch_event> batch_events(std::string_view batch, std::string_view target) const;
+
+  /// @brief The targets a batch was run for (each tuner records its problems under its target: a
+  /// device, or the archs of a compile-only run), sorted; empty when no tuner ran it here. What
+  /// `rocmtpl-tune batch --status` shows when it is not told the target.
+  [[nodiscard]] std::vector<std::string> batch_targets(std::string_view batch) const;
 
  private:
   detail::sqlite_claims claims_() const;

@@ -542,6 +542,14 @@ ROCMTPL_INLINE std::vector<batch_item> pg_store::items(std::string_view batch, s
   return out;
 }
 
+ROCMTPL_INLINE std::vector<std::string> pg_store::targets(std::string_view batch) const {
+  std::lock_guard lock(mutex_);
+  auto r = conn_.exec("SELECT DISTINCT target FROM batch_items WHERE batch = $1 ORDER BY target", {std::string(batch)});
+  std::vector<std::string> out;
+  for (int row = 0; row < PQntuples(r.get()); ++row) out.emplace_back(PQgetvalue(r.get(), row, 0));
+  return out;
+}
+
 ROCMTPL_INLINE std::vector<batch_event> pg_store::events(std::string_view batch, std::string_view target) const {
   std::lock_guard lock(mutex_);
   auto r = conn_.exec("SELECT item, tuner, event, at FROM batch_events WHERE batch = $1 AND target = $2 ORDER BY id",

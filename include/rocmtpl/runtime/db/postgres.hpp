@@ -202,6 +202,8 @@ class pg_store {
 
   [[nodiscard]] std::vector<batch_event> events(std::string_view batch, std::string_view target) const;
 
+  [[nodiscard]] std::vector<std::string> targets(std::string_view batch) const;
+
  private:
   void ensure_schema();
 
@@ -271,6 +273,7 @@ class pg_store {
   }
   [[nodiscard]] std::vector<batch_item> items(std::string_view, std::string_view) const { unreachable(); }
   [[nodiscard]] std::vector<batch_event> events(std::string_view, std::string_view) const { unreachable(); }
+  [[nodiscard]] std::vector<std::string> targets(std::string_view) const { unreachable(); }
 };
 
 #endif

@@ -27,7 +27,7 @@ ROCMTPL_INLINE const char* non_empty_env(const char* name) noexcept {
 }
 }  // namespace detail
 
-ROCMTPL_INLINE std::filesystem::path cache_root() {
+ROCMTPL_INLINE std::filesystem::path cache_root_location() {
   namespace fs = std::filesystem;
   fs::path root;
   if (const char* dir = detail::non_empty_env("ROCMTPL_CACHE_DIR")) {
@@ -43,12 +43,19 @@ ROCMTPL_INLINE std::filesystem::path cache_root() {
   std::error_code ec;
   fs::path absolute = fs::absolute(root, ec);
   if (ec) throw cache_directory_error(root, "cannot resolve", ec.message());
+  absolute = absolute.lexically_normal();
+  if (!absolute.has_filename() && absolute.has_parent_path()) absolute = absolute.parent_path();  // "/x/" -> "/x"
+  return absolute;
+}
+
+ROCMTPL_INLINE std::filesystem::path cache_root() {
+  namespace fs = std::filesystem;
+  const fs::path absolute = cache_root_location();
+  std::error_code ec;
   fs::create_directories(absolute, ec);
   if (ec || !fs::is_directory(absolute)) {
     throw cache_directory_error(absolute, "cannot create", ec ? ec.message() : "exists and is not a folder");
   }
-  absolute = absolute.lexically_normal();
-  if (!absolute.has_filename() && absolute.has_parent_path()) absolute = absolute.parent_path();  // "/x/" -> "/x"
   return absolute;
 }
 

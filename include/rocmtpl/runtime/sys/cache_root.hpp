@@ -42,6 +42,12 @@ namespace detail {
 /// @throws cache_directory_error when none of the variables is usable or the folder cannot be created.
 [[nodiscard]] std::filesystem::path cache_root();
 
+/// @brief Where cache_root() is, without creating it (readers that must leave no trace: a tool
+/// asked to list a database that does not exist creates neither it nor its folder).
+/// @return the absolute, normalised path of the folder, which may not exist.
+/// @throws cache_directory_error when none of the variables is usable.
+[[nodiscard]] std::filesystem::path cache_root_location();
+
 }  // namespace rocmtpl::runtime
 
 #ifndef ROCMTPL_COMPILED_LIBRARY

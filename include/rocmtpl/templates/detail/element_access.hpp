@@ -24,6 +24,7 @@ namespace rocmtpl::templates::detail {
 [[nodiscard]] inline std::string storage_text(const buffer& b) { return std::string(storage_type(b.type())); }
 
 // Shortest text that reads back as the same float ("%.9g" round-trips every float), without suffix.
+// Throws invalid_argument_error for NaN and infinities (no literal spells them).
 [[nodiscard]] std::string round_trip_literal(float v);
 
 // `v` as a float literal (`0.5f`) and as a double literal (`0.5`).

@@ -4,6 +4,8 @@
 // The implementation of templates/gemm/config.hpp: included at its end (header-only) or compiled once by
 // src/templates.cpp, after it (so it does not include it back).
 
+#include <cmath>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +73,15 @@ ROCMTPL_INLINE std::vector<std::pair<std::string, std::string>> describe(const g
 
 ROCMTPL_INLINE void validate(const gemm_config& c) {
   if (const auto why = invalid_reason(c)) throw config_error("gemm", c.to_string(), std::string(*why));
+}
+
+ROCMTPL_INLINE void validate(const gemm_options& o) {
+  for (const auto& [field, value] : {std::pair<const char*, float>{"alpha", o.alpha}, {"beta", o.beta}}) {
+    if (std::isfinite(value)) continue;
+    const std::string text = std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
+    throw config_error("gemm", std::string(field) + "=" + text,
+                       std::string(field) + " must be a finite number (it is rendered into the kernel as a literal)");
+  }
 }
 
 }  // namespace rocmtpl::templates

@@ -332,6 +332,11 @@ struct gemm_options {
   bool runtime_split_k = false;       ///< entry point takes `int32_t split_k`; configs may split K
 };
 
+/// @brief Checks the options before a policy keeps them: alpha and beta are rendered into the
+/// kernels as float literals, so they must be finite (no literal spells NaN or an infinity).
+/// @throws config_error naming the field and its value (`alpha=nan: alpha must be a finite number ...`).
+void validate(const gemm_options& o);
+
 }  // namespace rocmtpl::templates
 
 #ifndef ROCMTPL_COMPILED_LIBRARY

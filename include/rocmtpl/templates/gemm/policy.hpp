@@ -77,7 +77,8 @@ class gemm_policy {
                                                     .epilogue = true};
 
   /// @param options the problem-level options (activation, alpha, beta, bias dimension, residual, runtime split-K)
-  explicit gemm_policy(gemm_options options = {}) : options_(options) {}
+  /// @throws config_error when alpha or beta is NaN or an infinity (see validate(const gemm_options&)).
+  explicit gemm_policy(gemm_options options = {}) : options_(options) { validate(options_); }
 
   /// @brief "gemm".
   [[nodiscard]] static std::string_view name() noexcept { return "gemm"; }

@@ -7,7 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 using namespace gemm_test;
@@ -76,6 +80,35 @@ TEST(GemmPolicy, RenderRefusesInvalidConfigsWithAConfigError) {
   auto t = make();
   EXPECT_THROW((void)t.generate({64, 64, 16, 12, 4, 1}, {{"M", 10}}), rocmtpl::config_error);
   EXPECT_EQ(t.policy().view(t.context()).k, sym_expr(96));
+}
+
+// Issue 22 item 5: alpha and beta are rendered as float literals; NaN and infinities are refused
+// when the policy is made, naming the field, instead of rendering `nanf` for hipcc to reject.
+TEST(GemmPolicy, RefusesNonFiniteAlphaAndBetaWhenMade) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<std::pair<gemm_options, std::string>> bad{{{.alpha = nan}, "alpha=nan"},
+                                                              {{.alpha = inf}, "alpha=inf"},
+                                                              {{.alpha = -inf}, "alpha=-inf"},
+                                                              {{.beta = nan}, "beta=nan"},
+                                                              {{.beta = inf}, "beta=inf"}};
+  for (const auto& [o, config] : bad) {
+    try {
+      (void)gemm_policy(o);
+      ADD_FAILURE() << config << " was accepted";
+    } catch (const rocmtpl::config_error& e) {
+      EXPECT_EQ(e.config(), config);
+      const std::string field = config.substr(0, config.find('='));
+      EXPECT_EQ(e.reason(), field + " must be a finite number (it is rendered into the kernel as a literal)");
+      EXPECT_TRUE(contains(e.what(), "rocmtpl: gemm: invalid config " + config + ": ")) << e.what();
+    }
+  }
+  // Through the problem descriptor (rocmtpl-tune's path) too.
+  EXPECT_THROW((void)rocmtpl::templates::make_template({.m = 8, .n = 8, .k = 8, .alpha = nan}), rocmtpl::config_error);
+  // The largest finite values render as literals that read back.
+  const float big = std::numeric_limits<float>::max();
+  auto t = square(dtype::f32, 8, 8, 8, {.alpha = big, .beta = -big});
+  EXPECT_TRUE(contains(t.generate(t.policy().configs().front(), {}).source(), "3.40282347e+38f * acc"));
 }
 
 // The workspace known at code generation is split-K's fp32 partials, as the entry point's query
