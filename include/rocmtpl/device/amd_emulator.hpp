@@ -1432,15 +1432,15 @@ const char* device_arch() {
   return arch != nullptr && *arch != 0 ? arch : "gfx90a";
 }
 }  // namespace rocmtpl_emu_rt
-extern "C" hipError_t hipGetDeviceCount(int* count) {
+ROCMTPL_EMU_API hipError_t hipGetDeviceCount(int* count) {
   if (count == nullptr) return hipErrorInvalidValue;
   *count = 1;
   return hipSuccess;
 }
-extern "C" hipError_t hipSetDevice(int device) { return device == 0 ? hipSuccess : hipErrorInvalidValue; }
+ROCMTPL_EMU_API hipError_t hipSetDevice(int device) { return device == 0 ? hipSuccess : hipErrorInvalidValue; }
 // hipDeviceProp_t of HIP 5.2: the name at offset 0, gcnArchName at offset 396 (the caller's buffer
 // is larger than any HIP release's struct).
-extern "C" hipError_t hipGetDeviceProperties(void* props, int device) {
+ROCMTPL_EMU_API hipError_t hipGetDeviceProperties(void* props, int device) {
   if (props == nullptr || device != 0) return hipErrorInvalidValue;
   char* p = static_cast<char*>(props);
   memset(p, 0, 1024);
@@ -1448,22 +1448,22 @@ extern "C" hipError_t hipGetDeviceProperties(void* props, int device) {
   snprintf(p + 396, 256, "%s", rocmtpl_emu_rt::device_arch());
   return hipSuccess;
 }
-extern "C" hipError_t hipDeviceGetName(char* name, int length, int device) {
+ROCMTPL_EMU_API hipError_t hipDeviceGetName(char* name, int length, int device) {
   if (name == nullptr || length <= 0 || device != 0) return hipErrorInvalidValue;
   snprintf(name, static_cast<size_t>(length), "%s", rocmtpl_emu_rt::device_name);
   return hipSuccess;
 }
-extern "C" hipError_t hipDeviceTotalMem(size_t* bytes, int device) {
+ROCMTPL_EMU_API hipError_t hipDeviceTotalMem(size_t* bytes, int device) {
   if (bytes == nullptr || device != 0) return hipErrorInvalidValue;
   *bytes = size_t{64} << 30;
   return hipSuccess;
 }
-extern "C" hipError_t hipMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+ROCMTPL_EMU_API hipError_t hipMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   if (free_bytes != nullptr) *free_bytes = size_t{64} << 30;
   if (total_bytes != nullptr) *total_bytes = size_t{64} << 30;
   return hipSuccess;
 }
-extern "C" hipError_t hipRuntimeGetVersion(int* version) {
+ROCMTPL_EMU_API hipError_t hipRuntimeGetVersion(int* version) {
   if (version == nullptr) return hipErrorInvalidValue;
   *version = 50223000;  // reported as HIP 5.2, whose struct layout hipGetDeviceProperties follows
   return hipSuccess;
@@ -1472,21 +1472,21 @@ extern "C" hipError_t hipRuntimeGetVersion(int* version) {
 namespace rocmtpl_emu_rt {
 char stream_token, event_token;
 }  // namespace rocmtpl_emu_rt
-extern "C" hipError_t hipStreamCreate(hipStream_t* stream) {
+ROCMTPL_EMU_API hipError_t hipStreamCreate(hipStream_t* stream) {
   if (stream == nullptr) return hipErrorInvalidValue;
   *stream = reinterpret_cast<hipStream_t>(&rocmtpl_emu_rt::stream_token);
   return hipSuccess;
 }
-extern "C" hipError_t hipStreamDestroy(hipStream_t) { return hipSuccess; }
-extern "C" hipError_t hipEventCreate(hipEvent_t* event) {
+ROCMTPL_EMU_API hipError_t hipStreamDestroy(hipStream_t) { return hipSuccess; }
+ROCMTPL_EMU_API hipError_t hipEventCreate(hipEvent_t* event) {
   if (event == nullptr) return hipErrorInvalidValue;
   *event = reinterpret_cast<hipEvent_t>(&rocmtpl_emu_rt::event_token);
   return hipSuccess;
 }
-extern "C" hipError_t hipEventDestroy(hipEvent_t) { return hipSuccess; }
-extern "C" hipError_t hipEventRecord(hipEvent_t, hipStream_t) { return hipSuccess; }
-extern "C" hipError_t hipEventSynchronize(hipEvent_t) { return hipSuccess; }
-extern "C" hipError_t hipEventElapsedTime(float* ms, hipEvent_t, hipEvent_t) {
+ROCMTPL_EMU_API hipError_t hipEventDestroy(hipEvent_t) { return hipSuccess; }
+ROCMTPL_EMU_API hipError_t hipEventRecord(hipEvent_t, hipStream_t) { return hipSuccess; }
+ROCMTPL_EMU_API hipError_t hipEventSynchronize(hipEvent_t) { return hipSuccess; }
+ROCMTPL_EMU_API hipError_t hipEventElapsedTime(float* ms, hipEvent_t, hipEvent_t) {
   if (ms != nullptr) *ms = 0.0f;
   return hipErrorNotSupported;
 }
