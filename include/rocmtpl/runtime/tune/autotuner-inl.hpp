@@ -33,6 +33,7 @@
 #include <rocmtpl/runtime/bench/measure.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/bench/worker_pool.hpp>
+#include <rocmtpl/runtime/build/amd_emulator.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/build/device_headers.hpp>
@@ -61,6 +62,7 @@ ROCMTPL_INLINE std::string autotune_report::summary() const {
     first = false;
   }
   if (from_database) s += " (from the tuning database)";
+  if (emulated) s += " (AMD emulator: verified, not timed)";
   return s;
 }
 
@@ -68,7 +70,11 @@ ROCMTPL_INLINE void autotune_report::print_table(std::ostream& os, std::size_t t
   os << summary() << "\n";
   os << "compiled for " << to_string(compile.platform) << " " << ::rocmtpl::detail::join(compile.archs, ",") << " -O"
      << compile.opt_level << (compile.fast_math ? " fast-math" : "") << "\n";
-  if (const auto where = timed_on(); !where.empty()) os << "timed on " << where << "\n";
+  if (emulated) {
+    os << "AMD emulator (wave64, CPU): correctness only, nothing was timed; no winner is picked or stored\n";
+  } else if (const auto where = timed_on(); !where.empty()) {
+    os << "timed on " << where << "\n";
+  }
   std::vector<const candidate_report*> rows;
   for (const auto& c : candidates) rows.push_back(&c);
   std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
@@ -90,6 +96,12 @@ ROCMTPL_INLINE void autotune_report::print_table(std::ostream& os, std::size_t t
       if (r.spills()) regs += "!";
     }
     const auto& m = c->result;
+    if (emulated) {  // nothing was timed: no numbers that could read as times
+      os << fmt::format("{:>4}  {:<10} {:>10} {:>10} {:>7} {:>5}  {:<7} {:<8} {}{}\n", rank, to_string(m.status), "-",
+                        "-", "-", "-", m.verified ? "ok" : "-", regs, c->config,
+                        m.reason.empty() ? "" : "  (" + m.reason + ")");
+      continue;
+    }
     os << fmt::format("{:>4}  {:<10} {:>10.4f} {:>10.4f} {:>6.1f}% {:>5}  {:<7} {:<8} {}{}\n", rank,
                       to_string(m.status), m.min_ms, m.median_ms, 100.0 * m.spread, m.repetitions,
                       m.verified ? "ok" : "-", regs, c->config, m.reason.empty() ? "" : "  (" + m.reason + ")");
@@ -144,6 +156,7 @@ ROCMTPL_INLINE nlohmann::json autotune_report::to_json() const {
   return {{"key", key},
           {"winner", winner ? nlohmann::json(candidates[*winner].id) : nlohmann::json()},
           {"gpu", gpu},
+          {"emulated", emulated},
           {"gpu_status", gpu_status},
           {"from_database", from_database},
           {"compiled", compiled},
@@ -214,6 +227,31 @@ ROCMTPL_INLINE std::optional<device_identity> find_device(autotune_report& repor
   report.gpu = device.has_value();
   report.gpu_status = gpu_runtime::instance().status();
   return device;
+}
+
+// The AMD emulator as this process's device (use_amd_emulator()): its compiler and identity, never
+// the cached identity of a real GPU (and never cached itself: query_device_identity() is not called).
+ROCMTPL_INLINE std::pair<compiler, device_identity> start_amd_emulator(autotune_report& report) {
+  compiler cc = use_amd_emulator();
+  const auto& rt = gpu_runtime::instance();
+  const auto p = rt.properties(rt.current_device());
+  report.gpu = true;
+  report.emulated = true;
+  report.gpu_status = rt.status() + "; AMD emulator: correctness only, nothing timed";
+  return {std::move(cc), device_identity{p.kind, p.name, p.arch}};
+}
+
+// The options a tune runs with: as given, except that the AMD emulator runs shared libraries in this
+// process and keeps nothing in the tuning database (nothing is timed).
+ROCMTPL_INLINE autotune_options effective_options(const autotune_options& options) {
+  autotune_options o = options;
+  if (o.emulate_amd) {
+    o.use_database = false;
+    o.device_only = false;
+    o.isolate = false;
+    o.workers = nullptr;
+  }
+  return o;
 }
 
 // What the candidates are compiled for: the device, or the AMD archs of a compile-only run.
@@ -496,6 +534,13 @@ ROCMTPL_INLINE measurement candidate_bench::run_in_process(const candidate_repor
                                                            const rocm_template_caller& caller, bool verify_only) {
   const auto& r = caller.bmreq();
   const auto run = [&](const auto& k) {
+    if (options_.emulate_amd) {
+      // Correctness only: verified once the reference ran; before, run once (bench_loop verifies later).
+      if (verify_only || bench_->has_reference()) return verify_candidate(*bench_, k, r.extra_args, tolerance_);
+      measurement once;
+      detail::launch_or_fail(once, [&] { bench_->run_once(k, r.extra_args); });
+      return once;
+    }
     return verify_only ? verify_candidate(*bench_, k, r.extra_args, tolerance_)
                        : measure_candidate(*bench_, k, r.extra_args, tolerance_);
   };
@@ -510,6 +555,11 @@ ROCMTPL_INLINE measurement candidate_bench::run_in_process(const candidate_repor
   } catch (const std::exception& e) {
     m.status = candidate_status::launch_failed;
     m.reason = e.what();
+  }
+  if (options_.emulate_amd && m.status == candidate_status::launch_failed) {
+    // What stopped the launch: the emulator names kernel, block, lane and address.
+    const auto why = amd_emulator_runtime(gpu_runtime::instance().library()).last_message();
+    if (!why.empty()) m.reason += ": " + why;
   }
   m.device = device_name_;  // where it ran: this process's device
   m.device_id = device_id_;
