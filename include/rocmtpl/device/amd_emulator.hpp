@@ -1237,6 +1237,10 @@ extern "C" void rocmtpl_emu_trap(const char* what) {
 
 extern "C" int rocmtpl_emu_launch(const rocmtpl_emu_launch_desc* d) {
   state_t& s = state();
+  if (rocmtpl_emu_now.owner == thread_pointer()) {
+    // A kernel that launches (dynamic parallelism): not emulated; stop the running launch.
+    fail("launches kernel %s from device code (not emulated)", d->kernel);
+  }
   pthread_mutex_lock(&s.launch_mutex);
   const unsigned threads = d->block.x * d->block.y * d->block.z;
   int status = hipSuccess;
