@@ -231,17 +231,19 @@ bool print_benchmarks(const autotune_report& report, const autotune_options& o, 
 bool print_emulated(const autotune_report& report) {
   report.print_table(std::cout);
   std::size_t verified = 0;
+  std::size_t refused = 0;  // NVIDIA-only configurations, which the AMD entry refuses
   std::size_t failed = 0;
   for (const auto& c : report.candidates) {
     verified += c.result.verified ? 1 : 0;
+    refused += c.result.status == candidate_status::skipped ? 1 : 0;
     failed += c.result.status == candidate_status::verify_failed || c.result.status == candidate_status::launch_failed
                   ? 1
                   : 0;
   }
   std::cout << fmt::format(
-      "AMD emulator: {} of {} candidates verified, {} failed, in {:.1f} s ({} compiled); "
-      "nothing was timed, no winner, nothing stored\n",
-      verified, report.candidates.size(), failed, report.wall_seconds, report.compiled);
+      "AMD emulator: {} of {} candidates verified, {} refused on AMD, {} failed, in {:.1f} s "
+      "({} compiled); nothing was timed, no winner, nothing stored\n",
+      verified, report.candidates.size(), refused, failed, report.wall_seconds, report.compiled);
   if (verified > 0 && failed == 0) return true;
   std::cerr << "rocmtpl-tune: " << (failed > 0 ? "a candidate failed on the AMD emulator" : "no candidate verified")
             << "; see the table\n";

@@ -30,8 +30,9 @@
 ///   between unmapped pages, filled with 0xff bytes) stops the launch, and the message names the
 ///   kernel, block, thread, wave, lane and address (rocmtpl_emu_last_message(), and stderr).
 /// Not checked: accesses of other widths and those the compiler turns into library calls (memcpy
-/// of a large struct), and which allocation an in-bounds address belongs to (an index that runs from
-/// one allocation into another passes).
+/// of a large struct), which allocation an in-bounds address belongs to (an index that runs from
+/// one allocation into another passes), and the bounds of each `__shared__` variable (the kernel
+/// library's `__shared__` variables are checked as one range; dynamic shared memory exactly).
 ///
 /// With `ROCMTPL_AMD_EMU_IMPLEMENTATION` defined the same text also defines the runtime: the
 /// scheduler and its context switch (x86-64 or AArch64 assembly), the lane operations, the checks
@@ -337,17 +338,19 @@ inline Out wave(int op, const In& in) {
 }
 
 template <class T>
-struct shfl_in {
-  T value;
+struct shfl_in {  // the runtime reads the operand and the width first, then the value's bytes
   int operand;
   int width;
+  unsigned char value[sizeof(T)];
 };
 
 template <class T>
 inline T shfl(int op, T var, int operand, int width) {
   static_assert(sizeof(T) <= 16 && std::is_trivially_copyable<T>::value,
                 "rocmtpl AMD emulator: shuffles move trivially copyable values of at most 16 bytes");
-  return wave<T>(op, shfl_in<T>{var, operand, width});
+  shfl_in<T> in{operand, width, {}};
+  memcpy(in.value, &var, sizeof(T));
+  return wave<T>(op, in);
 }
 
 }  // namespace rocmtpl_emu
@@ -870,7 +873,7 @@ void shuffle(wave_t& w, int op) {
   for (int self = 0; self < 64; ++self) {
     if ((w.present >> self & 1) == 0) continue;
     shfl_lane p;
-    memcpy(&p, w.in[self] + w.in_bytes - sizeof p, sizeof p);
+    memcpy(&p, w.in[self], sizeof p);
     const int width = p.width;
     if (width <= 0 || width > 64 || (width & (width - 1)) != 0) fail("shuffle width %d is not a power of two up to 64", width);
     int index = self;
@@ -894,7 +897,7 @@ void shuffle(wave_t& w, int op) {
     }
     index &= 63;
     if ((w.present >> index & 1) != 0) {
-      memcpy(w.out[self], w.in[index], value_bytes);
+      memcpy(w.out[self], w.in[index] + sizeof(shfl_lane), value_bytes);
     } else {
       memset(w.out[self], 0, value_bytes);
     }

@@ -31,6 +31,10 @@
 ///   the attributes listed in the text, `HIP_DYNAMIC_SHARED(type, name)`, and the maskless
 ///   `__shfl`, `__shfl_xor`, `__shfl_down`, `__shfl_up` of HIP (full-warp `*_sync` underneath).
 ///
+/// With `ROCMTPL_AMD_EMULATOR` defined (the AMD emulator's host build, device/amd_emulator.hpp), the
+/// header includes rocmtpl_amd_emu.h instead of the HIP headers and defines `ROCMTPL_PLATFORM_AMD`
+/// and `ROCMTPL_PLATFORM_AMD_EMU`: the AMD code paths compile for the CPU.
+///
 /// The template layer emits `using bfloat16 = hip_bfloat16;` itself; this header does not.
 
 #include <string_view>

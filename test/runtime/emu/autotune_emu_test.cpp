@@ -69,6 +69,26 @@ TEST(AutotuneEmu, VerifiesEveryCandidateAndTimesNone) {
   EXPECT_EQ(table.str().find("timed on"), std::string::npos) << table.str();
   EXPECT_NE(report.summary().find("(AMD emulator: verified, not timed)"), std::string::npos) << report.summary();
   EXPECT_TRUE(report.to_json().at("emulated").get<bool>());
+  // A shape where Hopper (wgmma) configurations rank first: the AMD entry refuses them (status 3),
+  // which the emulated tune reports as skipped, not failed; the matrix-core one after them is verified.
+  rocm_template<gemm_policy> wide(
+      gemm_policy({.act = activation::relu}),
+      {buffer("x", layout::row_major(dtype::f16, {130, 72})), buffer("w", layout::row_major(dtype::f16, {72, 96})),
+       buffer("bias", layout::row_major(dtype::f16, {96}))},
+      layout::row_major(dtype::f16, {130, 96}));
+  const auto mixed = autotune(wide, {}, o);
+  ASSERT_EQ(mixed.candidates.size(), 3U);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& c = mixed.candidates[i];
+    if (c.config.find("math=wgmma") != std::string::npos) {
+      EXPECT_EQ(c.result.status, candidate_status::skipped) << c.config << ": " << c.result.reason;
+      EXPECT_NE(c.result.reason.find("refuses this configuration"), std::string::npos) << c.result.reason;
+    } else {
+      EXPECT_EQ(c.result.status, candidate_status::ok) << c.config << ": " << c.result.reason;
+      EXPECT_TRUE(c.result.verified) << c.config;
+    }
+  }
+  EXPECT_NE(mixed.candidates[0].config.find("math=wgmma"), std::string::npos) << "the shape ranks Hopper first";
   // The helper kernels and the reference ran on the emulator too: launches were counted there.
   const amd_emulator_runtime emu(gpu_runtime::instance().library());
   EXPECT_GE(emu.launches(), 3U + 1U + 3U);  // candidates, reference, fills of the inputs

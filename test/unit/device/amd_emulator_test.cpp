@@ -116,7 +116,7 @@ __device__ const shfl_case shfl_cases[] = {{0, 5, 64},  {0, 63, 64}, {0, 70, 64}
                                            {1, 1, 64},  {1, 32, 64}, {1, 7, 8},   {1, 16, 16}, {1, 33, 32}, {2, 1, 64},
                                            {2, 5, 16},  {2, 40, 64}, {3, 1, 64},  {3, 3, 8},  {3, 63, 64}, {3, 17, 32}};
 constexpr int shfl_case_count = sizeof(shfl_cases) / sizeof(shfl_cases[0]);
-extern "C" __global__ void shfl_kernel(int* out, double* out64, unsigned long long* ballots) {
+extern "C" __global__ void shfl_kernel(int* out, double* out64, unsigned long long* ballots, float4* out4) {
   const int t = static_cast<int>(threadIdx.x);
   const int value = 1000 * static_cast<int>(blockIdx.x) + t;
   for (int c = 0; c < shfl_case_count; ++c) {
@@ -131,6 +131,9 @@ extern "C" __global__ void shfl_kernel(int* out, double* out64, unsigned long lo
     out[(static_cast<int>(blockIdx.x) * shfl_case_count + c) * blockDim.x + t] = r;
   }
   out64[blockIdx.x * blockDim.x + t] = __shfl_down(static_cast<double>(value) + 0.25, 1u);
+  // A 16-byte aligned value moves whole.
+  const float f = static_cast<float>(value);
+  out4[blockIdx.x * blockDim.x + t] = __shfl_xor(make_float4(f, f + 0.5f, -f, 2.0f * f), 1);
   ballots[blockIdx.x * blockDim.x + t] = __ballot(t % 3 == 0);
 }
 
@@ -296,7 +299,8 @@ int run_shfl() {
   int* out = device<int>(blocks * shfl_case_count * threads);
   double* out64 = device<double>(blocks * threads);
   unsigned long long* ballots = device<unsigned long long>(blocks * threads);
-  hipLaunchKernelGGL(shfl_kernel, dim3(blocks), dim3(threads), 0, 0, out, out64, ballots);
+  float4* out4 = device<float4>(blocks * threads);
+  hipLaunchKernelGGL(shfl_kernel, dim3(blocks), dim3(threads), 0, 0, out, out64, ballots, out4);
   report_launch("shfl", hipGetLastError());
   int wrong = 0, checked = 0;
   for (int blk = 0; blk < blocks; ++blk) {
@@ -316,6 +320,13 @@ int run_shfl() {
       const double expect64 = down < 0 ? 0.0 : 1000.0 * blk + wave * 64 + down + 0.25;
       ++checked;
       if (out64[blk * threads + t] != expect64) ++wrong;
+      const int xor1 = expected_shfl(1, lane, 1, 64, lanes);
+      const float f = xor1 < 0 ? 0.0f : static_cast<float>(1000 * blk + wave * 64 + xor1);
+      const float4 v = out4[blk * threads + t];
+      ++checked;
+      if (xor1 < 0 ? (v.x != 0 || v.y != 0 || v.z != 0 || v.w != 0)
+                   : (v.x != f || v.y != f + 0.5f || v.z != -f || v.w != 2.0f * f))
+        ++wrong;
       unsigned long long mask = 0;
       for (int l = 0; l < lanes; ++l)
         if ((wave * 64 + l) % 3 == 0) mask |= 1ull << l;

@@ -363,6 +363,8 @@ class candidate_bench {
 
   measurement run_in_process(const candidate_report& c, const rocm_template_caller& caller, bool verify_only);
 
+  measurement emulated_run(const kernel_entry& k, const std::vector<std::int64_t>& extra, bool verify_only);
+
   static bound_launch bound_launch_of(const rocm_template_caller& caller);
 
   static void add_binary(nlohmann::json& cmd, const compiled_binary& b, const std::optional<bound_launch>& launch);
@@ -659,8 +661,9 @@ std::string problem_descriptor_of(const rocm_template<Policy>& tpl, const size_h
 /// it has), and picks the fastest verified one. Without a GPU: compiles for `options.amd_archs`,
 /// reports resource usage, and says that benchmarking needs a GPU (report.gpu is false, nothing is
 /// stored). With options.emulate_amd: on the AMD emulator (report.emulated), every candidate built
-/// for the CPU, run once in this process and verified against the reference; nothing is timed,
-/// no winner is picked and the tuning database is neither read nor written.
+/// for the CPU, run once in this process and verified against the reference (a configuration
+/// whose AMD entry refuses it, an NVIDIA-only path, is skipped); nothing is timed, no winner is
+/// picked and the tuning database is neither read nor written.
 /// @throws invalid_argument_error when `ROCMTPL_PLATFORM` names no platform.
 /// @throws compiler_not_found_error when no compiler exists for the platform.
 template <class Policy>
