@@ -22,6 +22,7 @@
 #include <rocmtpl/core/version.hpp>
 #include <rocmtpl/detail/hash.hpp>
 #include <rocmtpl/detail/strings.hpp>
+#include <rocmtpl/device/amd_emulator.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/dim.hpp>

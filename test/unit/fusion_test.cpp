@@ -297,7 +297,7 @@ TEST(Fusion, ReferenceAppliesTheSameChain) {
   ASSERT_EQ(l.params.size(), 6U);
   EXPECT_EQ(l.params[2].index, 2U);  // E0 is the entry's third tensor
   EXPECT_EQ(l.params[4].index, 4U);  // Y after E1
-  EXPECT_TRUE(contains(parts.entry_body, "ROCMTPL_KERNEL_SYMBOL(reference)<<<")) << parts.entry_body;
+  EXPECT_TRUE(contains(parts.entry_body, "hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(reference), ")) << parts.entry_body;
 }
 
 }  // namespace

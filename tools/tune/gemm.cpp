@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <rocmtpl/device/hip_portable.hpp>
+#include <rocmtpl/runtime/build/amd_emulator.hpp>
 #include <rocmtpl/runtime/db/tuning_db.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
 #include <rocmtpl/runtime/tune/autotuner.hpp>
@@ -225,6 +226,30 @@ bool print_benchmarks(const autotune_report& report, const autotune_options& o, 
   return ok;
 }
 
+/// On the AMD emulator: the table and what was verified; nothing was timed. False when a candidate
+/// failed (verification, launch) or none was verified.
+bool print_emulated(const autotune_report& report) {
+  report.print_table(std::cout);
+  std::size_t verified = 0;
+  std::size_t refused = 0;  // NVIDIA-only configurations, which the AMD entry refuses
+  std::size_t failed = 0;
+  for (const auto& c : report.candidates) {
+    verified += c.result.verified ? 1 : 0;
+    refused += c.result.status == candidate_status::skipped ? 1 : 0;
+    failed += c.result.status == candidate_status::verify_failed || c.result.status == candidate_status::launch_failed
+                  ? 1
+                  : 0;
+  }
+  std::cout << fmt::format(
+      "AMD emulator: {} of {} candidates verified, {} refused on AMD, {} failed, in {:.1f} s "
+      "({} compiled); nothing was timed, no winner, nothing stored\n",
+      verified, report.candidates.size(), refused, failed, report.wall_seconds, report.compiled);
+  if (verified > 0 && failed == 0) return true;
+  std::cerr << "rocmtpl-tune: " << (failed > 0 ? "a candidate failed on the AMD emulator" : "no candidate verified")
+            << "; see the table\n";
+  return false;
+}
+
 /// Without a GPU: what the compiler said. False when no candidate compiled.
 bool print_compiles(const autotune_report& report, const rendered_candidates& rendered) {
   print_resource_table(std::cout, report, rendered);
@@ -267,15 +292,22 @@ int run_gemm(gemm_args& a) {
   if (a.problem.layout_name.size() != 2) throw usage_error("--layout must be rr, rc, cr or cc");
   normalize_symbols(a.problem.symbolic);
   const gemm_problem problem(a.problem);
+  // The emulator becomes this process's GPU runtime before anything asks for one.
+  if (a.tuning.emulate_amd) (void)use_amd_emulator();
   check_cache_folder();
   const auto& gpu = gpu_runtime::instance();
   const auto o = tune_options(a.tuning, a.db);
   const auto rendered = problem.render_candidates(a.tuning.top_k);
   std::cout << problem.description() << ": " << rendered.size() << " candidate" << (rendered.size() == 1 ? "" : "s")
-            << (gpu.available() ? "" : ", compiled for " + fmt::format("{}", fmt::join(a.tuning.archs, ","))) << '\n';
+            << (a.tuning.emulate_amd ? ", on the AMD emulator (correctness only)"
+                : gpu.available()    ? ""
+                                     : ", compiled for " + fmt::format("{}", fmt::join(a.tuning.archs, ",")))
+            << '\n';
 
   const auto report = problem.tune(o);
-  const bool ok = report.gpu ? print_benchmarks(report, o, problem, rendered) : print_compiles(report, rendered);
+  const bool ok = report.emulated ? print_emulated(report)
+                  : report.gpu    ? print_benchmarks(report, o, problem, rendered)
+                                  : print_compiles(report, rendered);
   const bool written = write_reports(a, report, problem, rendered);
   return ok && written ? 0 : 1;
 }
@@ -316,6 +348,9 @@ command register_gemm(CLI::App& app) {
   add_tuning_options(*cmd, a->tuning,
                      {"candidates tried: the template's first N ranked configurations (0: all)",
                       "parallel compiles (0: two per core)"});
+  cmd->add_flag("--emulate-amd", a->tuning.emulate_amd,
+                "run the candidates on the AMD emulator (the CPU, wave64) instead of a GPU: each built for the "
+                "host, run once and verified against the reference; nothing is timed or stored (correctness only)");
   cmd->add_flag("--shared-libraries", a->tuning.shared_libraries,
                 "compile candidates as shared libraries called through their C entry, not as device-only code "
                 "objects launched through the module API");

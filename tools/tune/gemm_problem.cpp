@@ -131,6 +131,8 @@ autotune_options tune_options(const tuning_settings& t, const std::string& db) {
   o.max_candidates = t.top_k;
   o.amd_archs = t.archs;
   if (!db.empty()) o.database = db;
+  o.emulate_amd = t.emulate_amd;
+  if (o.emulate_amd) return o;  // in this process, on the emulator (runtime/build/amd_emulator.hpp)
   const auto& gpu = gpu_runtime::instance();
   if (gpu.available() && o.isolate && !find_worker()) {
     std::cerr << "rocmtpl-tune: rocmtpl-bench-worker not found (next to this program, on PATH or in "

@@ -44,6 +44,7 @@ struct tuning_settings {
   bool no_verify = false;
   bool no_isolate = false;
   bool shared_libraries = false;
+  bool emulate_amd = false;  ///< gemm --emulate-amd: run on the AMD emulator, verified, never timed (issue 23)
 };
 
 /// A subcommand added to the application, and what runs it once parsed (returns the exit code).

@@ -286,7 +286,9 @@ ROCMTPL_INLINE void write_workspace_query(indented_buffer& src, const launch_des
 
 namespace detail::launch_impl {
 
-// One launch: the checked grid, its tensor maps, the shared-memory opt-in, `<<<...>>>`.
+// One launch: the checked grid, its tensor maps, the shared-memory opt-in, hipLaunchKernelGGL (HIP's
+// launch macro: the portability header maps it onto `<<<...>>>` under nvcc and onto the AMD
+// emulator's launcher under a host compiler, where `<<<` is not C++).
 ROCMTPL_INLINE void write_one_launch(indented_buffer& src, const launch_description& d, const kernel_launch& l,
                                      std::size_t li, const std::vector<std::string>& tensor_names) {
   const std::string g = "rocmtpl_grid_" + std::to_string(li);
@@ -340,8 +342,8 @@ ROCMTPL_INLINE void write_one_launch(indented_buffer& src, const launch_descript
       const std::string grid = "dim3(static_cast<unsigned>(" + g + "_x), static_cast<unsigned>(" + g +
                                "_y), static_cast<unsigned>(" + g + "_z))";
       const auto launch = [&](const std::array<std::int64_t, 3>& b, std::int64_t shared) {
-        src.writeline(device_symbol_ref(l.suffix) + "<<<" + grid + ", " + dims(b) + ", " + std::to_string(shared) +
-                      ", stream>>>(" + args + ");");
+        src.writeline("hipLaunchKernelGGL(" + device_symbol_ref(l.suffix) + ", " + grid + ", " + dims(b) + ", " +
+                      std::to_string(shared) + ", stream" + (args.empty() ? "" : ", " + args) + ");");
       };
       const bool amd_differs = (l.amd_block[0] > 0 && l.amd_block != l.block) ||
                                (l.amd_shared_bytes >= 0 && l.amd_shared_bytes != l.shared_bytes);

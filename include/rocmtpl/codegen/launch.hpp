@@ -344,7 +344,8 @@ void write_one_launch(indented_buffer& src, const launch_description& d, const k
 
 /// @brief Writes the entry's launches: the variant choice (first whose requirements hold), then
 /// per launch the grid (checked; a zero dimension skips it), tensor maps, the shared-memory opt-in
-/// above 48 KiB (once per device) and the `<<<...>>>` launch. Needs `rocmtpl_workspace_bytes`
+/// above 48 KiB (once per device) and the launch (`hipLaunchKernelGGL(kernel, grid, block, shared bytes,
+/// stream, arguments...)`). Needs `rocmtpl_workspace_bytes`
 /// (write_workspace_query), launch_cpp_helpers and launch_includes(d) in the source and, for tensor
 /// maps or SM-count caps, `rocmtpl_make_tensor_map()` and `rocmtpl_sm_count()`. `tensor_names`
 /// are the entry's tensor parameters in C ABI order.

@@ -31,6 +31,10 @@
 ///   the attributes listed in the text, `HIP_DYNAMIC_SHARED(type, name)`, and the maskless
 ///   `__shfl`, `__shfl_xor`, `__shfl_down`, `__shfl_up` of HIP (full-warp `*_sync` underneath).
 ///
+/// With `ROCMTPL_AMD_EMULATOR` defined (the AMD emulator's host build, device/amd_emulator.hpp), the
+/// header includes rocmtpl_amd_emu.h instead of the HIP headers and defines `ROCMTPL_PLATFORM_AMD`
+/// and `ROCMTPL_PLATFORM_AMD_EMU`: the AMD code paths compile for the CPU.
+///
 /// The template layer emits `using bfloat16 = hip_bfloat16;` itself; this header does not.
 
 #include <string_view>
@@ -51,7 +55,12 @@ inline constexpr std::string_view portable_header_source = R"rocmtpl_src(// SPDX
 
 #include <stdint.h>
 
-#if defined(__HIP_PLATFORM_AMD__) || defined(__HIP_PLATFORM_HCC__) || defined(__HIP__)
+#if defined(ROCMTPL_AMD_EMULATOR)
+// The AMD emulator: the AMD code, compiled for the CPU by clang (rocmtpl_amd_emu.h).
+#define ROCMTPL_PLATFORM_AMD 1
+#define ROCMTPL_PLATFORM_AMD_EMU 1
+#include "rocmtpl_amd_emu.h"
+#elif defined(__HIP_PLATFORM_AMD__) || defined(__HIP_PLATFORM_HCC__) || defined(__HIP__)
 #define ROCMTPL_PLATFORM_AMD 1
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
@@ -258,6 +267,9 @@ __device__ ROCMTPL_FORCEINLINE T shfl_up(T var, unsigned int delta, int width = 
 #define __shfl_down(...) ::rocmtpl_dev::shfl_down(__VA_ARGS__)
 #define __shfl_up(...) ::rocmtpl_dev::shfl_up(__VA_ARGS__)
 
+#endif  // ROCMTPL_PLATFORM_NVIDIA
+
+#if defined(ROCMTPL_PLATFORM_NVIDIA) || defined(ROCMTPL_PLATFORM_AMD_EMU)
 // The AMD hip_bfloat16 as generated code uses it: trivial, raw `data`, explicit from float
 // (round to nearest even), implicit to float.
 struct hip_bfloat16 {
@@ -267,8 +279,7 @@ struct hip_bfloat16 {
   ROCMTPL_HOST_DEVICE operator float() const { return rocmtpl_dev::bf16_bits_to_float(data); }
   static ROCMTPL_HOST_DEVICE hip_bfloat16 round_to_bfloat16(float f) { return hip_bfloat16(f); }
 };
-
-#endif  // ROCMTPL_PLATFORM_NVIDIA
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // to_float / from_float on every platform.

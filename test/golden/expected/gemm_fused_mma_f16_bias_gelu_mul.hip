@@ -979,9 +979,9 @@ extern "C" PT_EXPORT int rocm_fused_gemm_pointwise_0(const uint16_t* X, const ui
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
                 #if defined(ROCMTPL_PLATFORM_AMD)
-                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, E0, E1, Y, u_M);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(v8_8), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream, X, W, E0, E1, Y, u_M);
                 #else
-                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream>>>(X, W, E0, E1, Y, u_M);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(v8_8), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream, X, W, E0, E1, Y, u_M);
                 #endif
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }

@@ -847,9 +847,9 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
                 #if defined(ROCMTPL_PLATFORM_AMD)
-                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(v8_8), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream, X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 #else
-                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(v8_8), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream, X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 #endif
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
@@ -861,7 +861,7 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
             const int64_t rocmtpl_grid_1_z = 1;
             if (!rocmtpl_grid_1_ok || rocmtpl_grid_1_x > 2147483647 || rocmtpl_grid_1_y > 65535 || rocmtpl_grid_1_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_1_x > 0 && rocmtpl_grid_1_y > 0 && rocmtpl_grid_1_z > 0) {
-                ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(split_k_reduce), dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream, X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -874,9 +874,9 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
                 #if defined(ROCMTPL_PLATFORM_AMD)
-                ROCMTPL_KERNEL_SYMBOL(v1_1)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(v1_1), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream, X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 #else
-                ROCMTPL_KERNEL_SYMBOL(v1_1)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(v1_1), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 24576, stream, X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 #endif
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
@@ -888,7 +888,7 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const f
             const int64_t rocmtpl_grid_1_z = 1;
             if (!rocmtpl_grid_1_ok || rocmtpl_grid_1_x > 2147483647 || rocmtpl_grid_1_y > 65535 || rocmtpl_grid_1_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_1_x > 0 && rocmtpl_grid_1_y > 0 && rocmtpl_grid_1_z > 0) {
-                ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(split_k_reduce), dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream, X, W, Bias, Residual, Y, reinterpret_cast<float*>(workspace), u_B, u_M, split_k);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }

@@ -804,9 +804,9 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, uint16_
                 if (!rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(v8_8)), 65536, rocmtpl_shared_raised)) return ROCMTPL_STATUS_LAUNCH_FAILED;
                 #endif
                 #if defined(ROCMTPL_PLATFORM_AMD)
-                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream>>>(X, W, Y);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(v8_8), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 0, stream, X, W, Y);
                 #else
-                ROCMTPL_KERNEL_SYMBOL(v8_8)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 65536, stream>>>(X, W, Y);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(v8_8), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(128, 1, 1), 65536, stream, X, W, Y);
                 #endif
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }

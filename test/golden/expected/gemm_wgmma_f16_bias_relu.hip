@@ -830,7 +830,7 @@ extern "C" PT_EXPORT int rocm_gemm(const uint16_t* X, const uint16_t* W, const u
                 static std::atomic<uint64_t> rocmtpl_shared_raised{0};  // a bit per device
                 if (!rocmtpl_raise_shared_limit(reinterpret_cast<const void*>(&ROCMTPL_KERNEL_SYMBOL(sm90)), 216144, rocmtpl_shared_raised)) return ROCMTPL_STATUS_LAUNCH_FAILED;
                 #endif
-                ROCMTPL_KERNEL_SYMBOL(sm90)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(384, 1, 1), 216144, stream>>>(rocmtpl_map_0_0, rocmtpl_map_0_1, X, W, Bias, Y);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(sm90), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(384, 1, 1), 216144, stream, rocmtpl_map_0_0, rocmtpl_map_0_1, X, W, Bias, Y);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }

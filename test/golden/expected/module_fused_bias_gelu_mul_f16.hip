@@ -84,7 +84,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_pointwise_0, source hash ad0e0be2073c452a
+// kernel rocm_fused_gemm_pointwise_0, source hash 8082b0bcba59d729
 // Topologically Sorted Source Nodes: [h, y], Original ops: [gemm, pointwise]
 // Source node to op mapping:
 //   h => gemm
@@ -792,7 +792,7 @@ static int rocm_fused_gemm_pointwise_0(const uint16_t* X, const uint16_t* W, con
             const int64_t rocmtpl_grid_0_z = rocmtpl_size_mul(1, static_cast<int64_t>(split_k), &rocmtpl_grid_0_ok);
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
-                ROCMTPL_KERNEL_SYMBOL(v4_4)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, E0, E1, Y, reinterpret_cast<float*>(workspace), u_M, split_k);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(v4_4), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream, X, W, E0, E1, Y, reinterpret_cast<float*>(workspace), u_M, split_k);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -803,7 +803,7 @@ static int rocm_fused_gemm_pointwise_0(const uint16_t* X, const uint16_t* W, con
             const int64_t rocmtpl_grid_1_z = 1;
             if (!rocmtpl_grid_1_ok || rocmtpl_grid_1_x > 2147483647 || rocmtpl_grid_1_y > 65535 || rocmtpl_grid_1_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_1_x > 0 && rocmtpl_grid_1_y > 0 && rocmtpl_grid_1_z > 0) {
-                ROCMTPL_KERNEL_SYMBOL(split_k_reduce)<<<dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream>>>(X, W, E0, E1, Y, reinterpret_cast<float*>(workspace), u_M, split_k);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(split_k_reduce), dim3(static_cast<unsigned>(rocmtpl_grid_1_x), static_cast<unsigned>(rocmtpl_grid_1_y), static_cast<unsigned>(rocmtpl_grid_1_z)), dim3(256, 1, 1), 0, stream, X, W, E0, E1, Y, reinterpret_cast<float*>(workspace), u_M, split_k);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }

@@ -115,8 +115,8 @@ TEST(UtilityKernels, LaunchDescriptionsCoverEveryElement) {
 
   // The entries' launch lines are rendered from the same descriptions.
   const std::string& src = runtime::detail::utility_source;
-  EXPECT_NE(src.find("ROCMTPL_KERNEL_SYMBOL(fill_kernel)<<<"), std::string::npos);
-  EXPECT_NE(src.find("ROCMTPL_KERNEL_SYMBOL(compare_kernel)<<<"), std::string::npos);
+  EXPECT_NE(src.find("hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(fill_kernel), "), std::string::npos);
+  EXPECT_NE(src.find("hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(compare_kernel), "), std::string::npos);
   EXPECT_NE(src.find("rocmtpl_launch_min("), std::string::npos);
 }
 

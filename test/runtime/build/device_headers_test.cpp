@@ -4,6 +4,7 @@
 // many threads and processes asking at the same time.
 
 #include <rocmtpl/detail/hash.hpp>
+#include <rocmtpl/device/amd_emulator.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
 #include <rocmtpl/runtime/build/device_headers.hpp>
 #include <rocmtpl/runtime/sys/cache_root.hpp>
@@ -15,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -39,8 +42,13 @@ using rocmtpl::test::temp_dir;
 std::vector<fs::path> entries(const fs::path& dir) {
   std::vector<fs::path> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
   return names;
 }
+
+// What the folder holds: both headers (sorted by name).
+const std::vector<fs::path> both_headers{fs::path(rocmtpl::device::amd_emulator_header_name),
+                                         fs::path(rocmtpl::device::portable_header_name)};
 
 const std::string_view header_name = rocmtpl::device::portable_header_name;
 const std::string_view header_text = rocmtpl::device::portable_header_source;
@@ -92,8 +100,20 @@ TEST(CacheRoot, UncreatableFolderIsATypedError) {
 TEST(DeviceHeaders, HashIsSixteenHexDigitsOfTheText) {
   const std::string hex = rocmtpl::runtime::device_header_hash_hex();
   EXPECT_TRUE(std::regex_match(hex, std::regex("[0-9a-f]{16}"))) << hex;
-  EXPECT_EQ(rocmtpl::runtime::device_header_hash(), XXH3_64bits(header_text.data(), header_text.size()));
-  EXPECT_NE(rocmtpl::runtime::device_header_hash(), XXH3_64bits(header_text.data(), header_text.size() - 1));
+  // Both texts, each framed by its 64-bit length (issue 23: the emulator's header shares the folder).
+  const auto framed = [](std::string_view a, std::string_view b) {
+    std::string material;
+    for (const std::string_view text : {a, b}) {
+      const std::uint64_t size = text.size();
+      material.append(reinterpret_cast<const char*>(&size), sizeof size);
+      material.append(text);
+    }
+    return XXH3_64bits(material.data(), material.size());
+  };
+  const std::string_view emu = rocmtpl::device::amd_emulator_header_source;
+  EXPECT_EQ(rocmtpl::runtime::device_header_hash(), framed(header_text, emu));
+  EXPECT_NE(rocmtpl::runtime::device_header_hash(), framed(header_text, emu.substr(1)));
+  EXPECT_NE(rocmtpl::runtime::device_header_hash(), XXH3_64bits(header_text.data(), header_text.size()));
 }
 
 TEST(DeviceHeaders, MaterialisedUnderTheCacheRootOnce) {
@@ -105,7 +125,8 @@ TEST(DeviceHeaders, MaterialisedUnderTheCacheRootOnce) {
   const fs::path file = dir / header_name;
   ASSERT_TRUE(fs::is_regular_file(file));
   EXPECT_EQ(read_file(file), header_text);
-  EXPECT_EQ(entries(dir), std::vector<fs::path>{fs::path(header_name)}) << "no temporary files left";
+  EXPECT_EQ(read_file(dir / rocmtpl::device::amd_emulator_header_name), rocmtpl::device::amd_emulator_header_source);
+  EXPECT_EQ(entries(dir), both_headers) << "no temporary files left";
 
   // Idempotent: the second call finds the file and leaves it alone (same inode, same mtime).
   struct stat before {};
@@ -192,7 +213,7 @@ TEST(DeviceHeaders, ConcurrentThreadsAgree) {
     EXPECT_EQ(errors[static_cast<std::size_t>(t)], "") << "thread " << t;
     EXPECT_EQ(results[static_cast<std::size_t>(t)], results[0]);
   }
-  EXPECT_EQ(entries(results[0]), std::vector<fs::path>{fs::path(header_name)});
+  EXPECT_EQ(entries(results[0]), both_headers);
 }
 
 TEST(DeviceHeaders, ConcurrentProcessesAgree) {
@@ -240,7 +261,7 @@ TEST(DeviceHeaders, ConcurrentProcessesAgree) {
   }
   EXPECT_EQ(device_include_dir(), expected);
   EXPECT_EQ(read_file(expected / header_name), header_text);
-  EXPECT_EQ(entries(expected), std::vector<fs::path>{fs::path(header_name)}) << "no temporary files left";
+  EXPECT_EQ(entries(expected), both_headers) << "no temporary files left";
 }
 
 }  // namespace

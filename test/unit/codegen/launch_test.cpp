@@ -168,13 +168,14 @@ TEST(Launch, RenderedLinesFollowTheDescription) {
             (std::vector<std::string>{"#if defined(ROCMTPL_PLATFORM_NVIDIA)\n#include <atomic>\n#endif\n"}));
   EXPECT_TRUE(contains(s, "#if defined(ROCMTPL_PLATFORM_AMD)"));
   EXPECT_TRUE(
-      contains(s, "dim3(512, 1, 1), 0, stream>>>(X, Y, reinterpret_cast<float*>(workspace + 16), u_N, split_k);"));
+      contains(s, "dim3(512, 1, 1), 0, stream, X, Y, reinterpret_cast<float*>(workspace + 16), u_N, split_k);"));
   EXPECT_TRUE(contains(s,
-                       "dim3(256, 1, 1), 65536, stream>>>(X, Y, reinterpret_cast<float*>(workspace + 16), u_N, "
+                       "dim3(256, 1, 1), 65536, stream, X, Y, reinterpret_cast<float*>(workspace + 16), u_N, "
                        "split_k);"));
+  EXPECT_FALSE(contains(s, "<<<")) << "launches go through hipLaunchKernelGGL (issue 23: `<<<` is not C++)";
   EXPECT_TRUE(contains(s, "rocmtpl_launch_min("));
   // Launches name their kernel through the device-symbol macro, never by the entry's name.
-  EXPECT_TRUE(contains(s, "ROCMTPL_KERNEL_SYMBOL(reduce)<<<"));
+  EXPECT_TRUE(contains(s, "hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(reduce), "));
   EXPECT_FALSE(contains(s, "k_v8")) << s;
 }
 

@@ -45,7 +45,7 @@ TEST(Elementwise, RendersActivationBiasAndConversions) {
                        "&rocmtpl_grid_0_ok), 255, &rocmtpl_grid_0_ok), 256, &rocmtpl_grid_0_ok), 65535)"));
   EXPECT_TRUE(
       contains(src, "extern \"C\" __global__ void __launch_bounds__(block_threads) ROCMTPL_KERNEL_SYMBOL(main)("));
-  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(main)<<<"));
+  EXPECT_TRUE(contains(src, "hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(main), "));
 }
 
 TEST(Elementwise, InvalidConfigIsAConfigError) {

@@ -437,6 +437,13 @@ ROCMTPL_INLINE compiler::compiler(runtime::platform platform, std::filesystem::p
   env_ = environment_for(platform_);
 }
 
+ROCMTPL_INLINE compiler compiler::amd_emulator(std::filesystem::path cxx, std::filesystem::path runtime_library) {
+  compiler cc(platform::amd, std::move(cxx));
+  cc.env_.clear();  // clang++, not hipcc
+  cc.emulator_runtime_ = std::filesystem::absolute(std::move(runtime_library)).lexically_normal();
+  return cc;
+}
+
 ROCMTPL_INLINE compiler compiler::find(runtime::platform platform) {
   const bool amd = platform == platform::amd;
   const char* override_var = amd ? "ROCMTPL_HIPCC" : "ROCMTPL_NVCC";
@@ -538,6 +545,11 @@ ROCMTPL_INLINE void compiler::validate(const compile_options& options) const {
   if (options.timeout.count() <= 0) {
     throw invalid_argument_error("rocmtpl: compile_options.timeout must be positive");
   }
+  if (is_amd_emulator() && options.output == compile_output::code_object) {
+    throw invalid_argument_error(
+        "rocmtpl: compile_options.output: the AMD emulator builds shared libraries only (no device code "
+        "objects); use compile_output::shared_library");
+  }
 }
 
 ROCMTPL_INLINE std::vector<std::string> compiler::resolved_archs(const compile_options& options) {
@@ -555,6 +567,7 @@ ROCMTPL_INLINE std::vector<std::string> compiler::command(const compile_options&
     return p.empty() ? p : std::filesystem::absolute(p).lexically_normal();
   };
   if (uses_nvrtc(options)) return nvrtc_command(options, abs(source), abs(output));
+  if (is_amd_emulator()) return emulator_command(options, abs(source), abs(output));
   std::vector<std::string> argv{path_.string(), "-O" + std::to_string(options.opt_level)};
   const auto archs = resolved_archs(options);
   // Device-only code objects: no host compile, no link (issue 9 part 4's lever).
@@ -641,7 +654,7 @@ ROCMTPL_INLINE compile_result compiler::compile(const std::filesystem::path& sou
   result.argv = std::move(argv);
   result.log = std::move(r.output);
   result.seconds = r.seconds;
-  if (options.resource_usage) {
+  if (options.resource_usage && !is_amd_emulator()) {  // the emulator has no registers to report
     const auto archs = resolved_archs(options);
     result.resources = platform_ == platform::amd ? parse_amd_resource_usage(result.log, archs)
                                                   : parse_nvidia_resource_usage(result.log);
@@ -695,6 +708,33 @@ ROCMTPL_INLINE compile_result compiler::compile_with_nvrtc(std::vector<std::stri
   result.seconds = r.seconds;
   if (o.resource_usage) result.resources = parse_nvidia_resource_usage(result.log);
   return result;
+}
+
+// The AMD emulator's command: the generated source as C++ for the host (the portability header
+// includes rocmtpl_amd_emu.h under ROCMTPL_AMD_EMULATOR), its loads and stores reported to the
+// emulator's hooks, linked with the emulator's runtime (by path: the kernel library names it).
+ROCMTPL_INLINE std::vector<std::string> compiler::emulator_command(const compile_options& o,
+                                                                   const std::filesystem::path& source,
+                                                                   const std::filesystem::path& output) const {
+  std::vector<std::string> argv{path_.string(),
+                                "-O" + std::to_string(o.opt_level),
+                                "-std=c++17",
+                                "-fPIC",
+                                "-shared",
+                                "-fvisibility=hidden",
+                                "-DROCMTPL_AMD_EMULATOR=1",
+                                "-fsanitize-coverage=func,inline-bool-flag,trace-loads,trace-stores",
+                                "-Wno-psabi"};  // 64-byte vector arguments (MFMA accumulators) by value
+  if (o.fast_math) argv.emplace_back("-ffast-math");
+  for (const auto& d : o.defines) argv.push_back("-D" + d);
+  for (const auto& i : o.include_dirs) argv.push_back("-I" + std::filesystem::absolute(i).lexically_normal().string());
+  if (!o.dependency_file.empty()) {
+    argv.insert(argv.end(), {"-MD", "-MF", std::filesystem::absolute(o.dependency_file).lexically_normal().string()});
+  }
+  argv.insert(argv.end(), o.extra_flags.begin(), o.extra_flags.end());
+  argv.insert(argv.end(),
+              {"-o", output.string(), "-x", "c++", source.string(), "-x", "none", emulator_runtime_.string()});
+  return argv;
 }
 
 ROCMTPL_INLINE std::vector<std::pair<std::string, std::string>> compiler::environment_for(runtime::platform p) {

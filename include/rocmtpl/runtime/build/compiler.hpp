@@ -326,6 +326,19 @@ class compiler {
   /// @throws compiler_not_found_error naming the places searched and the package to install
   [[nodiscard]] static compiler find(runtime::platform platform);
 
+  /// @brief A compiler for the AMD emulator (issue 23): `cxx` (clang++ 15 or later) builds generated
+  /// AMD sources for the host with the emulator's header (device/amd_emulator.hpp), linked with
+  /// `runtime_library`, the emulator's runtime (runtime/build/amd_emulator.hpp builds both:
+  /// amd_emulator_compiler()). Platform amd; shared libraries only.
+  /// @throws compiler_not_found_error when `cxx` is not an executable file
+  [[nodiscard]] static compiler amd_emulator(std::filesystem::path cxx, std::filesystem::path runtime_library);
+
+  /// @brief True for a compiler made by amd_emulator().
+  [[nodiscard]] bool is_amd_emulator() const noexcept { return !emulator_runtime_.empty(); }
+
+  /// @brief The emulator's runtime library every emulated kernel links (empty unless is_amd_emulator()).
+  [[nodiscard]] const std::filesystem::path& amd_emulator_runtime() const noexcept { return emulator_runtime_; }
+
   /// @brief The compiler executable.
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
   /// @brief The platform it compiles for.
@@ -377,6 +390,13 @@ class compiler {
   /// @endcode
   /// NVIDIA code objects that NVRTC serves (compile_options::in_process) get NVRTC's options
   /// instead, behind the marker "nvrtc" and its version (see runtime/build/nvrtc.hpp).
+  /// The AMD emulator (amd_emulator()): the generated AMD source for the host, every load and store
+  /// of its kernels checked (the emulator's hooks), linked with the emulator's runtime library:
+  /// @code{.sh}
+  /// clang++ -O<n> -std=c++17 -fPIC -shared -fvisibility=hidden -DROCMTPL_AMD_EMULATOR=1
+  ///   -fsanitize-coverage=func,inline-bool-flag,trace-loads,trace-stores -Wno-psabi [-ffast-math]
+  ///   -D... -I... [-MD -MF <dep>] <extra> -o <output> -x c++ <source> -x none <runtime library>
+  /// @endcode
   /// Include dirs, source and output are made absolute (the compiler runs in the output's folder).
   /// @throws invalid_argument_error when the options are invalid (see validate())
   [[nodiscard]] std::vector<std::string> command(const compile_options& options, const std::filesystem::path& source,
@@ -413,8 +433,12 @@ class compiler {
 
   static std::vector<std::pair<std::string, std::string>> environment_for(runtime::platform p);
 
+  [[nodiscard]] std::vector<std::string> emulator_command(const compile_options& o, const std::filesystem::path& source,
+                                                          const std::filesystem::path& output) const;
+
   runtime::platform platform_;
   std::filesystem::path path_{};
+  std::filesystem::path emulator_runtime_{};  // the AMD emulator's runtime library (emulator mode only)
   std::vector<std::pair<std::string, std::string>> env_{};
   std::shared_ptr<detail::compiler_impl::compiler_state> state_{};
 };

@@ -11,11 +11,13 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 #include <fmt/format.h>
 #include <rocmtpl/detail/hash.hpp>  // xxHash, inlined
 
 #include <rocmtpl/core/config.hpp>
+#include <rocmtpl/device/amd_emulator.hpp>
 #include <rocmtpl/device/hip_portable.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
 #include <rocmtpl/runtime/sys/cache_root.hpp>
@@ -23,8 +25,20 @@
 namespace rocmtpl::runtime {
 
 ROCMTPL_INLINE std::uint64_t device_header_hash() noexcept {
-  static const std::uint64_t hash =
-      XXH3_64bits(rocmtpl::device::portable_header_source.data(), rocmtpl::device::portable_header_source.size());
+  static const std::uint64_t hash = [] {
+    // Both texts, each framed by its length (the folder holds both files).
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_64bits_reset(state);
+    for (const std::string_view text :
+         {rocmtpl::device::portable_header_source, rocmtpl::device::amd_emulator_header_source}) {
+      const std::uint64_t size = text.size();
+      XXH3_64bits_update(state, &size, sizeof size);
+      XXH3_64bits_update(state, text.data(), text.size());
+    }
+    const std::uint64_t h = XXH3_64bits_digest(state);
+    XXH3_freeState(state);
+    return h;
+  }();
   return hash;
 }
 
@@ -58,13 +72,16 @@ ROCMTPL_INLINE std::filesystem::path device_include_dir() {
     return dir;
   }
   const fs::path dir = cache_root() / "device-include" / device_header_hash_hex();
-  const fs::path file = dir / name;
-  const std::string_view text = rocmtpl::device::portable_header_source;
-  if (detail::file_has_content(file, text)) return dir;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw cache_directory_error(dir, "cannot create", ec.message());
-  detail::write_file_atomic(file, text);
+  const std::pair<std::string_view, std::string_view> files[] = {
+      {name, rocmtpl::device::portable_header_source},
+      {rocmtpl::device::amd_emulator_header_name, rocmtpl::device::amd_emulator_header_source}};
+  for (const auto& [file, text] : files) {
+    if (detail::file_has_content(dir / file, text)) continue;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw cache_directory_error(dir, "cannot create", ec.message());
+    detail::write_file_atomic(dir / file, text);
+  }
   return dir;
 }
 

@@ -2,11 +2,13 @@
 #pragma once
 
 /// @file
-/// @brief Where the compiler finds the headers generated kernels include (rocmtpl_hip_portable.h).
+/// @brief Where the compiler finds the headers generated kernels include (rocmtpl_hip_portable.h,
+/// and rocmtpl_amd_emu.h, which it includes for the AMD emulator).
 ///
-/// The header text is embedded in the library (rocmtpl/device/hip_portable.hpp), so the library
-/// works wherever it is copied: the first call writes the text into the cache, in a folder named
-/// by the hash of the text, and every compile adds that folder with `-I`.
+/// The header texts are embedded in the library (rocmtpl/device/hip_portable.hpp,
+/// rocmtpl/device/amd_emulator.hpp), so the library works wherever it is copied: the first call
+/// writes the texts into the cache, in a folder named by the hash of both, and every compile adds
+/// that folder with `-I`.
 
 #include <cstdint>
 #include <filesystem>
@@ -19,8 +21,9 @@
 
 namespace rocmtpl::runtime {
 
-/// @brief XXH3-64 of the embedded rocmtpl_hip_portable.h. Part of every compile's cache key,
-/// since a kernel built against another header text is another kernel.
+/// @brief XXH3-64 of the embedded rocmtpl_hip_portable.h and rocmtpl_amd_emu.h (each framed by its
+/// length). Part of every compile's cache key, since a kernel built against another header text is
+/// another kernel.
 [[nodiscard]] std::uint64_t device_header_hash() noexcept;
 
 /// @brief device_header_hash() as 16 lowercase hex digits (the folder name under the cache).
@@ -32,12 +35,14 @@ namespace detail {
 
 }  // namespace detail
 
-/// @brief The folder to pass with `-I` so that `#include "rocmtpl_hip_portable.h"` resolves.
+/// @brief The folder to pass with `-I` so that `#include "rocmtpl_hip_portable.h"` (and, for the AMD
+/// emulator, `"rocmtpl_amd_emu.h"`) resolves.
 ///
-/// With `ROCMTPL_DEVICE_INCLUDE_DIR` set, that folder, which must contain the header (useful to
-/// try an edited header). Otherwise `<cache_root()>/device-include/<device_header_hash_hex()>`,
-/// where the embedded text is written if the file is missing or differs. Safe to call from
-/// several threads and processes at once: the file is written under a private name and renamed.
+/// With `ROCMTPL_DEVICE_INCLUDE_DIR` set, that folder, which must contain the portability header
+/// (and rocmtpl_amd_emu.h for emulated builds; useful to try an edited header). Otherwise
+/// `<cache_root()>/device-include/<device_header_hash_hex()>`, where the embedded texts are written
+/// if a file is missing or differs. Safe to call from several threads and processes at once: each
+/// file is written under a private name and renamed.
 /// @return an absolute folder that contains rocmtpl::device::portable_header_name.
 /// @throws cache_directory_error when the override folder lacks the header, or the cache folder
 ///         cannot be created; file_write_error when the header cannot be written.

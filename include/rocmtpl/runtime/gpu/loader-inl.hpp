@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,9 +27,39 @@
 
 namespace rocmtpl::runtime {
 
+namespace detail {
+// The options preset() chose for instance(), and whether instance() was created (and with what).
+struct runtime_preset {
+  std::mutex mutex;
+  std::optional<gpu_runtime_options> options;
+  bool created = false;
+};
+ROCMTPL_INLINE runtime_preset& preset_state() {
+  static runtime_preset p;
+  return p;
+}
+}  // namespace detail
+
 ROCMTPL_INLINE gpu_runtime& gpu_runtime::instance() {
-  static gpu_runtime runtime(gpu_runtime_options::from_environment());
+  static gpu_runtime runtime([] {
+    auto& p = detail::preset_state();
+    const std::lock_guard lock(p.mutex);
+    if (!p.options) p.options = gpu_runtime_options::from_environment();
+    p.created = true;
+    return *p.options;
+  }());
   return runtime;
+}
+
+ROCMTPL_INLINE bool gpu_runtime::preset(const gpu_runtime_options& options) {
+  auto& p = detail::preset_state();
+  const std::lock_guard lock(p.mutex);
+  if (!p.created) {
+    p.options = options;
+    return true;
+  }
+  return p.options && p.options->platform_choice == options.platform_choice &&
+         p.options->amd_libraries == options.amd_libraries && p.options->nvidia_libraries == options.nvidia_libraries;
 }
 
 ROCMTPL_INLINE gpu_runtime::gpu_runtime(const gpu_runtime_options& options) noexcept {

@@ -61,6 +61,13 @@ class gpu_runtime {
   ///         loaded then, and the next call reads the environment again.
   [[nodiscard]] static gpu_runtime& instance();
 
+  /// @brief Sets the options the process's instance() loads with, before its first call (a tool
+  /// choosing the AMD emulator, gpu_runtime_options::amd_emulator(), instead of the environment's
+  /// runtime). Thread-safe.
+  /// @return true when instance() will load with `options`, or already did with the same runtime
+  ///         libraries; false when instance() was created before with other settings (it keeps them).
+  [[nodiscard]] static bool preset(const gpu_runtime_options& options);
+
   /// @brief Loads a runtime with explicit settings (tests, tools). Never throws on a missing
   /// library or device: see available() and status().
   explicit gpu_runtime(const gpu_runtime_options& options) noexcept;

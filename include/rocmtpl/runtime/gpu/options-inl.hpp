@@ -36,4 +36,12 @@ ROCMTPL_INLINE gpu_runtime_options gpu_runtime_options::from_environment() {
   return options;
 }
 
+ROCMTPL_INLINE gpu_runtime_options gpu_runtime_options::amd_emulator(const std::string& runtime_library) {
+  gpu_runtime_options options;
+  options.platform_choice = platform::amd;
+  options.amd_libraries = {runtime_library};
+  if (const char* arch = std::getenv("ROCMTPL_AMD_ARCH")) options.amd_arch_override = arch;
+  return options;
+}
+
 }  // namespace rocmtpl::runtime

@@ -33,6 +33,12 @@ struct gpu_runtime_options {
   ///         `auto` or the empty string; the message names the variable and its value. A typo never
   ///         falls back silently to "no GPU".
   [[nodiscard]] static gpu_runtime_options from_environment();
+
+  /// @brief The AMD emulator as the process's HIP runtime (issue 23): platform amd, the emulator's
+  /// runtime library (runtime/build/amd_emulator.hpp: amd_emulator_runtime_library()) as the only
+  /// HIP library, no CUDA. One device, "AMD emulator (wave64, CPU)"; its events measure nothing.
+  /// @param runtime_library the emulator's runtime library
+  [[nodiscard]] static gpu_runtime_options amd_emulator(const std::string& runtime_library);
 };
 
 }  // namespace rocmtpl::runtime

@@ -33,6 +33,7 @@
 #include <rocmtpl/runtime/bench/measure.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/bench/worker_pool.hpp>
+#include <rocmtpl/runtime/build/amd_emulator.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/build/device_headers.hpp>
@@ -62,6 +63,7 @@ ROCMTPL_INLINE std::string autotune_report::summary() const {
     first = false;
   }
   if (from_database) s += " (from the tuning database)";
+  if (emulated) s += " (AMD emulator: verified, not timed)";
   return s;
 }
 
@@ -69,7 +71,11 @@ ROCMTPL_INLINE void autotune_report::print_table(std::ostream& os, std::size_t t
   os << summary() << "\n";
   os << "compiled for " << to_string(compile.platform) << " " << ::rocmtpl::detail::join(compile.archs, ",") << " -O"
      << compile.opt_level << (compile.fast_math ? " fast-math" : "") << "\n";
-  if (const auto where = timed_on(); !where.empty()) os << "timed on " << where << "\n";
+  if (emulated) {
+    os << "AMD emulator (wave64, CPU): correctness only, nothing was timed; no winner is picked or stored\n";
+  } else if (const auto where = timed_on(); !where.empty()) {
+    os << "timed on " << where << "\n";
+  }
   std::vector<const candidate_report*> rows;
   for (const auto& c : candidates) rows.push_back(&c);
   std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
@@ -91,6 +97,12 @@ ROCMTPL_INLINE void autotune_report::print_table(std::ostream& os, std::size_t t
       if (r.spills()) regs += "!";
     }
     const auto& m = c->result;
+    if (emulated) {  // nothing was timed: no numbers that could read as times
+      os << fmt::format("{:>4}  {:<10} {:>10} {:>10} {:>7} {:>5}  {:<7} {:<8} {}{}\n", rank, to_string(m.status), "-",
+                        "-", "-", "-", m.verified ? "ok" : "-", regs, c->config,
+                        m.reason.empty() ? "" : "  (" + m.reason + ")");
+      continue;
+    }
     os << fmt::format("{:>4}  {:<10} {:>10.4f} {:>10.4f} {:>6.1f}% {:>5}  {:<7} {:<8} {}{}\n", rank,
                       to_string(m.status), m.min_ms, m.median_ms, 100.0 * m.spread, m.repetitions,
                       m.verified ? "ok" : "-", regs, c->config, m.reason.empty() ? "" : "  (" + m.reason + ")");
@@ -145,6 +157,7 @@ ROCMTPL_INLINE nlohmann::json autotune_report::to_json() const {
   return {{"key", key},
           {"winner", winner ? nlohmann::json(candidates[*winner].id) : nlohmann::json()},
           {"gpu", gpu},
+          {"emulated", emulated},
           {"gpu_status", gpu_status},
           {"from_database", from_database},
           {"compiled", compiled},
@@ -215,6 +228,31 @@ ROCMTPL_INLINE std::optional<device_identity> find_device(autotune_report& repor
   report.gpu = device.has_value();
   report.gpu_status = gpu_runtime::instance().status();
   return device;
+}
+
+// The AMD emulator as this process's device (use_amd_emulator()): its compiler and identity, never
+// the cached identity of a real GPU (and never cached itself: query_device_identity() is not called).
+ROCMTPL_INLINE std::pair<compiler, device_identity> start_amd_emulator(autotune_report& report) {
+  compiler cc = use_amd_emulator();
+  const auto& rt = gpu_runtime::instance();
+  const auto p = rt.properties(rt.current_device());
+  report.gpu = true;
+  report.emulated = true;
+  report.gpu_status = rt.status() + "; AMD emulator: correctness only, nothing timed";
+  return {std::move(cc), device_identity{p.kind, p.name, p.arch}};
+}
+
+// The options a tune runs with: as given, except that the AMD emulator runs shared libraries in this
+// process and keeps nothing in the tuning database (nothing is timed).
+ROCMTPL_INLINE autotune_options effective_options(const autotune_options& options) {
+  autotune_options o = options;
+  if (o.emulate_amd) {
+    o.use_database = false;
+    o.device_only = false;
+    o.isolate = false;
+    o.workers = nullptr;
+  }
+  return o;
 }
 
 // What the candidates are compiled for: the device, or the AMD archs of a compile-only run.
@@ -556,7 +594,10 @@ ROCMTPL_INLINE measurement candidate_bench::run_in_process(const candidate_repor
   };
   measurement m;
   try {
-    if (c.code_object) {
+    if (options_.emulate_amd) {  // shared libraries only (effective_options())
+      m = emulated_run(kernel_entry(std::make_shared<shared_library>(c.library), r.kernel_name, r.signature),
+                       r.extra_args, verify_only);
+    } else if (c.code_object) {
       m = run(module_kernel(std::make_shared<code_object>(c.library), bound_launch_of(caller), r.extra_args));
     } else {
       auto lib = std::make_shared<shared_library>(c.library);
@@ -566,8 +607,44 @@ ROCMTPL_INLINE measurement candidate_bench::run_in_process(const candidate_repor
     m.status = candidate_status::launch_failed;
     m.reason = e.what();
   }
+  if (options_.emulate_amd && m.status == candidate_status::launch_failed) {
+    // What stopped the launch: the emulator names kernel, block, lane and address.
+    const auto why = amd_emulator_runtime(gpu_runtime::instance().library()).last_message();
+    if (!why.empty()) m.reason += ": " + why;
+  }
   m.device = device_name_;  // where it ran: this process's device
   m.device_id = device_id_;
+  return m;
+}
+
+// On the AMD emulator, correctness only: verified once the reference ran; before, run once
+// (bench_loop verifies it later). A configuration whose AMD entry refuses it (the NVIDIA-only
+// Hopper and skinny matrix-core paths answer status 3 on AMD builds) is skipped, not failed.
+ROCMTPL_INLINE measurement candidate_bench::emulated_run(const kernel_entry& k, const std::vector<std::int64_t>& extra,
+                                                         bool verify_only) {
+  measurement m;
+  try {
+    if (verify_only || bench_->has_reference()) {
+      const auto c = bench_->verify(k, extra);
+      m.max_error = c.max_abs;
+      if (c.nonfinite > 0 || !(c.relative_l2 <= tolerance_)) {
+        m.status = candidate_status::verify_failed;
+        m.reason = "relative L2 error " + std::to_string(c.relative_l2) + " (tolerance " + std::to_string(tolerance_) +
+                   "), " + std::to_string(c.nonfinite) + " non-finite outputs";
+      } else {
+        m.verified = true;
+      }
+    } else {
+      bench_->run_once(k, extra);
+    }
+  } catch (const kernel_status_error& e) {
+    const bool refused = e.code() == kernel_status::unsupported_argument;
+    m.status = refused ? candidate_status::skipped : candidate_status::launch_failed;
+    m.reason = refused ? "the AMD entry refuses this configuration (an NVIDIA-only path; status 3)" : e.what();
+  } catch (const gpu_error& e) {
+    m.status = candidate_status::launch_failed;
+    m.reason = e.what();
+  }
   return m;
 }
 

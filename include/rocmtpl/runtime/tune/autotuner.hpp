@@ -37,6 +37,7 @@
 #include <rocmtpl/runtime/bench/measure.hpp>
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/bench/worker_pool.hpp>
+#include <rocmtpl/runtime/build/amd_emulator.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/db/descriptor_json.hpp>
@@ -69,6 +70,12 @@ struct autotune_options {
   /// Isolated mode: benchmark workers kept across tunes (make_worker_pool(); a batch starts them
   /// once); null: each tune starts its own and stops them when it ends.
   std::shared_ptr<worker_pool> workers{};
+  /// Run the candidates on the AMD emulator (issue 23; runtime/build/amd_emulator.hpp) instead of a
+  /// GPU: compiled by clang++ for the CPU as shared libraries, each run once and verified against
+  /// the reference, in this process; correctness only: nothing is timed, no winner is picked and
+  /// nothing is stored (report.emulated). The emulator becomes the process's GPU runtime
+  /// (use_amd_emulator()), so the process must not have used another GPU runtime before.
+  bool emulate_amd = false;
 };
 
 /// @brief One candidate in a report.
@@ -107,14 +114,15 @@ struct autotune_report {
   tuning_key key;                            ///< the problem's key in the tuning database
   std::vector<candidate_report> candidates;  ///< every candidate, in the policy's ranked order
   std::optional<std::size_t> winner;         ///< index into candidates
-  bool gpu = false;                          ///< benchmarked on a GPU
-  std::string gpu_status;                    ///< the runtime's status line
-  bool from_database = false;                ///< answered from the tuning database: nothing compiled or run
-  std::size_t compiled = 0;                  ///< compiler processes spawned
-  std::size_t benchmarked = 0;               ///< candidates measured in this run
-  double wall_seconds = 0;                   ///< wall time of the tune
-  compile_options compile{};                 ///< what candidates are compiled with (device-only ones as code objects)
-  tune_timeline timeline{};                  ///< when its steps happened (a cold tune's critical path)
+  bool gpu = false;                          ///< benchmarked on a GPU (or, when `emulated`, run on the AMD emulator)
+  bool emulated = false;        ///< run on the AMD emulator (autotune_options::emulate_amd): verified, nothing timed
+  std::string gpu_status;       ///< the runtime's status line
+  bool from_database = false;   ///< answered from the tuning database: nothing compiled or run
+  std::size_t compiled = 0;     ///< compiler processes spawned
+  std::size_t benchmarked = 0;  ///< candidates measured in this run
+  double wall_seconds = 0;      ///< wall time of the tune
+  compile_options compile{};    ///< what candidates are compiled with (device-only ones as code objects)
+  tune_timeline timeline{};     ///< when its steps happened (a cold tune's critical path)
 
   /// @brief The winning candidate, or nullptr.
   [[nodiscard]] const candidate_report* best() const noexcept { return winner ? &candidates[*winner] : nullptr; }
@@ -185,6 +193,10 @@ std::vector<rocm_template_caller> collect_candidates(const rocm_template<Policy>
 }
 
 std::optional<device_identity> find_device(autotune_report& report);
+
+std::pair<compiler, device_identity> start_amd_emulator(autotune_report& report);
+
+autotune_options effective_options(const autotune_options& options);
 
 compile_options target_compile_options(bool gpu, const std::optional<device_identity>& device,
                                        const autotune_options& options);
@@ -356,6 +368,8 @@ class candidate_bench {
   }
 
   measurement run_in_process(const candidate_report& c, const rocm_template_caller& caller, bool verify_only);
+
+  measurement emulated_run(const kernel_entry& k, const std::vector<std::int64_t>& extra, bool verify_only);
 
   static bound_launch bound_launch_of(const rocm_template_caller& caller);
 
@@ -596,8 +610,12 @@ class bench_loop {
       best_ms_ = c.result.min_ms;
     }
     ++finished_;
-    progress_.update(fmt::format("rocmtpl: {} {}/{} candidates, best {:.4f} ms", report_.gpu ? "tuned" : "compiled",
-                                 finished_, total_, best_ms_));
+    if (report_.emulated) {
+      progress_.update(fmt::format("rocmtpl: emulated {}/{} candidates (AMD emulator, not timed)", finished_, total_));
+    } else {
+      progress_.update(fmt::format("rocmtpl: {} {}/{} candidates, best {:.4f} ms", report_.gpu ? "tuned" : "compiled",
+                                   finished_, total_, best_ms_));
+    }
   }
 
   [[nodiscard]] double now() const { return seconds_since(started_); }
@@ -652,19 +670,33 @@ std::string problem_descriptor_of(const rocm_template<Policy>& tpl, const size_h
 /// against the template's reference (candidates timed before the reference ran are verified once
 /// it has), and picks the fastest verified one. Without a GPU: compiles for `options.amd_archs`,
 /// reports resource usage, and says that benchmarking needs a GPU (report.gpu is false, nothing is
-/// stored).
+/// stored). With options.emulate_amd: on the AMD emulator (report.emulated), every candidate built
+/// for the CPU, run once in this process and verified against the reference (a configuration
+/// whose AMD entry refuses it, an NVIDIA-only path, is skipped); nothing is timed, no winner is
+/// picked and the tuning database is neither read nor written.
 /// @throws invalid_argument_error when `ROCMTPL_PLATFORM` names no platform.
 /// @throws compiler_not_found_error when no compiler exists for the platform.
 template <class Policy>
 requires kernel_template<Policy>
 [[nodiscard]] autotune_report autotune(const rocm_template<Policy>& tpl, const size_hints& hints,
-                                       const autotune_options& options = {}) {
+                                       const autotune_options& given = {}) {
   const auto started = std::chrono::steady_clock::now();
   autotune_report report;
+  const autotune_options options = detail::effective_options(given);
   const auto callers = detail::collect_candidates(tpl, hints, options);
-  auto device = detail::find_device(report);
-  compile_options copts = detail::target_compile_options(report.gpu, device, options);
-  compiler cc = compiler::find(copts.platform);
+  std::optional<device_identity> device;
+  std::optional<compiler> emulator;
+  if (options.emulate_amd) {
+    auto [cc, id] = detail::start_amd_emulator(report);
+    emulator.emplace(std::move(cc));
+    device = std::move(id);
+  } else {
+    device = detail::find_device(report);
+  }
+  compile_options copts = emulator ? amd_emulator_compile_options(device->arch)
+                                   : detail::target_compile_options(report.gpu, device, options);
+  copts.timeout = options.compile_timeout;
+  compiler cc = emulator ? *emulator : compiler::find(copts.platform);
   report.compile = copts;
   report.key = detail::make_key(tpl.name(), callers, hints, device, options, cc);
   report.key.descriptor = detail::problem_descriptor_of(tpl, hints);
@@ -684,7 +716,7 @@ requires kernel_template<Policy>
   }
 
   // Work to do: the runtime must really be there (a cached identity is only a fingerprint).
-  if (report.gpu && !gpu_runtime::instance().available()) {
+  if (report.gpu && !emulator && !gpu_runtime::instance().available()) {
     report.gpu = false;
     report.gpu_status = gpu_runtime::instance().status();
     copts = detail::target_compile_options(report.gpu, device, options);

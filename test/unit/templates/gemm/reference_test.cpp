@@ -52,7 +52,8 @@ TEST(GemmReference, DirectRenderBindsTheKernel) {
   EXPECT_TRUE(contains(src, "rocmtpl_size_floordiv(rocmtpl_size_add(rocmtpl_size_mul(32, u_M, &rocmtpl_grid_0_ok)"))
       << src;
   EXPECT_TRUE(contains(src, "rocmtpl_grid_0_x > 2147483647"));
-  EXPECT_TRUE(contains(src, "ROCMTPL_KERNEL_SYMBOL(reference)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x)"));
+  EXPECT_TRUE(contains(
+      src, "hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(reference), dim3(static_cast<unsigned>(rocmtpl_grid_0_x)"));
   EXPECT_FALSE(contains(src, "Bias"));
 }
 
