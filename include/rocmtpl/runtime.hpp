@@ -15,6 +15,7 @@
 #include <rocmtpl/runtime/bench/utility_kernels.hpp>
 #include <rocmtpl/runtime/bench/worker_pool.hpp>
 #include <rocmtpl/runtime/build/amd_emulator.hpp>
+#include <rocmtpl/runtime/build/artifact.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/build/device_headers.hpp>

@@ -10,6 +10,7 @@
 
 // The headers first: an -inl.hpp does not include its own.
 #include <rocmtpl/runtime/build/amd_emulator.hpp>
+#include <rocmtpl/runtime/build/artifact.hpp>
 #include <rocmtpl/runtime/build/code_cache.hpp>
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/build/device_headers.hpp>
@@ -17,6 +18,7 @@
 #include <rocmtpl/runtime/build/resource_usage.hpp>
 
 #include <rocmtpl/runtime/build/amd_emulator-inl.hpp>
+#include <rocmtpl/runtime/build/artifact-inl.hpp>
 #include <rocmtpl/runtime/build/code_cache-inl.hpp>
 #include <rocmtpl/runtime/build/compiler-inl.hpp>
 #include <rocmtpl/runtime/build/device_headers-inl.hpp>

@@ -21,6 +21,7 @@ namespace fs = std::filesystem;
 namespace rt = rocmtpl::runtime;
 
 // One name from each runtime header (a missing include fails to compile here).
+static_assert(std::is_enum_v<rt::artifact_kind>);                                         // artifact.hpp
 static_assert(std::is_class_v<rt::autotune_report>);                                      // autotuner.hpp
 static_assert(std::is_class_v<rt::bench>);                                                // benchmark.hpp
 static_assert(std::is_class_v<rt::cache_directory_error>);                                // cache_root.hpp

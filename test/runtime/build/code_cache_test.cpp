@@ -18,7 +18,11 @@
 #include <utility>
 #include <vector>
 
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -574,6 +578,126 @@ TEST(code_cache, staging_folders_of_dead_processes_are_reclaimed) {
   EXPECT_TRUE(fs::exists(live_dir)) << "a live owner's staging folder must be kept";
   EXPECT_FALSE(fs::exists(dead_tmp)) << "the dead writer's temporary must be reclaimed";
   EXPECT_TRUE(fs::exists(live_tmp)) << "a live writer's temporary must be kept";
+}
+
+// ---- issue 22 item 11: a complete cache that cannot be written -----------------------------------
+
+// A fake compiler whose compiles succeed: it copies a shared object the host compiler built (so
+// that the artefact check passes) to -o and writes the -MF file.
+struct copying_compiler {
+  temp_dir dir;
+  fs::path script;
+  bool usable = false;
+
+  copying_compiler() {
+    const auto cxx = rocmtpl::runtime::find_executable("c++");
+    if (!cxx) return;
+    rocmtpl::test::write_file(dir / "lib.cpp", "extern \"C\" int rocmtpl_ro_entry(int a) { return a; }\n");
+    usable =
+        run_process({cxx->string(), "-shared", "-fPIC", "-o", (dir / "lib.so").string(), (dir / "lib.cpp").string()},
+                    {.timeout = 120s})
+            .ok();
+    script = rocmtpl::test::write_script(
+        dir / "copycc",
+        "if [ \"$1\" = --version ]; then echo 'copy 1.0'; exit 0; fi\necho run >> '" + (dir / "runs").string() +
+            "'\nprev=; for a in \"$@\"; do\n  if [ \"$prev\" = -o ]; then cp '" + (dir / "lib.so").string() +
+            "' \"$a\"; fi\n  if [ \"$prev\" = -MF ]; then echo 'lib.so:' > \"$a\"; fi\n  prev=$a\ndone\n");
+  }
+};
+
+bool mentions(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+TEST(code_cache, a_read_only_cache_serves_hits_and_says_a_miss_cannot_be_compiled) {
+  copying_compiler fake;
+  if (!fake.usable) GTEST_SKIP() << "no host C++ compiler (c++) to build the fake compiler's output with";
+  temp_dir dir;
+  const compiler cc(platform::amd, fake.script);
+  {
+    code_cache writer(dir / "cache");
+    EXPECT_FALSE(writer.get_or_compile(cc, "// kernel A\n", amd()).cached);
+  }
+  fs::remove_all(dir / "cache" / "locks");  // so that a lock file made by reading would show
+  code_cache reader(dir / "cache", {.read_only = true});
+  const auto hit = reader.get_or_compile(cc, "// kernel A\n", amd());
+  EXPECT_TRUE(hit.cached);
+  EXPECT_TRUE(fs::is_regular_file(hit.library));
+  try {
+    (void)reader.get_or_compile(cc, "// kernel B\n", amd());
+    FAIL() << "a read-only cache compiled";
+  } catch (const rocmtpl::runtime::code_cache_read_only_error& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(mentions(what, "the kernel cache " + (dir / "cache").string() + " is read-only (opened read-only"))
+        << what;
+    EXPECT_TRUE(mentions(what, "is not in it and cannot be compiled into it")) << what;
+    EXPECT_TRUE(mentions(what, "ROCMTPL_CACHE_DIR")) << what;
+  }
+  EXPECT_EQ(reader.compiles(), 0U);
+  EXPECT_EQ(reader.hits(), 1U);
+  EXPECT_FALSE(fs::exists(dir / "cache" / "locks")) << "reading wrote a lock file";
+}
+
+// The same without the switch, on a cache that really cannot be written: made read-only with
+// chmod -R a-w where this runs as another user than root; as root (whom file modes do not stop) in a
+// mount namespace of its own, on a read-only bind mount of the cache (a fork does it, so that nothing
+// outside the test sees the mount). Skipped, with why, where neither is possible.
+TEST(code_cache, a_cache_that_cannot_be_written_is_detected_and_still_serves_hits) {
+  copying_compiler fake;
+  if (!fake.usable) GTEST_SKIP() << "no host C++ compiler (c++) to build the fake compiler's output with";
+  temp_dir dir;
+  const auto root = dir / "cache";
+  const compiler cc(platform::amd, fake.script);
+  (void)code_cache(root).get_or_compile(cc, "// kernel A\n", amd());
+  (void)cc.version();  // asked before the fork: the child spawns nothing it need not
+  const bool as_root = ::geteuid() == 0;
+  if (!as_root) {
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+      fs::permissions(e.path(), fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                      fs::perm_options::remove);
+    }
+    fs::permissions(root, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                    fs::perm_options::remove);
+  }
+  const pid_t child = ::fork();
+  if (child == 0) {
+    int code = 0;
+    try {
+      if (as_root) {
+        if (::unshare(CLONE_NEWNS) != 0) ::_exit(77);
+        if (::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) ::_exit(77);
+        if (::mount(root.c_str(), root.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) ::_exit(77);
+        if (::mount(nullptr, root.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) != 0) ::_exit(77);
+      }
+      code_cache cache(root);
+      if (!cache.get_or_compile(cc, "// kernel A\n", amd()).cached) ::_exit(10);
+      try {
+        (void)cache.get_or_compile(cc, "// kernel B\n", amd());
+        code = 11;
+      } catch (const rocmtpl::runtime::code_cache_read_only_error& e) {
+        const std::string what = e.what();
+        const std::string why = as_root ? "is read-only (on a read-only file system)" : "is not writable by this user";
+        if (!mentions(what, why) || !mentions(what, "cannot be compiled into it")) code = 12;
+      }
+      if (cache.compiles() != 0) code = 13;
+    } catch (...) {
+      code = 14;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  if (!as_root) {
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+      fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+    }
+    fs::permissions(root, fs::perms::owner_write, fs::perm_options::add);
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  if (WEXITSTATUS(status) == 77) {
+    GTEST_SKIP() << "running as root, and no mount namespace with a read-only bind mount could be made here "
+                    "(file modes do not stop root); the read-only path is covered by code_cache_options::read_only";
+  }
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "10: no hit, 11: a miss compiled, 12: the message, 13: the compiler ran, 14: threw";
 }
 
 TEST(code_cache, depfile_parser) {

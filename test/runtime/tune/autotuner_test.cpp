@@ -445,9 +445,9 @@ struct loop_fixture {
   fake_pool pool;
   explicit loop_fixture(const std::vector<std::size_t>& order, std::set<std::size_t> failed = {}) {
     using rtd::job_kind;
-    jobs.jobs = {{job_kind::helpers, 0, "h", true, "helpers"},     {job_kind::candidate, 0, "c0", true, "c0"},
-                 {job_kind::reference, 0, "r", true, "reference"}, {job_kind::candidate, 1, "c1", true, "c1"},
-                 {job_kind::candidate, 2, "c2", true, "c2"},       {job_kind::candidate, 3, "c3", true, "c3"}};
+    jobs.jobs = {{job_kind::helpers, 0, "h", true, {}, "helpers"},     {job_kind::candidate, 0, "c0", true, {}, "c0"},
+                 {job_kind::reference, 0, "r", true, {}, "reference"}, {job_kind::candidate, 1, "c1", true, {}, "c1"},
+                 {job_kind::candidate, 2, "c2", true, {}, "c2"},       {job_kind::candidate, 3, "c3", true, {}, "c3"}};
     jobs.reference_launch = launch_description{};
     report.gpu = true;
     report.key.device = "Fake GPU";

@@ -45,7 +45,8 @@ ROCMTPL_INLINE kernel_entry caller_entry(const rocm_benchmark_request& request) 
 
 ROCMTPL_INLINE void caller_runtime::precompile(rocm_benchmark_request& request) const {
   if (!request.library_path.empty() && std::filesystem::exists(request.library_path)) return;
-  const auto options = caller_compile_options();
+  auto options = caller_compile_options();
+  options.required_symbols = {{request.kernel_name}};
   const auto cc = compiler::find(options.platform);
   code_cache cache;
   request.library_path = cache.get_or_compile(cc, request.source_code, options).library.string();

@@ -187,6 +187,16 @@ ROCMTPL_INLINE std::string make_utility_source() {
   out += '\n';
   return out;
 }
+ROCMTPL_INLINE symbol_sets helper_symbols(bool code_object) {
+  if (!code_object) return {{"rocmtpl_fill_uniform", "rocmtpl_compare"}};
+  std::vector<std::string> all;  // each helper has one variant: all of them are needed
+  for (const auto* d : {&fill_launch(), &compare_launch()}) {
+    for (const auto& v : d->variants) {
+      for (const auto& l : v.launches) all.push_back(device_symbol(*d, l));
+    }
+  }
+  return {all};
+}
 }  // namespace detail
 
 ROCMTPL_INLINE utility_kernels::utility_kernels(const compiled_binary& binary) {

@@ -187,6 +187,10 @@ std::string utility_entry(std::string_view name, entry_signature signature, cons
 
 [[nodiscard]] std::string make_utility_source();
 
+// What a compiled file of the helpers must define (compile_options::required_symbols): their
+// kernels (a code object) or their two C entries (a shared library).
+[[nodiscard]] symbol_sets helper_symbols(bool code_object);
+
 inline const std::string utility_source = make_utility_source();
 }  // namespace detail
 
@@ -212,7 +216,9 @@ class utility_kernels {
   /// `options.output` compile_output::code_object, their device-only code object.
   [[nodiscard]] static std::filesystem::path build(code_cache& cache, const compiler& cc,
                                                    const compile_options& options) {
-    return cache.get_or_compile(cc, detail::utility_source, options).library;
+    auto checked = options;
+    checked.required_symbols = detail::helper_symbols(options.output == compile_output::code_object);
+    return cache.get_or_compile(cc, detail::utility_source, checked).library;
   }
 
   /// @brief Loads the helpers from a library made by build().

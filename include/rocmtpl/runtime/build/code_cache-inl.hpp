@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace rocmtpl::runtime {
@@ -193,13 +194,48 @@ ROCMTPL_INLINE std::vector<fs::path> parse_depfile(std::string_view text) {
   return out;
 }
 
-ROCMTPL_INLINE file_lock::file_lock(const fs::path& path) {
+ROCMTPL_INLINE std::optional<std::string> unwritable_reason(const fs::path& root) {
+  std::vector<fs::path> folders;
+  std::error_code ec;
+  for (const auto& f : {root, root / "so", root / "locks"}) {
+    if (fs::is_directory(f, ec)) folders.push_back(f);
+  }
+  if (folders.empty()) {  // not made yet: where it would be made
+    fs::path p = root;
+    while (!fs::exists(p, ec) && p.has_parent_path() && p != p.parent_path()) p = p.parent_path();
+    folders.push_back(p);
+  }
+  for (const auto& f : folders) {
+    struct statvfs vfs {};
+    if (::statvfs(f.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY) != 0) return "on a read-only file system";
+    if (::access(f.c_str(), W_OK) != 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+      return errno == EROFS ? "on a read-only file system" : f.string() + " is not writable by this user";
+    }
+  }
+  return std::nullopt;
+}
+
+ROCMTPL_INLINE std::string read_only_message(const fs::path& root, std::string_view why, std::string_view key) {
+  return fmt::format(
+      "rocmtpl: code_cache: the kernel cache {} is read-only ({}): kernel {} is not in it and cannot be compiled "
+      "into it; its other kernels are served as they are. Point ROCMTPL_CACHE_DIR at a writable folder (or at a "
+      "cache that holds this kernel)",
+      root.string(), why, key);
+}
+
+ROCMTPL_INLINE file_lock::file_lock(const fs::path& path, const fs::path& root) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) {
+    const int err = errno;
+    if (!root.empty() && (err == EROFS || err == EACCES || err == EPERM)) {
+      const std::string why =
+          err == EROFS ? "on a read-only file system" : path.parent_path().string() + " is not writable by this user";
+      throw code_cache_read_only_error(root, why, read_only_message(root, why, path.stem().string()));
+    }
     throw code_cache_error("rocmtpl: code_cache: cannot open lock file " + path.string() + ": " +
-                           std::generic_category().message(errno));
+                           std::generic_category().message(err));
   }
   while (::flock(fd_, LOCK_EX) != 0) {
     if (errno == EINTR) continue;
@@ -269,7 +305,12 @@ ROCMTPL_INLINE compile_result code_cache::get_or_compile(const compiler& cc, std
     return std::move(*hit);
   }
   if (options_.negative_cache) replay_failure(dir, k, source);
-  detail::code_cache_impl::file_lock lock(root_ / "locks" / (k + ".lock"));
+  // A miss writes (a lock file, the entry): say so plainly where the cache cannot be written.
+  if (auto why = options_.read_only ? std::optional<std::string>("opened read-only: code_cache_options::read_only")
+                                    : detail::code_cache_impl::unwritable_reason(root_)) {
+    throw code_cache_read_only_error(root_, *why, detail::code_cache_impl::read_only_message(root_, *why, k));
+  }
+  detail::code_cache_impl::file_lock lock(root_ / "locks" / (k + ".lock"), root_);
   // Another thread or process may have finished the entry while this one waited.
   if (auto hit = load_entry(dir, k, artifact)) {
     hits_.fetch_add(1);
@@ -400,8 +441,13 @@ ROCMTPL_INLINE compile_result code_cache::build(const compiler& cc, std::string_
   } catch (const compile_timeout_error&) {
     throw;  // the machine may be busy: never remembered as a failure
   } catch (const compile_error& e) {
-    compile_error stable(impl::replace_args(e.argv(), subst), e.log(), std::string(source), e.exit_code(),
-                         e.source_path());
+    std::string headline = e.headline();  // it may name the staged file: name the entry's
+    for (std::size_t at = 0; (at = headline.find(staged_lib.string(), at)) != std::string::npos;) {
+      headline.replace(at, staged_lib.string().size(), lib.string());
+      at += lib.string().size();
+    }
+    compile_error stable(headline, impl::replace_args(e.argv(), subst), e.log(), std::string(source), e.exit_code(),
+                         e.source_path(), e.failure());
     if (e.failure() != compile_failure::source) {
       // The compiler was killed, could not read or write its files, or said nothing: the machine,
       // not the source, failed. Never remembered, and an older record is kept as it was.

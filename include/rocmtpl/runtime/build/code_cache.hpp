@@ -59,6 +59,26 @@ class code_cache_error : public error {
   using error::error;
 };
 
+/// @brief A kernel is not in a cache that cannot be written (a read-only file system, a folder this
+/// user may not write, or code_cache_options::read_only): it cannot be compiled into it. Hits of
+/// such a cache are served all the same.
+class code_cache_read_only_error : public code_cache_error {
+ public:
+  /// @param root the cache folder
+  /// @param why why it cannot be written ("on a read-only file system", ...)
+  /// @param message the whole message
+  code_cache_read_only_error(std::filesystem::path root, std::string why, const std::string& message)
+      : code_cache_error(message), root_(std::move(root)), why_(std::move(why)) {}
+  /// @brief The cache folder.
+  [[nodiscard]] const std::filesystem::path& root() const noexcept { return root_; }
+  /// @brief Why it cannot be written.
+  [[nodiscard]] const std::string& why() const noexcept { return why_; }
+
+ private:
+  std::filesystem::path root_;
+  std::string why_;
+};
+
 /// @brief Behaviour switches of a code_cache.
 struct code_cache_options {
   /// @brief Remember failed compiles (error.json) and replay them as compile_error without running
@@ -66,6 +86,10 @@ struct code_cache_options {
   bool negative_cache = true;
   /// @brief Record the headers each compile read and rebuild an entry when one of them changed.
   bool track_dependencies = true;
+  /// @brief Never write: hits are served, a miss is a code_cache_read_only_error (nothing is compiled,
+  /// no lock file is made). A cache on a read-only file system, or in a folder this user may not
+  /// write, behaves so without it.
+  bool read_only = false;
 };
 
 namespace detail::code_cache_impl {
@@ -98,10 +122,19 @@ std::vector<kernel_resource_usage> resources_from_json(const json& a);
 
 std::vector<fs::path> parse_depfile(std::string_view text);
 
+// Why nothing can be written under `root` (a read-only file system: statvfs's ST_RDONLY; a folder this
+// user may not write: access(W_OK)); nullopt when it can. Checks the root, its `so` and `locks`
+// folders where they exist, else the nearest existing folder above the root.
+std::optional<std::string> unwritable_reason(const fs::path& root);
+
+// The message of a code_cache_read_only_error.
+std::string read_only_message(const fs::path& root, std::string_view why, std::string_view key);
+
 // RAII flock() on a lock file; released on destruction or when the process dies.
 class file_lock {
  public:
-  explicit file_lock(const fs::path& path);
+  // `root`: the cache folder, for the message when the lock cannot be made because it is read-only.
+  explicit file_lock(const fs::path& path, const fs::path& root = {});
   file_lock(const file_lock&) = delete;
   file_lock& operator=(const file_lock&) = delete;
   ~file_lock();
@@ -144,8 +177,10 @@ class code_cache {
   [[nodiscard]] std::string key(const compiler& cc, std::string_view source, const compile_options& options) const;
 
   /// @brief Returns the library for (compiler, source, options), compiling it only when no valid
-  /// entry exists. Concurrent calls for one key (threads or processes) compile it once.
+  /// entry exists. Concurrent calls for one key (threads or processes) compile it once. A valid
+  /// entry is served without writing anything (no lock), so a complete cache may be read-only.
   /// @return the library and its record; `cached` tells whether the compiler ran
+  /// @throws code_cache_read_only_error when no valid entry exists and the cache cannot be written
   /// @throws compile_error when the compile fails, or failed before (then `cached()` is true and
   ///         nothing is spawned)
   /// @throws compile_timeout_error when the compile runs past options.timeout (not cached)

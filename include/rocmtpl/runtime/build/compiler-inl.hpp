@@ -8,6 +8,7 @@
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/detail/hash.hpp>
 #include <rocmtpl/detail/strings.hpp>
+#include <rocmtpl/runtime/build/artifact.hpp>
 #include <rocmtpl/runtime/build/nvrtc.hpp>
 #include <rocmtpl/runtime/build/resource_usage.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
@@ -206,6 +207,7 @@ ROCMTPL_INLINE compile_error::compile_error(std::string_view headline, std::vect
                                             std::string source, int exit_code, std::filesystem::path source_path,
                                             compile_failure failure)
     : error(detail::compiler_impl::compile_error_message(argv, log, exit_code, source_path, headline)),
+      headline_(headline),
       argv_(std::move(argv)),
       log_(std::move(log)),
       source_(std::move(source)),
@@ -649,6 +651,7 @@ ROCMTPL_INLINE compile_result compiler::compile(const std::filesystem::path& sou
                         r.output + "\n[rocmtpl: the compiler exited with 0 but wrote no " + out.string() + "]\n",
                         detail::compiler_impl::read_text_file(src), 0, src);
   }
+  check_artifact(argv, r.output, options, src, out);
   compile_result result;
   result.library = out;
   result.argv = std::move(argv);
@@ -701,6 +704,7 @@ ROCMTPL_INLINE compile_result compiler::compile_with_nvrtc(std::vector<std::stri
   auto r = nvrtc_compile(*nvrtc(), text, src.filename().string(), options);
   if (!r.ok) throw compile_error(std::move(argv), std::move(r.log), text, 1, src);
   detail::write_file_atomic(out, r.cubin);
+  check_artifact(argv, r.log, o, src, out);
   compile_result result;
   result.library = out;
   result.argv = std::move(argv);
@@ -735,6 +739,23 @@ ROCMTPL_INLINE std::vector<std::string> compiler::emulator_command(const compile
   argv.insert(argv.end(),
               {"-o", output.string(), "-x", "c++", source.string(), "-x", "none", emulator_runtime_.string()});
   return argv;
+}
+
+// What the compiler wrote is what was asked for (runtime/build/artifact.hpp); else it is removed and the
+// compile fails with the reason. Never a source error: a compiler that exits 0 with a bad file is broken.
+ROCMTPL_INLINE void compiler::check_artifact(const std::vector<std::string>& argv, const std::string& log,
+                                             const compile_options& o, const std::filesystem::path& src,
+                                             const std::filesystem::path& out) const {
+  const auto kind = o.output == compile_output::shared_library ? artifact_kind::host_shared_library
+                    : platform_ == platform::amd               ? artifact_kind::amd_code_object
+                                                               : artifact_kind::nvidia_code_object;
+  const auto problem = artifact_problem(detail::compiler_impl::read_text_file(out), kind, o.required_symbols);
+  if (problem.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove(out, ec);
+  const std::string program = std::filesystem::path(argv.front()).filename().string();
+  throw compile_error(program + " exited 0 but " + problem + " (" + out.string() + ")", argv, log,
+                      detail::compiler_impl::read_text_file(src), 0, src, compile_failure::environment);
 }
 
 ROCMTPL_INLINE std::vector<std::pair<std::string, std::string>> compiler::environment_for(runtime::platform p) {

@@ -14,6 +14,7 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
+#include <rocmtpl/runtime/build/artifact.hpp>
 #include <rocmtpl/runtime/build/resource_usage.hpp>
 #include <rocmtpl/runtime/sys/platform.hpp>
 #include <rocmtpl/runtime/sys/process.hpp>
@@ -67,6 +68,13 @@ struct compile_options {
   std::filesystem::path dependency_file{};
   /// @brief A shared library (the default) or a device-only code object.
   compile_output output = compile_output::shared_library;
+  /// @brief Symbols the compiled file must define: all of one of the sets (the C entry of a shared
+  /// library; the kernels of one of a code object's launch variants; a code object with none of them
+  /// has no device code for this target and passes, see artifact_problem()). Whatever the compiler wrote is
+  /// checked before it is accepted (runtime/build/artifact.hpp): its format always, these symbols when
+  /// given; a bad file is a compile_error (compile_failure::environment). Not part of the command line
+  /// (nor of code_cache's key).
+  symbol_sets required_symbols{};
   /// @brief NVIDIA code objects for one arch at -O3 without extra flags are compiled in this
   /// process by NVRTC when libnvrtc loads (runtime/build/nvrtc.hpp): no nvcc process. Off: always nvcc.
   /// (An NVRTC compile cannot be killed: `timeout` does not apply to it.)
@@ -161,13 +169,17 @@ class compile_error : public error {
   [[nodiscard]] std::string command_line() const { return quote_command(argv_); }
   /// @brief The source with right-aligned line numbers ("  12 | code"), to read next to the log.
   [[nodiscard]] std::string source_with_line_numbers() const;
+  /// @brief What replaced "<compiler> failed with exit code N" in what() (empty: nothing did).
+  [[nodiscard]] const std::string& headline() const noexcept { return headline_; }
 
- protected:
-  /// @brief For derived errors: `headline` replaces the "<compiler> failed with exit code N" part of what().
+  /// @brief A failure said in the library's own words: `headline` replaces the "<compiler> failed
+  /// with exit code N" part of what() (e.g. "hipcc exited 0 but wrote no ELF file ..."), and `failure`
+  /// is given rather than read from the log.
   compile_error(std::string_view headline, std::vector<std::string> argv, std::string log, std::string source,
                 int exit_code, std::filesystem::path source_path, compile_failure failure);
 
  private:
+  std::string headline_{};
   std::vector<std::string> argv_{};
   std::string log_{};
   std::string source_{};
@@ -413,7 +425,8 @@ class compiler {
   /// @return the library, the command, the log, resources and wall time
   /// @throws invalid_argument_error for invalid options or a missing source file
   /// @throws unsupported_path_error for a path the compiler cannot be given (see check_path())
-  /// @throws compile_error when the compiler fails (carries argv, log, source)
+  /// @throws compile_error when the compiler fails (carries argv, log, source), or exits 0 with a file
+  ///         that is not what was asked for (artifact_problem(): format, required_symbols)
   /// @throws compile_timeout_error when the compile runs past options.timeout
   /// @throws compiler_not_found_error when the compiler vanished
   [[nodiscard]] compile_result compile(const std::filesystem::path& source, const compile_options& options,
@@ -430,6 +443,9 @@ class compiler {
   [[nodiscard]] compile_result compile_with_nvrtc(std::vector<std::string> argv, const compile_options& o,
                                                   const std::filesystem::path& src,
                                                   const std::filesystem::path& out) const;
+
+  void check_artifact(const std::vector<std::string>& argv, const std::string& log, const compile_options& o,
+                      const std::filesystem::path& src, const std::filesystem::path& out) const;
 
   static std::vector<std::pair<std::string, std::string>> environment_for(runtime::platform p);
 

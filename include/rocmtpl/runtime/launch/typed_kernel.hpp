@@ -132,7 +132,9 @@ template <class Signature>
 template <class Signature>
 [[nodiscard]] typed_kernel<Signature> compile(const typed_caller<Signature>& caller, code_cache& cache,
                                               const compiler& cc, const compile_options& options) {
-  return load(caller, cache.get_or_compile(cc, caller.source(), options).library);
+  auto checked = options;
+  if (checked.output == compile_output::shared_library) checked.required_symbols = {{caller.kernel_name()}};
+  return load(caller, cache.get_or_compile(cc, caller.source(), checked).library);
 }
 
 }  // namespace rocmtpl::runtime

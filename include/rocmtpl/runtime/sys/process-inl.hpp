@@ -325,7 +325,12 @@ ROCMTPL_INLINE bool child_dup(int fd, int target) noexcept {
   }
   // The guard needs no descriptor: closing them all also closes its copy of the report pipe (the
   // parent reads it to end of file) and of every other descriptor the parent had.
-  if (::syscall(SYS_close_range, 0U, ~0U, 0U) != 0) {
+#ifdef SYS_close_range
+  const bool closed = ::syscall(SYS_close_range, 0U, ~0U, 0U) == 0;
+#else
+  const bool closed = false;
+#endif
+  if (!closed) {
     for (int fd = 0; fd < 65536; ++fd) ::close(fd);
   }
   sigset_t wanted;

@@ -412,12 +412,25 @@ ROCMTPL_INLINE compiled_candidate compile_pool::pop() {
   return item;
 }
 
+ROCMTPL_INLINE symbol_sets required_symbols(const rocm_template_caller& caller, bool code_object) {
+  if (!code_object || !caller.launch()) return {{caller.bmreq().kernel_name}};
+  symbol_sets out;
+  for (const auto& v : caller.launch()->variants) {
+    std::vector<std::string> set;
+    for (const auto& l : v.launches) set.push_back(device_symbol(*caller.launch(), l));
+    if (!set.empty() && std::find(out.begin(), out.end(), set) == out.end()) out.push_back(std::move(set));
+  }
+  return out;
+}
+
 ROCMTPL_INLINE void compile_pool::work() {
   for (std::size_t j = next_++; j < jobs_.jobs.size(); j = next_++) {
     const auto& job = jobs_.jobs[j];
     compiled_candidate result{j, std::nullopt, {}, false};
     try {
-      result.result = cache_.get_or_compile(cc_, job.source, job.code_object ? device_options_ : options_);
+      auto options = job.code_object ? device_options_ : options_;
+      options.required_symbols = job.symbols;
+      result.result = cache_.get_or_compile(cc_, job.source, options);
       result.code_object = job.code_object;
       const auto& r = *result.result;
       if (r.cached) {

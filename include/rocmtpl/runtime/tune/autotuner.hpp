@@ -224,8 +224,13 @@ struct compile_job {
   std::size_t candidate = 0;  // candidate jobs: index into report.candidates
   std::string source;
   bool code_object = false;  // device-only (it has a launch description and options.device_only)
+  symbol_sets symbols{};     // what the compiled file must define (compile_options::required_symbols)
   std::string name;          // what the log calls it: the candidate's name, "helpers" or "reference"
 };
+
+// The symbols a compiled file of `caller` must define: the kernels of one of its launch variants
+// (a code object), or its C entry (a shared library).
+symbol_sets required_symbols(const rocm_template_caller& caller, bool code_object);
 
 // What one pool compiles, in the order it starts them.
 struct compile_jobs {
@@ -252,17 +257,21 @@ compile_jobs plan_compiles(const rocm_template<Policy>& tpl, const size_hints& h
                            bool benchmark, bool want_reference, bool device_only) {
   compile_jobs plan;
   const bool bench = benchmark && !todo.empty();
-  if (bench) plan.jobs.push_back({job_kind::helpers, 0, utility_source, device_only, "helpers"});
+  if (bench) {
+    plan.jobs.push_back({job_kind::helpers, 0, utility_source, device_only, helper_symbols(device_only), "helpers"});
+  }
   for (std::size_t t = 0; t < todo.size(); ++t) {
     const auto i = todo[t];
-    plan.jobs.push_back({job_kind::candidate, i, callers[i].source(), device_only && callers[i].launch().has_value(),
-                         callers[i].name()});
+    const bool device_code = device_only && callers[i].launch().has_value();
+    plan.jobs.push_back({job_kind::candidate, i, callers[i].source(), device_code,
+                         required_symbols(callers[i], device_code), callers[i].name()});
     if (t != 0 || !bench || !want_reference) continue;
     if constexpr (rocm_template<Policy>::has_reference()) {
       auto reference = tpl.generate_reference(hints);
       const bool code_object = device_only && reference.launch().has_value();
       if (code_object) plan.reference_launch = *reference.launch();
-      plan.jobs.push_back({job_kind::reference, 0, reference.source(), code_object, "reference"});
+      plan.jobs.push_back({job_kind::reference, 0, reference.source(), code_object,
+                           required_symbols(reference, code_object), "reference"});
     }
   }
   return plan;
