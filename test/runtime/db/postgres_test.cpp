@@ -100,10 +100,12 @@ TEST(PostgresUrl, DefaultTimeoutsAreAddedWhereTheUrlSetsNone) {
   rocmtpl::test::scoped_env options_with("PGOPTIONS", "-c statement_timeout=5s");
   EXPECT_EQ(rt::postgresql_url_with_defaults("postgresql://h/db"),
             "postgresql://h/db?keepalives=1&keepalives_idle=30&keepalives_interval=10&keepalives_count=3");
+#if defined(ROCMTPL_HAS_LIBPQ) && ROCMTPL_HAS_LIBPQ  // the connection's helpers exist with libpq only
   EXPECT_EQ(rt::detail::pg_parse_duration("1min"), std::chrono::milliseconds(60000));
   EXPECT_EQ(rt::detail::pg_parse_duration("0"), std::chrono::milliseconds(0));
   EXPECT_EQ(rt::detail::pg_parse_duration("250ms"), std::chrono::milliseconds(250));
   EXPECT_EQ(rt::detail::pg_parse_duration("1week"), std::nullopt);
+#endif
 }
 
 // A TCP listener on a free port of 127.0.0.1 that never accepts or answers: the kernel completes
@@ -384,6 +386,7 @@ TEST_F(Postgres, MigratesASchemaVersion1Database) {
 }
 #endif
 
+#if defined(ROCMTPL_HAS_LIBPQ) && ROCMTPL_HAS_LIBPQ
 // Issue 22 item 1: the defaults reach the server (it reports the statement timeout the URL did not
 // set), the server enforces the statement timeout, and a server that stops answering after the
 // connection was made fails the call after the statement timeout and 5 s, instead of hanging it.
@@ -422,6 +425,7 @@ TEST_F(Postgres, StatementsAreLimitedAndAServerThatStopsAnsweringFailsTheCall) {
     EXPECT_NE(std::string(e.what()).find("given up"), std::string::npos) << e.what();
   }
 }
+#endif
 
 TEST_F(Postgres, EnvironmentSelectsTheServer) {
   rocmtpl::test::scoped_env env("ROCMTPL_TUNING_DB", url_);
