@@ -609,7 +609,7 @@ extern "C" PT_EXPORT int rocm_gemm(const float* X, const float* W, float* Y, int
             const int64_t rocmtpl_grid_0_z = 1;
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
-                ROCMTPL_KERNEL_SYMBOL(v4_4)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Y, u_M, u_N, u_ldy);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(v4_4), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream, X, W, Y, u_M, u_N, u_ldy);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
@@ -621,7 +621,7 @@ extern "C" PT_EXPORT int rocm_gemm(const float* X, const float* W, float* Y, int
             const int64_t rocmtpl_grid_0_z = 1;
             if (!rocmtpl_grid_0_ok || rocmtpl_grid_0_x > 2147483647 || rocmtpl_grid_0_y > 65535 || rocmtpl_grid_0_z > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;
             if (rocmtpl_grid_0_x > 0 && rocmtpl_grid_0_y > 0 && rocmtpl_grid_0_z > 0) {
-                ROCMTPL_KERNEL_SYMBOL(v1_1)<<<dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream>>>(X, W, Y, u_M, u_N, u_ldy);
+                hipLaunchKernelGGL(ROCMTPL_KERNEL_SYMBOL(v1_1), dim3(static_cast<unsigned>(rocmtpl_grid_0_x), static_cast<unsigned>(rocmtpl_grid_0_y), static_cast<unsigned>(rocmtpl_grid_0_z)), dim3(256, 1, 1), 17408, stream, X, W, Y, u_M, u_N, u_ldy);
                 if (hipGetLastError() != hipSuccess) return ROCMTPL_STATUS_LAUNCH_FAILED;
             }
         }
