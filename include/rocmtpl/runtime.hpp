@@ -42,6 +42,7 @@
 #include <rocmtpl/runtime/launch/typed_kernel.hpp>
 #include <rocmtpl/runtime/sys/atomic_file.hpp>
 #include <rocmtpl/runtime/sys/cache_root.hpp>
+#include <rocmtpl/runtime/sys/log.hpp>
 #include <rocmtpl/runtime/sys/platform.hpp>
 #include <rocmtpl/runtime/sys/process.hpp>
 #include <rocmtpl/runtime/sys/shared_library.hpp>

@@ -335,8 +335,12 @@ ROCMTPL_INLINE void log_measurement(const candidate_report& c) {
     log_info("benchmark {}: {}: {}", c.name, to_string(m.status), first_line(m.reason));
     return;
   }
-  log_info("benchmark {}: {:.4f} ms (median {:.4f} ms, {} repetitions{}{})", c.name, m.min_ms, m.median_ms,
-           m.repetitions, m.device.empty() ? "" : ", ", m.device);
+  if (m.repetitions == 0) {
+    log_info("benchmark {}: ran once, not timed (AMD emulator)", c.name);
+  } else {
+    log_info("benchmark {}: {:.4f} ms (median {:.4f} ms, {} repetitions{}{})", c.name, m.min_ms, m.median_ms,
+             m.repetitions, m.device.empty() ? "" : ", ", m.device);
+  }
   if (m.verified) {
     log_info("verify {}: {}, max error {:.3g}", c.name, m.status == candidate_status::ok ? "ok" : "failed",
              m.max_error);
