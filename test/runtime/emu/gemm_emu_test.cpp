@@ -10,6 +10,7 @@
 #include <rocmtpl/runtime.hpp>
 
 #include "support/fusion.hpp"
+#include "support/gemm.hpp"
 #include "support/runtime.hpp"
 
 #include <gtest/gtest.h>
@@ -353,38 +354,6 @@ void run_cases(std::vector<gemm_case>& cases) {
   }
 }
 
-gemm_config mma(int bm, int bn, int bk, int wm, int wn) {
-  gemm_config c;
-  c.math = gemm_math::matrix_core;
-  c.block_m = bm;
-  c.block_n = bn;
-  c.block_k = bk;
-  c.warp_m = wm;
-  c.warp_n = wn;
-  c.thread_m = 0;
-  c.thread_n = 0;
-  c.stages = 2;
-  c.vector = 8;
-  return c;
-}
-
-gemm_config skinny(gemm_math math, int bm, int wm, int wn, int tn, int bk, int vector, int split) {
-  gemm_config c;
-  c.math = math;
-  c.block_m = bm;
-  c.warp_m = wm;
-  c.warp_n = wn;
-  c.thread_m = 1;
-  c.thread_n = tn;
-  c.block_n = wn * tn;
-  c.block_k = bk;
-  c.group_m = 1;
-  c.stages = 1;
-  c.vector = vector;
-  c.split_k = split;
-  return c;
-}
-
 template <class... A>
 std::shared_ptr<rocm_template<gemm_policy>> share(A&&... a) {
   return std::make_shared<rocm_template<gemm_policy>>(std::forward<A>(a)...);
@@ -408,7 +377,7 @@ TEST(GemmEmu, MatrixCoresF16AndBf16) {
                                                buffer("bias", layout::row_major(dtype::f32, {sN}))},
                            layout::row_major(t, {sM, sN})),
                      o,
-                     mma(64, 64, 32, 32, 32),
+                     gemm_test::mma(64, 64, 32, 32, 32, 2),
                      {{{"M", 130}, {"N", 96}, {"K", 72}}, {{"M", 7}, {"N", 33}, {"K", 8}}}});
     gemm_options r{.act = activation::silu, .residual = true};
     cases.push_back({std::string(name(t)) + " col-major W residual",
@@ -418,7 +387,7 @@ TEST(GemmEmu, MatrixCoresF16AndBf16) {
                                                buffer("res", layout::row_major(t, {sM, sN}))},
                            layout::row_major(t, {sM, sN})),
                      r,
-                     mma(128, 64, 32, 64, 32),
+                     gemm_test::mma(128, 64, 32, 64, 32, 2),
                      {{{"M", 150}, {"N", 70}, {"K", 100}}}});
   }
   // X one element off its 16-byte alignment: the entry point takes the element-wise copy variant.
@@ -430,7 +399,7 @@ TEST(GemmEmu, MatrixCoresF16AndBf16) {
                                              buffer("bias", layout::row_major(dtype::f32, {sM}))},
                          layout::row_major(dtype::f16, {sM, 80})),
                    s,
-                   mma(64, 64, 32, 32, 32),
+                   gemm_test::mma(64, 64, 32, 32, 32, 2),
                    {{{"M", 67}}}});
   run_cases(cases);
 }
@@ -484,17 +453,17 @@ TEST(GemmEmu, SkinnyKernels) {
       cases.push_back({label + " skinny_m",
                        tpl,
                        o,
-                       skinny(gemm_math::skinny_m, 4, 8, 32, 1, 8, vector, 1),
+                       gemm_test::skinny(gemm_math::skinny_m, 4, 8, 32, 1, 8, vector, 1),
                        {{{"M", 3}, {"N", 300}, {"K", 203}}}});
       cases.push_back({label + " skinny_m split",
                        tpl,
                        o,
-                       skinny(gemm_math::skinny_m, 2, 4, 64, 2, 8, vector, 5),
+                       gemm_test::skinny(gemm_math::skinny_m, 2, 4, 64, 2, 8, vector, 5),
                        {{{"M", 5}, {"N", 130}, {"K", 500}}}});
       cases.push_back({label + " skinny_n split",
                        tpl,
                        o,
-                       skinny(gemm_math::skinny_n, 4, 8, 32, 1, 8, vector, 3),
+                       gemm_test::skinny(gemm_math::skinny_n, 4, 8, 32, 1, 8, vector, 3),
                        {{{"M", 200}, {"N", 6}, {"K", 333}}}});
     }
   }
@@ -514,7 +483,7 @@ TEST(GemmEmu, RuntimeSplitKWithTheReduction) {
         std::vector<buffer>{buffer("x", layout::row_major(t, {sM, sK})), buffer("w", layout::row_major(t, {sK, 72})),
                             buffer("res", layout::row_major(t, {sM, 72}))},
         layout::row_major(t, {sM, 72}));
-    gemm_config c = t == dtype::f16 ? mma(64, 64, 32, 32, 32) : gemm_config{};
+    gemm_config c = t == dtype::f16 ? gemm_test::mma(64, 64, 32, 32, 32, 2) : gemm_config{};
     c.split_k = 3;
     cases.push_back({std::string(name(t)) + " split_k 3", tpl, o, c, {{{"M", 90}, {"K", 300}}}});
   }
@@ -533,7 +502,7 @@ TEST(GemmEmu, Batched) {
                                              buffer("w", layout::row_major(dtype::f16, {40, 48}))},
                          layout::row_major(dtype::f16, {b, sM, 48})),
                    o,
-                   mma(64, 64, 32, 32, 32),
+                   gemm_test::mma(64, 64, 32, 32, 32, 2),
                    {{{"B", 3}, {"M", 70}}}});
   cases.push_back({"bf16 both batched",
                    share(gemm_policy(o),
@@ -541,7 +510,7 @@ TEST(GemmEmu, Batched) {
                                              buffer("w", layout::row_major(dtype::bf16, {b, 40, 48}))},
                          layout::row_major(dtype::bf16, {b, 50, 48})),
                    o,
-                   mma(64, 64, 32, 32, 32),
+                   gemm_test::mma(64, 64, 32, 32, 32, 2),
                    {{{"B", 2}}}});
   cases.push_back({"f32 both batched",
                    share(gemm_policy(o),
@@ -567,7 +536,7 @@ TEST(GemmEmu, SymbolicAndStaticSizes) {
                                              buffer("bias", layout::row_major(dtype::f32, {sN}))},
                          layout::row_major(dtype::f16, {sM, sN})),
                    o,
-                   mma(64, 64, 32, 32, 32),
+                   gemm_test::mma(64, 64, 32, 32, 32, 2),
                    {{{"M", 64}, {"N", 64}, {"K", 64}},
                     {{"M", 1}, {"N", 1}, {"K", 1}},
                     {{"M", 65}, {"N", 127}, {"K", 33}},
@@ -795,7 +764,7 @@ TEST(GemmEmu, MfmaTile128x128x64VerifiedWithinTwoSeconds) {
                                         buffer("bias", layout::row_major(dtype::f32, {128}))},
                     layout::row_major(dtype::f16, {128, 128})),
               o,
-              mma(128, 128, 32, 64, 64),
+              gemm_test::mma(128, 128, 32, 64, 64, 2),
               {{}}};
   const auto caller = c.tpl->generate(c.config);
   const auto t0 = std::chrono::steady_clock::now();
@@ -828,7 +797,7 @@ TEST(GemmEmu, OutOfBoundsWriteOfGeneratedCodeIsNamed) {
       gemm_policy(),
       {buffer("x", layout::row_major(dtype::f16, {sM, 32})), buffer("w", layout::row_major(dtype::f16, {32, 64}))},
       layout::row_major(dtype::f16, {sM, 64}));
-  const auto caller = t.generate(mma(64, 64, 32, 32, 32), {{"M", 64}});
+  const auto caller = t.generate(gemm_test::mma(64, 64, 32, 32, 32, 2), {{"M", 64}});
   const auto lib = emu().compile({caller.source()}).front();
   const auto& req = caller.bmreq();
   std::mt19937_64 rng(5);
