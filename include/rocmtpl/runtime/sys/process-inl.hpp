@@ -231,6 +231,15 @@ ROCMTPL_INLINE pid_t raw_fork() noexcept {
   ::_exit(127);
 }
 
+// Signal `sig` back to its default action (async-signal-safe: the child, the guard and the stop
+// handler use it).
+ROCMTPL_INLINE void default_disposition(int sig) noexcept {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  ::sigaction(sig, &dfl, nullptr);
+}
+
 // Points `fd` at `target` for the child (a descriptor already there loses close-on-exec).
 ROCMTPL_INLINE bool child_dup(int fd, int target) noexcept {
   if (fd == target) return ::fcntl(fd, F_SETFD, 0) == 0;
@@ -253,10 +262,7 @@ ROCMTPL_INLINE bool child_dup(int fd, int target) noexcept {
     const bool reset = s == SIGPIPE || s == SIGINT || s == SIGTERM || s == SIGQUIT || s == SIGHUP || s == SIGCHLD ||
                        s == SIGUSR1 || s == SIGUSR2 || s == SIGALRM;
     if (handled || reset) {
-      struct sigaction dfl {};
-      dfl.sa_handler = SIG_DFL;
-      sigemptyset(&dfl.sa_mask);
-      ::sigaction(s, &dfl, nullptr);
+      default_disposition(s);
     }
   }
   if (plan.io.in >= 0) {
@@ -286,10 +292,7 @@ ROCMTPL_INLINE bool child_dup(int fd, int target) noexcept {
     const int sig = WTERMSIG(status);
     const rlimit no_core{};  // 0, 0
     ::setrlimit(RLIMIT_CORE, &no_core);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    ::sigaction(sig, &dfl, nullptr);
+    default_disposition(sig);
     sigset_t only;
     sigemptyset(&only);
     sigaddset(&only, sig);
@@ -306,12 +309,7 @@ ROCMTPL_INLINE bool child_dup(int fd, int target) noexcept {
 // thread dies (PR_SET_PDEATHSIG: SIGHUP) it kills the whole group, so nothing the program started
 // outlives the caller. It runs no code but system calls, and holds no descriptor of the parent's.
 [[noreturn]] ROCMTPL_INLINE void child_guard(const exec_plan& plan) noexcept {
-  for (int s : {SIGCHLD, SIGHUP}) {  // waited for with sigwaitinfo: must not be ignored
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    ::sigaction(s, &dfl, nullptr);
-  }
+  for (int s : {SIGCHLD, SIGHUP}) default_disposition(s);  // waited for with sigwaitinfo: must not be ignored
   ::prctl(PR_SET_PDEATHSIG, SIGHUP);
   if (::getppid() != plan.parent) child_fail(plan, stage_parent_gone, ESRCH);
   ::prctl(PR_SET_NAME, "rocmtpl-guard", 0, 0, 0);
@@ -643,10 +641,7 @@ ROCMTPL_INLINE bool child_running(pid_t id) noexcept {
 ROCMTPL_INLINE void stop_handler(int sig) noexcept {
   const int saved = errno;
   stop_child_processes();
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  ::sigaction(sig, &dfl, nullptr);
+  default_disposition(sig);
   sigset_t only;
   sigemptyset(&only);
   sigaddset(&only, sig);
