@@ -76,7 +76,7 @@ TEST(CallerGpu, BenchmarkTimesTheKernelOnTheGivenTensors) {
     for (std::size_t i = 0; i < hy.size(); ++i) worst = std::max(worst, std::abs(double(hy[i]) - expected[i]));
     EXPECT_LT(worst, 1e-3) << "split_k " << split;
     // The list form, with a wrong number of inputs, is refused before anything runs.
-    EXPECT_THROW((void)caller.benchmark(caller_runtime{}, std::vector<const void*>{x.get()}, y.get()),
+    EXPECT_THROW((void)caller.benchmark(caller_runtime{}, unchecked, std::vector<const void*>{x.get()}, y.get()),
                  invalid_argument_error);
   }
 }

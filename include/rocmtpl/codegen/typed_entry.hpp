@@ -19,6 +19,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -44,31 +45,42 @@ using stream_handle = void*;
 namespace detail {
 
 // Diagnostics of typed calls: each names the parameter in its template arguments, which the
-// compiler prints in the instantiation that fails.
+// compiler prints in the instantiation that fails (instantiated from the call itself, so that the
+// error is a few lines: the instantiation, the call, the static_assert).
+template <class...>
+inline constexpr bool dependent_false = false;
+template <fixed_string...>
+inline constexpr bool dependent_false_name = false;
+
 template <fixed_string Parameter, class Expected, class Given>
 struct argument_for_parameter {
-  static_assert(sizeof(Given) == 0,
-                "rocmtpl: typed call: an argument does not convert to its parameter's type (parameter and types in "
-                "the instantiation above); pass tensors, sizes and runtime arguments in signature order, then the "
-                "stream");
+  static_assert(dependent_false<Expected, Given>,
+                "rocmtpl: typed call: wrong type, the argument for the parameter above does not convert to its type; "
+                "pass a pointer to its element type, an integer for a size, the stream last");
 };
 template <fixed_string Parameter>
 struct missing_argument_for_parameter {
-  static_assert(Parameter.size() == 0,
-                "rocmtpl: typed call: too few arguments, the parameter in the instantiation above gets none; pass "
-                "every tensor, size and runtime argument of the signature, then the stream");
+  static_assert(dependent_false_name<Parameter>,
+                "rocmtpl: typed call: missing argument, the parameter above gets none; pass every tensor, size and "
+                "runtime argument of the signature in order, then the stream");
 };
 template <fixed_string LastParameter, class Given>
 struct extra_argument_after_parameter {
-  static_assert(sizeof(Given) == 0,
-                "rocmtpl: typed call: too many arguments, one follows the last parameter (in the instantiation "
-                "above); remove it");
+  static_assert(dependent_false<Given>,
+                "rocmtpl: typed call: too many arguments, one follows the last parameter (named above); remove it");
 };
-
-// A name whose value depends on `Context`, so that a diagnostic naming it is instantiated only
-// where it is reached.
-template <class Context, fixed_string Name>
-inline constexpr auto dependent_name = Name;
+template <fixed_string Parameter, class Given>
+struct extra_argument_before_parameter {
+  static_assert(dependent_false<Given>,
+                "rocmtpl: typed call: too many arguments, one comes before the parameter above; remove it");
+};
+template <fixed_string First, fixed_string Second>
+struct arguments_in_wrong_order {
+  static_assert(dependent_false_name<First, Second>,
+                "rocmtpl: typed call: wrong order, the arguments for the two parameters above are swapped; swap them");
+};
+// What a call that fits instantiates instead.
+struct call_accepted {};
 
 template <class T>
 inline constexpr bool is_workspace = std::is_same_v<std::remove_cvref_t<T>, workspace_ref>;
@@ -88,17 +100,23 @@ inline constexpr bool stream_ok = [] {
   }
 }();
 
-// stream_ok of the I-th type of Args, false when there is none.
-template <bool Exists, std::size_t I, class Args>
-inline constexpr bool stream_at_ok = false;
-template <std::size_t I, class Args>
-inline constexpr bool stream_at_ok<true, I, Args> = stream_ok<at_t<I, Args>>;
+// The element pointer of a std::span (void for other types): a tensor may be passed as one.
+template <class T>
+struct span_pointer {
+  using type = void;
+};
+template <class E, std::size_t N>
+struct span_pointer<std::span<E, N>> {
+  using type = E*;
+};
 
 template <class P, class A>
 inline constexpr bool argument_ok = [] {
   using T = std::remove_cvref_t<A>;
   if constexpr (P::kind == param_kind::tensor_in || P::kind == param_kind::tensor_out) {
-    return std::is_convertible_v<A, typename P::host>;
+    using span_data = typename span_pointer<T>::type;
+    return std::is_convertible_v<A, typename P::host> ||
+           (!std::is_void_v<span_data> && std::is_convertible_v<span_data, typename P::host>);
   } else if constexpr (std::is_same_v<typename P::host, bool>) {
     return std::is_same_v<T, bool>;
   } else {
@@ -106,76 +124,165 @@ inline constexpr bool argument_ok = [] {
   }
 }();
 
+// The slots of a call: the parameters, then (WithStream) an optional workspace_ref and the stream.
+// Whether argument A fits slot J.
+template <class Params, bool WithStream, bool WithWorkspace, std::size_t J, class A>
+inline constexpr bool slot_ok = [] {
+  if constexpr (J < Params::size) {
+    return argument_ok<at_t<J, Params>, A>;
+  } else if constexpr (WithWorkspace && J == Params::size) {
+    return is_workspace<A>;
+  } else {
+    return stream_ok<A>;
+  }
+}();
+
+// How a call's arguments fail to fit its slots: the first argument that does not fit, read as a
+// missing argument when the rest fit the slots after it, an extra one when the arguments after it
+// fit from its slot on, two swapped ones when each fits the other's slot and the rest fit, else a
+// wrong type.
+enum class call_fault : std::uint8_t { none, wrong_type, missing, extra, swapped };
+
+struct call_verdict {
+  call_fault fault = call_fault::none;
+  std::size_t slot = 0;  // the slot named: missing, wrong type, swapped (with slot + 1), extra before it
+  std::size_t arg = 0;   // the argument: wrong type, extra
+  bool with_workspace = false;
+};
+
+template <std::size_t Args, std::size_t Slots>
+using fit_matrix = std::array<std::array<bool, Slots + 1>, Args + 1>;  // +1: no zero-sized arrays
+
+template <std::size_t G, std::size_t S>
+constexpr bool rest_fits(const fit_matrix<G, S>& fit, std::size_t a, std::size_t s) {
+  if (G - a != S - s) return false;
+  for (; a < G; ++a, ++s) {
+    if (!fit[a][s]) return false;
+  }
+  return true;
+}
+
+template <std::size_t G, std::size_t S>
+constexpr call_verdict judge(const fit_matrix<G, S>& fit) {
+  std::size_t bad = 0;
+  while (bad < G && bad < S && fit[bad][bad]) ++bad;
+  if (bad == G && bad == S) return {};
+  if (bad == G) return {call_fault::missing, bad, bad};
+  if (bad == S) return {call_fault::extra, S, bad};
+  if (G < S && rest_fits<G, S>(fit, bad, bad + (S - G))) return {call_fault::missing, bad, bad};
+  if (G > S && rest_fits<G, S>(fit, bad + (G - S), bad)) return {call_fault::extra, bad, bad};
+  if (bad + 1 < G && bad + 1 < S && fit[bad][bad + 1] && fit[bad + 1][bad] && rest_fits<G, S>(fit, bad + 2, bad + 2)) {
+    return {call_fault::swapped, bad, bad};
+  }
+  return {call_fault::wrong_type, bad, bad};
+}
+
+template <class Params, bool WithStream, class... A>
+consteval call_verdict judge_call() {
+  constexpr bool ws = WithStream && (is_workspace<A> || ...);
+  constexpr std::size_t slots = Params::size + (WithStream ? 1 : 0) + (ws ? 1 : 0);
+  constexpr std::size_t given = sizeof...(A);
+  using args = type_list<A...>;
+  fit_matrix<given, slots> fit{};
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (
+        [&]<std::size_t... J>(std::index_sequence<J...>, auto arg) {
+          constexpr std::size_t i = decltype(arg)::value;
+          ((fit[i][J] = slot_ok<Params, WithStream, ws, J, at_t<i, args>>), ...);
+        }(std::make_index_sequence<slots>{}, std::integral_constant<std::size_t, I>{}),
+        ...);
+  }
+  (std::make_index_sequence<given>{});
+  call_verdict v = judge<given, slots>(fit);
+  v.with_workspace = ws;
+  return v;
+}
+
+// The name of slot J (a parameter, the workspace or the stream; `Last` past the end).
+template <class Params, bool WithStream, bool WithWorkspace, fixed_string Last, std::size_t J>
+consteval auto slot_name() {
+  if constexpr (J < Params::size) {
+    return at_t<J, Params>::fixed_name;
+  } else if constexpr (WithStream && WithWorkspace && J == Params::size) {
+    return fixed_string("workspace");
+  } else if constexpr (WithStream && J == Params::size + (WithWorkspace ? 1 : 0)) {
+    return fixed_string("stream");
+  } else if constexpr (Params::size > 0 && !WithStream) {
+    return at_t<Params::size - 1, Params>::fixed_name;
+  } else {
+    return Last;
+  }
+}
+
+template <class Params, bool WithStream, bool WithWorkspace, std::size_t J>
+consteval auto slot_type() {
+  if constexpr (J < Params::size) {
+    return std::type_identity<typename at_t<J, Params>::host>{};
+  } else if constexpr (WithWorkspace && J == Params::size) {
+    return std::type_identity<workspace_ref>{};
+  } else {
+    return std::type_identity<stream_handle>{};
+  }
+}
+
+// The diagnostic of a verdict, as a type (call_accepted when the call fits): the call instantiates
+// it, so that a misuse fails right at the call.
+template <class Params, bool WithStream, fixed_string Last, class... A>
+consteval auto diagnose() {
+  constexpr call_verdict v = judge_call<Params, WithStream, A...>();
+  constexpr bool ws = v.with_workspace;
+  using args = type_list<A...>;
+  if constexpr (v.fault == call_fault::none) {
+    return std::type_identity<call_accepted>{};
+  } else if constexpr (v.fault == call_fault::missing) {
+    return std::type_identity<missing_argument_for_parameter<slot_name<Params, WithStream, ws, Last, v.slot>()>>{};
+  } else if constexpr (v.fault == call_fault::extra) {
+    constexpr std::size_t slots = Params::size + (WithStream ? 1 : 0) + (ws ? 1 : 0);
+    if constexpr (v.slot >= slots) {
+      return std::type_identity<extra_argument_after_parameter<
+          slot_name<Params, WithStream, ws, Last, (slots == 0 ? slots : slots - 1)>(), at_t<v.arg, args>>>{};
+    } else {
+      return std::type_identity<
+          extra_argument_before_parameter<slot_name<Params, WithStream, ws, Last, v.slot>(), at_t<v.arg, args>>>{};
+    }
+  } else if constexpr (v.fault == call_fault::swapped) {
+    return std::type_identity<arguments_in_wrong_order<slot_name<Params, WithStream, ws, Last, v.slot>(),
+                                                       slot_name<Params, WithStream, ws, Last, v.slot + 1>()>>{};
+  } else {
+    return std::type_identity<argument_for_parameter<
+        slot_name<Params, WithStream, ws, Last, v.slot>(),
+        typename decltype(slot_type<Params, WithStream, ws, v.slot>())::type, at_t<v.arg, args>>>{};
+  }
+}
+
+// The diagnostic type of a call (see diagnose()); `call_accepted` when it fits.
+template <class Params, bool WithStream, fixed_string Last, class... A>
+using call_diagnostic = typename decltype(diagnose<Params, WithStream, Last, A...>())::type;
+
 // How the arguments of a typed call map to the parameters; `ok` only when they all fit.
 struct call_shape {
   bool ok;
   bool with_workspace;
 };
 
-template <class Params, class... A>
-consteval std::size_t first_bad_argument() {
-  constexpr std::size_t checked = std::min(Params::size, sizeof...(A));
-  using args = type_list<A...>;
-  return []<std::size_t... I>(std::index_sequence<I...>) {
-    const std::array<bool, sizeof...(I)> ok{argument_ok<at_t<I, Params>, at_t<I, args>>...};
-    return static_cast<std::size_t>(std::find(ok.begin(), ok.end(), false) - ok.begin());
-  }
-  (std::make_index_sequence<checked>{});
-}
-
 // Checks a typed call's arguments against `Params`, then (WithStream) an optional workspace_ref
-// and the stream. A mismatch instantiates one diagnostic above (the first one), which names the
-// parameter. `Last` names what comes last when there is no stream (for the extra argument).
+// and the stream, and returns the shape. The caller instantiates call_diagnostic<...> (whose
+// instantiation names the parameter) where this says not ok.
 template <class Params, bool WithStream, fixed_string Last, class... A>
 consteval call_shape check_call() {
-  constexpr std::size_t n = Params::size;
-  constexpr std::size_t given = sizeof...(A);
-  using args = type_list<A...>;
-  constexpr std::size_t bad = first_bad_argument<Params, A...>();
-  if constexpr (WithStream && bad < given && given <= n && bad + 1 == given && stream_at_ok<(bad < given), bad, args>) {
-    // The stream came early: the parameters from `bad` on are missing.
-    (void)missing_argument_for_parameter<at_t<bad, Params>::fixed_name>{};
-    return {false, false};
-  } else if constexpr (bad < std::min(n, given)) {
-    using p = at_t<bad, Params>;
-    (void)argument_for_parameter<p::fixed_name, typename p::host, at_t<bad, args>>{};
-    return {false, false};
-  } else if constexpr (given < n) {
-    (void)missing_argument_for_parameter<at_t<given, Params>::fixed_name>{};
-    return {false, false};
-  } else if constexpr (!WithStream) {
-    if constexpr (given > n) {
-      (void)extra_argument_after_parameter<Last, at_t<n, args>>{};
-      return {false, false};
-    } else {
-      return {true, false};
-    }
-  } else if constexpr (given == n) {
-    (void)missing_argument_for_parameter<dependent_name<args, "stream">>{};
-    return {false, false};
-  } else {
-    constexpr bool with_ws = given >= n + 2 && is_workspace<at_t<n, args>>;
-    constexpr std::size_t stream_at = n + (with_ws ? 1 : 0);
-    if constexpr (given <= stream_at) {
-      (void)missing_argument_for_parameter<dependent_name<args, "stream">>{};
-      return {false, false};
-    } else if constexpr (!stream_ok<at_t<stream_at, args>>) {
-      (void)argument_for_parameter<"stream", stream_handle, at_t<stream_at, args>>{};
-      return {false, false};
-    } else if constexpr (given > stream_at + 1) {
-      (void)extra_argument_after_parameter<"stream", at_t<stream_at + 1, args>>{};
-      return {false, false};
-    } else {
-      return {true, with_ws};
-    }
-  }
+  constexpr call_verdict v = judge_call<Params, WithStream, A...>();
+  return {v.fault == call_fault::none, v.with_workspace};
 }
 
 // The storage value of one argument (a tensor pointer cast to the C ABI's element type).
 template <class P, class A>
 constexpr typename P::storage to_storage(A&& a) noexcept {
   if constexpr (P::kind == param_kind::tensor_in || P::kind == param_kind::tensor_out) {
-    return reinterpret_cast<typename P::storage>(static_cast<typename P::host>(a));
+    if constexpr (!std::is_void_v<typename span_pointer<std::remove_cvref_t<A>>::type>) {
+      return reinterpret_cast<typename P::storage>(static_cast<typename P::host>(a.data()));
+    } else {
+      return reinterpret_cast<typename P::storage>(static_cast<typename P::host>(a));
+    }
   } else {
     return static_cast<typename P::storage>(a);
   }
@@ -194,7 +301,8 @@ struct filter_scalars<type_list<P...>> {
 /// @brief A generated entry point through its exact function type, called with typed arguments.
 ///
 /// `operator()` takes the signature's parameters in order: tensors as host element pointers
-/// (`const half_t*` for an f16 input, `float*` for an f32 output, ...), sizes and runtime
+/// (`const half_t*` for an f16 input, `float*` for an f32 output, ...) or spans of them
+/// (`std::span<const half_t>`: its data() is passed), sizes and runtime
 /// arguments as integers, optionally a workspace_ref, then the stream. An argument of the wrong
 /// type, a missing one or an extra one is a compile error whose instantiation names the
 /// parameter. Nothing is thrown for a status: operator() returns it (runtime::typed_kernel throws).
@@ -226,6 +334,7 @@ class typed_entry {
   template <class... A>
   kernel_status operator()(A&&... args) const {
     constexpr auto shape = detail::check_call<params, true, "stream", A...>();
+    (void)detail::call_diagnostic<params, true, "stream", A...>{};  // names the parameter of a misuse
     if constexpr (shape.ok) {
       constexpr std::size_t n = params::size;
       auto t = std::forward_as_tuple(args...);
@@ -245,6 +354,7 @@ class typed_entry {
   template <class... A>
   kernel_status query_workspace(std::size_t& bytes, A&&... args) const {
     constexpr auto shape = detail::check_call<scalar_params, false, "workspace_size", A...>();
+    (void)detail::call_diagnostic<scalar_params, false, "workspace_size", A...>{};
     if constexpr (shape.ok) {
       check_not_empty();
       auto t = std::forward_as_tuple(args...);

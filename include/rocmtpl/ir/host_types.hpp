@@ -13,7 +13,9 @@
 /// @endcode
 
 #include <cstdint>
+#include <optional>
 #include <type_traits>
+#include <utility>
 
 #include <rocmtpl/ir/dtype.hpp>
 
@@ -96,5 +98,15 @@ template <class T>
 inline constexpr bool is_host_element_v =
     std::is_same_v<T, half_t> || std::is_same_v<T, bfloat16_t> || std::is_same_v<T, float8_e4m3_t> ||
     std::is_same_v<T, float8_e5m2_t> || std::is_arithmetic_v<T>;
+
+/// @brief The dtype whose host element type is `T` (`float` -> f32, `half_t` -> f16); empty for a
+/// type that is none (`void`, `char`, `unsigned long`, ...).
+template <class T>
+inline constexpr std::optional<dtype> dtype_of_host_v = []<std::size_t... I>(std::index_sequence<I...>) {
+  std::optional<dtype> found;
+  ((std::is_same_v<T, host_type_t<static_cast<dtype>(I)>> ? (void)(found = static_cast<dtype>(I)) : (void)0), ...);
+  return found;
+}
+(std::make_index_sequence<detail::dtype_table.size()>{});
 
 }  // namespace rocmtpl

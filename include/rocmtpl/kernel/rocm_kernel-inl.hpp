@@ -328,6 +328,36 @@ ROCMTPL_INLINE std::optional<sym_expr> rocm_template_caller::workspace_expressio
   return std::nullopt;
 }
 
+ROCMTPL_INLINE std::string rocm_template_caller::tensor_list() const {
+  std::string names;
+  for (const auto& t : bmreq_.input_tensor_meta) names += t.name + ", ";
+  return "(" + names + bmreq_.output_tensor_meta.name + ")";
+}
+
+ROCMTPL_INLINE void rocm_template_caller::check_pointer_count(std::size_t given) const {
+  const std::size_t expected = bmreq_.input_tensor_meta.size() + 1;
+  if (given != expected) {
+    throw invalid_argument_error("rocmtpl: rocm_template_caller: benchmark of '" + name_ + "' takes " +
+                                 std::to_string(expected) + " pointers " + tensor_list() + " but was given " +
+                                 std::to_string(given) +
+                                 "; pass the inputs in the entry point's order, then the output");
+  }
+}
+
+ROCMTPL_INLINE void rocm_template_caller::check_pointer_types(const std::vector<dtype>& given) const {
+  check_pointer_count(given.size());
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    const tensor_meta& t =
+        i < bmreq_.input_tensor_meta.size() ? bmreq_.input_tensor_meta[i] : bmreq_.output_tensor_meta;
+    if (given[i] == t.type) continue;
+    throw invalid_argument_error("rocmtpl: rocm_template_caller: benchmark of '" + name_ + "': pointer " +
+                                 std::to_string(i + 1) + " (for " + t.name + ") points to " +
+                                 std::string(rocmtpl::name(given[i])) + " but " + t.name + " is " +
+                                 std::string(rocmtpl::name(t.type)) + "; pass typed pointers in the order " +
+                                 tensor_list() + ", or untyped ones through benchmark(backend, unchecked, ...)");
+  }
+}
+
 ROCMTPL_INLINE rocm_template_buffer rocm_template_caller::make_output_node() const {
   rocm_template_buffer node{output_node_,          input_nodes_, make_kernel_render_,
                             bmreq_.workspace_size, category_,    workspace_expression()};

@@ -26,6 +26,7 @@
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
+#include <rocmtpl/ir/host_types.hpp>
 #include <rocmtpl/ir/layout.hpp>
 #include <rocmtpl/kernel/rocm_benchmark_request.hpp>
 #include <rocmtpl/kernel/rocm_template_buffer.hpp>
@@ -129,6 +130,14 @@ class rocm_template_kernel {
   kernel_args args_;
   std::map<std::string, buffer> named_nodes_;
 };
+
+/// @brief The tag of a call whose pointers are not checked against the kernel's tensors
+/// (rocm_template_caller::benchmark(backend, unchecked, ...)): the only route for untyped pointers.
+struct unchecked_t {
+  explicit unchecked_t() = default;
+};
+/// @brief The unchecked_t value: `caller.benchmark(rt, rocmtpl::unchecked, x, w, y)`.
+inline constexpr unchecked_t unchecked{};
 
 /// @brief A backend that compiles, queries and times a caller's benchmark request: what
 /// rocm_template_caller's precompile(), benchmark() and update_workspace_size() take. The runtime
@@ -235,26 +244,49 @@ class rocm_template_caller {
   /// (the reference's benchmark(*args, out)): compiles first when precompile() has not, queries
   /// and allocates the workspace, then warm-up, estimate, timed repetitions with an L2 flush
   /// before each; returns the fastest repetition.
+  ///
+  /// The pointers are typed (`const half_t*` for an f16 input, `float*` for an f32 output): this
+  /// choice's tensors are known at run time only, so their number and element types are checked
+  /// here, before anything runs. Untyped pointers go through benchmark(backend, unchecked, ...).
   /// @param backend the runtime layer's rocmtpl::runtime::caller_runtime (or a test's own)
   /// @param inputs_then_out device pointers: every input in the entry point's order (input_reorder
   /// applied, each buffer once), then the output
-  /// @throws no_gpu_error (runtime layer) without a GPU; invalid_argument_error when the number of
-  /// pointers does not match; kernel_status_error when the kernel refuses the arguments
+  /// @throws invalid_argument_error naming the tensor when the number of pointers or an element
+  /// type does not match; no_gpu_error (runtime layer) without a GPU; kernel_status_error when the
+  /// kernel refuses the arguments
   template <caller_backend Backend, class... Pointers>
   requires(sizeof...(Pointers) >= 1 && (std::is_pointer_v<Pointers> && ...))
       [[nodiscard]] double benchmark(const Backend& backend, Pointers... inputs_then_out) {
+    static_assert((dtype_of_host_v<std::remove_cv_t<std::remove_pointer_t<Pointers>>>.has_value() && ...),
+                  "rocmtpl: rocm_template_caller: benchmark takes pointers to the tensors' element types (const "
+                  "half_t*, float*, ...); pass untyped pointers as benchmark(backend, rocmtpl::unchecked, ...)");
+    check_pointer_types({*dtype_of_host_v<std::remove_cv_t<std::remove_pointer_t<Pointers>>>...});
+    return benchmark(backend, unchecked, inputs_then_out...);
+  }
+
+  /// @brief benchmark() with untyped device pointers: their number is checked, their types are not.
+  /// @param inputs_then_out device pointers: the inputs in the entry point's order, then the output
+  template <caller_backend Backend, class... Pointers>
+  requires(sizeof...(Pointers) >= 1 && (std::is_pointer_v<Pointers> && ...))
+      [[nodiscard]] double benchmark(const Backend& backend, unchecked_t, Pointers... inputs_then_out) {
     using out_type = std::remove_pointer_t<std::tuple_element_t<sizeof...(Pointers) - 1, std::tuple<Pointers...>>>;
     static_assert(!std::is_const_v<out_type>,
                   "rocmtpl: rocm_template_caller: benchmark's last pointer is the output; pass it as a pointer to "
                   "non-const");
-    const std::array<const void*, sizeof...(Pointers)> all{static_cast<const void*>(inputs_then_out)...};
-    auto* out = static_cast<void*>(std::get<sizeof...(Pointers) - 1>(std::tuple<Pointers...>(inputs_then_out...)));
-    return benchmark(backend, std::vector<const void*>(all.begin(), all.end() - 1), out);
+    if constexpr (std::is_const_v<out_type>) {
+      return 0.0;
+    } else {
+      const std::array<const void*, sizeof...(Pointers)> all{static_cast<const void*>(inputs_then_out)...};
+      auto* out = static_cast<void*>(std::get<sizeof...(Pointers) - 1>(std::tuple<Pointers...>(inputs_then_out...)));
+      return benchmark(backend, unchecked, std::vector<const void*>(all.begin(), all.end() - 1), out);
+    }
   }
 
-  /// @brief benchmark() with the inputs as a list (for callers that learn them at run time).
+  /// @brief benchmark() with untyped pointers as a list (for callers that learn them at run time).
   template <caller_backend Backend>
-  [[nodiscard]] double benchmark(const Backend& backend, const std::vector<const void*>& inputs, void* out) {
+  [[nodiscard]] double benchmark(const Backend& backend, unchecked_t, const std::vector<const void*>& inputs,
+                                 void* out) {
+    check_pointer_count(inputs.size() + 1);
     return backend.benchmark(bmreq_, inputs, out);
   }
 
@@ -306,6 +338,11 @@ class rocm_template_caller {
 
   [[nodiscard]] std::optional<sym_expr> workspace_expression() const;
   [[nodiscard]] rocm_template_buffer make_output_node() const;
+  // The tensors' names in the entry point's order, for messages: "(X, W, Y)".
+  [[nodiscard]] std::string tensor_list() const;
+  // benchmark(): as many pointers as the entry point has tensors; each of the tensor's dtype.
+  void check_pointer_count(std::size_t given) const;
+  void check_pointer_types(const std::vector<dtype>& given) const;
 
   std::string name_;
   std::string category_;

@@ -168,7 +168,7 @@ TEST(CallerRuntime, BenchmarkWithoutAGpuThrowsNoGpuError) {
   auto caller = split_gemm().generate(split(2), {{"B", 1}, {"M", 8}});
   float x = 0, w = 0, y = 0;
   EXPECT_THROW((void)caller.benchmark(caller_runtime{}, &x, &w, &y), no_gpu_error);
-  EXPECT_THROW((void)caller.benchmark(caller_runtime{}, std::vector<const void*>{&x, &w}, &y), no_gpu_error);
+  EXPECT_THROW((void)caller.benchmark(caller_runtime{}, unchecked, std::vector<const void*>{&x, &w}, &y), no_gpu_error);
   EXPECT_TRUE(caller.bmreq().library_path.empty());  // refused before compiling
 }
 

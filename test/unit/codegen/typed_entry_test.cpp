@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace {
@@ -33,6 +34,35 @@ static_assert(detail::check_call<split_sig::params, true, "stream", half_t*, hal
 static_assert(
     detail::check_call<split_sig::params, true, "stream", half_t*, half_t*, half_t*, int, int, workspace_ref, void*>()
         .with_workspace);
+
+// How a misuse is read (issue 24): the first argument that does not fit is a missing one when the
+// rest fit the parameters after it, an extra one when the arguments after it fit from its parameter
+// on, one of two swapped ones when each fits the other's parameter, else a wrong type. The compile
+// errors themselves are test/fail/typed_call_*.cpp.
+namespace verdicts {
+using p = split_sig::params;  // X, W, Y, M, split_k
+template <class... A>
+constexpr detail::call_verdict of = detail::judge_call<p, true, A...>();
+constexpr bool is(detail::call_verdict v, detail::call_fault fault, std::size_t slot) {
+  return v.fault == fault && v.slot == slot;
+}
+using detail::call_fault;
+static_assert(is(of<half_t*, half_t*, half_t*, int, int, void*>, call_fault::none, 0));
+static_assert(is(of<half_t*, half_t*, int, int, void*>, call_fault::missing, 2));              // no Y
+static_assert(is(of<half_t*, half_t*, half_t*, int, int>, call_fault::missing, 5));            // no stream
+static_assert(is(of<half_t*, half_t*, half_t*, int, void*>, call_fault::missing, 4));          // no split_k
+static_assert(is(of<half_t*, half_t*, half_t*, int, int, int, void*>, call_fault::extra, 5));  // before stream
+static_assert(is(of<half_t*, half_t*, half_t*, int, int, void*, int>, call_fault::extra, 6));  // after stream
+static_assert(is(of<half_t*, half_t*, int, half_t*, int, void*>, call_fault::swapped, 2));     // Y and M
+static_assert(is(of<bfloat16_t*, half_t*, half_t*, int, int, void*>, call_fault::wrong_type, 0));
+static_assert(is(of<half_t*, half_t*, half_t*, double, int, void*>, call_fault::wrong_type, 3));
+static_assert(detail::judge_call<p, true, half_t*, half_t*, half_t*, int, int, workspace_ref, void*>().with_workspace);
+static_assert(is(of<half_t*, half_t*, half_t*, int, int, void*, workspace_ref>, call_fault::swapped, 5));
+static_assert(std::is_same_v<detail::call_diagnostic<p, true, "stream", half_t*, half_t*, half_t*, int, int, void*>,
+                             detail::call_accepted>);
+static_assert(std::is_same_v<detail::call_diagnostic<p, true, "stream", half_t*, half_t*, int, int, void*>,
+                             detail::missing_argument_for_parameter<"Y">>);
+}  // namespace verdicts
 
 // A stand-in entry point that records what it was called with.
 struct recorded {
@@ -74,6 +104,23 @@ TEST(TypedEntry, PassesTypedArgumentsThroughTheExactFunctionType) {
   EXPECT_EQ(last.m, -1);
   EXPECT_EQ(last.workspace, ws.data());
   EXPECT_EQ(last.stream, nullptr);
+}
+
+// Tensors may be passed as spans of their element type (issue 24): the span's data() reaches the
+// entry point; a span of another element type does not fit.
+static_assert(detail::argument_ok<detail::at_t<0, split_sig::params>, std::span<const half_t>>);
+static_assert(detail::argument_ok<detail::at_t<2, split_sig::params>, std::span<half_t, 4>>);
+static_assert(!detail::argument_ok<detail::at_t<2, split_sig::params>, std::span<const half_t>>);
+static_assert(!detail::argument_ok<detail::at_t<0, split_sig::params>, std::span<const bfloat16_t>>);
+TEST(TypedEntry, SpansPassTheirData) {
+  const typed_entry<split_sig> entry(&record);
+  std::vector<half_t> x(4), w(4), y(4);
+  EXPECT_EQ(entry(std::span<const half_t>(x), std::span<half_t>(w), std::span<half_t>(y), 5, 1, nullptr),
+            kernel_status::ok);
+  EXPECT_EQ(last.x, x.data());
+  EXPECT_EQ(last.w, w.data());
+  EXPECT_EQ(last.y, y.data());
+  EXPECT_EQ(last.m, 5);
 }
 
 TEST(TypedEntry, WorkspaceQueryPassesNullTensorsAndTheSizes) {

@@ -272,6 +272,8 @@ namespace {
 rocmtpl::rocm_template_caller recording_caller() {
   rocmtpl::rocm_benchmark_request r;
   r.kernel_name = std::string("rocm_k");
+  r.input_tensor_meta = {{"X", rocmtpl::dtype::f32, {4}, {1}}, {"W", rocmtpl::dtype::f32, {4}, {1}}};
+  r.output_tensor_meta = {"Y", rocmtpl::dtype::f32, {4}, {1}};
   Nodes n;
   return {"rocm_k_0", "k", {n.x, n.w}, n.y, {}, r, {}};
 }
@@ -290,9 +292,44 @@ TEST(RocmTemplateCaller, ProtocolMembersDispatchToTheBackend) {
   EXPECT_EQ(last_call.out, &y);
   EXPECT_EQ(last_call.kernel, "rocm_k");
   int z = 0;
-  EXPECT_EQ(caller.benchmark(recording_backend{}, std::vector<const void*>{&w}, &z), 1.5);
-  EXPECT_EQ(last_call.inputs, (std::vector<const void*>{&w}));
+  EXPECT_EQ(caller.benchmark(recording_backend{}, rocmtpl::unchecked, std::vector<const void*>{&w, &x}, &z), 1.5);
+  EXPECT_EQ(last_call.inputs, (std::vector<const void*>{&w, &x}));
   EXPECT_EQ(last_call.out, &z);
+  void* untyped = &y;
+  EXPECT_EQ(caller.benchmark(recording_backend{}, rocmtpl::unchecked, &w, &x, untyped), 1.5);
+  EXPECT_EQ(last_call.inputs, (std::vector<const void*>{&w, &x}));
+  EXPECT_EQ(last_call.out, &y);
+}
+
+// Issue 24: an untyped choice's tensors are known at run time, so benchmark() checks the typed
+// pointers' number and element types before anything runs, naming the tensor; unchecked checks the
+// number only.
+TEST(RocmTemplateCaller, BenchmarkRefusesPointersOfTheWrongTypeOrNumber) {
+  auto caller = recording_caller();
+  last_call = {};
+  const float x = 0, w = 0;
+  float y = 0;
+  const rocmtpl::half_t h{};
+  rocmtpl::half_t hy{};
+  const auto message = [&](auto&&... pointers) {
+    try {
+      (void)caller.benchmark(recording_backend{}, pointers...);
+    } catch (const rocmtpl::invalid_argument_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(&x, &y),
+            "rocmtpl: rocm_template_caller: benchmark of 'rocm_k_0' takes 3 pointers (X, W, Y) but "
+            "was given 2; pass the inputs in the entry point's order, then the output");
+  EXPECT_EQ(message(&x, &h, &y),
+            "rocmtpl: rocm_template_caller: benchmark of 'rocm_k_0': pointer 2 (for W) points to "
+            "float16 but W is float32; pass typed pointers in the order (X, W, Y), or untyped "
+            "ones through benchmark(backend, unchecked, ...)");
+  EXPECT_NE(message(&x, &w, &hy).find("pointer 3 (for Y) points to float16 but Y is float32"), std::string::npos);
+  EXPECT_EQ(last_call.kernel, "");  // nothing reached the backend
+  EXPECT_THROW((void)caller.benchmark(recording_backend{}, rocmtpl::unchecked, std::vector<const void*>{&x}, &y),
+               rocmtpl::invalid_argument_error);
 }
 
 // Without a backend the workspace of a template that does not describe it stays unknown; with one,

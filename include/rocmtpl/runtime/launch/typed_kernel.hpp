@@ -95,6 +95,7 @@ class typed_kernel {
   template <class... A>
   void operator()(A&&... args) const {
     constexpr auto shape = rocmtpl::detail::check_call<typename Signature::params, true, "stream", A...>();
+    (void)rocmtpl::detail::call_diagnostic<typename Signature::params, true, "stream", A...>{};  // names a misuse
     if constexpr (shape.ok) {
       auto t = std::forward_as_tuple(args...);
       std::size_t given = 0;
