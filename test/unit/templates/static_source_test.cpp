@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 // rocmtpl/templates/static_source.hpp: the constant-evaluation render equals the run-time render
-// (rocm_template::generate()) byte for byte, and its constant hash equals rocmtpl::detail::hash64() of it, over a
-// generated set of problems: elementwise (every float dtype of X, Bias and Y, no Bias, a rank-1 and a
-// rank-2 Bias, every activation, block sizes from 64 to 1024, sizes, strides and offsets: row- and
-// column-major, padded, broadcast and strided, empty problems), pointwise (chains of every op it
-// supports, every broadcast and form of operand, batched problems, an operand no op reads), and the GEMM
-// entry's declaration and twins (static and symbolic sizes, a runtime argument, an input order),
-// which must be the last lines of the typed GEMM's render. static_source_hash_test.cpp checks hashes
-// with static_assert.
+// (rocm_template::generate(), and the typed route's make_template()) byte for byte, and its constant hash equals
+// rocmtpl::detail::hash64() of it, over a generated set of problems: elementwise (every float dtype of X, Bias and Y,
+// no Bias, a rank-1 and a rank-2 Bias, every activation, block sizes from 64 to 1024, sizes, strides and offsets: row-
+// and column-major, padded, broadcast and strided, empty problems), pointwise (chains of every op it supports, every
+// broadcast and form of operand, batched problems, an operand no op reads), and the GEMM entry's declaration and twins
+// (static and symbolic sizes, a runtime argument, an input order), which must be the last lines of the typed GEMM's
+// render. static_source_hash_test.cpp checks hashes with static_assert.
 #include <rocmtpl/templates/static_source.hpp>
 
 #include <rocmtpl/detail/constexpr_hash.hpp>
@@ -38,6 +37,13 @@ constexpr std::size_t pick(std::size_t i, std::uint64_t salt, std::size_t n) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   z ^= z >> 31;
   return static_cast<std::size_t>(z % n);
+}
+
+// The typed route's render of the same problem (make_template(), kernel/typed_template.hpp).
+template <class Policy, class... In, class... Out>
+std::string typed_render(Policy policy, kernel_signature<inputs<In...>, outputs<Out...>>* /*sig*/,
+                         const elementwise_config& config) {
+  return make_template(std::move(policy), inputs<In...>{}, outputs<Out...>{}).generate(config).source();
 }
 
 constexpr std::array<dtype, 3> float_types{dtype::f32, dtype::f16, dtype::bf16};
@@ -101,12 +107,16 @@ struct elementwise_case {
                                               y::to_value().get_layout());
     return t.generate(elementwise_config{threads}).source();
   }
+  static std::string typed() {
+    return typed_render(elementwise_policy({act}), static_cast<sig*>(nullptr), elementwise_config{threads});
+  }
 };
 
 template <class Case>
 void check_case() {
   using source = typename Case::source;
   const std::string rendered = Case::runtime();
+  EXPECT_EQ(Case::typed(), rendered) << Case::describe();
   EXPECT_EQ(source::size, rendered.size()) << Case::describe();
   EXPECT_EQ(std::string(source::text.view()), rendered) << Case::describe();
   EXPECT_EQ(source::hash, rocmtpl::detail::hash64(rendered)) << Case::describe();
@@ -156,6 +166,9 @@ struct pointwise_case {
     const rocm_template<pointwise_policy> t(pointwise_policy(Chain::to_value()), Sig::input_buffers(),
                                             Sig::output_buffers().front().get_layout());
     return t.generate(elementwise_config{Threads}).source();
+  }
+  static std::string typed() {
+    return typed_render(pointwise_policy(Chain::to_value()), static_cast<Sig*>(nullptr), elementwise_config{Threads});
   }
 };
 
