@@ -373,13 +373,10 @@ constexpr void write_entry(Out& out, std::string_view name, const std::array<par
 // with elements, the empty-problem return (write_workspace_query(), check_not_null()).
 template <class Out>
 constexpr void write_workspace_query(Out& out) {
-  line(out, "    bool rocmtpl_ws_ok = true;");
+  namespace launch = rocmtpl::detail::launch_impl;
+  line(out, "    ", launch::workspace_flag_line);
   line(out, "    const int64_t rocmtpl_workspace_bytes = 0;");
-  line(out, "    if (!rocmtpl_ws_ok || rocmtpl_workspace_bytes < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  line(out, "    if (workspace_size) {");
-  line(out, "        *workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);");
-  line(out, "        return ROCMTPL_STATUS_OK;");
-  line(out, "    }");
+  for (const auto l : launch::workspace_answer_lines) line(out, "    ", l);
 }
 
 template <class Out>
@@ -391,7 +388,7 @@ constexpr void write_null_check(Out& out, std::string_view arg, const tensor& t)
 template <class Out, class Args>
 constexpr void write_grid_stride_launch(Out& out, std::int64_t elements, int block_threads, Args&& args) {
   const std::int64_t blocks = (elements + block_threads - 1) / block_threads;
-  line(out, "    if (rocmtpl_workspace_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;");
+  line(out, "    ", rocmtpl::detail::launch_impl::workspace_missing_line);
   line(out, "    {");
   line(out, "        {");
   line(out, "            bool rocmtpl_grid_0_ok = true;");
@@ -518,9 +515,8 @@ constexpr void write_elementwise(Out& out, const elementwise_problem& p, std::st
   line(out, "    const int64_t y_stride_n = ", num{p.y.strides[1]}, ";");
   line(out, "    const int64_t y_offset = ", num{p.y.offset}, ";");
   line(out, "    const int64_t total = m_size * n_size;");
-  line(out, "    const int64_t step = static_cast<int64_t>(gridDim.x) * block_threads;");
-  line(out,
-       "    for (int64_t i = static_cast<int64_t>(blockIdx.x) * block_threads + threadIdx.x; i < total; i += step) {");
+  line(out, "    ", detail::grid_stride_step_line);
+  line(out, "    ", detail::grid_stride_loop_line);
   line(out, "        const int64_t gm = i / n_size, gn = i % n_size;");
   out += "        float v = ";
   load_element(out, p.x.type, "X[x_offset + gm * x_stride_m + gn * x_stride_n]");
@@ -1007,9 +1003,8 @@ constexpr void write_pointwise(Out& out, const pointwise_problem& p, std::string
   line(out, ");");
   line(out, "    const int64_t m_size = ", num{p.m}, ", n_size = ", num{p.n}, ";");
   line(out, "    const int64_t total = ", num{p.batch}, " * m_size * n_size;");
-  line(out, "    const int64_t step = static_cast<int64_t>(gridDim.x) * block_threads;");
-  line(out,
-       "    for (int64_t i = static_cast<int64_t>(blockIdx.x) * block_threads + threadIdx.x; i < total; i += step) {");
+  line(out, "    ", detail::grid_stride_step_line);
+  line(out, "    ", detail::grid_stride_loop_line);
   line(out, "        const int64_t b = i / (m_size * n_size), gm = (i / n_size) % m_size, gn = i % n_size;");
   out += "        const float v = ";
   out += load_open(p.x.type);
