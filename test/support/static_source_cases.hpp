@@ -80,6 +80,21 @@ struct pointwise_bias_gelu_mul {
   static std::string render() { return runtime_render<pointwise_policy, sig>(pointwise_policy(chain::to_value()), {}); }
 };
 
+struct pointwise_column_scale_cast {
+  using x = static_buffer<"X", static_layout<f32_t, dims<ext<48>, ext<24>>, dims<ext<1>, ext<48>>, 4>>;
+  using e0 = static_buffer<"E0", row_major_layout<bf16_t, dims<ext<48>>>>;
+  using y = static_buffer<"Y", row_major_layout<f16_t, dims<ext<48>, ext<24>>>>;
+  using sig = kernel_signature<inputs<x, e0>, outputs<y>>;
+  using chain =
+      static_chain<static_epilogue_op::scale(0.125F), static_epilogue_op::sub(0, epilogue_broadcast::column_vector),
+                   static_epilogue_op::activation(epilogue_activation::silu), static_epilogue_op::cast(dtype::f16),
+                   static_epilogue_op::scale(-2.5e-5F)>;
+  using source = static_pointwise_source<sig, chain, elementwise_config{1024}>;
+  static std::string render() {
+    return runtime_render<pointwise_policy, sig>(pointwise_policy(chain::to_value()), {1024});
+  }
+};
+
 // The GEMM: the entry's declaration and its twins, as the typed GEMM's render ends.
 struct gemm_f16 {
   using x = static_buffer<"X", row_major_layout<f16_t, dims<sym<"M">, ext<64>>>>;
@@ -124,5 +139,6 @@ struct gemm_f16_twins : gemm_f16 {
   X(elementwise_f32_strided_gelu)      \
   X(elementwise_bf16_bias2d_sigmoid)   \
   X(pointwise_bias_gelu_mul)           \
+  X(pointwise_column_scale_cast)       \
   X(gemm_f16_declaration)              \
   X(gemm_f16_twins)

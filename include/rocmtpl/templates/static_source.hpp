@@ -32,6 +32,7 @@
 /// compile it.
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -58,34 +59,40 @@
 
 namespace rocmtpl::templates {
 
-/// @brief One op of a chain known at compile time (a literal epilogue_op without the scale, whose
-/// float cannot be a template argument under Clang 15); build it with the named constructors.
+/// @brief One op of a chain known at compile time: a literal epilogue_op (a scale's float is kept
+/// as its bits, since Clang 15 takes no float template argument); build it with the named
+/// constructors.
 struct static_epilogue_op {
-  epilogue_op_kind kind = epilogue_op_kind::activation;     ///< activation, add, sub, mul or cast
+  epilogue_op_kind kind = epilogue_op_kind::activation;     ///< which op; the fields below that it uses
   epilogue_activation act = epilogue_activation::relu;      ///< activation
   std::size_t input = 0;                                    ///< add/sub/mul: the operand's index
   epilogue_broadcast broadcast = epilogue_broadcast::full;  ///< add/sub/mul: how it broadcasts
   dtype type = dtype::f32;                                  ///< cast: the dtype rounded to
+  std::uint32_t scalar_bits = 0x3F800000U;                  ///< scale: the factor's bits (1.0f)
 
   /// @brief `v = act(v)`.
   [[nodiscard]] static constexpr static_epilogue_op activation(epilogue_activation a) noexcept {
-    return {epilogue_op_kind::activation, a, 0, epilogue_broadcast::full, dtype::f32};
+    return {.kind = epilogue_op_kind::activation, .act = a};
   }
   /// @brief `v = v + in[input]`.
   [[nodiscard]] static constexpr static_epilogue_op add(std::size_t input, epilogue_broadcast b) noexcept {
-    return {epilogue_op_kind::add, epilogue_activation::relu, input, b, dtype::f32};
+    return {.kind = epilogue_op_kind::add, .input = input, .broadcast = b};
   }
   /// @brief `v = v - in[input]`.
   [[nodiscard]] static constexpr static_epilogue_op sub(std::size_t input, epilogue_broadcast b) noexcept {
-    return {epilogue_op_kind::sub, epilogue_activation::relu, input, b, dtype::f32};
+    return {.kind = epilogue_op_kind::sub, .input = input, .broadcast = b};
   }
   /// @brief `v = v * in[input]`.
   [[nodiscard]] static constexpr static_epilogue_op mul(std::size_t input, epilogue_broadcast b) noexcept {
-    return {epilogue_op_kind::mul, epilogue_activation::relu, input, b, dtype::f32};
+    return {.kind = epilogue_op_kind::mul, .input = input, .broadcast = b};
+  }
+  /// @brief `v = s * v` (a finite s: static_pointwise_source checks it).
+  [[nodiscard]] static constexpr static_epilogue_op scale(float s) noexcept {
+    return {.kind = epilogue_op_kind::scale, .scalar_bits = std::bit_cast<std::uint32_t>(s)};
   }
   /// @brief `v = (float)(T)v`.
   [[nodiscard]] static constexpr static_epilogue_op cast(dtype t) noexcept {
-    return {epilogue_op_kind::cast, epilogue_activation::relu, 0, epilogue_broadcast::full, t};
+    return {.kind = epilogue_op_kind::cast, .type = t};
   }
 
   /// @brief The run-time op.
@@ -95,6 +102,7 @@ struct static_epilogue_op {
       case epilogue_op_kind::add: return epilogue_op::add(input, broadcast);
       case epilogue_op_kind::sub: return epilogue_op::sub(input, broadcast);
       case epilogue_op_kind::mul: return epilogue_op::mul(input, broadcast);
+      case epilogue_op_kind::scale: return epilogue_op::scale(std::bit_cast<float>(scalar_bits));
       default: return epilogue_op::cast(type);
     }
   }
@@ -176,6 +184,125 @@ constexpr std::string_view storage(dtype t) {
   return rocmtpl::detail::dtype_table[static_cast<std::size_t>(t)].storage_type;
 }
 constexpr bool float_math_dtype(dtype t) { return t == dtype::f32 || t == dtype::f16 || t == dtype::bf16; }
+
+// A float's text as detail::epilogue_impl::float_text() writes it: `%.9g`, then `.0` when it reads as
+// an integer. Exact: the float's value m * 2^e is expanded into decimal digits (a base-1e9 big
+// number: m * 2^e, or m * 5^-e with the point -e places from the right), rounded to 9 significant
+// digits half to even (as glibc's printf does), then spelt in %g's fixed or exponent form.
+struct float_digits {
+  char data[40]{};
+  std::size_t size = 0;
+  constexpr void push(char c) { data[size++] = c; }
+  [[nodiscard]] constexpr std::string_view view() const { return {data, size}; }
+};
+
+constexpr float_digits float_text(std::uint32_t bits) {
+  float_digits out;
+  const std::uint32_t biased = (bits >> 23) & 0xFF;
+  const std::uint32_t fraction = bits & 0x7FFFFF;
+  if (biased == 0xFF && fraction != 0) {  // messages only (a scale is finite); glibc writes -nan
+    if (bits >> 31) out.push('-');
+    for (char c : std::string_view("nan")) out.push(c);
+    return out;
+  }
+  if (bits >> 31) out.push('-');
+  if (biased == 0xFF) {
+    for (char c : std::string_view("inf")) out.push(c);
+    return out;
+  }
+  const std::uint64_t m = biased == 0 ? fraction : (fraction | 0x800000U);
+  const int e = biased == 0 ? -149 : static_cast<int>(biased) - 150;
+  if (m == 0) {
+    for (char c : std::string_view("0.0")) out.push(c);
+    return out;
+  }
+  // The digits of m * 2^e (e >= 0) or m * 5^-e (e < 0).
+  constexpr std::uint64_t base = 1000000000;
+  std::array<std::uint64_t, 16> limbs{};
+  std::size_t n = 1;
+  limbs[0] = m;
+  const std::uint64_t factor = e >= 0 ? 2 : 5;
+  for (int t = 0; t < (e >= 0 ? e : -e); ++t) {
+    std::uint64_t carry = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t v = limbs[i] * factor + carry;
+      limbs[i] = v % base;
+      carry = v / base;
+    }
+    if (carry != 0) limbs[n++] = carry;
+  }
+  char digits[160]{};
+  int count = 0;
+  for (std::size_t i = n; i-- > 0;) {
+    char limb[9]{};
+    std::uint64_t v = limbs[i];
+    for (int k = 8; k >= 0; --k) {
+      limb[k] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    }
+    int k = 0;
+    if (i == n - 1) {
+      while (k < 8 && limb[k] == '0') ++k;
+    }
+    for (; k < 9; ++k) digits[count++] = limb[k];
+  }
+  int point = count - (e < 0 ? -e : 0);  // digits before the decimal point
+  // Nine significant digits, half to even.
+  char r[9]{};
+  const int kept = count < 9 ? count : 9;
+  for (int i = 0; i < 9; ++i) r[i] = i < kept ? digits[i] : '0';
+  if (count > 9) {
+    bool up = digits[9] > '5';
+    if (digits[9] == '5') {
+      bool rest = false;
+      for (int i = 10; i < count; ++i) rest = rest || digits[i] != '0';
+      up = rest || (r[8] - '0') % 2 == 1;
+    }
+    if (up) {
+      int i = 8;
+      while (i >= 0 && r[i] == '9') r[i--] = '0';
+      if (i < 0) {
+        r[0] = '1';
+        ++point;
+      } else {
+        ++r[i];
+      }
+    }
+  }
+  int last = 8;  // the last significant digit (trailing zeros are not printed)
+  while (last > 0 && r[last] == '0') --last;
+  const int x = point - 1;  // the decimal exponent
+  if (x < -4 || x >= 9) {
+    out.push(r[0]);
+    if (last > 0) {
+      out.push('.');
+      for (int i = 1; i <= last; ++i) out.push(r[i]);
+    }
+    out.push('e');
+    out.push(x < 0 ? '-' : '+');
+    const int ax = x < 0 ? -x : x;
+    if (ax >= 100) out.push(static_cast<char>('0' + ax / 100));
+    out.push(static_cast<char>('0' + ax / 10 % 10));
+    out.push(static_cast<char>('0' + ax % 10));
+    return out;  // an exponent: no ".0"
+  }
+  if (point <= 0) {
+    out.push('0');
+    out.push('.');
+    for (int i = 0; i < -point; ++i) out.push('0');
+    for (int i = 0; i <= last; ++i) out.push(r[i]);
+    return out;
+  }
+  for (int i = 0; i < point; ++i) out.push(r[i]);
+  if (last >= point) {
+    out.push('.');
+    for (int i = point; i <= last; ++i) out.push(r[i]);
+  } else {
+    out.push('.');
+    out.push('0');
+  }
+  return out;
+}
 
 // A tensor of a static problem: its name, dtype, sizes, strides and offset, all constants.
 struct tensor {
@@ -575,7 +702,8 @@ enum class pointwise_error {
   xy_dtype,
   xy_rank,
   block_threads,
-  overlap
+  overlap,
+  scale_not_finite
 };
 
 struct pointwise_problem {
@@ -652,6 +780,10 @@ consteval pointwise_problem make_pointwise() {
   std::size_t reads = 0;
   for (std::size_t k = 0; k < p.op_count; ++k) {
     const auto& o = p.ops[k];
+    if (o.kind == epilogue_op_kind::scale && ((o.scalar_bits >> 23) & 0xFF) == 0xFF) {
+      p.error = pointwise_error::scale_not_finite;
+      return p;
+    }
     if (o.kind == epilogue_op_kind::cast && !float_math_dtype(o.type)) {
       p.error = pointwise_error::cast_dtype;
       return p;
@@ -714,6 +846,11 @@ constexpr void chain_text(Out& out, const pointwise_problem& p) {
         out += dtype_name(o.type);
         out += ")";
         break;
+      case epilogue_op_kind::scale:
+        out += "scale(";
+        out += float_text(o.scalar_bits).view();
+        out += ")";
+        break;
       default:
         out += o.kind == epilogue_op_kind::add ? "add(in" : (o.kind == epilogue_op_kind::sub ? "sub(in" : "mul(in");
         put(out, o.input);
@@ -742,6 +879,11 @@ constexpr void chain_statements(Out& out, const pointwise_problem& p, std::strin
         out += ";";
         break;
       }
+      case epilogue_op_kind::scale:
+        out += "v = ";
+        out += float_text(o.scalar_bits).view();
+        out += "f * v;";
+        break;
       default:
         out +=
             o.kind == epilogue_op_kind::add ? "v = v + " : (o.kind == epilogue_op_kind::sub ? "v = v - " : "v = v * ");
@@ -1140,8 +1282,8 @@ using static_elementwise_source = static_source<static_elementwise_spec<Sig, Opt
 /// @tparam Sig `kernel_signature<inputs<X, E0, E1, ...>, outputs<Y>>`: buffers named as the template
 /// names its parameters, all sizes and strides static; X and Y [M, N] or [B, M, N]; operand i as its
 /// broadcast says ([N] or [1, N] row vector, [M] or [M, 1] column vector, [(B,) M, N] full).
-/// @tparam Chain a static_chain: activations, add, sub, mul, cast (no scale: its float cannot be a
-/// template argument under Clang 15).
+/// @tparam Chain a static_chain of every op epilogue_chain has: activations, add, sub and mul (every
+/// broadcast), scale, cast.
 template <class Sig, class Chain, elementwise_config Config = elementwise_config{},
           fixed_string KernelName = "rocm_pointwise">
 struct static_pointwise_spec {
@@ -1195,6 +1337,8 @@ struct static_pointwise_spec {
   static_assert(problem.error != error::xy_rank, "rocmtpl: static_pointwise_source: X and Y are [M, N] or [B, M, N]");
   static_assert(problem.error != error::block_threads,
                 "rocmtpl: static_pointwise_source: block_threads must be a multiple of 64 from 64 to 1024");
+  static_assert(problem.error != error::scale_not_finite,
+                "rocmtpl: static_pointwise_source: a scale must be a finite number (it is rendered as a literal)");
   static_assert(problem.error != error::overlap,
                 "rocmtpl: static_pointwise_source: two indices of Y address one element; give Y a layout whose "
                 "elements do not overlap");

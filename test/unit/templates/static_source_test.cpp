@@ -3,10 +3,10 @@
 // (rocm_template::generate(), and the typed route's make_template()) byte for byte, and its constant hash equals
 // rocmtpl::detail::hash64() of it, over a generated set of problems: elementwise (every float dtype of X, Bias and Y,
 // no Bias, a rank-1 and a rank-2 Bias, every activation, block sizes from 64 to 1024, sizes, strides and offsets: row-
-// and column-major, padded, broadcast and strided, empty problems), pointwise (chains of every op it supports, every
-// broadcast and form of operand, batched problems, an operand no op reads), and the GEMM entry's declaration and twins
-// (static and symbolic sizes, a runtime argument, an input order), which must be the last lines of the typed GEMM's
-// render. static_source_hash_test.cpp checks hashes with static_assert.
+// and column-major, padded, broadcast and strided, empty problems), pointwise (chains of every op, scales included,
+// every broadcast and form of operand, batched problems, an operand no op reads), and the GEMM entry's declaration and
+// twins (static and symbolic sizes, a runtime argument, an input order), which must be the last lines of the typed
+// GEMM's render. static_source_hash_test.cpp checks hashes with static_assert.
 #include <rocmtpl/templates/static_source.hpp>
 
 #include <rocmtpl/detail/constexpr_hash.hpp>
@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -241,6 +242,37 @@ TEST(StaticSource, PointwiseOverGeneratedDtypes) {
      ...);
   }
   (std::make_index_sequence<27>{});
+}
+
+TEST(StaticSource, PointwiseScales) {
+  // Scales spelt in %.9g's fixed and exponent forms, integers, denormals, negatives.
+  check_case<pointwise_case<
+      kernel_signature<inputs<px<f32_t, 4, 16>>, outputs<py<f16_t, 4, 16>>>,
+      static_chain<op::scale(0.5F), op::scale(-3.0F), op::scale(1e-7F), op::scale(123456789.0F),
+                   op::scale(1.17549435e-38F), op::scale(1e-45F), op::scale(0.1F), op::scale(3.4028235e38F),
+                   op::scale(-0.0F), op::scale(100000000.0F), op::scale(0.0001F), op::scale(0.00001F)>,
+      256>>();
+}
+
+TEST(StaticSource, ConstantFloatTextIsTheRuntimes) {
+  // The constant %.9g against snprintf's, over random bit patterns (every exponent) and edge values.
+  std::mt19937 rng(6);
+  const auto check = [](std::uint32_t bits) {
+    const float v = std::bit_cast<float>(bits);
+    EXPECT_EQ(std::string(templates::detail::static_render::float_text(bits).view()),
+              rocmtpl::detail::epilogue_impl::float_text(v))
+        << std::hex << bits;
+  };
+  for (int i = 0; i < 200000; ++i) check(static_cast<std::uint32_t>(rng()));
+  for (std::uint32_t bits : {0x00000000U, 0x80000000U, 0x00000001U, 0x007FFFFFU, 0x00800000U, 0x7F7FFFFFU, 0x3F800000U,
+                             0x4CBEBC20U, 0x3DCCCCCDU, 0x7F800000U, 0xFF800000U}) {
+    check(bits);
+  }
+  for (std::uint32_t k = 0; k < 100000; ++k) check(std::bit_cast<std::uint32_t>(static_cast<float>(k)));
+  for (std::uint32_t k = 1; k < 100000; ++k) check(std::bit_cast<std::uint32_t>(1.0F / static_cast<float>(k)));
+  static_assert(templates::detail::static_render::float_text(std::bit_cast<std::uint32_t>(0.5F)).view() == "0.5");
+  static_assert(templates::detail::static_render::float_text(std::bit_cast<std::uint32_t>(2.0F)).view() == "2.0");
+  static_assert(templates::detail::static_render::float_text(std::bit_cast<std::uint32_t>(1e10F)).view() == "1e+10");
 }
 
 // ---- GEMM: the entry's declaration and twins ----
