@@ -48,3 +48,4 @@
 #include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 #include <rocmtpl/templates/pointwise.hpp>
+#include <rocmtpl/templates/static_source.hpp>

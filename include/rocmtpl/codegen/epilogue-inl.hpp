@@ -207,28 +207,19 @@ namespace detail::epilogue_impl {
 // A 16-bit or f32 value read as float, and a value rounded to a dtype, through the conversions of
 // conversions_text (hardware instructions where the platform has them).
 ROCMTPL_INLINE std::string load(dtype t, const std::string& e) {
-  if (t == dtype::f16) return "rocmtpl_epi_f16(" + e + ")";
-  if (t == dtype::bf16) return "rocmtpl_epi_bf16(" + e + ")";
-  return "static_cast<float>(" + e + ")";
+  std::string out(load_open(t));
+  out += e;
+  out += ')';
+  return out;
 }
 
 ROCMTPL_INLINE std::string round_to(dtype t, const std::string& v) {
-  if (t == dtype::f16) return "rocmtpl_epi_round_f16(" + v + ")";
-  if (t == dtype::bf16) return "rocmtpl_epi_round_bf16(" + v + ")";
-  return v;
-}
-
-// The gelu is the erf form of the portable header (rocmtpl_dev::gelu(), as the templates'
-// activation, the reference and the unfused pointwise kernel apply it: one function).
-ROCMTPL_INLINE std::string activation_text(epilogue_activation a) {
-  switch (a) {
-    case epilogue_activation::relu: return "v = v > 0.0f ? v : 0.0f;";
-    case epilogue_activation::gelu: return "v = rocmtpl_dev::gelu(v);";
-    case epilogue_activation::silu: return "v = v / (1.0f + expf(-v));";
-    case epilogue_activation::sigmoid: return "v = 1.0f / (1.0f + expf(-v));";
-    case epilogue_activation::tanh: return "v = tanhf(v);";
-  }
-  return "";
+  const std::string_view open = round_open(t);
+  if (open.empty()) return v;
+  std::string out(open);
+  out += v;
+  out += ')';
+  return out;
 }
 
 // How each operand is used (its one broadcast), or nothing for an operand no op reads.
@@ -305,11 +296,7 @@ ROCMTPL_INLINE std::string args_text(const std::vector<epilogue_operand>& ops,
 
 // rocmtpl_epilogue(): the chain on one value; every operand indexed in 64 bits.
 ROCMTPL_INLINE std::string scalar_text(const epilogue_chain& chain, const std::vector<epilogue_operand>& ops) {
-  std::string s =
-      "__device__ __forceinline__ float rocmtpl_epilogue(const rocmtpl_epilogue_args& ea, int64_t batch, int64_t "
-      "row,\n";
-  s += "                                                  int64_t col, float v) {\n";
-  s += "    (void)ea, (void)batch, (void)row, (void)col;\n";
+  std::string s(scalar_head);
   const auto uses = operand_uses(chain, ops.size());
   s += chain_statements(chain, "    ", [&](std::size_t i) {
     const auto n = detail::indexed_name("ea.e", i);
@@ -318,7 +305,7 @@ ROCMTPL_INLINE std::string scalar_text(const epilogue_chain& chain, const std::v
     if (*uses[i] != epilogue_broadcast::column_vector) index += " + col * " + n + "_stride_c";
     return load(ops[i].node->type(), n + "[" + index + "]");
   });
-  s += "    return v;\n}\n";
+  s += scalar_tail;
   return s;
 }
 
@@ -349,21 +336,10 @@ ROCMTPL_INLINE std::string vector_structs_text(const std::vector<epilogue_operan
 // rocmtpl_epilogue_prefetch().
 ROCMTPL_INLINE std::string vector_loads_text(const std::vector<epilogue_operand>& ops,
                                              const std::vector<const epilogue_broadcast*>& uses) {
-  std::string row =
-      "__device__ __forceinline__ rocmtpl_epilogue_row rocmtpl_epilogue_row_at(const rocmtpl_epilogue_args& ea, "
-      "int64_t batch,\n                                                             int64_t row) {\n"
-      "    rocmtpl_epilogue_row r{};\n    (void)ea, (void)batch, (void)row;\n";
-  std::string cols =
-      "__device__ __forceinline__ rocmtpl_epilogue_cols rocmtpl_epilogue_cols_at(const rocmtpl_epilogue_args& ea, "
-      "int col) {\n    rocmtpl_epilogue_cols c;\n    (void)ea, (void)col;\n";
-  std::string seg =
-      "__device__ __forceinline__ rocmtpl_epilogue_seg rocmtpl_epilogue_seg_at(const rocmtpl_epilogue_args& ea,\n"
-      "                                                             const rocmtpl_epilogue_row& r, int col) {\n"
-      "    rocmtpl_epilogue_seg s;\n    (void)ea, (void)r, (void)col;\n";
-  std::string pre =
-      "__device__ __forceinline__ void rocmtpl_epilogue_prefetch(const rocmtpl_epilogue_args& ea, const "
-      "rocmtpl_epilogue_row& r,\n                                                          int col) {\n"
-      "    (void)ea, (void)r, (void)col;\n";
+  std::string row(row_at_head);
+  std::string cols(cols_at_head);
+  std::string seg(seg_at_head);
+  std::string pre(prefetch_head);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (uses[i] == nullptr) continue;
     const auto& o = ops[i];
@@ -388,27 +364,31 @@ ROCMTPL_INLINE std::string vector_loads_text(const std::vector<epilogue_operand>
         break;
     }
   }
-  return row + "    return r;\n}\n" + cols + "    return c;\n}\n" + seg + "    return s;\n}\n" + pre + "}\n";
+  row += row_at_tail;
+  row += cols;
+  row += cols_at_tail;
+  row += seg;
+  row += seg_at_tail;
+  row += pre;
+  row += prefetch_tail;
+  return row;
 }
 
 // rocmtpl_epilogue8(): the chain on 8 values, each through the scalar form's statements.
 ROCMTPL_INLINE std::string vector_apply_text(const epilogue_chain& chain, const std::vector<epilogue_operand>& ops,
                                              const std::vector<const epilogue_broadcast*>& uses) {
-  std::string s =
-      "__device__ __forceinline__ void rocmtpl_epilogue8(const rocmtpl_epilogue_row& er, const rocmtpl_epilogue_cols& "
-      "ec,\n                                                  const rocmtpl_epilogue_seg& es, float (&vs)[8]) {\n"
-      "    (void)er, (void)ec, (void)es;\n";
+  std::string s(apply8_head);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (uses[i] == nullptr || *uses[i] == epilogue_broadcast::column_vector) continue;
     const bool full = *uses[i] == epilogue_broadcast::full;
     s += unpack8(i, ops[i].node->type(), (full ? "es." : "ec.") + detail::indexed_name("e", i));
   }
-  s += "#pragma unroll\n    for (int e = 0; e < 8; ++e) {\n        float v = vs[e];\n";
+  s += apply8_loop;
   s += chain_statements(chain, "        ", [&](std::size_t i) {
     return *uses[i] == epilogue_broadcast::column_vector ? detail::indexed_name("er.e", i)
                                                          : detail::indexed_name("x", i) + "[e]";
   });
-  s += "        vs[e] = v;\n    }\n}\n";
+  s += apply8_tail;
   return s;
 }
 
@@ -422,7 +402,7 @@ ROCMTPL_INLINE std::string epilogue_device_code(const epilogue_chain& chain, con
   s += impl::args_text(ops, symbols);
   s += impl::conversions_text;
   s += impl::scalar_text(chain, ops);
-  s += "// Vector form: the chain on 8 consecutive columns of one row (codegen/epilogue.hpp).\n";
+  s += impl::vector_form_comment;
   s += impl::vector_structs_text(ops, uses);
   s += impl::vector_loads_text(ops, uses);
   s += impl::vector_apply_text(chain, ops, uses);

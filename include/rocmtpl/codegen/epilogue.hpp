@@ -182,7 +182,30 @@ struct epilogue_operand {
 namespace detail::epilogue_impl {
 std::string load(dtype t, const std::string& e);
 std::string round_to(dtype t, const std::string& v);
-std::string activation_text(epilogue_activation a);
+
+// The conversions load() and round_to() call, with the opening parenthesis; empty: none (f32:
+// load() is `static_cast<float>(e)`, round_to() the value itself). Constants, so that the
+// constant-evaluation renderer (templates/static_source.hpp) spells them from here too.
+[[nodiscard]] constexpr std::string_view load_open(dtype t) noexcept {
+  return t == dtype::f16 ? "rocmtpl_epi_f16(" : t == dtype::bf16 ? "rocmtpl_epi_bf16(" : "static_cast<float>(";
+}
+[[nodiscard]] constexpr std::string_view round_open(dtype t) noexcept {
+  return t == dtype::f16 ? "rocmtpl_epi_round_f16(" : t == dtype::bf16 ? "rocmtpl_epi_round_bf16(" : "";
+}
+
+// The statement of an activation on `float v`. The gelu is the erf form of the portable header
+// (rocmtpl_dev::gelu(), as the templates' activation, the reference and the unfused pointwise
+// kernel apply it: one function).
+[[nodiscard]] constexpr std::string_view activation_text(epilogue_activation a) noexcept {
+  switch (a) {
+    case epilogue_activation::relu: return "v = v > 0.0f ? v : 0.0f;";
+    case epilogue_activation::gelu: return "v = rocmtpl_dev::gelu(v);";
+    case epilogue_activation::silu: return "v = v / (1.0f + expf(-v));";
+    case epilogue_activation::sigmoid: return "v = 1.0f / (1.0f + expf(-v));";
+    case epilogue_activation::tanh: return "v = tanhf(v);";
+  }
+  return "";
+}
 
 // Exact 16-bit -> float and round-to-nearest-even float -> 16-bit conversions (NVIDIA: the
 // hardware's cvt instructions; AMD: _Float16 for fp16, bit operations for bf16), two values of a
@@ -266,13 +289,54 @@ __device__ __forceinline__ void rocmtpl_epi_load8(const float* p, int64_t stride
 }
 )epi";
 
+// The fixed text of the device code (epilogue_device_code()), shared with the constant-evaluation
+// renderer (templates/static_source.hpp).
+inline constexpr std::string_view scalar_head =
+    "__device__ __forceinline__ float rocmtpl_epilogue(const rocmtpl_epilogue_args& ea, int64_t batch, int64_t "
+    "row,\n"
+    "                                                  int64_t col, float v) {\n"
+    "    (void)ea, (void)batch, (void)row, (void)col;\n";
+inline constexpr std::string_view scalar_tail = "    return v;\n}\n";
+inline constexpr std::string_view vector_form_comment =
+    "// Vector form: the chain on 8 consecutive columns of one row (codegen/epilogue.hpp).\n";
+inline constexpr std::string_view row_at_head =
+    "__device__ __forceinline__ rocmtpl_epilogue_row rocmtpl_epilogue_row_at(const rocmtpl_epilogue_args& ea, "
+    "int64_t batch,\n                                                             int64_t row) {\n"
+    "    rocmtpl_epilogue_row r{};\n    (void)ea, (void)batch, (void)row;\n";
+inline constexpr std::string_view row_at_tail = "    return r;\n}\n";
+inline constexpr std::string_view cols_at_head =
+    "__device__ __forceinline__ rocmtpl_epilogue_cols rocmtpl_epilogue_cols_at(const rocmtpl_epilogue_args& ea, "
+    "int col) {\n    rocmtpl_epilogue_cols c;\n    (void)ea, (void)col;\n";
+inline constexpr std::string_view cols_at_tail = "    return c;\n}\n";
+inline constexpr std::string_view seg_at_head =
+    "__device__ __forceinline__ rocmtpl_epilogue_seg rocmtpl_epilogue_seg_at(const rocmtpl_epilogue_args& ea,\n"
+    "                                                             const rocmtpl_epilogue_row& r, int col) {\n"
+    "    rocmtpl_epilogue_seg s;\n    (void)ea, (void)r, (void)col;\n";
+inline constexpr std::string_view seg_at_tail = "    return s;\n}\n";
+inline constexpr std::string_view prefetch_head =
+    "__device__ __forceinline__ void rocmtpl_epilogue_prefetch(const rocmtpl_epilogue_args& ea, const "
+    "rocmtpl_epilogue_row& r,\n                                                          int col) {\n"
+    "    (void)ea, (void)r, (void)col;\n";
+inline constexpr std::string_view prefetch_tail = "}\n";
+inline constexpr std::string_view apply8_head =
+    "__device__ __forceinline__ void rocmtpl_epilogue8(const rocmtpl_epilogue_row& er, const rocmtpl_epilogue_cols& "
+    "ec,\n                                                  const rocmtpl_epilogue_seg& es, float (&vs)[8]) {\n"
+    "    (void)er, (void)ec, (void)es;\n";
+inline constexpr std::string_view apply8_loop =
+    "#pragma unroll\n    for (int e = 0; e < 8; ++e) {\n        float v = vs[e];\n";
+inline constexpr std::string_view apply8_tail = "        vs[e] = v;\n    }\n}\n";
+
 // The statements of the chain on `float v`; `operand(i)` is the float value of tensor operand i.
 template <class Operand>
 std::string chain_statements(const epilogue_chain& chain, const std::string& indent, Operand&& operand) {
   std::string s;
   for (const auto& o : chain.ops) {
     switch (o.kind) {
-      case epilogue_op_kind::activation: s += indent + activation_text(o.act) + "\n"; break;
+      case epilogue_op_kind::activation:
+        s += indent;
+        s += activation_text(o.act);
+        s += '\n';
+        break;
       case epilogue_op_kind::scale: s += indent + "v = " + float_literal_text(o.scalar) + "f * v;\n"; break;
       case epilogue_op_kind::cast: s += indent + "v = " + round_to(o.type, "v") + ";\n"; break;
       default: {

@@ -274,14 +274,10 @@ ROCMTPL_INLINE std::vector<std::string> launch_includes(const launch_description
 }
 
 ROCMTPL_INLINE void write_workspace_query(indented_buffer& src, const launch_description& d) {
-  src.writeline("bool rocmtpl_ws_ok = true;");
+  src.writeline(detail::launch_impl::workspace_flag_line);
   src.writeline("const int64_t rocmtpl_workspace_bytes = " +
                 detail::launch_impl::value_cpp(d.workspace_bytes, d, "rocmtpl_ws_ok", "0") + ";");
-  src.writeline("if (!rocmtpl_ws_ok || rocmtpl_workspace_bytes < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  src.writeline("if (workspace_size) {");
-  src.writeline("    *workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);");
-  src.writeline("    return ROCMTPL_STATUS_OK;");
-  src.writeline("}");
+  for (const auto line : detail::launch_impl::workspace_answer_lines) src.writeline(line);
 }
 
 namespace detail::launch_impl {
@@ -369,7 +365,7 @@ ROCMTPL_INLINE void write_one_launch(indented_buffer& src, const launch_descript
 ROCMTPL_INLINE void write_launches(indented_buffer& src, const launch_description& d,
                                    const std::vector<std::string>& tensor_names) {
   namespace impl = detail::launch_impl;
-  src.writeline("if (rocmtpl_workspace_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;");
+  src.writeline(impl::workspace_missing_line);
   bool needs_sms = false;
   for (const auto& v : d.variants) {
     for (const auto& l : v.launches) needs_sms = needs_sms || l.grid[0].at_most_sm_count;

@@ -331,6 +331,18 @@ inline constexpr std::int64_t launch_shared_opt_in_bytes = 48 * 1024;
 /// A template adds them to its parts' includes (rendered_source::includes).
 [[nodiscard]] std::vector<std::string> launch_includes(const launch_description& d);
 
+namespace detail::launch_impl {
+// The fixed lines write_workspace_query() and write_launches() write (each at the entry body's
+// indentation), shared with the constant-evaluation renderer (templates/static_source.hpp).
+inline constexpr std::string_view workspace_flag_line = "bool rocmtpl_ws_ok = true;";
+inline constexpr std::array<std::string_view, 5> workspace_answer_lines{
+    "if (!rocmtpl_ws_ok || rocmtpl_workspace_bytes < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;",
+    "if (workspace_size) {", "    *workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);",
+    "    return ROCMTPL_STATUS_OK;", "}"};
+inline constexpr std::string_view workspace_missing_line =
+    "if (rocmtpl_workspace_bytes > 0 && workspace == nullptr) return ROCMTPL_STATUS_WORKSPACE_TOO_SMALL;";
+}  // namespace detail::launch_impl
+
 /// @brief Writes the entry's workspace computation and query answer: `rocmtpl_workspace_bytes`
 /// (checked), then `if (workspace_size) { *workspace_size = ...; return ROCMTPL_STATUS_OK; }`.
 void write_workspace_query(indented_buffer& src, const launch_description& d);

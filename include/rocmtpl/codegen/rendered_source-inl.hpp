@@ -16,52 +16,33 @@ namespace rocmtpl {
 
 ROCMTPL_INLINE std::string packed_entry_name(std::string_view name) {
   std::string out(name);
-  out += "_packed";
+  out += detail::entry_text::packed_suffix;
   return out;
 }
 
 ROCMTPL_INLINE std::string signature_function_name(std::string_view name) {
   std::string out(name);
-  out += "_signature";
+  out += detail::entry_text::signature_suffix;
   return out;
 }
 
 ROCMTPL_INLINE std::string entry_declaration(std::string_view name, const entry_signature& signature,
                                              entry_linkage linkage) {
-  std::string out = linkage == entry_linkage::exported ? "extern \"C\" PT_EXPORT " : "static ";
+  std::string out(linkage == entry_linkage::exported ? detail::entry_text::exported_linkage : "static ");
   out += signature.declaration(name);
   return out;
 }
 
 ROCMTPL_INLINE std::string packed_entry_text(std::string_view name, const entry_signature& signature) {
-  // Appended piece by piece: g++ 12 at -O3 reports a false -Wrestrict inside operator+(const char*,
-  // std::string&&).
-  std::string out = "// The uniform entry: args[i] points to parameter i's value (a tensor's address as a void*).\n";
-  out += "extern \"C\" PT_EXPORT int ";
-  out += packed_entry_name(name);
-  out += "(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream) {\n";
-  if (signature.params.empty()) out += "    (void)args;\n";
-  out += "    return ";
-  out.append(name).append("(");
-  for (std::size_t i = 0; i < signature.params.size(); ++i) {
-    const auto& p = signature.params[i];
-    std::string slot = "args[";
-    slot += std::to_string(i);
-    slot += ']';
-    if (p.kind == param_kind::tensor_in || p.kind == param_kind::tensor_out) {
-      out.append("static_cast<").append(p.type).append(">(*static_cast<void* const*>(").append(slot).append("))");
-    } else {
-      out.append("*static_cast<const ").append(p.type).append("*>(").append(slot).append(")");
-    }
-    out += ",\n        ";
-  }
-  out += "workspace_size, workspace, static_cast<hipStream_t>(stream));\n}\n";
-  out += "// The entry's declaration, for loaders that check a library they did not render.\n";
-  out += "extern \"C\" PT_EXPORT const char* ";
-  out += signature_function_name(name);
-  out += "(void) { return \"";
-  out += signature.declaration(name);
-  out += "\"; }\n";
+  std::string out;
+  detail::entry_text::write_packed_entry(
+      out, name, signature.params.size(),
+      [&](std::size_t i) {
+        const auto k = signature.params[i].kind;
+        return k == param_kind::tensor_in || k == param_kind::tensor_out;
+      },
+      [&](std::string& o, std::size_t i) { o += signature.params[i].type; },
+      [&](std::string& o) { o += signature.declaration(name); });
   return out;
 }
 
@@ -72,14 +53,14 @@ ROCMTPL_INLINE void rendered_source::rename(std::string_view name) {
 
 ROCMTPL_INLINE std::string rendered_source::entry() const {
   const bool exported = linkage == entry_linkage::exported;
-  std::string out = exported ? "#if !defined(ROCMTPL_DEVICE_ONLY)\n" : "";
+  std::string out(exported ? detail::entry_text::host_guard_open : std::string_view{});
   out += declaration();
   out += " {\n";
   out += entry_body;
   out += "}\n";
   if (exported) {
     out += packed_entry_text(entry_name, signature);
-    out += "#endif  // !ROCMTPL_DEVICE_ONLY\n";
+    out += detail::entry_text::host_guard_close;
   }
   return out;
 }

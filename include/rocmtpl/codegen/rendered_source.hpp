@@ -9,6 +9,8 @@
 /// kernel's device symbols are spelt through a macro (device_symbol_ref()) that kernel_text()
 /// defines from the entry's name, so the generated text never holds the kernel's own name.
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +22,75 @@
 #include <rocmtpl/core/config.hpp>
 
 namespace rocmtpl {
+
+namespace detail::entry_text {
+
+// The fixed text around a rendered entry point: the one spelling that entry(), packed_entry_text() and
+// the constant-evaluation renderer (templates/static_source.hpp) write.
+inline constexpr std::string_view host_guard_open = "#if !defined(ROCMTPL_DEVICE_ONLY)\n";
+inline constexpr std::string_view host_guard_close = "#endif  // !ROCMTPL_DEVICE_ONLY\n";
+inline constexpr std::string_view exported_linkage = "extern \"C\" PT_EXPORT ";
+inline constexpr std::string_view packed_suffix = "_packed";
+inline constexpr std::string_view signature_suffix = "_signature";
+
+// Appends the decimal digits of `v` to `out` (a std::string or a constant-evaluation writer).
+template <class Out>
+constexpr void append_decimal(Out& out, std::uint64_t v) {
+  char digits[20]{};
+  std::size_t n = 0;
+  do {
+    digits[19 - n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  out += std::string_view(digits + (20 - n), n);
+}
+
+// The packed twin and the signature function of entry `name` (see packed_entry_text()), appended to
+// `out`: a std::string at run time, a counter or a fixed-size writer in constant evaluation. The
+// entry has `count` parameters before the fixed tail; `is_tensor(i)` says whether parameter i is a
+// tensor, `write_type(out, i)` appends its C type as declared, `write_declaration(out)` appends
+// `int NAME(...)` (entry_signature::declaration()).
+template <class Out, class IsTensor, class WriteType, class WriteDeclaration>
+constexpr void write_packed_entry(Out& out, std::string_view name, std::size_t count, IsTensor&& is_tensor,
+                                  WriteType&& write_type, WriteDeclaration&& write_declaration) {
+  out += "// The uniform entry: args[i] points to parameter i's value (a tensor's address as a void*).\n";
+  out += exported_linkage;
+  out += "int ";
+  out += name;
+  out += packed_suffix;
+  out += "(void* const* args, size_t* workspace_size, uint8_t* workspace, void* stream) {\n";
+  if (count == 0) out += "    (void)args;\n";
+  out += "    return ";
+  out += name;
+  out += "(";
+  for (std::size_t i = 0; i < count; ++i) {
+    if (is_tensor(i)) {
+      out += "static_cast<";
+      write_type(out, i);
+      out += ">(*static_cast<void* const*>(args[";
+      append_decimal(out, i);
+      out += "]))";
+    } else {
+      out += "*static_cast<const ";
+      write_type(out, i);
+      out += "*>(args[";
+      append_decimal(out, i);
+      out += "])";
+    }
+    out += ",\n        ";
+  }
+  out += "workspace_size, workspace, static_cast<hipStream_t>(stream));\n}\n";
+  out += "// The entry's declaration, for loaders that check a library they did not render.\n";
+  out += exported_linkage;
+  out += "const char* ";
+  out += name;
+  out += signature_suffix;
+  out += "(void) { return \"";
+  write_declaration(out);
+  out += "\"; }\n";
+}
+
+}  // namespace detail::entry_text
 
 /// @brief How a rendered entry point is declared.
 enum class entry_linkage {

@@ -21,15 +21,10 @@ ROCMTPL_INLINE activation parse_activation(std::string_view text) {
 }
 
 ROCMTPL_INLINE std::string activation_device_function(activation a) {
-  std::string body;
-  switch (a) {
-    case activation::none: body = "return v;"; break;
-    case activation::relu: body = "return v > 0.0f ? v : 0.0f;"; break;
-    case activation::gelu: body = "return rocmtpl_dev::gelu(v);"; break;
-    case activation::silu: body = "return v / (1.0f + expf(-v));"; break;
-    case activation::sigmoid: body = "return 1.0f / (1.0f + expf(-v));"; break;
-  }
-  return "__device__ __forceinline__ float apply_activation(float v) { " + body + " }";
+  std::string out(activation_function_open);
+  out += activation_body(a);
+  out += activation_function_close;
+  return out;
 }
 
 }  // namespace rocmtpl::templates

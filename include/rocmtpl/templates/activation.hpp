@@ -33,6 +33,24 @@ inline constexpr std::array<activation, 5> all_activations{activation::none, act
   return "none";
 }
 
+/// @brief The statement apply_activation() runs for `a` (`return v > 0.0f ? v : 0.0f;`).
+[[nodiscard]] constexpr std::string_view activation_body(activation a) noexcept {
+  switch (a) {
+    case activation::relu: return "return v > 0.0f ? v : 0.0f;";
+    case activation::gelu: return "return rocmtpl_dev::gelu(v);";
+    case activation::silu: return "return v / (1.0f + expf(-v));";
+    case activation::sigmoid: return "return 1.0f / (1.0f + expf(-v));";
+    case activation::none: break;
+  }
+  return "return v;";
+}
+
+/// @brief The text around activation_body() in activation_device_function().
+inline constexpr std::string_view activation_function_open =
+    "__device__ __forceinline__ float apply_activation(float v) { ";
+/// @brief The end of activation_device_function().
+inline constexpr std::string_view activation_function_close = " }";
+
 /// @brief Parses an activation name.
 /// @throws invalid_argument_error naming the text and the accepted names.
 [[nodiscard]] activation parse_activation(std::string_view text);

@@ -174,9 +174,8 @@ ROCMTPL_INLINE void elementwise_policy::write_kernel(indented_buffer& src, rocm_
     line("y_stride_n", kernel.stride(&y, 1));
     line("y_offset", kernel.offset(&y));
     src.writeline("const int64_t total = m_size * n_size;");
-    src.writeline("const int64_t step = static_cast<int64_t>(gridDim.x) * block_threads;");
-    src.writeline(
-        "for (int64_t i = static_cast<int64_t>(blockIdx.x) * block_threads + threadIdx.x; i < total; i += step) {");
+    src.writeline(detail::grid_stride_step_line);
+    src.writeline(detail::grid_stride_loop_line);
     {
       auto loop = src.indent();
       src.writeline("const int64_t gm = i / n_size, gn = i % n_size;");

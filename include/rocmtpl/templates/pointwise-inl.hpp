@@ -154,9 +154,8 @@ ROCMTPL_INLINE void pointwise_policy::write_body(indented_buffer& src, const pro
     src.writeline("const rocmtpl_epilogue_args ea = " + epilogue_make_call(pr.operands.size(), "E", symbols) + ";");
     src.writeline("const int64_t m_size = " + pr.m.to_cpp() + ", n_size = " + pr.n.to_cpp() + ";");
     src.writeline("const int64_t total = " + pr.batch.to_cpp() + " * m_size * n_size;");
-    src.writeline("const int64_t step = static_cast<int64_t>(gridDim.x) * block_threads;");
-    src.writeline(
-        "for (int64_t i = static_cast<int64_t>(blockIdx.x) * block_threads + threadIdx.x; i < total; i += step) {");
+    src.writeline(detail::grid_stride_step_line);
+    src.writeline(detail::grid_stride_loop_line);
     {
       auto loop = src.indent();
       src.writeline("const int64_t b = i / (m_size * n_size), gm = (i / n_size) % m_size, gn = i % n_size;");

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
@@ -15,19 +16,19 @@
 namespace rocmtpl::templates::detail {
 
 ROCMTPL_INLINE std::string load_as_float(dtype t, const std::string& expr) {
-  switch (t) {
-    case dtype::f16: return "rocmtpl_dev::half_bits_to_float(" + expr + ")";
-    case dtype::bf16: return "rocmtpl_dev::bf16_bits_to_float(" + expr + ")";
-    default: return "static_cast<float>(" + expr + ")";
-  }
+  std::string out(load_open(t));
+  out += expr;
+  out += ')';
+  return out;
 }
 
 ROCMTPL_INLINE std::string store_from_float(dtype t, const std::string& expr) {
-  switch (t) {
-    case dtype::f16: return "rocmtpl_dev::float_to_half_bits(" + expr + ")";
-    case dtype::bf16: return "rocmtpl_dev::float_to_bf16_bits(" + expr + ")";
-    default: return expr;
-  }
+  const std::string_view open = store_open(t);
+  if (open.empty()) return expr;
+  std::string out(open);
+  out += expr;
+  out += ')';
+  return out;
 }
 
 ROCMTPL_INLINE std::string round_trip_literal(float v) {

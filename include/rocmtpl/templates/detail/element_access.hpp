@@ -7,12 +7,34 @@
 /// literals of float options.
 
 #include <string>
+#include <string_view>
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/dtype.hpp>
 
 namespace rocmtpl::templates::detail {
+
+// The function a load of dtype `t` calls, with its opening parenthesis: load_as_float() is
+// `<load_open(t)><expr>)` for f16 and bf16, `static_cast<float>(<expr>)` otherwise. Constant, so
+// that the constant-evaluation renderer (templates/static_source.hpp) spells it from here too.
+[[nodiscard]] constexpr std::string_view load_open(dtype t) noexcept {
+  switch (t) {
+    case dtype::f16: return "rocmtpl_dev::half_bits_to_float(";
+    case dtype::bf16: return "rocmtpl_dev::bf16_bits_to_float(";
+    default: return "static_cast<float>(";
+  }
+}
+
+// The conversion a store of dtype `t` calls, with its opening parenthesis; empty for f32 (the
+// value is stored as it is, without parentheses).
+[[nodiscard]] constexpr std::string_view store_open(dtype t) noexcept {
+  switch (t) {
+    case dtype::f16: return "rocmtpl_dev::float_to_half_bits(";
+    case dtype::bf16: return "rocmtpl_dev::float_to_bf16_bits(";
+    default: return "";
+  }
+}
 
 // `expr` (an element of storage type of `t`) as a float expression.
 [[nodiscard]] std::string load_as_float(dtype t, const std::string& expr);

@@ -17,6 +17,13 @@ namespace rocmtpl::templates::detail {
 // Appends `, int64_t S` to `params` and `, S` to `args` for each size symbol S.
 void append_size_symbols(std::string& params, std::string& args, const std::vector<std::string>& symbols);
 
+// The grid-stride loop of the elementwise and pointwise kernels' bodies (one line each, written at
+// the body's indentation), shared with the constant-evaluation renderer (templates/static_source.hpp).
+inline constexpr std::string_view grid_stride_step_line =
+    "const int64_t step = static_cast<int64_t>(gridDim.x) * block_threads;";
+inline constexpr std::string_view grid_stride_loop_line =
+    "for (int64_t i = static_cast<int64_t>(blockIdx.x) * block_threads + threadIdx.x; i < total; i += step) {";
+
 // Host helpers of generated entry points (in their anonymous namespace): products of sizes that
 // refuse to wrap, so that an entry point returns ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT instead of
 // launching with a wrapped element count, byte count or grid. Left out of device-only compiles.
