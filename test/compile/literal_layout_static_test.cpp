@@ -60,6 +60,13 @@ constexpr literal_layout<2> padded(dtype::f32, {M, K}, {2 * K, 1}, 4);
 static_assert(padded.storage_size().to_string() == "-K + 2*K*M + 4" && padded.storage_size().size() == 3);
 static_assert(layout::row_major(dtype::f32, {M, 64}).to_string() == "float32[M, 64] strides [64, 1] offset 0");
 
+// overlap_of()'s verdict at compile time.
+static_assert(l.overlap() == rocmtpl::overlap_kind::disjoint && c.overlap() == rocmtpl::overlap_kind::disjoint);
+static_assert(broadcast.overlap() == rocmtpl::overlap_kind::overlapping);
+static_assert(batched.overlap() == rocmtpl::overlap_kind::disjoint &&
+              padded.overlap() == rocmtpl::overlap_kind::depends);
+static_assert(literal_layout<2>(dtype::f32, {M, K}, {K, 2}).overlap() == rocmtpl::overlap_kind::depends);
+
 // Literal layouts are structural: they are template arguments, compared by value.
 template <literal_layout L>
 struct tensor {

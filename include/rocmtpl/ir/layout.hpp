@@ -203,13 +203,8 @@ class layout {
   std::string text_;
 };
 
-/// @brief Whether distinct indices of a layout can address one element (an output's must not: two
-/// threads would write one place).
-enum class overlap_kind : std::uint8_t {
-  disjoint,     ///< no two indices share an element, whatever the values of its symbols
-  overlapping,  ///< two indices share an element (a symbolic size counts as more than 1)
-  depends,      ///< the values of its symbols decide: generated entry points check them at run time
-};
+// overlap_kind (whether distinct indices of a layout can address one element) is declared in
+// ir/literal_layout.hpp, whose literal_layout::overlap() gives it at compile time.
 
 /// @brief What overlap_of() found.
 struct layout_overlap {

@@ -41,6 +41,14 @@ namespace rocmtpl {
 class layout;
 class buffer;
 
+/// @brief Whether distinct indices of a layout can address one element (an output's must not: two
+/// threads would write one place). See overlap_of() (ir/layout.hpp) and literal_layout::overlap().
+enum class overlap_kind : std::uint8_t {
+  disjoint,     ///< no two indices share an element, whatever the values of its symbols
+  overlapping,  ///< two indices share an element (a symbolic size counts as more than 1)
+  depends,      ///< the values of its symbols decide: generated entry points check them at run time
+};
+
 namespace detail {
 
 // The failures of literal layouts and buffers. They are not constexpr on purpose: reached in constant
@@ -554,6 +562,43 @@ struct literal_layout {
     return 0;
   }
 
+  /// @brief overlap_of()'s verdict (ir/layout.hpp; the reason text is left to the runtime layout): whether two
+  /// indices can address one element, by the same sufficient rule.
+  /// @throws evaluation_error (a compile error in constant evaluation) where overlap_of() throws (a product of a
+  /// stride and a size that overflows while chaining symbolic strides).
+  [[nodiscard]] constexpr overlap_kind overlap() const {
+    std::array<std::size_t, Rank> dims{};   // the dimensions of more than one element, in order
+    std::array<std::size_t, Rank> fixed{};  // those of them whose strides are constants
+    std::size_t n = 0, n_fixed = 0;
+    for (std::size_t i = 0; i < Rank; ++i) {
+      if (sizes_[i].is_constant() && sizes_[i].coeff_ <= 1) continue;  // any stride will do
+      dims[n++] = i;
+      if (strides_[i].is_constant()) fixed[n_fixed++] = i;
+    }
+    // The constant strides, stably sorted: each must be at least the previous stride times its size.
+    for (std::size_t k = 1; k < n_fixed; ++k) {
+      for (std::size_t j = k; j > 0 && strides_[fixed[j]].coeff_ < strides_[fixed[j - 1]].coeff_; --j) {
+        std::swap(fixed[j], fixed[j - 1]);
+      }
+    }
+    bool complete = true;
+    std::int64_t extent = 1;
+    for (std::size_t k = 0; k < n_fixed; ++k) {
+      const std::int64_t stride = strides_[fixed[k]].coeff_;
+      if (stride < extent) return overlap_kind::overlapping;
+      if (k + 1 == n_fixed) break;
+      if (!sizes_[fixed[k]].is_constant()) {
+        complete = false;  // the next stride is compared with a product of a symbol
+        break;
+      }
+      const std::int64_t size = sizes_[fixed[k]].coeff_;
+      extent = stride > std::numeric_limits<std::int64_t>::max() / size ? std::numeric_limits<std::int64_t>::max()
+                                                                        : stride * size;
+    }
+    if (complete && n_fixed == n) return overlap_kind::disjoint;
+    return strides_chain(dims, n) ? overlap_kind::disjoint : overlap_kind::depends;
+  }
+
   /// @brief Symbols used by sizes, strides and offset, sorted and unique.
   [[nodiscard]] constexpr literal_names<(2 * Rank + 1) * literal_dim::max_factors> free_symbols() const noexcept {
     literal_names<(2 * Rank + 1) * literal_dim::max_factors> out;
@@ -593,6 +638,43 @@ struct literal_layout {
   friend std::ostream& operator<<(std::ostream& os, const literal_layout& l) { return os << l.to_string().view(); }
 
  private:
+  // overlap_of()'s chain rule: from the smallest constant stride of at least 1, each next stride is the previous
+  // stride times the previous size plus a constant >= 0 (the smallest such gap first).
+  [[nodiscard]] constexpr bool strides_chain(std::array<std::size_t, Rank> dims, std::size_t n) const {
+    std::size_t start = n;
+    for (std::size_t k = 0; k < n; ++k) {
+      const literal_dim& s = strides_[dims[k]];
+      if (s.is_constant() && s.coeff_ >= 1 && (start == n || s.coeff_ < strides_[dims[start]].coeff_)) start = k;
+    }
+    if (start == n) return false;
+    literal_dim extent = strides_[dims[start]] * sizes_[dims[start]];
+    for (std::size_t k = start; k + 1 < n; ++k) dims[k] = dims[k + 1];
+    for (--n; n > 0; --n) {
+      std::size_t best = n;
+      std::int64_t best_gap = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::optional<std::int64_t> gap = constant_gap(strides_[dims[k]], extent);
+        if (gap && *gap >= 0 && (best == n || *gap < best_gap)) best = k, best_gap = *gap;
+      }
+      if (best == n) return false;
+      extent = strides_[dims[best]] * sizes_[dims[best]];
+      for (std::size_t k = best; k + 1 < n; ++k) dims[k] = dims[k + 1];
+    }
+    return true;
+  }
+
+  // a - b when it is a constant: both constants, or the same monomial with the same coefficient (then 0).
+  [[nodiscard]] static constexpr std::optional<std::int64_t> constant_gap(const literal_dim& a, const literal_dim& b) {
+    if (a.is_constant() && b.is_constant()) {
+      std::int64_t gap = 0;
+      if (__builtin_sub_overflow(a.coeff_, b.coeff_, &gap))
+        detail::literal_layout_int64_overflow(a.coeff_, '-', b.coeff_);
+      return gap;
+    }
+    if (a == b) return 0;
+    return std::nullopt;
+  }
+
   // layout::row_major()'s loop, which also forms the product of all sizes (and fails where it overflows).
   [[nodiscard]] static constexpr dims_type row_major_strides(const dims_type& sizes) {
     dims_type strides{};

@@ -165,6 +165,7 @@ void expect_same_layout(const literal_layout<Rank>& lit, const layout& rt) {
   EXPECT_EQ(lit.is_static(), rt.is_static());
   EXPECT_EQ(names_of(lit.free_symbols()), rt.free_symbols());
   EXPECT_EQ(lit.to_string(), rt.to_string());
+  EXPECT_EQ(lit.overlap(), overlap_of(rt).kind);
   // The conversions, both ways, are exact.
   const layout converted = lit;
   EXPECT_EQ(converted, rt);
@@ -204,6 +205,7 @@ TEST(LiteralLayout, GeneratedSetCoversTheCasesItClaims) {
   std::array<std::size_t, 5> kinds{};
   std::size_t symbolic = 0, with_zero = 0, with_offset = 0;
   std::array<bool, 11> dtypes{};
+  std::array<std::size_t, 3> overlaps{};
   for (std::size_t n = 0; n < 250; ++n) {
     const layout_spec s = random_layout(g, 3);
     ++kinds[static_cast<std::size_t>(s.strides)];
@@ -212,7 +214,9 @@ TEST(LiteralLayout, GeneratedSetCoversTheCasesItClaims) {
     with_zero += rt.storage_size() == sym_expr(0) ? 1 : 0;
     with_offset += rt.offset() == sym_expr(0) ? 0 : 1;
     dtypes[static_cast<std::size_t>(s.type)] = true;
+    ++overlaps[static_cast<std::size_t>(overlap_of(rt).kind)];
   }
+  for (std::size_t k : overlaps) EXPECT_GE(k, 10U);
   for (std::size_t k : kinds) EXPECT_GE(k, 25U);
   EXPECT_GE(symbolic, 100U);
   EXPECT_GE(with_zero, 10U);
