@@ -16,6 +16,7 @@
 #include <rocmtpl/ir/dtype.hpp>
 #include <rocmtpl/ir/identifier.hpp>
 #include <rocmtpl/ir/layout.hpp>
+#include <rocmtpl/ir/literal_layout.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/ir/tensor_meta.hpp>
 
@@ -26,5 +27,6 @@
 #include <rocmtpl/ir/dtype-inl.hpp>
 #include <rocmtpl/ir/identifier-inl.hpp>
 #include <rocmtpl/ir/layout-inl.hpp>
+#include <rocmtpl/ir/literal_layout-inl.hpp>
 #include <rocmtpl/ir/sym_expr-inl.hpp>
 #include <rocmtpl/ir/tensor_meta-inl.hpp>

@@ -6,12 +6,14 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/fixed_string.hpp>
 #include <rocmtpl/ir/identifier.hpp>
 #include <rocmtpl/ir/layout.hpp>
+#include <rocmtpl/ir/literal_layout.hpp>
 
 namespace rocmtpl {
 
@@ -24,6 +26,11 @@ class buffer {
   /// @throws evaluation_error naming the buffer when its element count, storage extent or storage
   /// bytes overflow int64_t for constant sizes (symbolic ones are checked where their values are known).
   buffer(std::string name, rocmtpl::layout layout);
+
+  /// @brief The runtime value of a literal buffer (lossless, implicit).
+  template <std::size_t Rank>
+  buffer(const literal_buffer<Rank>& b)  // NOLINT(google-explicit-constructor): a literal buffer is a buffer
+      : buffer(std::string(b.name()), b.get_layout()) {}
 
   /// @brief The buffer's name.
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
@@ -46,7 +53,18 @@ class buffer {
   std::shared_ptr<const rocmtpl::layout> layout_;
 };
 
-/// @brief Compile-time buffer: a name and a `static_layout`. `to_value()` gives the runtime buffer.
+template <std::size_t Rank>
+literal_buffer<Rank> literal_buffer<Rank>::from(const buffer& b) {
+  return {b.name(), literal_layout<Rank>::from(b.get_layout())};
+}
+
+template <std::size_t Rank>
+buffer literal_buffer<Rank>::to_value() const {
+  return *this;
+}
+
+/// @brief Compile-time buffer: a name and a `static_layout`. `to_value()` gives the runtime buffer, `value`
+/// the literal one.
 template <fixed_string Name, class Layout>
 struct static_buffer {
   static_assert(is_identifier(Name.view()), "rocmtpl: static_buffer: the name must be a C identifier");
@@ -55,6 +73,8 @@ struct static_buffer {
       "rocmtpl: static_buffer: the name must not be a C/C++ keyword or an entry point parameter name; rename it");
   using layout_type = Layout;                            ///< the static_layout
   static constexpr std::string_view name = Name.view();  ///< the buffer's name
+  /// @brief This buffer as a literal value (constexpr queries; its checks are compile errors where it is used).
+  static constexpr literal_buffer<Layout::rank> value{Name.view(), Layout::value};
   /// @brief The runtime buffer (lossless).
   [[nodiscard]] static buffer to_value() { return {std::string(name), Layout::to_value()}; }
 };

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,65 @@
 #include <rocmtpl/core/error.hpp>
 
 namespace rocmtpl {
+
+ROCMTPL_INLINE sym_expr to_sym_expr(const literal_dim& d) {
+  sym_expr out = d.coefficient();
+  for (std::size_t i = 0; i < d.degree(); ++i) out *= sym_expr::symbol(d.factor(i));
+  return out;
+}
+
+ROCMTPL_INLINE literal_dim to_literal_dim(const sym_expr& e) {
+  if (const auto c = e.constant()) return *c;
+  const auto& terms = detail::sym_ops::terms(e);
+  auto refuse = [&](const std::string& why) {
+    throw invalid_argument_error("rocmtpl: literal_dim: " + e.to_string() + " " + why +
+                                 "; keep it in a runtime layout");
+  };
+  if (terms.size() != 1) refuse("is not a monomial (an integer times a product of symbols)");
+  literal_dim out = terms.front().coeff;
+  for (const auto& f : terms.front().monomial) {
+    if (f.atom->kind != detail::sym_atom_kind::symbol) refuse("has a floor_div or mod, not only symbols");
+    if (f.atom->name.size() > literal_dim::max_name) {
+      refuse("has the symbol '" + f.atom->name + "', longer than " + std::to_string(literal_dim::max_name) +
+             " characters");
+    }
+    if (out.degree() + static_cast<std::size_t>(f.exponent) > literal_dim::max_factors) {
+      refuse("has more than " + std::to_string(literal_dim::max_factors) + " symbol factors");
+    }
+    for (std::int64_t k = 0; k < f.exponent; ++k) out = out * literal_dim::symbol(f.atom->name);
+  }
+  return out;
+}
+
+namespace detail {
+ROCMTPL_INLINE void literal_values_of(const layout& l, std::size_t rank, std::span<literal_dim> sizes,
+                                      std::span<literal_dim> strides, literal_dim& offset) {
+  if (l.rank() != rank) {
+    throw invalid_argument_error("rocmtpl: literal_layout: " + l.to_string() + " has rank " + std::to_string(l.rank()) +
+                                 ", not " + std::to_string(rank) + "; use literal_layout<" + std::to_string(l.rank()) +
+                                 ">");
+  }
+  auto convert = [&](const sym_expr& e, const std::string& what) {
+    try {
+      return to_literal_dim(e);
+    } catch (const invalid_argument_error& error) {
+      throw invalid_argument_error("rocmtpl: literal_layout: " + what + " of " + l.to_string() + ": " + error.what());
+    }
+  };
+  for (std::size_t i = 0; i < rank; ++i) {
+    sizes[i] = convert(l.sizes()[i], "size " + std::to_string(i));
+    strides[i] = convert(l.strides()[i], "stride " + std::to_string(i));
+  }
+  offset = convert(l.offset(), "the offset");
+}
+}  // namespace detail
+
+ROCMTPL_INLINE std::vector<sym_expr> layout::to_exprs(std::span<const literal_dim> values) {
+  std::vector<sym_expr> out;
+  out.reserve(values.size());
+  for (const auto& v : values) out.push_back(to_sym_expr(v));
+  return out;
+}
 
 ROCMTPL_INLINE layout::layout(dtype type, std::vector<sym_expr> sizes, std::vector<sym_expr> strides, sym_expr offset)
     : type_(type), sizes_(std::move(sizes)), strides_(std::move(strides)), offset_(std::move(offset)) {

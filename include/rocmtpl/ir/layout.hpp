@@ -5,9 +5,12 @@
 /// @brief Layout: dtype, sizes, strides and offset of a tensor, static or symbolic.
 
 #include <algorithm>
+#include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -17,21 +20,105 @@
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/dim.hpp>
 #include <rocmtpl/ir/dtype.hpp>
+#include <rocmtpl/ir/literal_layout.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 
 namespace rocmtpl {
+
+/// @brief The sym_expr of a literal dimension value (its coefficient times its symbols).
+[[nodiscard]] sym_expr to_sym_expr(const literal_dim& d);
+
+/// @brief The sym_expr of a literal sum (storage_size(), storage_bytes()).
+template <std::size_t N>
+[[nodiscard]] sym_expr to_sym_expr(const literal_sum<N>& s) {
+  sym_expr out;
+  for (std::size_t i = 0; i < s.size(); ++i) out += to_sym_expr(s.term(i));
+  return out;
+}
+
+/// @brief The literal dimension value of an expression.
+/// @throws invalid_argument_error naming the expression when it is not an integer times a product of at most
+/// literal_dim::max_factors symbols (`M + 1`, `floor_div(M, 2)`), or a symbol name is longer than
+/// literal_dim::max_name.
+[[nodiscard]] literal_dim to_literal_dim(const sym_expr& e);
+
+/// @brief A literal value equals the expression of the same value (code written for the runtime layout, such as
+/// `layout::row_major(t, {4, 8}).numel() == sym_expr(32)`, keeps working on the literal layout those calls give).
+/// A template taking exactly sym_expr, so that `literal == 4` stays a literal comparison.
+template <std::same_as<sym_expr> E>
+[[nodiscard]] bool operator==(const literal_dim& a, const E& b) {
+  return to_sym_expr(a) == b;
+}
+/// @brief A literal sum equals the expression of the same value.
+template <std::size_t N, std::same_as<sym_expr> E>
+[[nodiscard]] bool operator==(const literal_sum<N>& a, const E& b) {
+  return to_sym_expr(a) == b;
+}
+/// @brief Literal sizes or strides equal the expressions of the same values, in order.
+template <std::size_t N, std::same_as<sym_expr> E>
+[[nodiscard]] bool operator==(const std::array<literal_dim, N>& a, const std::vector<E>& b) {
+  return b.size() == N && std::equal(a.begin(), a.end(), b.begin(),
+                                     [](const literal_dim& x, const sym_expr& y) { return to_sym_expr(x) == y; });
+}
+/// @brief Literal free symbols equal the same names, in order.
+template <std::size_t N, std::same_as<std::string> S>
+[[nodiscard]] bool operator==(const literal_names<N>& a, const std::vector<S>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
 
 /// @brief Memory layout of a tensor: element type, sizes, strides (in elements) and offset.
 ///
 /// Sizes and strides are symbolic expressions (constants for static shapes). The queries follow
 /// the reference's rules: a matrix is row-major when `stride[-1] == 1`, column-major when
 /// `stride[-2] == 1`, and its leading dimension is `stride[-2]` if `stride[-1] == 1` else `stride[-1]`.
+/// A layout known at compile time is a literal_layout (ir/literal_layout.hpp), which converts into a
+/// layout implicitly and back through literal_layout::from(): row_major() and col_major() of integer
+/// sizes (or of literal_dim sizes) give one, so that they are usable in constant expressions.
 /// @code{.cpp}
 /// auto a = rocmtpl::layout::row_major(rocmtpl::dtype::f16, {sym_expr::symbol("M"), 4096});
 /// a.leading_dimension();  // 4096
+/// constexpr auto l = rocmtpl::layout::row_major(rocmtpl::dtype::f16, {64, 32});  // a literal_layout<2>
+/// static_assert(l.numel() == 2048);
 /// @endcode
 class layout {
  public:
+  /// @brief The runtime value of a literal layout (lossless, implicit).
+  template <std::size_t Rank>
+  layout(const literal_layout<Rank>& l)  // NOLINT(google-explicit-constructor): a literal layout is a layout
+      : layout(l.type(), to_exprs(l.sizes()), to_exprs(l.strides()), to_sym_expr(l.offset())) {}
+
+  /// @brief Row-major layout of integer sizes, as a literal_layout (usable in constant expressions; it
+  /// converts into a layout implicitly). Integer lists choose this overload; lists with a sym_expr the one below.
+  /// @throws invalid_argument_error or evaluation_error (compile errors in constant evaluation) as row_major() below.
+  template <std::size_t N>
+  [[nodiscard]] static constexpr literal_layout<N> row_major(dtype type, const std::int64_t (&sizes)[N],
+                                                             std::int64_t offset = 0) {
+    return literal_layout<N>::row_major(type, to_array(sizes), offset);
+  }
+  /// @brief Row-major layout of literal_dim sizes (`{literal_dim::symbol("M"), 64}`), as a literal_layout.
+  template <std::size_t N>
+  [[nodiscard]] static constexpr literal_layout<N> row_major(dtype type, const literal_dim (&sizes)[N],
+                                                             const literal_dim& offset = 0) {
+    return literal_layout<N>::row_major(type, to_array(sizes), offset);
+  }
+  /// @brief Column-major layout of integer sizes, as a literal_layout (see row_major()).
+  /// @throws invalid_argument_error (a compile error in constant evaluation) for rank < 2.
+  template <std::size_t N>
+  [[nodiscard]] static constexpr literal_layout<N> col_major(dtype type, const std::int64_t (&sizes)[N],
+                                                             std::int64_t offset = 0) {
+    return literal_layout<N>::col_major(type, to_array(sizes), offset);
+  }
+  /// @brief Column-major layout of literal_dim sizes, as a literal_layout.
+  template <std::size_t N>
+  [[nodiscard]] static constexpr literal_layout<N> col_major(dtype type, const literal_dim (&sizes)[N],
+                                                             const literal_dim& offset = 0) {
+    return literal_layout<N>::col_major(type, to_array(sizes), offset);
+  }
+
   /// @brief A layout from explicit sizes, strides and offset.
   /// @throws invalid_argument_error if ranks differ or a constant size, stride or offset is negative.
   layout(dtype type, std::vector<sym_expr> sizes, std::vector<sym_expr> strides, sym_expr offset = 0);
@@ -98,6 +185,13 @@ class layout {
   friend std::ostream& operator<<(std::ostream& os, const layout& l) { return os << l.to_string(); }
 
  private:
+  template <class T, std::size_t N>
+  static constexpr std::array<literal_dim, N> to_array(const T (&values)[N]) {
+    std::array<literal_dim, N> out{};
+    for (std::size_t i = 0; i < N; ++i) out[i] = values[i];
+    return out;
+  }
+  [[nodiscard]] static std::vector<sym_expr> to_exprs(std::span<const literal_dim> values);
   [[nodiscard]] std::string make_text() const;
   static void check_non_negative(const char* what, const std::vector<sym_expr>& values);
   [[nodiscard]] std::size_t normalize(std::int64_t index, const char* what) const;
@@ -109,13 +203,8 @@ class layout {
   std::string text_;
 };
 
-/// @brief Whether distinct indices of a layout can address one element (an output's must not: two
-/// threads would write one place).
-enum class overlap_kind : std::uint8_t {
-  disjoint,     ///< no two indices share an element, whatever the values of its symbols
-  overlapping,  ///< two indices share an element (a symbolic size counts as more than 1)
-  depends,      ///< the values of its symbols decide: generated entry points check them at run time
-};
+// overlap_kind (whether distinct indices of a layout can address one element) is declared in
+// ir/literal_layout.hpp, whose literal_layout::overlap() gives it at compile time.
 
 /// @brief What overlap_of() found.
 struct layout_overlap {
@@ -141,10 +230,42 @@ struct layout_overlap {
 /// (`depends`) and rocm_template_kernel::check_sizes() renders the same rule for run time.
 [[nodiscard]] layout_overlap overlap_of(const layout& l);
 
+namespace detail {
+template <class D>
+inline constexpr literal_dim literal_dim_of = literal_dim();
+template <std::int64_t V>
+inline constexpr literal_dim literal_dim_of<ext<V>> = literal_dim(V);
+template <fixed_string Name>
+inline constexpr literal_dim literal_dim_of<sym<Name>> = literal_dim::symbol(Name.view());
+
+template <class... D>
+constexpr std::array<literal_dim, sizeof...(D)> literal_dims_of(dims<D...>*) {
+  return {literal_dim_of<D>...};
+}
+
+// literal_layout<Rank>::from(): the literal values of `l`'s sizes, strides and offset, or an
+// invalid_argument_error naming what cannot be one (the rank, an expression).
+void literal_values_of(const layout& l, std::size_t rank, std::span<literal_dim> sizes, std::span<literal_dim> strides,
+                       literal_dim& offset);
+}  // namespace detail
+
+template <std::size_t Rank>
+literal_layout<Rank> literal_layout<Rank>::from(const layout& l) {
+  dims_type sizes{}, strides{};
+  literal_dim offset;
+  detail::literal_values_of(l, Rank, sizes, strides, offset);
+  return {l.type(), sizes, strides, offset};
+}
+
+template <std::size_t Rank>
+layout literal_layout<Rank>::to_value() const {
+  return *this;
+}
+
 /// @brief Compile-time layout: a dtype tag, `dims<...>` sizes and `dims<...>` strides.
 /// @tparam DType a `dtype_tag`; @tparam Sizes `dims<ext<4>, sym<"N">>`;
 /// @tparam Strides `dims<...>` or `void` for contiguous row-major.
-/// `to_value()` gives the runtime layout (lossless).
+/// `to_value()` gives the runtime layout (lossless), `value` the literal one.
 template <dtype_tag_type DType, class Sizes, class Strides = void, std::int64_t Offset = 0>
 struct static_layout {
   static_assert(Offset >= 0, "rocmtpl: static_layout: offset must be non-negative");
@@ -154,6 +275,19 @@ struct static_layout {
   static constexpr dtype type = DType::value;       ///< the element type
   static constexpr std::size_t rank = Sizes::rank;  ///< number of dimensions
   static constexpr std::int64_t offset = Offset;    ///< offset of the first element, in elements
+
+  /// @brief This layout as a literal value: every query is constexpr (`value.numel()`, `value.is_contiguous()`,
+  /// ...); a `sym<"M">` is the literal_dim symbol M. Overflow of its sizes is a compile error where it is used.
+  static constexpr literal_layout<rank> value = [] {
+    if constexpr (std::is_void_v<Strides>) {
+      return literal_layout<rank>::row_major(type, detail::literal_dims_of(static_cast<Sizes*>(nullptr)), Offset);
+    } else {
+      static_assert(Strides::rank == Sizes::rank,
+                    "rocmtpl: static_layout: sizes and strides must have the same rank; give one stride per size");
+      return literal_layout<rank>(type, detail::literal_dims_of(static_cast<Sizes*>(nullptr)),
+                                  detail::literal_dims_of(static_cast<Strides*>(nullptr)), Offset);
+    }
+  }();
 
   /// @brief The runtime value of this layout.
   [[nodiscard]] static layout to_value() {
