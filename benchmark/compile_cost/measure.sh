@@ -3,6 +3,7 @@
 # The CPU seconds (user + system) to compile the compile-cost probes at -O2, header-only, with the
 # flags a consumer uses (no define, no library):
 #   (a) render_gemm.cpp: renders one GEMM and asks for its hash key (pure layer)
+#   (a') render_gemm_typed.cpp: the same through the typed route (buffer types, derived signature)
 #   (b) tune_gemm.cpp:   tunes one GEMM through the runtime layer
 #   (c) test/runtime/build/code_cache_test.cpp: one runtime test file, with the test's own flags
 # and the preprocessed line count of each, twice: header-only (the default), and against the compiled
@@ -33,6 +34,7 @@ for mode in header-only compiled; do
   [ "$mode" = compiled ] && defs=(-DROCMTPL_COMPILED_LIBRARY)
   echo "-- $mode"
   probe "(a) render a GEMM" benchmark/compile_cost/render_gemm.cpp "${defs[@]}"
+  probe "(a') render it, typed" benchmark/compile_cost/render_gemm_typed.cpp "${defs[@]}"
   probe "(b) tune a GEMM" benchmark/compile_cost/tune_gemm.cpp "${pq[@]}" "${defs[@]}"
   probe "(c) a runtime test file" test/runtime/build/code_cache_test.cpp -Itest "${pq[@]}" "${defs[@]}" \
     -DROCMTPL_TEST_SOURCE_DIR=\"test\" -DROCMTPL_TEST_BINARY_DIR=\"build\"

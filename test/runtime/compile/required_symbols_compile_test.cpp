@@ -38,13 +38,13 @@ std::vector<problem> problems() {
         layout::row_major(dtype::f16, {sM, 512})},
        {{"M", 512}}});
   out.push_back({"bf16 (Hopper first)",
-                 {gemm_policy({}),
+                 {gemm_policy{},
                   {buffer("x", layout::row_major(dtype::bf16, {2048, 2048})),
                    buffer("w", layout::row_major(dtype::bf16, {2048, 2048}))},
                   layout::row_major(dtype::bf16, {2048, 2048})},
                  {}});
   out.push_back({"f32 skinny",
-                 {gemm_policy({}),
+                 {gemm_policy{},
                   {buffer("x", layout::row_major(dtype::f32, {4, 1024})),
                    buffer("w", layout::row_major(dtype::f32, {1024, 1024}))},
                   layout::row_major(dtype::f32, {4, 1024})},
