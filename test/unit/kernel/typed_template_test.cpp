@@ -7,6 +7,7 @@
 #include <rocmtpl/kernel/typed_template.hpp>
 #include <rocmtpl/templates/elementwise.hpp>
 #include <rocmtpl/templates/gemm.hpp>
+#include <rocmtpl/templates/pointwise.hpp>
 
 #include <gtest/gtest.h>
 
@@ -188,6 +189,23 @@ TEST(TypedTemplate, Elementwise) {
   const rocm_template<elementwise_policy> runtime(elementwise_policy({activation::relu}),
                                                   {buffer("X", layout::row_major(dtype::f32, {m, 16}))},
                                                   layout::row_major(dtype::f32, {m, 16}));
+  EXPECT_EQ(typed.generate(elementwise_config{}, hints<"M">{3}).source(),
+            runtime.generate(elementwise_config{}, {{"M", 3}}).source());
+}
+
+TEST(TypedTemplate, PointwiseNamesItsChainOperands) {
+  // The pointwise template names the chain's operands E0, E1, ...: unnamed layouts take those names.
+  using px_t = row_major_layout<f32_t, dims<sym<"M">, ext<16>>>;
+  using pe_t = row_major_layout<f32_t, dims<ext<16>>>;
+  const epilogue_chain chain{{epilogue_op::add(0, epilogue_broadcast::row_vector)}};
+  const auto typed = make_template(templates::pointwise_policy(chain), inputs<px_t, pe_t>{}, outputs<px_t>{});
+  static_assert(std::is_same_v<decltype(typed)::signature,
+                               kernel_signature<inputs<static_buffer<"X", px_t>, static_buffer<"E0", pe_t>>,
+                                                outputs<static_buffer<"Y", px_t>>>>);
+  const rocm_template<templates::pointwise_policy> runtime(
+      templates::pointwise_policy(chain),
+      {buffer("X", layout::row_major(dtype::f32, {m, 16})), buffer("E0", layout::row_major(dtype::f32, {16}))},
+      layout::row_major(dtype::f32, {m, 16}));
   EXPECT_EQ(typed.generate(elementwise_config{}, hints<"M">{3}).source(),
             runtime.generate(elementwise_config{}, {{"M", 3}}).source());
 }
