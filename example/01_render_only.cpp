@@ -48,7 +48,7 @@ int main() {
   // The policy lists its candidate configurations (the autotuner's search space); render the first.
   // The hint gives M a value for benchmarking; the source itself keeps M symbolic.
   const auto configs = gemm.policy().configs();
-  const auto caller = gemm.generate(configs.front(), {{"M", 1024}});  // checked against the signature
+  const auto caller = gemm.generate(configs.front(), hints<"M">{1024});  // checked against the signature
   std::cout << "// " << caller.untyped().to_string() << "\n// one of " << configs.size() << " configurations\n"
             << caller.source() << '\n';
 

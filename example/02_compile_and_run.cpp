@@ -39,9 +39,10 @@ int main() {
   using namespace rocmtpl;
   using namespace rocmtpl::runtime;
   try {
-    // The typed template: buffer names are the GEMM's parameter names (X, W, Y).
+    // The typed template: buffer names are the GEMM's parameter names (X, W, Y), checked at compile
+    // time; the hint is keyed by the signature's size symbol M (a misspelt one does not compile).
     const auto gemm = make_template(templates::gemm_policy{}, inputs<x_buffer, w_buffer>{}, outputs<y_buffer>{});
-    const auto caller = gemm.generate(gemm.policy().configs().front(), {{"M", rows}});
+    const auto caller = gemm.generate(gemm.policy().configs().front(), hints<"M">{rows});
     std::cout << caller.declaration() << '\n';
 
     // 1. Compile for this machine's GPU, or (no GPU) for an AMD target to show the steps. The cache

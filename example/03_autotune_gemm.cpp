@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     // 1. The typed route: buffer types -> make_template -> autotune -> the winner as a typed kernel.
     const auto gemm = make_template(templates::gemm_policy(templates::gemm_options{templates::activation::gelu, 1.0F}),
                                     inputs<x_buffer, w_buffer, bias_buffer>{}, outputs<y_buffer>{});
-    const auto tuned = autotune(gemm, {{"M", rows}}, options);
+    const auto tuned = autotune(gemm, hints<"M">{rows}, options);
     const autotune_report& report = tuned.report;
     if (!report.gpu) {
       std::size_t compiled = 0;

@@ -6,6 +6,10 @@
 #pragma once
 
 #include <rocmtpl/kernel/rocm_template.hpp>
+#include <rocmtpl/kernel/typed_template.hpp>
+
+#include <cstddef>
+#include <cstdint>
 
 struct fixture_config {
   int block = 64;
@@ -61,9 +65,31 @@ struct fixture_policy {
 #elif defined(ROCMTPL_FAIL_UNDECLARE_LAUNCH)
   static constexpr rocmtpl::kernel_capabilities capabilities{
       .reference = true, .runtime_args = true, .workspace = true, .size_args = true};
+#elif defined(ROCMTPL_WITH_TYPED_SIGNATURE) || defined(ROCMTPL_FAIL_DECLARE_TYPED_SIGNATURE)
+  static constexpr rocmtpl::kernel_capabilities capabilities{.reference = true,
+                                                             .runtime_args = true,
+                                                             .workspace = true,
+                                                             .size_args = true,
+                                                             .launch = true,
+                                                             .typed_signature = true};
 #else
   static constexpr rocmtpl::kernel_capabilities capabilities{
       .reference = true, .runtime_args = true, .workspace = true, .size_args = true, .launch = true};
+#endif
+#if defined(ROCMTPL_WITH_TYPED_SIGNATURE) || defined(ROCMTPL_FAIL_UNDECLARE_TYPED_SIGNATURE)
+  // The typed route's rule (kernel_capabilities::typed_signature): X -> Y and the runtime argument.
+  static constexpr rocmtpl::signature_rule typed_signature(std::size_t inputs) noexcept {
+    rocmtpl::signature_rule r;
+    if (inputs != 1) return r.refuse("fixture takes one input X");
+    r.inputs[0] = {.name = "X"};
+    r.output = {.name = "Y"};
+    r.runtime_args[0] = {.name = "repeat", .c_type = "int32_t"};
+    r.runtime_arg_count = 1;
+    return r;
+  }
+#elif defined(ROCMTPL_FAIL_DECLARE_TYPED_SIGNATURE)
+  // Declared, but not static: not the member the capability promises.
+  rocmtpl::signature_rule typed_signature(std::size_t) const { return {}; }
 #endif
 #ifdef ROCMTPL_FAIL_MISSPELL_WORKSPACE
   rocmtpl::sym_expr workspace_byte(const rocmtpl::template_context&, const fixture_config&) const { return 0; }
@@ -107,6 +133,17 @@ std::vector<fixture_config> configs(const rocmtpl::template_context&) const { re
 #endif
 }
 ;
+
+// The fixture's typed problem: X [8] -> Y [8] with the runtime argument repeat.
+using fixture_x =
+    rocmtpl::static_buffer<"X", rocmtpl::row_major_layout<rocmtpl::f32_t, rocmtpl::dims<rocmtpl::ext<8>>>>;
+using fixture_y =
+    rocmtpl::static_buffer<"Y", rocmtpl::row_major_layout<rocmtpl::f32_t, rocmtpl::dims<rocmtpl::ext<8>>>>;
+template <class Policy = fixture_policy>
+auto make_typed_fixture() {
+  return rocmtpl::make_template(Policy{}, rocmtpl::inputs<fixture_x>{}, rocmtpl::outputs<fixture_y>{},
+                                rocmtpl::runtime_args<rocmtpl::arg<"repeat", std::int32_t>>{});
+}
 
 inline std::string render_fixture() {
   auto l = rocmtpl::layout::row_major(rocmtpl::dtype::f32, {8});

@@ -16,6 +16,7 @@
 #include <rocmtpl/codegen/epilogue.hpp>
 #include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
+#include <rocmtpl/codegen/signature_rule.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/ir/sym_expr.hpp>
 
@@ -70,6 +71,11 @@ struct kernel_capabilities {
   /// input 0 and its node carries this chain (its inputs 1.. are the chain's operands 0..), so that
   /// the template before it may fuse it
   bool pointwise = false;
+  /// `static constexpr signature_rule typed_signature(std::size_t inputs) noexcept`: the entry point's
+  /// parameters as constexpr data (codegen/signature_rule.hpp), so that make_template() derives the
+  /// signature of a typed problem at compile time and rejects buffers that disagree with it; without
+  /// it the policy is used through the runtime-value route (rocm_template)
+  bool typed_signature = false;
 
   /// @brief Member-wise equality.
   friend constexpr bool operator==(const kernel_capabilities&, const kernel_capabilities&) = default;
@@ -184,6 +190,15 @@ concept names_pointwise_chain = requires {
   &P::pointwise_chain;
 };
 
+template <class P>
+concept typed_signature_member = requires(std::size_t n) {
+  { P::typed_signature(n) } -> std::same_as<signature_rule>;
+};
+template <class P>
+concept names_typed_signature = requires {
+  &P::typed_signature;
+};
+
 // The declaration: `static constexpr kernel_capabilities capabilities{...}`, or none (all false).
 template <class P>
 concept has_capabilities_member = requires {
@@ -255,6 +270,13 @@ concept member_pointwise_chain_is_declared = declared_capabilities<P>()
 .pointwise || !(names_pointwise_chain<P> || pointwise_member<P>);
 
 template <class P>
+concept declared_typed_signature_has_member_typed_signature =
+    !declared_capabilities<P>().typed_signature || typed_signature_member<P>;
+template <class P>
+concept member_typed_signature_is_declared = declared_capabilities<P>()
+.typed_signature || !(names_typed_signature<P> || typed_signature_member<P>);
+
+template <class P>
 concept capabilities_match = capabilities_well_typed<P> && declared_reference_has_member_render_reference<P> &&
     member_render_reference_is_declared<P> && declared_runtime_args_have_members_runtime_arg_info_and_values<P> &&
     members_runtime_arg_info_and_values_are_declared<P> &&
@@ -265,7 +287,8 @@ concept capabilities_match = capabilities_well_typed<P> && declared_reference_ha
     declared_epilogue_has_member_render_epilogue<P> && member_render_epilogue_is_declared<P> &&
     declared_pointwise_has_member_pointwise_chain<P> && member_pointwise_chain_is_declared<P> &&
     declared_reference_launch_has_member_describe_reference_launch<P> &&
-    member_describe_reference_launch_is_declared<P>;
+    member_describe_reference_launch_is_declared<P> && declared_typed_signature_has_member_typed_signature<P> &&
+    member_typed_signature_is_declared<P>;
 
 // What the library uses: a declared capability (kernel_template guarantees its member exists).
 template <class P>
@@ -293,6 +316,9 @@ template <class P>
 concept has_pointwise = declared_capabilities<P>()
 .pointwise&& pointwise_member<P>;
 template <class P>
+concept has_typed_signature = declared_capabilities<P>()
+.typed_signature&& typed_signature_member<P>;
+template <class P>
 concept has_reference_launch = has_reference<P> && declared_capabilities<P>()
 .reference_launch&& reference_launch_member<P>;
 }  // namespace detail
@@ -301,7 +327,8 @@ concept has_reference_launch = has_reference<P> && declared_capabilities<P>()
 ///
 /// Requirements:
 /// 1. opted in: `using policy_concept = rocmtpl::kernel_template_tag;` (or `enable_kernel_template`);
-/// 2. `static std::string_view name()`: the template name, a C identifier (`gemm`);
+/// 2. `static std::string_view name()`: the template name, a C identifier (`gemm`; the stock
+///    policies' is `constexpr`);
 /// 3. `config_type`: an equality-comparable, copyable configuration value with a free
 ///    `describe(const config_type&)` returning `std::vector<std::pair<std::string, std::string>>` (field, value);
 /// 4. `rendered_source render(rocm_template_kernel&, const template_context&, const config_type&) const`:
@@ -320,7 +347,9 @@ concept has_reference_launch = has_reference<P> && declared_capabilities<P>()
 ///    through the module API); `describe_reference_launch(kernel, context)`, the same for the
 ///    reference's entry; `render_epilogue(kernel, context, config, epilogue)`, render() with a
 ///    pointwise chain fused after the template's own epilogue; `pointwise_chain(context)`, the chain a
-///    pointwise template's node carries (so that the template before it may fuse it).
+///    pointwise template's node carries (so that the template before it may fuse it);
+///    `typed_signature(inputs)`, the entry point's parameters as a constexpr signature_rule (the typed
+///    route, make_template(), derives and checks signatures from it).
 template <class P>
 concept kernel_template = enable_kernel_template<P> && detail::has_template_name<P> && detail::has_config_type<P> &&
     detail::has_describe<P> && detail::has_render<P> && detail::has_configs<P> && detail::capabilities_match<P>;
@@ -414,6 +443,12 @@ consteval bool check_kernel_template() {
   static_assert(detail::member_describe_reference_launch_is_declared<P>,
                 "rocmtpl: kernel_template: policy has describe_reference_launch that its capabilities do not "
                 "declare; add '.reference_launch = true' to its capabilities");
+  static_assert(detail::declared_typed_signature_has_member_typed_signature<P>,
+                "rocmtpl: kernel_template: capabilities declare typed_signature but the policy has no member "
+                "'static constexpr signature_rule typed_signature(std::size_t inputs)'; add it or fix its signature");
+  static_assert(detail::member_typed_signature_is_declared<P>,
+                "rocmtpl: kernel_template: policy has typed_signature that its capabilities do not declare; "
+                "add '.typed_signature = true' to its capabilities");
   return true;
 }
 

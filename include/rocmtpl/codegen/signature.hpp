@@ -349,6 +349,19 @@ struct text_writer {
   }
 };
 
+// False, for a static_assert that fails only where its template is instantiated.
+template <std::size_t...>
+inline constexpr bool always_false = false;
+
+// A string of static storage as a fixed_string (a template argument, for diagnostics and derived
+// names): to_fixed_string<s.size()>(s).
+template <std::size_t N>
+constexpr fixed_string<N + 1> to_fixed_string(std::string_view s) noexcept {
+  char text[N + 1]{};
+  for (std::size_t i = 0; i < N; ++i) text[i] = s[i];
+  return fixed_string<N + 1>(text);
+}
+
 // The declaration of an entry point with these parameters.
 template <class Out, std::size_t N>
 constexpr void write_declaration(Out& out, std::string_view kernel_name, const std::array<param_desc, N>& params) {

@@ -94,7 +94,7 @@ class rocm_template {
   }
 
   /// @brief The template name, from the policy.
-  [[nodiscard]] static std::string_view name() { return Policy::name(); }
+  [[nodiscard]] static constexpr std::string_view name() { return Policy::name(); }
   /// @brief The policy.
   [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
   /// @brief The input buffers, in the template's order.
@@ -124,6 +124,38 @@ class rocm_template {
     b.splice(kernel_status_defines);
     b.splice(sym_expr_cpp_helpers);
     return b;
+  }
+
+  /// @brief The size symbols of the inputs and the output (their sizes, strides and offsets) and
+  /// of the policy's size arguments (kernel_capabilities::size_args), sorted: the symbols size
+  /// hints may name.
+  [[nodiscard]] std::vector<std::string> size_symbols() const {
+    std::vector<std::string> out = output_node_.get_layout().free_symbols();
+    for (const auto& b : input_nodes_) {
+      for (auto& s : b.get_layout().free_symbols()) out.push_back(std::move(s));
+    }
+    if constexpr (detail::has_size_args<Policy>) {
+      for (const auto& e : policy_.size_args(*context_)) {
+        for (auto& s : e.free_symbols()) out.push_back(std::move(s));
+      }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  /// @brief Checks that every hint names one of size_symbols().
+  /// @throws invalid_argument_error naming the first unknown symbol and the template's symbols.
+  void check_hints(const size_hints& hints) const {
+    if (hints.empty()) return;
+    const auto symbols = size_symbols();
+    for (const auto& [symbol, value] : hints) {
+      (void)value;
+      if (std::binary_search(symbols.begin(), symbols.end(), symbol)) continue;
+      throw invalid_argument_error(
+          "rocmtpl: rocm_template: template '" + std::string(name()) + "' has no size symbol '" + symbol +
+          "' (a size hint names it); its symbols: " + (symbols.empty() ? std::string("none") : detail::join(symbols)));
+    }
   }
 
   /// @brief The context a policy renders with.
@@ -161,9 +193,11 @@ class rocm_template {
   /// describe_launch()), and a make_kernel_render closure that re-renders with the `KERNEL_NAME`
   /// placeholder.
   /// @param hints values of the size symbols, for benchmarking
-  /// @throws evaluation_error when a size symbol has no hint; error when the rendered entry point's
+  /// @throws invalid_argument_error when a hint names a symbol the template does not have
+  /// (check_hints()); evaluation_error when a size symbol has no hint; error when the rendered entry point's
   /// arguments do not start with the inputs (input_reorder order) and the output.
   [[nodiscard]] rocm_template_caller generate(const config_type& config, const size_hints& hints = {}) const {
+    check_hints(hints);
     const std::string kernel_name = "rocm_" + std::string(name());
     const std::string choice_name = kernel_name + "_" + std::to_string(detail::choice_counter()++);
     rocm_template_kernel kernel(kernel_name, get_runtime_arg_info(), get_runtime_arg_values(config));
@@ -198,6 +232,7 @@ class rocm_template {
   /// @throws invalid_argument_error when the policy does not declare the reference capability
   /// (`static constexpr kernel_capabilities capabilities{.reference = true}`, codegen/concepts.hpp).
   [[nodiscard]] rocm_template_caller generate_reference(const size_hints& hints = {}) const {
+    check_hints(hints);
     if constexpr (detail::has_reference<Policy>) {
       const std::string kernel_name = "rocm_" + std::string(name());
       rocm_template_kernel kernel(kernel_name);
@@ -229,6 +264,7 @@ class rocm_template {
   /// @brief generate() for every configuration of the policy's search space for this problem
   /// (`configs(context, hints)` when the policy ranks per problem, else `configs()`).
   [[nodiscard]] std::vector<rocm_template_caller> generate_all(const size_hints& hints = {}) const {
+    check_hints(hints);
     std::vector<rocm_template_caller> out;
     for (const auto& config : detail::problem_configs(policy_, *context_, hints))
       out.push_back(generate(config, hints));

@@ -20,9 +20,7 @@
 
 namespace rocmtpl::templates {
 
-ROCMTPL_INLINE std::string elementwise_config::to_string() const {
-  return "{.block_threads = " + std::to_string(block_threads) + "}";
-}
+ROCMTPL_INLINE std::string elementwise_config::to_string() const { return to_text().str(); }
 
 ROCMTPL_INLINE std::vector<std::pair<std::string, std::string>> describe(const elementwise_config& c) {
   return {{"block_threads", std::to_string(c.block_threads)}};

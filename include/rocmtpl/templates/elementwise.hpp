@@ -5,6 +5,7 @@
 /// @brief elementwise_policy: `Y = act(X + Bias)` on matrices, fp32 math; the kernel an epilogue
 /// becomes when the template before it does not fuse it (see rocm_cpp_scheduling).
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,9 +14,11 @@
 #include <rocmtpl/codegen/concepts.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
+#include <rocmtpl/codegen/signature_rule.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
+#include <rocmtpl/core/static_string.hpp>
 #include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/templates/activation.hpp>
 #include <rocmtpl/templates/detail/element_access.hpp>
@@ -28,6 +31,13 @@ struct elementwise_config {
 
   /// @brief `{.block_threads = 256}`.
   [[nodiscard]] std::string to_string() const;
+  /// @brief to_string() as a constant.
+  [[nodiscard]] constexpr static_string<40> to_text() const {
+    static_string<40> s("{.block_threads = ");
+    s.append_decimal(block_threads);
+    s += "}";
+    return s;
+  }
   /// @brief Member-wise equality.
   friend constexpr bool operator==(const elementwise_config&, const elementwise_config&) = default;
   /// @brief Member-wise order (configurations sort and key maps).
@@ -51,16 +61,28 @@ class elementwise_policy {
  public:
   using policy_concept = kernel_template_tag;  ///< opts in to kernel_template
   using config_type = elementwise_config;      ///< the tunable launch shape
-  /// @brief The workspace is known at code generation (none); describes its launch (device-only tuning).
-  static constexpr kernel_capabilities capabilities{.workspace = true, .launch = true};
+  /// @brief The workspace is known at code generation (none); describes its launch (device-only
+  /// tuning); the typed route's signature rule (typed_signature()).
+  static constexpr kernel_capabilities capabilities{.workspace = true, .launch = true, .typed_signature = true};
 
   /// @param options the activation
   explicit elementwise_policy(elementwise_options options = {}) : options_(options) {}
 
   /// @brief "elementwise".
-  [[nodiscard]] static std::string_view name() noexcept { return "elementwise"; }
+  [[nodiscard]] static constexpr std::string_view name() noexcept { return "elementwise"; }
   /// @brief The options it was made with.
   [[nodiscard]] const elementwise_options& options() const noexcept { return options_; }
+
+  /// @brief The typed route's parameters (kernel_capabilities::typed_signature): X (rank 2), an
+  /// optional Bias (rank 1 or 2), output Y (rank 2); float32, float16 or bfloat16.
+  [[nodiscard]] static constexpr signature_rule typed_signature(std::size_t inputs) noexcept {
+    signature_rule r;
+    if (inputs < 1 || inputs > 2) return r.refuse("elementwise takes X and an optional Bias");
+    r.inputs[0] = {.name = "X", .dtypes = float_dtypes, .min_rank = 2, .max_rank = 2};
+    if (inputs == 2) r.inputs[1] = {.name = "Bias", .dtypes = float_dtypes, .min_rank = 1, .max_rank = 2};
+    r.output = {.name = "Y", .dtypes = float_dtypes, .min_rank = 2, .max_rank = 2};
+    return r;
+  }
 
   /// @brief 128, 256 and 512 threads per block.
   [[nodiscard]] std::vector<elementwise_config> configs() const { return {{128}, {256}, {512}}; }

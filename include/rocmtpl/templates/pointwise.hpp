@@ -16,6 +16,8 @@
 /// rocmtpl::rocm_template<rocmtpl::templates::pointwise_policy> t({c}, {h, bias}, h.get_layout());
 /// @endcode
 
+#include <array>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,6 +28,7 @@
 #include <rocmtpl/codegen/indented_buffer.hpp>
 #include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
+#include <rocmtpl/codegen/signature_rule.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
@@ -39,17 +42,37 @@ class pointwise_policy {
  public:
   using policy_concept = kernel_template_tag;  ///< opts in to kernel_template
   using config_type = elementwise_config;      ///< the tunable launch shape (threads per block)
-  /// @brief No workspace; describes its launch; its node carries its chain.
-  static constexpr kernel_capabilities capabilities{.workspace = true, .launch = true, .pointwise = true};
+  /// @brief No workspace; describes its launch; its node carries its chain; the typed route's
+  /// signature rule (typed_signature()).
+  static constexpr kernel_capabilities capabilities{
+      .workspace = true, .launch = true, .pointwise = true, .typed_signature = true};
 
   /// @param chain the ops, applied to input 0; operand i of the chain is input i + 1
   /// @throws config_error when a scale of the chain is NaN or an infinity (epilogue_chain::validate()).
   explicit pointwise_policy(epilogue_chain chain = {}) : chain_(std::move(chain)) { chain_.validate(name()); }
 
   /// @brief "pointwise".
-  [[nodiscard]] static std::string_view name() noexcept { return "pointwise"; }
+  [[nodiscard]] static constexpr std::string_view name() noexcept { return "pointwise"; }
   /// @brief The chain it applies.
   [[nodiscard]] const epilogue_chain& chain() const noexcept { return chain_; }
+
+  /// @brief The typed route's parameters (kernel_capabilities::typed_signature): X (rank 2 or 3),
+  /// the chain's operands E0, E1, ... (rank 1 to 3; up to 15 of them), output Y (rank 2 or 3);
+  /// float32, float16 or bfloat16. The chain's operand count is checked when rendering.
+  [[nodiscard]] static constexpr signature_rule typed_signature(std::size_t inputs) noexcept {
+    constexpr std::array<std::string_view, signature_rule::max_inputs - 1> operands{
+        "E0", "E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10", "E11", "E12", "E13", "E14"};
+    signature_rule r;
+    if (inputs < 1 || inputs > signature_rule::max_inputs) {
+      return r.refuse("pointwise takes X and up to 15 chain operands E0, E1, ...");
+    }
+    r.inputs[0] = {.name = "X", .dtypes = float_dtypes, .min_rank = 2, .max_rank = 3};
+    for (std::size_t i = 1; i < inputs; ++i) {
+      r.inputs[i] = {.name = operands[i - 1], .dtypes = float_dtypes, .min_rank = 1, .max_rank = 3};
+    }
+    r.output = {.name = "Y", .dtypes = float_dtypes, .min_rank = 2, .max_rank = 3};
+    return r;
+  }
 
   /// @brief 128, 256 and 512 threads per block.
   [[nodiscard]] std::vector<elementwise_config> configs() const { return {{128}, {256}, {512}}; }

@@ -31,10 +31,10 @@ TEST(TypedKernel, SplitKGemmAnswersTheWorkspaceQueryThroughTheTypedWrapper) {
   code_cache cache(dir.path() / "kernels");
   const auto gemm = make_template(gemm_policy({.runtime_split_k = true}), inputs<x_t, w_t>{}, outputs<y_t>{},
                                   runtime_args<arg<"split_k", std::int32_t>>{});
-  const size_hints hints{{"B", 2}, {"M", 128}};
-  gemm_config config = gemm.policy().configs(gemm.untyped().context(), hints).front();
+  const hints<"B", "M"> sizes{2, 128};
+  gemm_config config = gemm.policy().configs(gemm.untyped().context(), sizes.to_map()).front();
   config.split_k = 4;
-  const auto kernel = compile(gemm.generate(config, hints), cache, cc, amd_compile_options({"gfx90a"}));
+  const auto kernel = compile(gemm.generate(config, sizes), cache, cc, amd_compile_options({"gfx90a"}));
   static_assert(std::is_same_v<decltype(kernel)::function_type,
                                int(const std::uint16_t*, const std::uint16_t*, std::uint16_t*, std::int64_t,
                                    std::int64_t, std::int32_t, std::size_t*, std::uint8_t*, void*)>);

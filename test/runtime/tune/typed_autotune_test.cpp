@@ -47,9 +47,9 @@ TEST(TypedAutotune, WithoutAGpuCompilesTheCandidatesAndLoadsAPickedWinner) {
   auto o = options_in(dir);
   o.device_only = false;
   const auto gemm = make_template(gemm_policy{}, inputs<x_t, w_t>{}, outputs<y_t>{});
-  const size_hints hints{{"M", 256}};
+  const hints<"M"> m256{256};
 
-  auto tuned = autotune(gemm, hints, o);
+  auto tuned = autotune(gemm, m256, o);
   static_assert(std::is_same_v<decltype(tuned), typed_autotune_result<decltype(gemm)::signature>>);
   EXPECT_FALSE(tuned.report.gpu);
   EXPECT_EQ(tuned.report.compiled, 2U);
@@ -68,7 +68,7 @@ TEST(TypedAutotune, WithoutAGpuCompilesTheCandidatesAndLoadsAPickedWinner) {
   }
 
   // The same tune as the runtime-value template's: same key, same candidates, nothing to compile.
-  const auto untyped = autotune(gemm.untyped(), hints, o);
+  const auto untyped = autotune(gemm.untyped(), m256.to_map(), o);
   EXPECT_EQ(untyped.key, tuned.report.key);
   EXPECT_EQ(untyped.compiled, 0U);
   ASSERT_EQ(untyped.candidates.size(), 2U);
@@ -76,7 +76,7 @@ TEST(TypedAutotune, WithoutAGpuCompilesTheCandidatesAndLoadsAPickedWinner) {
 
   // A winner picked in the report loads from the tune's cache entry through the exact type.
   tuned.report.winner = 1;
-  const auto kernel = load_winner(gemm, tuned.report, hints, o);
+  const auto kernel = load_winner(gemm, tuned.report, m256, o);
   ASSERT_TRUE(kernel.has_value());
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(*kernel)>::function_type,
                                int(const std::uint16_t*, const std::uint16_t*, std::uint16_t*, std::int64_t,
@@ -91,10 +91,10 @@ TEST(TypedAutotune, WithoutAGpuCompilesTheCandidatesAndLoadsAPickedWinner) {
 
   // No winner: nothing to load. A winner that is none of the candidates: a template_error.
   tuned.report.winner.reset();
-  EXPECT_FALSE(load_winner(gemm, tuned.report, hints, o).has_value());
+  EXPECT_FALSE(load_winner(gemm, tuned.report, m256, o).has_value());
   tuned.report.winner = 0;
   tuned.report.candidates[0].id += "_other";
-  EXPECT_THROW((void)load_winner(gemm, tuned.report, hints, o), template_error);
+  EXPECT_THROW((void)load_winner(gemm, tuned.report, m256, o), template_error);
 }
 
 // A device-only tune (the default) compiles code objects; the winner is loaded as a library all
@@ -106,12 +106,12 @@ TEST(TypedAutotune, DeviceOnlyTuneStillLoadsTheWinnersLibrary) {
   auto o = options_in(dir);
   o.max_candidates = 1;
   const auto gemm = make_template(gemm_policy{}, inputs<x_t, w_t>{}, outputs<y_t>{});
-  const size_hints hints{{"M", 256}};
-  auto tuned = autotune(gemm, hints, o);
+  const hints<"M"> m256{256};
+  auto tuned = autotune(gemm, m256, o);
   ASSERT_EQ(tuned.report.candidates.size(), 1U);
   EXPECT_TRUE(tuned.report.candidates[0].code_object);
   tuned.report.winner = 0;
-  const auto kernel = load_winner(gemm, tuned.report, hints, o);
+  const auto kernel = load_winner(gemm, tuned.report, m256, o);
   ASSERT_TRUE(kernel.has_value());
   EXPECT_NE(fs::canonical(kernel->library()->path()), fs::canonical(tuned.report.candidates[0].library));
   EXPECT_EQ(kernel->workspace_size(100), 0U);
@@ -120,10 +120,11 @@ TEST(TypedAutotune, DeviceOnlyTuneStillLoadsTheWinnersLibrary) {
 TEST(TypedAutotune, SignatureMismatchFailsBeforeAnyCompile) {
   rocmtpl::test::temp_dir dir;
   const auto o = options_in(dir);
-  // The GEMM names its parameters X, W, Y: an input called A is not the template's parameter.
-  using a_t = static_buffer<"A", row_major_layout<f16_t, dims<sym<"M">, ext<64>>>>;
-  const auto gemm = make_template(gemm_policy{}, inputs<a_t, w_t>{}, outputs<y_t>{});
-  EXPECT_THROW((void)autotune(gemm, {{"M", 256}}, o), signature_error);
+  // The GEMM's third input is Residual only with gemm_options::residual (a run-time option): without
+  // it the template binds a Bias, which the rendering check finds.
+  using residual_t = static_buffer<"Residual", row_major_layout<f16_t, dims<sym<"M">, ext<44>>>>;
+  const auto gemm = make_template(gemm_policy{}, inputs<x_t, w_t, residual_t>{}, outputs<y_t>{});
+  EXPECT_THROW((void)autotune(gemm, hints<"M">{256}, o), signature_error);
   EXPECT_FALSE(fs::exists(o.cache_dir)) << "nothing was compiled";
 }
 

@@ -10,7 +10,7 @@
 /// @code{.cpp}
 /// auto gemm = rocmtpl::make_template(rocmtpl::templates::gemm_policy{}, rocmtpl::inputs<X, W>{},
 ///                                    rocmtpl::outputs<Y>{});
-/// auto tuned = rocmtpl::runtime::autotune(gemm, {{"M", 1000}}, options);
+/// auto tuned = rocmtpl::runtime::autotune(gemm, rocmtpl::hints<"M">{1000}, options);
 /// tuned.report.print_table(std::cout);
 /// if (tuned.kernel) (*tuned.kernel)(x, w, y, m, stream);  // const half_t*, const half_t*, half_t*, int64_t
 /// @endcode
@@ -82,15 +82,20 @@ compile_options tuned_compile_options(const autotune_report& report, const autot
 /// remembered loads the same way.
 /// @param tpl the template that was tuned
 /// @param report what autotune(tpl.untyped(), hints, options) returned
-/// @param hints the tune's size hints
+/// @param values the tune's size hints, keyed by the signature's symbols (`hints<"M">{1000}`; a hint
+/// for a symbol the signature does not have, or a symbol without one, is a compile error)
 /// @param options the tune's options (max_candidates, cache_dir and amd_archs matter here)
 /// @return the winner, or nullopt when the report has none
 /// @throws template_error when the winner is none of the template's candidates for these hints;
 /// signature_error, compile_error, library_load_error, symbol_not_found_error.
-template <class Policy, class Signature>
+template <class Policy, class Signature, fixed_string... Symbols>
 [[nodiscard]] std::optional<typed_kernel<Signature>> load_winner(const typed_template<Policy, Signature>& tpl,
-                                                                 const autotune_report& report, const size_hints& hints,
+                                                                 const autotune_report& report,
+                                                                 const hints<Symbols...>& values,
                                                                  const autotune_options& options = {}) {
+  static_assert(::rocmtpl::detail::hints_match<Signature, Symbols...>(),
+                "rocmtpl: load_winner: the hints are not the signature's size symbols (named above)");
+  const size_hints hints = values.to_map();
   const candidate_report* best = report.best();
   if (best == nullptr) return std::nullopt;
   const auto config = detail::tuned_config(tpl, best->id, hints, options);
@@ -103,7 +108,7 @@ template <class Policy, class Signature>
   }
   const auto copts = detail::tuned_compile_options(report, options);
   code_cache cache(options.cache_dir.empty() ? code_cache::default_root() : options.cache_dir);
-  return compile(tpl.generate(*config, hints), cache, compiler::find(copts.platform), copts);
+  return compile(tpl.generate(*config, values), cache, compiler::find(copts.platform), copts);
 }
 
 /// @brief Tunes a typed_template: runtime::autotune() on `tpl.untyped()` (compile in parallel,
@@ -111,19 +116,25 @@ template <class Policy, class Signature>
 /// typed_kernel (see load_winner()). Without a GPU the tune only compiles (for
 /// `options.amd_archs`) and the result has no kernel.
 /// @param tpl the typed template (make_template(policy, inputs<...>{}, outputs<...>{}))
-/// @param hints values of the symbolic sizes to tune for (none for a static problem)
+/// @param values values of the symbolic sizes to tune for, keyed by the signature's symbols
+/// (`hints<"M">{1000}`; `{}` for a static problem); a hint for a symbol the signature does not
+/// have, or a symbol without one, is a compile error naming it
 /// @param options the autotuner's options
 /// @throws signature_error before any compile when the template renders another signature than
 /// the typed template declares; what runtime::autotune() and load_winner() throw.
-template <class Policy, class Signature>
+template <class Policy, class Signature, fixed_string... Symbols>
 requires kernel_template<Policy>
 [[nodiscard]] typed_autotune_result<Signature> autotune(const typed_template<Policy, Signature>& tpl,
-                                                        const size_hints& hints, const autotune_options& options = {}) {
+                                                        const hints<Symbols...>& values,
+                                                        const autotune_options& options = {}) {
+  static_assert(::rocmtpl::detail::hints_match<Signature, Symbols...>(),
+                "rocmtpl: autotune: the hints are not the signature's size symbols (named above)");
+  const size_hints hints = values.to_map();
   // A signature that does not match fails now, not after a tune.
   const auto configs = ::rocmtpl::detail::problem_configs(tpl.policy(), tpl.untyped().context(), hints);
-  if (!configs.empty()) (void)tpl.generate(configs.front(), hints);
+  if (!configs.empty()) (void)tpl.generate(configs.front(), values);
   typed_autotune_result<Signature> result{autotune(tpl.untyped(), hints, options), std::nullopt};
-  result.kernel = load_winner(tpl, result.report, hints, options);
+  result.kernel = load_winner(tpl, result.report, values, options);
   return result;
 }
 

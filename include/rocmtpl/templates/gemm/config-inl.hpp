@@ -15,38 +15,9 @@
 
 namespace rocmtpl::templates {
 
-ROCMTPL_INLINE std::string gemm_config::to_string() const {
-  return "{.block_m = " + std::to_string(block_m) + ", .block_n = " + std::to_string(block_n) +
-         ", .block_k = " + std::to_string(block_k) + ", .thread_m = " + std::to_string(thread_m) +
-         ", .thread_n = " + std::to_string(thread_n) + ", .group_m = " + std::to_string(group_m) +
-         ", .math = gemm_math::" + std::string(templates::to_string(math)) + ", .warp_m = " + std::to_string(warp_m) +
-         ", .warp_n = " + std::to_string(warp_n) + ", .stages = " + std::to_string(stages) +
-         ", .vector = " + std::to_string(vector) + ", .split_k = " + std::to_string(split_k) + "}";
-}
+ROCMTPL_INLINE std::string gemm_config::to_string() const { return to_text().str(); }
 
-ROCMTPL_INLINE std::string gemm_config::name() const {
-  if (is_skinny(math)) return skinny_name();
-  std::string s = math == gemm_math::matrix_core ? "mma_" : (math == gemm_math::wgmma ? "wgmma_" : "");
-  s += "bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_bk" + std::to_string(block_k);
-  if (math != gemm_math::simt) {
-    s += "_wm" + std::to_string(warp_m) + "_wn" + std::to_string(warp_n);
-  } else {
-    s += "_tm" + std::to_string(thread_m) + "_tn" + std::to_string(thread_n);
-  }
-  s += "_g" + std::to_string(group_m) + "_s" + std::to_string(stages) + "_v" + std::to_string(vector);
-  if (split_k != 1) s += "_sk" + std::to_string(split_k);
-  return s;
-}
-
-ROCMTPL_INLINE std::string gemm_config::skinny_name() const {
-  std::string s = math == gemm_math::skinny_m ? "skm_" : "skn_";
-  if (stages == 2) s += "mma_";
-  s += "bm" + std::to_string(block_m) + "_bn" + std::to_string(block_n) + "_bk" + std::to_string(block_k);
-  s += "_wm" + std::to_string(warp_m) + "_wn" + std::to_string(warp_n);
-  if (stages != 2) s += "_tn" + std::to_string(thread_n) + "_v" + std::to_string(vector);
-  if (split_k != 1) s += "_sk" + std::to_string(split_k);
-  return s;
-}
+ROCMTPL_INLINE std::string gemm_config::name() const { return name_text().str(); }
 
 ROCMTPL_INLINE std::vector<std::pair<std::string, std::string>> describe(const gemm_config& c) {
   std::vector<std::pair<std::string, std::string>> d{{"math", std::string(to_string(c.math))},

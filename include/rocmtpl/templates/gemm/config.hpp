@@ -15,6 +15,7 @@
 
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
+#include <rocmtpl/core/static_string.hpp>
 #include <rocmtpl/templates/activation.hpp>
 
 namespace rocmtpl::templates {
@@ -177,17 +178,84 @@ struct gemm_config {
     return thread_m * thread_n + thread_m + thread_n + staging + 32 + block_k;
   }
 
-  /// @brief Designated-initializer text: `{.block_m = 64, .block_n = 64, ...}`.
+  /// @brief Designated-initializer text: `{.block_m = 64, .block_n = 64, ...}` (to_text() as a std::string).
   [[nodiscard]] std::string to_string() const;
+  /// @brief to_string() as a constant: `static_assert(gemm_config{}.to_text() == "{.block_m = 64, ...}")`.
+  [[nodiscard]] constexpr static_string<384> to_text() const {
+    static_string<384> s;
+    const auto field = [&s](std::string_view name, int v, bool first = false) {
+      s += first ? "{." : ", .";
+      s += name;
+      s += " = ";
+      s.append_decimal(v);
+    };
+    field("block_m", block_m, true);
+    field("block_n", block_n);
+    field("block_k", block_k);
+    field("thread_m", thread_m);
+    field("thread_n", thread_n);
+    field("group_m", group_m);
+    s += ", .math = gemm_math::";
+    s += templates::to_string(math);
+    field("warp_m", warp_m);
+    field("warp_n", warp_n);
+    field("stages", stages);
+    field("vector", vector);
+    field("split_k", split_k);
+    s += "}";
+    return s;
+  }
   /// @brief Short deterministic identifier: `bm64_bn64_bk16_tm4_tn4_g8_s2_v4` (SIMT),
   /// `mma_bm128_bn128_bk32_wm64_wn64_g8_s4_v8` (matrix cores),
   /// `wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8` (Hopper); `_sk<n>` when K is split.
   /// Skinny: `skm_bm8_bn32_bk8_wm8_wn32_tn1_v8_sk4` (skinny_m; `skn_` for skinny_n); on matrix cores
-  /// `skm_mma_bm8_bn64_bk8_wm4_wn1_sk16`.
+  /// `skm_mma_bm8_bn64_bk8_wm4_wn1_sk16`. (name_text() as a std::string.)
   [[nodiscard]] std::string name() const;
+  /// @brief name() as a constant: `static_assert(gemm_config{}.name_text() == "bm64_bn64_bk16_tm4_tn4_g8_s2_v4")`.
+  [[nodiscard]] constexpr static_string<192> name_text() const {
+    if (is_skinny(math)) return skinny_name_text();
+    static_string<192> s(math == gemm_math::matrix_core ? "mma_" : (math == gemm_math::wgmma ? "wgmma_" : ""));
+    const auto field = [&s](std::string_view prefix, int v) {
+      s += prefix;
+      s.append_decimal(v);
+    };
+    field("bm", block_m);
+    field("_bn", block_n);
+    field("_bk", block_k);
+    if (math != gemm_math::simt) {
+      field("_wm", warp_m);
+      field("_wn", warp_n);
+    } else {
+      field("_tm", thread_m);
+      field("_tn", thread_n);
+    }
+    field("_g", group_m);
+    field("_s", stages);
+    field("_v", vector);
+    if (split_k != 1) field("_sk", split_k);
+    return s;
+  }
 
  private:
-  [[nodiscard]] std::string skinny_name() const;
+  [[nodiscard]] constexpr static_string<192> skinny_name_text() const {
+    static_string<192> s(math == gemm_math::skinny_m ? "skm_" : "skn_");
+    const auto field = [&s](std::string_view prefix, int v) {
+      s += prefix;
+      s.append_decimal(v);
+    };
+    if (stages == 2) s += "mma_";
+    field("bm", block_m);
+    field("_bn", block_n);
+    field("_bk", block_k);
+    field("_wm", warp_m);
+    field("_wn", warp_n);
+    if (stages != 2) {
+      field("_tn", thread_n);
+      field("_v", vector);
+    }
+    if (split_k != 1) field("_sk", split_k);
+    return s;
+  }
 
  public:
   /// @brief Member-wise equality.

@@ -36,6 +36,7 @@
 /// (gemm/cost_model.hpp), the kernel renderer (gemm/render.hpp) and the reference renderer
 /// (gemm/reference.hpp).
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +45,7 @@
 
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/concepts.hpp>
+#include <rocmtpl/codegen/signature_rule.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
@@ -67,23 +69,49 @@ class gemm_policy {
   using config_type = gemm_config;             ///< one configuration, for every math path
   /// @brief A reference kernel, the runtime argument split_k, per-problem search spaces, the
   /// workspace known at code generation, launch descriptions of the candidates and the reference
-  /// (device-only tuning through the module API) and fused epilogue chains (render_epilogue()).
+  /// (device-only tuning through the module API), fused epilogue chains (render_epilogue()) and
+  /// the typed route's signature rule (typed_signature()).
   static constexpr kernel_capabilities capabilities{.reference = true,
                                                     .runtime_args = true,
                                                     .problem_configs = true,
                                                     .workspace = true,
                                                     .launch = true,
                                                     .reference_launch = true,
-                                                    .epilogue = true};
+                                                    .epilogue = true,
+                                                    .typed_signature = true};
 
   /// @param options the problem-level options (activation, alpha, beta, bias dimension, residual, runtime split-K)
   /// @throws config_error when alpha or beta is NaN or an infinity (see validate(const gemm_options&)).
   explicit gemm_policy(gemm_options options = {}) : options_(options) { validate(options_); }
 
   /// @brief "gemm".
-  [[nodiscard]] static std::string_view name() noexcept { return "gemm"; }
+  [[nodiscard]] static constexpr std::string_view name() noexcept { return "gemm"; }
   /// @brief The options it was made with.
   [[nodiscard]] const gemm_options& options() const noexcept { return options_; }
+
+  /// @brief The entry point's parameters for the typed route (kernel_capabilities::typed_signature):
+  /// X, W (rank 2 or 3), then Bias (or Residual with gemm_options::residual), then Residual (rank 1 to
+  /// 3), output Y (rank 2 or 3), all float32, float16 or bfloat16; `int32_t split_k` with
+  /// gemm_options::runtime_split_k (checked when the typed template is made).
+  [[nodiscard]] static constexpr signature_rule typed_signature(std::size_t inputs) noexcept {
+    signature_rule r;
+    if (inputs < 2 || inputs > 4) return r.refuse("gemm takes X, W, an optional Bias and an optional Residual");
+    r.inputs[0] = {.name = "X", .dtypes = float_dtypes, .min_rank = 2, .max_rank = 3};
+    r.inputs[1] = {.name = "W", .dtypes = float_dtypes, .min_rank = 2, .max_rank = 3};
+    if (inputs >= 3) {
+      r.inputs[2] = {.name = "Bias",
+                     .other_name = inputs == 3 ? "Residual" : "",
+                     .dtypes = float_dtypes,
+                     .min_rank = 1,
+                     .max_rank = 3};
+    }
+    if (inputs == 4) r.inputs[3] = {.name = "Residual", .dtypes = float_dtypes, .min_rank = 1, .max_rank = 3};
+    r.output = {.name = "Y", .dtypes = float_dtypes, .min_rank = 2, .max_rank = 3};
+    r.runtime_args[0] = {.name = "split_k", .c_type = "int32_t"};
+    r.runtime_arg_count = 1;
+    r.runtime_args_optional = true;
+    return r;
+  }
 
   /// @brief The SIMT search space (see gemm_simt_configs()).
   [[nodiscard]] static std::vector<gemm_config> simt_configs() { return gemm_simt_configs(); }

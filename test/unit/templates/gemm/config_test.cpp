@@ -2,6 +2,7 @@
 // templates/gemm/config.hpp: gemm_config's derived values and text forms, and the constraints:
 // invalid_reason() (non-throwing, constexpr), is_valid() and validate() (a typed config_error).
 #include <rocmtpl/templates/gemm/config.hpp>
+#include <rocmtpl/templates/gemm/search_space.hpp>
 
 #include "support/gemm.hpp"
 
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace {
 using gemm_test::contains;
@@ -41,6 +43,56 @@ TEST(GemmConfig, TextForms) {
   EXPECT_TRUE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"warp_n", "64"}) != d.end());
   EXPECT_TRUE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"split_k", "4"}) != d.end());
   EXPECT_EQ(to_string(gemm_math::matrix_core), "matrix_core");
+}
+
+// The text forms as they were written with std::string before name_text() and to_text() (kernel
+// names, golden files and tuning keys depend on the bytes).
+std::string string_name(const gemm_config& c) {
+  auto i = [](int v) { return std::to_string(v); };
+  std::string s;
+  if (rocmtpl::templates::is_skinny(c.math)) {
+    s = c.math == gemm_math::skinny_m ? "skm_" : "skn_";
+    if (c.stages == 2) s += "mma_";
+    s += "bm" + i(c.block_m) + "_bn" + i(c.block_n) + "_bk" + i(c.block_k) + "_wm" + i(c.warp_m) + "_wn" + i(c.warp_n);
+    if (c.stages != 2) s += "_tn" + i(c.thread_n) + "_v" + i(c.vector);
+  } else {
+    s = c.math == gemm_math::matrix_core ? "mma_" : (c.math == gemm_math::wgmma ? "wgmma_" : "");
+    s += "bm" + i(c.block_m) + "_bn" + i(c.block_n) + "_bk" + i(c.block_k);
+    s += c.math != gemm_math::simt ? "_wm" + i(c.warp_m) + "_wn" + i(c.warp_n)
+                                   : "_tm" + i(c.thread_m) + "_tn" + i(c.thread_n);
+    s += "_g" + i(c.group_m) + "_s" + i(c.stages) + "_v" + i(c.vector);
+  }
+  if (c.split_k != 1) s += "_sk" + i(c.split_k);
+  return s;
+}
+std::string string_text(const gemm_config& c) {
+  auto i = [](int v) { return std::to_string(v); };
+  return "{.block_m = " + i(c.block_m) + ", .block_n = " + i(c.block_n) + ", .block_k = " + i(c.block_k) +
+         ", .thread_m = " + i(c.thread_m) + ", .thread_n = " + i(c.thread_n) + ", .group_m = " + i(c.group_m) +
+         ", .math = gemm_math::" + std::string(to_string(c.math)) + ", .warp_m = " + i(c.warp_m) +
+         ", .warp_n = " + i(c.warp_n) + ", .stages = " + i(c.stages) + ", .vector = " + i(c.vector) +
+         ", .split_k = " + i(c.split_k) + "}";
+}
+
+TEST(GemmConfig, ConstantTextFormsAreTheStringOnes) {
+  std::vector<gemm_config> all;
+  for (const auto& space : {rocmtpl::templates::gemm_simt_configs(), rocmtpl::templates::gemm_matrix_core_configs(),
+                            rocmtpl::templates::gemm_wgmma_configs(), rocmtpl::templates::gemm_skinny_configs(),
+                            rocmtpl::templates::gemm_skinny_mma_configs()}) {
+    all.insert(all.end(), space.begin(), space.end());
+  }
+  ASSERT_GT(all.size(), 20U);
+  gemm_config odd{-1, 2147483647, -2147483647 - 1, 0, 0, 0};
+  odd.split_k = 12;
+  all.push_back(odd);
+  for (auto c : all) {
+    for (int split : {1, 3}) {
+      if (split != 1) c.split_k = split;
+      EXPECT_EQ(c.name(), string_name(c));
+      EXPECT_EQ(c.name_text().view(), string_name(c));
+      EXPECT_EQ(c.to_string(), string_text(c));
+    }
+  }
 }
 
 TEST(GemmConfig, InvalidConfigsAreExplained) {

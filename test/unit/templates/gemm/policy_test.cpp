@@ -23,7 +23,9 @@ static_assert(gemm_policy::capabilities == rocmtpl::kernel_capabilities{.referen
                                                                         .workspace = true,
                                                                         .launch = true,
                                                                         .reference_launch = true,
-                                                                        .epilogue = true});
+                                                                        .epilogue = true,
+                                                                        .typed_signature = true});
+static_assert(rocmtpl::detail::has_typed_signature<gemm_policy>);
 static_assert(rocmtpl::detail::has_reference_launch<gemm_policy>);
 static_assert(rocmtpl::detail::has_epilogue<gemm_policy>);
 static_assert(rocmtpl::detail::has_workspace<gemm_policy>);
