@@ -74,7 +74,8 @@ struct kernel_capabilities {
   /// `static constexpr signature_rule typed_signature(std::size_t inputs) noexcept`: the entry point's
   /// parameters as constexpr data (codegen/signature_rule.hpp), so that make_template() derives the
   /// signature of a typed problem at compile time and rejects buffers that disagree with it; without
-  /// it the policy is used through the runtime-value route (rocm_template)
+  /// it the policy is used through the runtime-value route (rocm_template). Such a policy's name() is
+  /// `constexpr` (the diagnostics name the template)
   bool typed_signature = false;
 
   /// @brief Member-wise equality.
