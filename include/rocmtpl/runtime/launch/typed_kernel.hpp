@@ -12,10 +12,12 @@
 /// answers the question beforehand, so the caller allocates once and passes it on every call.
 ///
 /// @code{.cpp}
-/// auto gemm = rocmtpl::make_template(rocmtpl::templates::gemm_policy{}, rocmtpl::inputs<X, W>{},
-/// rocmtpl::outputs<Y>{}); auto kernel = rocmtpl::runtime::compile(gemm.generate(config, {{"M", 100}}), cache, cc,
-/// options); std::size_t bytes = kernel.workspace_size(m);       // sizes, then runtime arguments kernel(x, w, y, m,
-/// stream);                          // const float*, const float*, float*, int64_t, stream
+/// using namespace rocmtpl;
+/// auto gemm = make_template(templates::gemm_policy{}, inputs<X, W>{}, outputs<Y>{});
+/// auto kernel = runtime::compile(gemm.generate(config, hints<"M">{100}), cache, cc, options);
+/// std::size_t bytes = kernel.workspace_size(m);  // sizes, then runtime arguments
+/// kernel(x, w, y, m, stream);  // const float*, const float*, float*, int64_t, stream
+/// kernel(std::span<const float>(x, n), w, y, m, workspace_ref{ws, bytes}, stream);
 /// @endcode
 
 #include <cstddef>
