@@ -15,6 +15,7 @@
 #include <rocmtpl/codegen/kernel_args.hpp>
 #include <rocmtpl/codegen/launch.hpp>
 #include <rocmtpl/codegen/rendered_source.hpp>
+#include <rocmtpl/codegen/signature.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 
 #include <rocmtpl/codegen/arg_info-inl.hpp>
@@ -23,4 +24,5 @@
 #include <rocmtpl/codegen/kernel_args-inl.hpp>
 #include <rocmtpl/codegen/launch-inl.hpp>
 #include <rocmtpl/codegen/rendered_source-inl.hpp>
+#include <rocmtpl/codegen/signature-inl.hpp>
 #include <rocmtpl/codegen/template_context-inl.hpp>

@@ -102,7 +102,7 @@ struct gemm_f16 {
   using y = static_buffer<"Y", row_major_layout<f16_t, dims<sym<"M">, ext<32>>>>;
   using sig = kernel_signature<inputs<x, w>, outputs<y>>;
   static std::string source_text() {
-    return make_template(gemm_policy{}, inputs<x, w>{}, outputs<y>{}).generate(gemm_config{}, {{"M", 100}}).source();
+    return make_template(gemm_policy{}, inputs<x, w>{}, outputs<y>{}).generate(gemm_config{}, hints<"M">{100}).source();
   }
 };
 

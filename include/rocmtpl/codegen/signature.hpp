@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -39,6 +40,7 @@
 
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/kernel_args.hpp>
+#include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/dim.hpp>
@@ -376,6 +378,16 @@ constexpr void write_declaration(Out& out, std::string_view kernel_name, const s
   out += ")";
 }
 
+// The run-time forms of a signature's parameters, shared by every kernel_signature (compiled once with
+// the library: signature-inl.hpp).
+[[nodiscard]] entry_signature signature_entry(std::span<const param_desc> params);
+[[nodiscard]] std::vector<std::string> signature_size_symbols(std::span<const param_desc> params);
+[[nodiscard]] std::vector<arg_info> signature_runtime_args(std::span<const param_desc> params);
+void check_signature_runtime_args(std::string_view who, std::span<const param_desc> params,
+                                  const std::vector<arg_info>& declared);
+void check_signature_argdefs(std::string_view who, std::span<const param_desc> params,
+                             const std::vector<std::string>& rendered);
+
 }  // namespace detail
 
 /// @brief The compile-time signature of a kernel entry point, built from a problem's typed buffers.
@@ -450,20 +462,7 @@ struct kernel_signature<inputs<In...>, outputs<Out...>, Extras...> {
 
   /// @brief The same parameters as the run-time description that rendering, the packed entry and
   /// kernel_entry use (kernel_args::signature()), so the typed and the dynamic paths declare one text.
-  [[nodiscard]] static entry_signature entry() {
-    entry_signature out;
-    for (const auto& p : parameters) {
-      entry_param e;
-      if (p.kind == param_kind::size) e.name = user_identifier_prefix;
-      e.name += p.name;
-      e.kind = p.kind;
-      if (p.kind == param_kind::tensor_in) e.type = "const ";
-      e.type += p.c_type;
-      if (p.kind == param_kind::tensor_in || p.kind == param_kind::tensor_out) e.type += "*";
-      out.params.push_back(std::move(e));
-    }
-    return out;
-  }
+  [[nodiscard]] static entry_signature entry() { return detail::signature_entry(parameters); }
 
   /// @brief The entry point's declaration, as rocm_template_kernel::def_kernel() returns it.
   [[nodiscard]] static std::string declaration(std::string_view kernel_name) {
@@ -486,22 +485,10 @@ struct kernel_signature<inputs<In...>, outputs<Out...>, Extras...> {
   }();
 
   /// @brief The size symbols (`M`), in parameter order (their code names are `u_M`).
-  [[nodiscard]] static std::vector<std::string> size_symbols() {
-    std::vector<std::string> out;
-    for (const auto& p : parameters) {
-      if (p.kind == param_kind::size) out.emplace_back(p.name);
-    }
-    return out;
-  }
+  [[nodiscard]] static std::vector<std::string> size_symbols() { return detail::signature_size_symbols(parameters); }
 
   /// @brief The runtime arguments as the policy's runtime_arg_info() describes them.
-  [[nodiscard]] static std::vector<arg_info> runtime_arg_info() {
-    std::vector<arg_info> out;
-    for (const auto& p : parameters) {
-      if (p.kind == param_kind::runtime_arg) out.push_back({std::string(p.name), std::string(p.c_type)});
-    }
-    return out;
-  }
+  [[nodiscard]] static std::vector<arg_info> runtime_arg_info() { return detail::signature_runtime_args(parameters); }
 
   /// @brief The inputs as runtime buffers, in the template's order.
   [[nodiscard]] static std::vector<buffer> input_buffers() { return {In::to_value()...}; }
@@ -526,39 +513,13 @@ struct kernel_signature<inputs<In...>, outputs<Out...>, Extras...> {
   /// @param declared what the policy's runtime_arg_info() returns
   /// @throws signature_error listing both when they differ in number, name, type or order.
   static void check_runtime_args(std::string_view who, const std::vector<arg_info>& declared) {
-    const auto mine = runtime_arg_info();
-    if (declared == mine) return;
-    auto text = [](const std::vector<arg_info>& v) {
-      std::string s;
-      for (const auto& a : v) {
-        if (!s.empty()) s += ", ";
-        s += a.ty;
-        s += ' ';
-        s += a.name;
-      }
-      return "[" + s + "]";
-    };
-    throw signature_error("rocmtpl: kernel_signature: template '" + std::string(who) + "' declares runtime arguments " +
-                          text(declared) + " but the signature has " + text(mine) +
-                          "; list the template's runtime arguments in runtime_args<arg<\"name\", type>...>");
+    detail::check_signature_runtime_args(who, parameters, declared);
   }
 
   /// @brief Checks rendered parameter declarations (kernel_args::cpp_argdefs()) against argdefs().
   /// @throws signature_error listing both when they differ.
   static void check_argdefs(std::string_view who, const std::vector<std::string>& rendered) {
-    const auto mine = argdefs();
-    if (rendered == mine) return;
-    auto text = [](const std::vector<std::string>& v) {
-      std::string s;
-      for (const auto& a : v) {
-        if (!s.empty()) s += ", ";
-        s += a;
-      }
-      return "(" + s + ")";
-    };
-    throw signature_error("rocmtpl: kernel_signature: template '" + std::string(who) + "' renders the parameters " +
-                          text(rendered) + " but the signature declares " + text(mine) +
-                          "; name the buffers as the template names its parameters, with the same dtypes and order");
+    detail::check_signature_argdefs(who, parameters, rendered);
   }
 };
 
@@ -572,3 +533,7 @@ inline constexpr bool is_kernel_signature<kernel_signature<I, O, E...>> = true;
 }  // namespace detail
 
 }  // namespace rocmtpl
+
+#ifndef ROCMTPL_COMPILED_LIBRARY
+#include <rocmtpl/codegen/signature-inl.hpp>
+#endif

@@ -277,8 +277,8 @@ TEST(StaticSource, ConstantFloatTextIsTheRuntimes) {
 
 // ---- GEMM: the entry's declaration and twins ----
 
-template <class Sig, class Template, class Config>
-void check_gemm_entry(const Template& typed, const Config& config, const size_hints& hints) {
+template <class Sig, class Template, class Config, class Hints>
+void check_gemm_entry(const Template& typed, const Config& config, const Hints& hints) {
   using decl = static_entry_source<Sig, "rocm_gemm", static_entry_part::declaration>;
   using twins = static_entry_source<Sig, "rocm_gemm", static_entry_part::twins>;
   const auto caller = typed.generate(config, hints);
@@ -302,13 +302,13 @@ TEST(StaticSource, GemmEntryIsTheRuntimeRendersEnd) {
   using sw = static_buffer<"W", row_major_layout<f32_t, dims<ext<64>, ext<96>>>>;
   using sy = static_buffer<"Y", row_major_layout<f32_t, dims<ext<128>, ext<96>>>>;
   check_gemm_entry<kernel_signature<inputs<sx, sw>, outputs<sy>>>(
-      make_template(gemm_policy{}, inputs<sx, sw>{}, outputs<sy>{}), gemm_config{}, {});
+      make_template(gemm_policy{}, inputs<sx, sw>{}, outputs<sy>{}), gemm_config{}, hints<>{});
 
   using mx = static_buffer<"X", row_major_layout<f16_t, dims<sym<"M">, sym<"K">>>>;
   using mw = static_buffer<"W", row_major_layout<f16_t, dims<sym<"K">, ext<32>>>>;
   using my = static_buffer<"Y", row_major_layout<f16_t, dims<sym<"M">, ext<32>>>>;
   check_gemm_entry<kernel_signature<inputs<mx, mw>, outputs<my>>>(
-      make_template(gemm_policy{}, inputs<mx, mw>{}, outputs<my>{}), gemm_config{}, {{"M", 100}, {"K", 64}});
+      make_template(gemm_policy{}, inputs<mx, mw>{}, outputs<my>{}), gemm_config{}, hints<"M", "K">{100, 64});
 
   using bias = static_buffer<"Bias", row_major_layout<bf16_t, dims<ext<32>>>>;
   using bx = static_buffer<"X", row_major_layout<bf16_t, dims<sym<"M">, ext<64>>>>;
@@ -320,7 +320,7 @@ TEST(StaticSource, GemmEntryIsTheRuntimeRendersEnd) {
   check_gemm_entry<kernel_signature<inputs<bx, bw, bias>, outputs<by>, split, input_order<2, 0, 1>>>(
       make_template(gemm_policy({.act = activation::relu, .runtime_split_k = true}), inputs<bx, bw, bias>{},
                     outputs<by>{}, split{}, input_order<2, 0, 1>{}),
-      config, {{"M", 8}});
+      config, hints<"M">{8});
 }
 
 // ---- the constant hash ----
