@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // 04_custom_template: write your own kernel template. A policy type tells rocmtpl how to render a
-// kernel; rocm_template renders it, and the runtime compiles, loads and runs it like the GEMM.
+// kernel and which parameters its entry point has (its signature rule); make_template binds it to
+// a problem given as buffer types, and the runtime compiles it, loads it as a typed kernel and runs
+// it like the GEMM: the call takes (const float* X, const float* Bias, float* Y, int64_t R, stream),
+// checked at compile time.
 //
 // The kernel here: Y[i, j] = relu(X[i, j] + bias[j]) over a 2-D tensor with any strides, rows
 // symbolic. Its configuration (threads per block, elements per thread) is what a tuner would search.
@@ -41,11 +44,24 @@ class bias_relu_policy {
   // Optional members are declared, never guessed: with `.reference = true` the policy must have
   // `render_reference(kernel, context) const` (a simple kernel the autotuner verifies every
   // candidate against), and a render_reference without the declaration does not compile either.
-  // Here: no reference kernel, no runtime arguments, one search space for every problem.
+  // Here: no reference kernel, no runtime arguments, one search space for every problem, and a
+  // signature rule for the typed route (typed_signature below).
   static constexpr kernel_capabilities capabilities{
-      .reference = false, .runtime_args = false, .problem_configs = false};
+      .reference = false, .runtime_args = false, .problem_configs = false, .typed_signature = true};
 
-  static std::string_view name() { return "bias_relu"; }
+  static constexpr std::string_view name() { return "bias_relu"; }
+
+  // The typed route's rule: the parameters' names, dtypes and ranks, from which make_template derives
+  // the entry point's signature at compile time (a buffer named otherwise, or of another dtype or
+  // rank, does not compile).
+  static constexpr signature_rule typed_signature(std::size_t inputs) noexcept {
+    signature_rule r;
+    if (inputs != 2) return r.refuse("bias_relu takes X and Bias");
+    r.inputs[0] = {.name = "X", .dtypes = dtype_set::of({dtype::f32}), .min_rank = 2, .max_rank = 2};
+    r.inputs[1] = {.name = "Bias", .dtypes = dtype_set::of({dtype::f32}), .min_rank = 1, .max_rank = 1};
+    r.output = {.name = "Y", .dtypes = dtype_set::of({dtype::f32}), .min_rank = 2, .max_rank = 2};
+    return r;
+  }
 
   // The search space.
   [[nodiscard]] std::vector<bias_relu_config> configs() const { return {{256, 4}, {128, 8}, {512, 1}}; }
@@ -149,33 +165,31 @@ static_assert(check_kernel_template<bias_relu_policy>());
 
 }  // namespace
 
+// X [R, 96] with R symbolic, Bias [96], Y [R, 96]; the test problem has R = 37 rows.
+constexpr std::int64_t rows = 37;
+constexpr std::int64_t cols = 96;
+using x_buffer = static_buffer<"X", row_major_layout<f32_t, dims<sym<"R">, ext<cols>>>>;
+using bias_buffer = static_buffer<"Bias", row_major_layout<f32_t, dims<ext<cols>>>>;
+using y_buffer = static_buffer<"Y", row_major_layout<f32_t, dims<sym<"R">, ext<cols>>>>;
+
 int main() {
   using namespace rocmtpl::runtime;
   try {
-    // X [R, 96] with R symbolic, bias [96], Y [R, 96]; the test problem has R = 37 rows.
-    constexpr std::int64_t rows = 37;
-    constexpr std::int64_t cols = 96;
-    const auto r = sym_expr::symbol("R");
-    const rocm_template<bias_relu_policy> tpl(
-        bias_relu_policy{},
-        {buffer("x", layout::row_major(dtype::f32, {r, cols})), buffer("bias", layout::row_major(dtype::f32, {cols}))},
-        layout::row_major(dtype::f32, {r, cols}));
-    const auto caller = tpl.generate(tpl.policy().configs().front(), {{"R", rows}});
-    std::cout << caller.to_string() << '\n';
+    const auto tpl = make_template(bias_relu_policy{}, inputs<x_buffer, bias_buffer>{}, outputs<y_buffer>{});
+    const auto caller = tpl.generate(tpl.policy().configs().front(), hints<"R">{rows});
+    std::cout << caller.untyped().to_string() << '\n' << caller.declaration() << '\n';
 
-    // Compile for this machine's GPU, or for gfx90a without one; load; query the workspace.
+    // Compile for this machine's GPU, or for gfx90a without one; load the entry point through its
+    // exact function type; query the workspace.
     const auto& gpu = gpu_runtime::instance();
     const compile_options options =
         gpu.available() ? compile_options_for(gpu.properties(gpu.current_device())) : amd_compile_options({"gfx90a"});
     code_cache cache;
-    const compile_result built = cache.get_or_compile(compiler::find(options.platform), caller.source(), options);
-    for (const auto& usage : built.resources) std::cout << "  " << to_string(usage) << '\n';
-    const kernel_entry entry(std::make_shared<shared_library>(built.library), caller.bmreq().kernel_name,
-                             caller.bmreq().signature);
-    std::cout << "entry point " << entry.name() << ", workspace " << entry.workspace_size({rows}) << " bytes\n";
+    const auto kernel = compile(caller, cache, compiler::find(options.platform), options);
+    std::cout << "entry point " << kernel.name() << ", workspace " << kernel.workspace_size(rows) << " bytes\n";
     // A null tensor comes back as a status code, turned into an exception on the host side.
     try {
-      entry.launch({nullptr, nullptr, nullptr}, {rows}, nullptr, nullptr);
+      kernel(nullptr, nullptr, nullptr, rows, nullptr);
       std::cerr << "04_custom_template: null tensors were not refused\n";
       return 1;
     } catch (const kernel_status_error& e) {
@@ -197,7 +211,7 @@ int main() {
     dx.copy_from_host(x.data());
     db.copy_from_host(bias.data());
     const stream s;
-    entry.launch({dx.get(), db.get(), dy.get()}, {rows}, nullptr, s.get());
+    kernel(dx.as<const float>(), db.as<const float>(), dy.as<float>(), rows, s.get());
     s.synchronize();
     std::vector<float> y(x.size());
     dy.copy_to_host(y.data());
