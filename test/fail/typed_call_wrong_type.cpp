@@ -2,6 +2,6 @@
 // expect-lines: 10
 // SPDX-License-Identifier: MIT
 // A bf16 output for an f16 signature: the error names Y, its type and the given one (twin:
-// typed_call_wrong_type_twin.cpp).
+// typed_call_twin.cpp).
 #define ROCMTPL_FAIL_WRONG_TYPE
 #include "typed_call_fixture.hpp"

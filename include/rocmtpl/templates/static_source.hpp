@@ -1315,6 +1315,7 @@ struct static_pointwise_spec {
   /// @brief The problem, as constants.
   static constexpr detail::static_render::pointwise_problem problem =
       detail::static_render::make_pointwise<Chain, Sig, Config.block_threads>();
+  /// @brief What make_pointwise() found wrong with the problem (none when it renders).
   using error = detail::static_render::pointwise_error;
   static_assert(problem.error != error::arity, "rocmtpl: static_pointwise_source: inputs<X, E0, E1, ...>, outputs<Y>");
   static_assert(problem.error != error::too_many_operands, "rocmtpl: static_pointwise_source: at most 8 operands");

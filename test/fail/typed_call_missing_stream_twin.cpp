@@ -1,4 +1,0 @@
-// expect-success
-// SPDX-License-Identifier: MIT
-// The passing twin of typed_call_missing_stream.cpp: the same call with the signature's arguments in order builds.
-#include "typed_call_fixture.hpp"
