@@ -364,10 +364,10 @@ constexpr fixed_string<N + 1> to_fixed_string(std::string_view s) noexcept {
   return fixed_string<N + 1>(text);
 }
 
-// The declaration of an entry point with these parameters.
+// `int NAME(<params>, <tail>)`, as entry_signature::declaration() writes it.
 template <class Out, std::size_t N>
-constexpr void write_declaration(Out& out, std::string_view kernel_name, const std::array<param_desc, N>& params) {
-  out += "extern \"C\" PT_EXPORT int ";
+constexpr void write_c_declaration(Out& out, std::string_view kernel_name, const std::array<param_desc, N>& params) {
+  out += "int ";
   out += kernel_name;
   out += "(";
   for (const auto& p : params) {
@@ -376,6 +376,13 @@ constexpr void write_declaration(Out& out, std::string_view kernel_name, const s
   }
   out += entry_signature::tail;
   out += ")";
+}
+
+// The declaration of an exported entry point with these parameters.
+template <class Out, std::size_t N>
+constexpr void write_declaration(Out& out, std::string_view kernel_name, const std::array<param_desc, N>& params) {
+  out += "extern \"C\" PT_EXPORT ";
+  write_c_declaration(out, kernel_name, params);
 }
 
 // The run-time forms of a signature's parameters, shared by every kernel_signature (compiled once with

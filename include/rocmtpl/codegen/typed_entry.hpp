@@ -47,36 +47,32 @@ namespace detail {
 // Diagnostics of typed calls: each names the parameter in its template arguments, which the
 // compiler prints in the instantiation that fails (instantiated from the call itself, so that the
 // error is a few lines: the instantiation, the call, the static_assert).
-template <class...>
-inline constexpr bool dependent_false = false;
-template <fixed_string...>
-inline constexpr bool dependent_false_name = false;
 
 template <fixed_string Parameter, class Expected, class Given>
 struct argument_for_parameter {
-  static_assert(dependent_false<Expected, Given>,
+  static_assert(always_false<sizeof(Expected), sizeof(Given)>,
                 "rocmtpl: typed call: wrong type, the argument for the parameter above does not convert to its type; "
                 "pass a pointer to its element type, an integer for a size, the stream last");
 };
 template <fixed_string Parameter>
 struct missing_argument_for_parameter {
-  static_assert(dependent_false_name<Parameter>,
+  static_assert(always_false<Parameter.size()>,
                 "rocmtpl: typed call: missing argument, the parameter above gets none; pass every tensor, size and "
                 "runtime argument of the signature in order, then the stream");
 };
 template <fixed_string LastParameter, class Given>
 struct extra_argument_after_parameter {
-  static_assert(dependent_false<Given>,
+  static_assert(always_false<sizeof(Given)>,
                 "rocmtpl: typed call: too many arguments, one follows the last parameter (named above); remove it");
 };
 template <fixed_string Parameter, class Given>
 struct extra_argument_before_parameter {
-  static_assert(dependent_false<Given>,
+  static_assert(always_false<sizeof(Given)>,
                 "rocmtpl: typed call: too many arguments, one comes before the parameter above; remove it");
 };
 template <fixed_string First, fixed_string Second>
 struct arguments_in_wrong_order {
-  static_assert(dependent_false_name<First, Second>,
+  static_assert(always_false<First.size(), Second.size()>,
                 "rocmtpl: typed call: wrong order, the arguments for the two parameters above are swapped; swap them");
 };
 // What a call that fits instantiates instead.

@@ -125,25 +125,11 @@ inline constexpr std::size_t max_rank = 8;
 inline constexpr std::size_t max_operands = 8;
 inline constexpr std::size_t max_ops = 16;
 
-// Counts the characters appended to it (the first pass).
-struct counter {
-  std::size_t size = 0;
-  constexpr counter& operator+=(std::string_view s) noexcept {
-    size += s.size();
-    return *this;
-  }
-};
-
-// Writes the appended characters into a fixed_text<N> (the second pass); past N is not a constant.
+// The two passes: count the characters, then write them into a fixed_text<N> (signature.hpp's
+// text_length and text_writer, which the signature's declaration_text uses the same way).
+using counter = rocmtpl::detail::text_length;
 template <std::size_t N>
-struct writer {
-  fixed_text<N> text{};
-  std::size_t size = 0;
-  constexpr writer& operator+=(std::string_view s) noexcept {
-    for (char c : s) text.data[size++] = c;
-    return *this;
-  }
-};
+using writer = rocmtpl::detail::text_writer<N>;
 
 // A number in the text.
 struct num {
@@ -449,20 +435,6 @@ constexpr void write_head(Out& out, std::string_view kernel_name) {
   line(out, "#define ", device_symbol_macro, "(suffix) ", kernel_name, "_##suffix");
 }
 
-// `int NAME(<params>, <tail>)` (entry_signature::declaration()).
-template <class Out, std::size_t N>
-constexpr void write_declaration(Out& out, std::string_view name, const std::array<param_desc, N>& params) {
-  out += "int ";
-  out += name;
-  out += "(";
-  for (const auto& p : params) {
-    rocmtpl::detail::append_argdef(out, p);
-    out += ", ";
-  }
-  out += entry_signature::tail;
-  out += ")";
-}
-
 template <class Out>
 constexpr void write_param_type(Out& out, const param_desc& p) {
   if (p.kind == param_kind::tensor_in) out += "const ";
@@ -479,7 +451,7 @@ constexpr void write_packed(Out& out, std::string_view name, const std::array<pa
         return params[i].kind == param_kind::tensor_in || params[i].kind == param_kind::tensor_out;
       },
       [&](Out& o, std::size_t i) { write_param_type(o, params[i]); },
-      [&](Out& o) { write_declaration(o, name, params); });
+      [&](Out& o) { rocmtpl::detail::write_c_declaration(o, name, params); });
 }
 
 // The entry point (rendered_source::entry()) around `body`, then the macro's #undef.
@@ -487,7 +459,7 @@ template <class Out, std::size_t N, class Body>
 constexpr void write_entry(Out& out, std::string_view name, const std::array<param_desc, N>& params, Body&& body) {
   out += rocmtpl::detail::entry_text::host_guard_open;
   out += rocmtpl::detail::entry_text::exported_linkage;
-  write_declaration(out, name, params);
+  rocmtpl::detail::write_c_declaration(out, name, params);
   out += " {\n";
   body(out);
   out += "}\n";
@@ -1373,7 +1345,7 @@ struct static_entry_spec {
   static constexpr void write(Out& out) {
     if constexpr (Part == static_entry_part::declaration) {
       out += rocmtpl::detail::entry_text::exported_linkage;
-      detail::static_render::write_declaration(out, KernelName.view(), Sig::parameters);
+      rocmtpl::detail::write_c_declaration(out, KernelName.view(), Sig::parameters);
     } else {
       detail::static_render::write_packed(out, KernelName.view(), Sig::parameters);
     }
