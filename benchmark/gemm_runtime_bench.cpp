@@ -29,6 +29,7 @@
 //   ROCMTPL_BENCH_SPLIT_K=1  (runtime split-K: the split variants of every tiled path, Hopper
 //     included, join the ranked space; the winner runs with its workspace; the skinny paths split K
 //     statically either way)
+//   ROCMTPL_BENCH_FUSED=0  (leave the bias + relu benchmarks out)
 //   ROCMTPL_BENCH_TUNE_FLUSH_L2=0  (tune with a warm L2, as the benchmarks time; default: flushed)
 // Run: build/gpu/benchmark/gemm_runtime_bench
 #include <rocmtpl/runtime.hpp>
@@ -63,11 +64,20 @@ struct shape {
   std::int64_t m, n, k;
 };
 // Indices 0-6: the seven square-ish shapes; 7-10: skinny (issue 10 part 2: M in {1, 8, 32, 64},
-// N = K = 8192), selected with ROCMTPL_BENCH_SHAPES=7,8,9,10.
+// N = K = 8192), selected with ROCMTPL_BENCH_SHAPES=7,8,9,10. Issue 25: 11-14 have fewer output
+// tiles than SMs and a long K (with 0 and 1: ROCMTPL_BENCH_SHAPES=0,1,11,12,13,14); 15-20 are fp32's
+// 65 to 255 rows (M = 96, 128, 160, 192, 255 at N = K = 8192, M = 200 at N = K = 4096); 21-26 the
+// 16-bit 17 to 64 rows (M = 24, 48 at N = K = 8192 (with 9 and 10: 32, 64), M = 24, 32, 48, 64 at
+// N = K = 4096).
 const std::vector<shape> shapes{{1024, 1024, 1024}, {2048, 2048, 2048},  {4096, 4096, 4096}, {8192, 8192, 8192},
                                 {1000, 3000, 700},  {4096, 11008, 4096}, {8192, 1024, 8192}, {1, 8192, 8192},
-                                {8, 8192, 8192},    {32, 8192, 8192},    {64, 8192, 8192}};
-constexpr std::size_t first_skinny_shape = 7;
+                                {8, 8192, 8192},    {32, 8192, 8192},    {64, 8192, 8192},   {2048, 1024, 8192},
+                                {1024, 2048, 8192}, {3072, 768, 4096},   {1536, 1536, 6144}, {96, 8192, 8192},
+                                {128, 8192, 8192},  {160, 8192, 8192},   {192, 8192, 8192},  {255, 8192, 8192},
+                                {200, 4096, 4096},  {24, 8192, 8192},    {48, 8192, 8192},   {24, 4096, 4096},
+                                {32, 4096, 4096},   {48, 4096, 4096},    {64, 4096, 4096}};
+// The skinny table's shapes: M or N at most 64.
+bool skinny_shape(std::size_t si) { return std::min(shapes.at(si).m, shapes.at(si).n) <= 64; }
 
 int cuda_type(dtype t) {
   return t == dtype::f32 ? cublas::cuda_r_32f : (t == dtype::f16 ? cublas::cuda_r_16f : cublas::cuda_r_16bf);
@@ -308,7 +318,7 @@ std::map<std::pair<std::string, std::size_t>, std::pair<double, double>> skinny_
 double copy_gbps = 0;
 
 void set_bandwidth(benchmark::State& state, dtype t, std::size_t si, double ms, bool rocmtpl_side) {
-  if (si < first_skinny_shape || ms <= 0) return;
+  if (!skinny_shape(si) || ms <= 0) return;
   const double gbps = gemm_bytes(shapes[si], t) / (ms * 1e-3) / 1e9;
   state.counters["GB/s"] = gbps;
   auto& slot = skinny_gbps[{std::string(name(t)), si}];
@@ -492,7 +502,8 @@ void register_all() {
   for (const auto& d : env_list("ROCMTPL_BENCH_DTYPES", "f32,f16,bf16")) dtypes.push_back(parse_dtype(d));
   std::vector<std::size_t> picks;
   for (const auto& i : env_list("ROCMTPL_BENCH_SHAPES", "0,1,2,3,4,5,6")) picks.push_back(std::stoul(i));
-  if (std::any_of(picks.begin(), picks.end(), [](std::size_t i) { return i >= first_skinny_shape; })) {
+  const bool fused = env_list("ROCMTPL_BENCH_FUSED", "1").front() != "0";
+  if (std::any_of(picks.begin(), picks.end(), skinny_shape)) {
     benchmark::RegisterBenchmark("copy_d2d/1GiB", bm_copy_d2d)->UseManualTime()->Unit(benchmark::kMillisecond);
   }
   for (dtype t : dtypes) {
@@ -506,9 +517,11 @@ void register_all() {
       benchmark::RegisterBenchmark(("rocmtpl/" + tag).c_str(), bm_rocmtpl, t, si, false)
           ->UseManualTime()
           ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(("rocmtpl_bias_relu/" + tag).c_str(), bm_rocmtpl, t, si, true)
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond);
+      if (fused) {
+        benchmark::RegisterBenchmark(("rocmtpl_bias_relu/" + tag).c_str(), bm_rocmtpl, t, si, true)
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond);
+      }
     }
   }
 }

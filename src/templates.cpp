@@ -22,8 +22,18 @@
 #include <rocmtpl/templates/gemm/reference.hpp>
 #include <rocmtpl/templates/gemm/render.hpp>
 #include <rocmtpl/templates/gemm/search_space.hpp>
-#include <rocmtpl/templates/gemm/skinny_device_code.hpp>
-#include <rocmtpl/templates/gemm/sm90_device_code.hpp>
+#include <rocmtpl/templates/gemm/mma/device_code.hpp>
+#include <rocmtpl/templates/gemm/mma/path.hpp>
+#include <rocmtpl/templates/gemm/path.hpp>
+#include <rocmtpl/templates/gemm/paths.hpp>
+#include <rocmtpl/templates/gemm/simt/device_code.hpp>
+#include <rocmtpl/templates/gemm/simt/path.hpp>
+#include <rocmtpl/templates/gemm/skinny/device_code.hpp>
+#include <rocmtpl/templates/gemm/skinny/path.hpp>
+#include <rocmtpl/templates/gemm/skinny/render.hpp>
+#include <rocmtpl/templates/gemm/skinny_mma/path.hpp>
+#include <rocmtpl/templates/gemm/wgmma/device_code.hpp>
+#include <rocmtpl/templates/gemm/wgmma/path.hpp>
 #include <rocmtpl/templates/pointwise.hpp>
 
 #include <rocmtpl/templates/activation-inl.hpp>
@@ -39,8 +49,17 @@
 #include <rocmtpl/templates/gemm/reference-inl.hpp>
 #include <rocmtpl/templates/gemm/render-inl.hpp>
 #include <rocmtpl/templates/gemm/search_space-inl.hpp>
-#include <rocmtpl/templates/gemm/skinny_device_code-inl.hpp>
-#include <rocmtpl/templates/gemm/sm90_device_code-inl.hpp>
+#include <rocmtpl/templates/gemm/mma/device_code-inl.hpp>
+#include <rocmtpl/templates/gemm/mma/path-inl.hpp>
+#include <rocmtpl/templates/gemm/paths-inl.hpp>
+#include <rocmtpl/templates/gemm/simt/device_code-inl.hpp>
+#include <rocmtpl/templates/gemm/simt/path-inl.hpp>
+#include <rocmtpl/templates/gemm/skinny/device_code-inl.hpp>
+#include <rocmtpl/templates/gemm/skinny/path-inl.hpp>
+#include <rocmtpl/templates/gemm/skinny/render-inl.hpp>
+#include <rocmtpl/templates/gemm/skinny_mma/path-inl.hpp>
+#include <rocmtpl/templates/gemm/wgmma/device_code-inl.hpp>
+#include <rocmtpl/templates/gemm/wgmma/path-inl.hpp>
 #include <rocmtpl/templates/pointwise-inl.hpp>
 
 // The stock policies' rocm_template, instantiated once here (their headers declare them `extern

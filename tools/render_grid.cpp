@@ -30,6 +30,15 @@ using rocmtpl::templates::gemm_options;
 using rocmtpl::templates::gemm_policy;
 using rocmtpl::templates::gemm_problem;
 
+// The caller's description without its name (a count of the templates rendered in the process).
+std::string info(const rocmtpl::rocm_template_caller& c) {
+  std::string out = "source_hash=" + c.bmreq().source_hash();
+  for (const auto& [k, v] : c.info_dict()) {
+    if (k != "name") out += ", " + k + ": " + v;
+  }
+  return out;
+}
+
 std::string launch_text(const rocmtpl::rocm_template_caller& c) {
   if (!c.launch()) return "-";
   std::string text;
@@ -37,8 +46,8 @@ std::string launch_text(const rocmtpl::rocm_template_caller& c) {
     text += "variant " + std::to_string(v.requirements.size()) + ":";
     for (const auto& k : v.launches) {
       text += k.suffix + " " + std::to_string(k.block[0]) + "," + std::to_string(k.block[1]) + "," +
-              std::to_string(k.block[2]) + " " + std::to_string(k.shared_bytes) + " " +
-              std::to_string(k.amd_block[0]) + " " + std::to_string(k.amd_shared_bytes);
+              std::to_string(k.block[2]) + " " + std::to_string(k.shared_bytes) + " " + std::to_string(k.amd_block[0]) +
+              " " + std::to_string(k.amd_shared_bytes);
       for (const auto& a : k.params) text += " " + a.name;
       text += ";";
     }
@@ -52,7 +61,7 @@ void print_template(const std::string& label, const rocm_template<gemm_policy>& 
   try {
     for (const auto& config : rocmtpl::detail::problem_configs(t.policy(), t.context(), hints)) {
       const auto c = t.generate(config, hints);
-      std::printf("%s ranked %s %s %s %s\n", label.c_str(), config.name().c_str(), c.to_string().c_str(),
+      std::printf("%s ranked %s %s %s %s\n", label.c_str(), config.name().c_str(), info(c).c_str(),
                   rocmtpl::detail::hash_hex(c.source()).c_str(), launch_text(c).c_str());
     }
   } catch (const std::exception& e) {
@@ -61,7 +70,7 @@ void print_template(const std::string& label, const rocm_template<gemm_policy>& 
   for (const auto& config : t.policy().configs()) {
     try {
       const auto c = t.generate(config, hints);
-      std::printf("%s listed %s %s %s\n", label.c_str(), config.name().c_str(), c.to_string().c_str(),
+      std::printf("%s listed %s %s %s\n", label.c_str(), config.name().c_str(), info(c).c_str(),
                   rocmtpl::detail::hash_hex(c.source()).c_str());
     } catch (const std::exception& e) {
       std::printf("%s listed %s error %s\n", label.c_str(), config.name().c_str(), e.what());
@@ -110,7 +119,7 @@ int main() {
     std::int64_t m, n, k, batch;
   };
   const std::vector<shape> shapes{{4096, 4096, 1024, 1}, {48, 8192, 8192, 1}, {8192, 24, 4096, 1},
-                                  {200, 8192, 4096, 1},  {1, 80, 96, 1},       {1000, 700, 300, 3}};
+                                  {200, 8192, 4096, 1},  {1, 80, 96, 1},      {1000, 700, 300, 3}};
   for (const auto& s : shapes) {
     for (const auto t : {dtype::f32, dtype::f16, dtype::bf16}) {
       for (const char* lay : {"rr", "rc", "cr"}) {

@@ -2,6 +2,9 @@
 // static_assert-only checks of the kernel_template concept and the typed layer.
 #include <rocmtpl/rocm_template.hpp>
 
+#include <optional>
+#include <string_view>
+
 namespace {
 struct cfg {
   int v = 0;
@@ -169,18 +172,48 @@ static_assert(!rocmtpl::kernel_template<configs_of_wrong_type>);
 static_assert(!rocmtpl::kernel_template<int>);
 static_assert(rocmtpl::kernel_template<rocmtpl::templates::gemm_policy>);
 
-// gemm_config is a structural aggregate: usable as a template argument.
-template <rocmtpl::templates::gemm_config C>
+// Each GEMM path's configuration is a structural aggregate: usable as a template argument.
+namespace tpl = rocmtpl::templates;
+template <tpl::simt_config C>
 struct tuned {
   static constexpr int threads = C.threads();
 };
-static_assert(tuned<rocmtpl::templates::gemm_config{128, 128, 8, 8, 8, 8}>::threads == 256);
-static_assert(rocmtpl::templates::gemm_config{} == rocmtpl::templates::gemm_config{64, 64, 16, 4, 4, 8});
-static_assert(rocmtpl::templates::gemm_config{32} < rocmtpl::templates::gemm_config{64});
+static_assert(tuned<tpl::simt_config{128, 128, 8, 8, 8, 8}>::threads == 256);
+template <auto C>
+struct threads_of {
+  static constexpr int value = C.threads();
+};
+static_assert(threads_of<tpl::mma_config{}>::value == 128);
+static_assert(threads_of<tpl::wgmma_config{}>::value == 384);
+static_assert(threads_of<tpl::skinny_config{.k_threads = 2, .p_threads = 128}>::value == 256);
+static_assert(threads_of<tpl::skinny_mma_config{.side = tpl::skinny_side::n}>::value == 128);
+template <auto V>
+struct as_argument {};
+template <class T>
+concept structural = requires {
+  typename as_argument<T{}>;
+};
+static_assert(structural<tpl::simt_config> && structural<tpl::mma_config> && structural<tpl::wgmma_config> &&
+              structural<tpl::skinny_config> && structural<tpl::skinny_mma_config>);
+static_assert(!structural<tpl::gemm_config>);  // a class around std::variant: a run-time value only
+static_assert(tpl::simt_config{} == tpl::simt_config{64, 64, 16, 4, 4, 8});
+static_assert(tpl::simt_config{32} < tpl::simt_config{64});
+// gemm_config holds one of them (a std::variant: not structural): equal within a path, ordered by
+// the path (gemm_path_list order) and then member-wise.
+static_assert(tpl::gemm_config{} == tpl::gemm_config(tpl::simt_config{64, 64, 16, 4, 4, 8}));
+static_assert(tpl::gemm_config(tpl::simt_config{32}) < tpl::gemm_config(tpl::simt_config{64}));
+static_assert(tpl::gemm_config(tpl::wgmma_config{}) < tpl::gemm_config(tpl::mma_config{}));
+static_assert(tpl::gemm_config(tpl::skinny_mma_config{}) < tpl::gemm_config(tpl::skinny_config{}));
+static_assert(tpl::gemm_config(tpl::mma_config{}) != tpl::gemm_config(tpl::simt_config{}));
 // The constraints are constexpr: a configuration can be checked at compile time.
-static_assert(rocmtpl::templates::is_valid(rocmtpl::templates::gemm_config{128, 128, 8, 8, 8, 8}));
-static_assert(rocmtpl::templates::invalid_reason(rocmtpl::templates::gemm_config{64, 64, 16, 12, 4, 1}) ==
+static_assert(tpl::simt_config{128, 128, 8, 8, 8, 8}.invalid_reason() == std::nullopt);
+static_assert(tpl::is_valid(tpl::simt_config{128, 128, 8, 8, 8, 8}));
+static_assert(tpl::invalid_reason(tpl::simt_config{64, 64, 16, 12, 4, 1}) ==
               std::string_view("block_m must be a multiple of thread_m"));
+static_assert(!tpl::is_valid(tpl::mma_config{.warp_m = 48}));
+static_assert(!tpl::is_valid(tpl::wgmma_config{.block_m = 192}));
+static_assert(!tpl::is_valid(tpl::skinny_config{.rows = 32}));
+static_assert(!tpl::is_valid(tpl::skinny_mma_config{.rows = 4}));
 
 // Typed layer: compile-time facts of static layouts and buffers.
 using x_layout = rocmtpl::row_major_layout<rocmtpl::f16_t, rocmtpl::dims<rocmtpl::sym<"M">, rocmtpl::ext<64>>>;

@@ -14,9 +14,11 @@ using rocmtpl::layout;
 using rocmtpl::sym_expr;
 using rocmtpl::templates::activation;
 using rocmtpl::templates::gemm_config;
-using rocmtpl::templates::gemm_math;
 using rocmtpl::templates::gemm_options;
 using rocmtpl::templates::gemm_policy;
+using rocmtpl::templates::mma_config;
+using rocmtpl::templates::simt_config;
+using rocmtpl::templates::wgmma_config;
 
 using rocmtpl::test::check_golden;
 
@@ -25,7 +27,7 @@ TEST(GemmGolden, StaticF32) {
                                         {buffer("x", layout::row_major(dtype::f32, {1000, 700})),
                                          buffer("w", layout::row_major(dtype::f32, {700, 3000}))},
                                         layout::row_major(dtype::f32, {1000, 3000}));
-  check_golden("gemm_static_f32.hip", t.generate(gemm_config{128, 128, 8, 8, 8, 8}).source());
+  check_golden("gemm_static_f32.hip", t.generate(simt_config{128, 128, 8, 8, 8, 8}).source());
 }
 
 TEST(GemmGolden, SymbolicF16BiasGeluColMajorW) {
@@ -59,18 +61,15 @@ TEST(GemmGolden, MatrixCoreStaticF16) {
                                         {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
                                          buffer("w", layout::row_major(dtype::f16, {4096, 4096}))},
                                         layout::row_major(dtype::f16, {4096, 4096}));
-  gemm_config c{.block_m = 128,
-                .block_n = 128,
-                .block_k = 32,
-                .thread_m = 0,
-                .thread_n = 0,
-                .group_m = 8,
-                .math = gemm_math::matrix_core,
-                .warp_m = 64,
-                .warp_n = 64,
-                .stages = 4,
-                .vector = 8,
-                .split_k = 1};
+  const mma_config c{.block_m = 128,
+                     .block_n = 128,
+                     .block_k = 32,
+                     .warp_m = 64,
+                     .warp_n = 64,
+                     .group_m = 8,
+                     .stages = 4,
+                     .vector = 8,
+                     .split_k = 1};
   check_golden("gemm_mma_static_f16.hip", t.generate(c).source());
 }
 
@@ -83,18 +82,15 @@ TEST(GemmGolden, MatrixCoreBatchedBf16SplitKResidual) {
       {buffer("x", layout::row_major(dtype::bf16, {b, m, 512})), buffer("w", layout::col_major(dtype::bf16, {512, 96})),
        buffer("bias", layout::row_major(dtype::f32, {96})), buffer("res", layout::row_major(dtype::bf16, {b, m, 96}))},
       layout::row_major(dtype::f32, {b, m, 96}));
-  gemm_config c{.block_m = 64,
-                .block_n = 64,
-                .block_k = 32,
-                .thread_m = 0,
-                .thread_n = 0,
-                .group_m = 8,
-                .math = gemm_math::matrix_core,
-                .warp_m = 32,
-                .warp_n = 32,
-                .stages = 3,
-                .vector = 8,
-                .split_k = 2};
+  const mma_config c{.block_m = 64,
+                     .block_n = 64,
+                     .block_k = 32,
+                     .warp_m = 32,
+                     .warp_n = 32,
+                     .group_m = 8,
+                     .stages = 3,
+                     .vector = 8,
+                     .split_k = 2};
   check_golden("gemm_mma_batched_bf16_split_k.hip", t.generate(c, {{"B", 2}, {"M", 100}}).source());
 }
 
@@ -105,18 +101,7 @@ TEST(GemmGolden, HopperWgmmaF16BiasRelu) {
       {buffer("x", layout::row_major(dtype::f16, {4096, 4096})),
        buffer("w", layout::row_major(dtype::f16, {4096, 4096})), buffer("bias", layout::row_major(dtype::f16, {4096}))},
       layout::row_major(dtype::f16, {4096, 4096}));
-  gemm_config c{.block_m = 128,
-                .block_n = 256,
-                .block_k = 64,
-                .thread_m = 0,
-                .thread_n = 0,
-                .group_m = 8,
-                .math = gemm_math::wgmma,
-                .warp_m = 64,
-                .warp_n = 256,
-                .stages = 4,
-                .vector = 8,
-                .split_k = 1};
+  const wgmma_config c{.block_m = 128, .block_n = 256, .group_m = 8, .stages = 4, .split_k = 1};
   check_golden("gemm_wgmma_f16_bias_relu.hip", t.generate(c).source());
 }
 

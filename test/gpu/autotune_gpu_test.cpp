@@ -297,8 +297,9 @@ struct planted_policy {
   static std::string_view name() { return "planted_gemm"; }
   std::vector<planted_config> configs() const {
     // Broken ones first, so a fault would poison every later candidate without isolation.
-    return {{gemm_config{}, plant::trap}, {gemm_config{}, plant::out_of_bounds}, {gemm_config{}, plant::wrong},
-            {gemm_config{}, plant::hang}, {gemm_config{}, plant::none},          {{128, 64, 8, 8, 4, 8}, plant::none}};
+    return {{gemm_config{}, plant::trap},  {gemm_config{}, plant::out_of_bounds},
+            {gemm_config{}, plant::wrong}, {gemm_config{}, plant::hang},
+            {gemm_config{}, plant::none},  {templates::simt_config{128, 64, 8, 8, 4, 8}, plant::none}};
   }
   rendered_source render(rocm_template_kernel& k, const template_context& ctx, const planted_config& c) const {
     auto parts = inner.render(k, ctx, c.base);

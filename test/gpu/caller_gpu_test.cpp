@@ -55,8 +55,7 @@ TEST(CallerGpu, BenchmarkTimesTheKernelOnTheGivenTensors) {
   x.copy_from_host(hx.data());
   w.copy_from_host(hw.data());
   for (int split : {1, 3}) {
-    gemm_config c{};
-    c.split_k = split;
+    const gemm_config c = gemm_config{}.with_split_k(split);
     auto caller = tpl.generate(c, {{"M", m}});
     caller.precompile(caller_runtime{});
     ASSERT_FALSE(caller.bmreq().library_path.empty());

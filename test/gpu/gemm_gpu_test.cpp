@@ -15,6 +15,7 @@
 
 #include "gpu/gemm_gpu_harness.hpp"
 #include "support/cublas.hpp"
+#include "support/gemm.hpp"
 #include "support/gpu.hpp"
 #include "support/temp_dir.hpp"
 
@@ -48,7 +49,6 @@ using rocmtpl::test::cublas;
 using templates::activation;
 using templates::bias_dim;
 using templates::gemm_config;
-using templates::gemm_math;
 using templates::gemm_options;
 using templates::gemm_policy;
 
@@ -74,7 +74,7 @@ const std::vector<size_hints> config_shapes{{{"M", 333}, {"N", 200}, {"K", 264}}
                                             {{"M", 5}, {"N", 1}, {"K", 40}},
                                             {{"M", 1}, {"N", 72}, {"K", 1}}};
 
-// Whether the device runs the Hopper path (gemm_math::wgmma): compute capability 9.0.
+// Whether the device runs the Hopper path (wgmma_config): compute capability 9.0.
 bool hopper_device() {
   const auto& rt = gpu_runtime::instance();
   return rt.properties(rt.current_device()).kind == platform::nvidia &&
@@ -84,7 +84,7 @@ bool hopper_device() {
 // The policy's first configuration this device runs (the Hopper ones only on an sm_90 device).
 gemm_config top_config(const rocm_template<gemm_policy>& t, const size_hints& hints) {
   for (const auto& c : t.policy().configs(t.context(), hints)) {
-    if (c.math != gemm_math::wgmma || hopper_device()) return c;
+    if (!c.holds<templates::wgmma_config>() || hopper_device()) return c;
   }
   throw std::runtime_error("no configuration");
 }
@@ -93,7 +93,7 @@ gemm_config top_config(const rocm_template<gemm_policy>& t, const size_hints& hi
 // of 8) the Hopper path refuses by design.
 gemm_config top_portable(const rocm_template<gemm_policy>& t, const size_hints& hints) {
   for (const auto& c : t.policy().configs(t.context(), hints)) {
-    if (c.math != gemm_math::wgmma) return c;
+    if (!c.holds<templates::wgmma_config>()) return c;
   }
   throw std::runtime_error("no configuration");
 }
@@ -102,7 +102,7 @@ gemm_config top_portable(const rocm_template<gemm_policy>& t, const size_hints& 
 // split-K and alignment refusals on shapes where the skinny paths rank first (issue 10 part 2).
 gemm_config top_tiled(const rocm_template<gemm_policy>& t, const size_hints& hints) {
   for (const auto& c : t.policy().configs(t.context(), hints)) {
-    if (c.math != gemm_math::wgmma && !templates::is_skinny(c.math)) return c;
+    if (!c.holds<templates::wgmma_config>() && !gemm_test::is_skinny(c)) return c;
   }
   throw std::runtime_error("no configuration");
 }
@@ -112,7 +112,7 @@ TEST(GemmGpu, EverySimtConfigF32) {
   harness h;
   std::vector<check_case> cases;
   auto t = plain(dtype::f32);
-  for (const auto& c : gemm_policy::simt_configs()) cases.push_back({"f32", t, {}, c, config_shapes});
+  for (const auto& c : templates::simt_path::search_space()) cases.push_back({"f32", t, {}, c, config_shapes});
   run_all(h, cases);
 }
 
@@ -122,7 +122,7 @@ TEST(GemmGpu, EveryMatrixCoreConfigF16AndBf16) {
   std::vector<check_case> cases;
   for (dtype d : {dtype::f16, dtype::bf16}) {
     auto t = plain(d);
-    for (const auto& c : gemm_policy::matrix_core_configs()) {
+    for (const auto& c : templates::mma_path::search_space()) {
       cases.push_back({std::string(name(d)), t, {}, c, config_shapes});
     }
   }
@@ -132,7 +132,7 @@ TEST(GemmGpu, EveryMatrixCoreConfigF16AndBf16) {
     const size_hints big{{"M", 1000}, {"N", 1536}, {"K", 1032}};
     std::vector<gemm_config> ranked;
     for (const auto& c : t->policy().configs(t->context(), big)) {
-      if (c.math == gemm_math::matrix_core) ranked.push_back(c);  // the Hopper ones: EveryHopperConfig
+      if (c.holds<templates::mma_config>()) ranked.push_back(c);  // the Hopper ones: EveryHopperConfig
     }
     for (std::size_t i = 0; i < 4 && i < ranked.size(); ++i) {
       cases.push_back({std::string(name(d)) + "-big", t, {}, ranked[i], {big, {{"M", 2048}, {"N", 512}, {"K", 4096}}}});
@@ -271,8 +271,7 @@ TEST(GemmGpu, RuntimeSplitK) {
     const size_hints hint{{"B", 2}, {"M", 64}, {"N", 96}, {"K", 1000}};
     auto base = top_tiled(*t, hint);  // M = 64 ranks the skinny path first: EverySkinnyConfig covers it
     for (int s : {1, 2, 3, 7, 40}) {
-      auto c = base;
-      c.split_k = s;
+      const auto c = base.with_split_k(s);
       cases.push_back({std::string(name(d)) + " split " + std::to_string(s),
                        t,
                        o,
@@ -339,7 +338,7 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
   if (!hopper_device()) GTEST_SKIP() << "the Hopper path needs an sm_90 device";
   harness h;
   std::vector<check_case> cases;
-  const auto hopper = gemm_policy::wgmma_configs();
+  const auto hopper = templates::wgmma_path::search_space();
   ASSERT_EQ(hopper.size(), 4U);
   const std::vector<size_hints> shapes{{{"M", 333}, {"N", 200}, {"K", 264}},
                                        {{"M", 1000}, {"N", 1536}, {"K", 1032}},
@@ -445,7 +444,7 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
       std::find_if(cases.begin(), cases.end(), [](const check_case& c) { return c.label == "float16 hopper"; });
   ASSERT_NE(first_plain, cases.end());
   const std::size_t p0 = static_cast<std::size_t>(first_plain - cases.begin());  // plain, then bias relu, cast, addmm
-  EXPECT_EQ(top_config(*cases[p0 + 1].tpl, {{"M", 4096}, {"N", 4096}, {"K", 4096}}).math, gemm_math::wgmma);
+  EXPECT_TRUE(top_config(*cases[p0 + 1].tpl, {{"M", 4096}, {"N", 4096}, {"K", 4096}}).holds<templates::wgmma_config>());
   run_all(h, cases);
 
   // Refusals, never a wrong result: split_k 0, split_k above 1 without a workspace, misaligned X or
@@ -482,12 +481,12 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
   EXPECT_EQ(h.call(addmm_case, {bias.get(), a.get(), b.get(), y.get()}, split_args, nullptr), unsupported);
 }
 // ---------------------------------------------------------------------------------------------
-// The skinny paths (gemm_math::skinny_m / skinny_n, issue 10 part 2).
+// The skinny paths (skinny_config and skinny_mma_config, on side m or n; issue 10 part 2).
 // ---------------------------------------------------------------------------------------------
 
 // A skinny tile for one dtype and side: vector capped at 16 bytes, K split `split` ways.
-gemm_config skinny_for(gemm_config c, dtype d, bool n_side, int split) {
-  c.math = n_side ? gemm_math::skinny_n : gemm_math::skinny_m;
+templates::skinny_config skinny_for(templates::skinny_config c, dtype d, bool n_side, int split) {
+  c.side = n_side ? templates::skinny_side::n : templates::skinny_side::m;
   c.vector = std::min(c.vector, static_cast<int>(16 / element_size(d)));
   c.split_k = split;
   return c;
@@ -514,18 +513,18 @@ TEST(GemmGpu, EverySkinnyConfigEveryDtype) {
   ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
-  const auto tiles = gemm_policy::skinny_configs();
+  const auto tiles = templates::skinny_path::search_space();
   const dtype dtypes[] = {dtype::f32, dtype::f16, dtype::bf16};
   for (std::size_t di = 0; di < 3; ++di) {
     const dtype d = dtypes[di];
     auto t = plain(d);
     for (std::size_t i = 0; i < tiles.size(); ++i) {
-      const bool streams = tiles[i].warp_n >= 32;
-      const bool dots = tiles[i].warp_m >= 8;
+      const bool streams = tiles[i].p_threads >= 32;
+      const bool dots = tiles[i].k_threads >= 8;
       const bool n_side = streams && dots ? (i + di) % 2 == 1 : dots;
       const int split = i % 3 == 0 ? 1 : (i % 3 == 1 ? 4 : 13);
       const auto c = skinny_for(tiles[i], d, n_side, split);
-      if (!templates::is_valid(c)) continue;
+      if (c.invalid_reason()) continue;
       cases.push_back({std::string(name(d)) + (n_side ? " N-skinny" : " M-skinny"), t, {}, c, skinny_shapes(n_side)});
     }
   }
@@ -533,7 +532,7 @@ TEST(GemmGpu, EverySkinnyConfigEveryDtype) {
   run_all(h, cases);
 }
 
-// Every skinny matrix-core tile (issue 10; stages 2, NVIDIA mma.sync), f16 and bf16: few rows of a
+// Every skinny matrix-core tile (issue 10; skinny_mma_config, NVIDIA mma.sync), f16 and bf16: few rows of a
 // row-major W, or few columns of a column-major X (the large operand contiguous along its large
 // dimension), on alternate tiles (few rows only for the heaviest); K whole or split (4 and 13
 // slices), against cuBLAS; no spills.
@@ -543,7 +542,7 @@ TEST(GemmGpu, EverySkinnyMmaConfigBothSides) {
   ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   harness h;
   std::vector<check_case> cases;
-  const auto mma_tiles = gemm_policy::skinny_mma_configs();
+  const auto mma_tiles = templates::skinny_mma_path::search_space();
   for (dtype d : {dtype::f16, dtype::bf16}) {
     const auto col_x =
         problem({}, {buffer("x", layout::col_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN}))},
@@ -553,7 +552,7 @@ TEST(GemmGpu, EverySkinnyMmaConfigBothSides) {
       // element) they spilled, and the problem's space leaves them out there.
       const bool n_side = (i + (d == dtype::bf16 ? 1 : 0)) % 2 == 1 && mma_tiles[i].register_estimate() < 200;
       auto c = mma_tiles[i];
-      c.math = n_side ? gemm_math::skinny_n : gemm_math::skinny_m;
+      c.side = n_side ? templates::skinny_side::n : templates::skinny_side::m;
       c.split_k = i % 3 == 0 ? 1 : (i % 3 == 1 ? 4 : 13);
       cases.push_back({std::string(name(d)) + (n_side ? " N-skinny mma" : " M-skinny mma"),
                        n_side ? col_x : plain(d),
@@ -579,7 +578,7 @@ TEST(GemmGpu, SkinnyLayoutsBatchesAndEpilogues) {
     auto t = problem(o, std::move(in), std::move(y));
     for (const auto* hint : {&m_hint, &n_hint}) {
       const auto c = top_config(*t, *hint);
-      EXPECT_TRUE(templates::is_skinny(c.math)) << label << ": " << c.name();
+      EXPECT_TRUE(gemm_test::is_skinny(c)) << label << ": " << c.name();
       check_case cc{label + (hint == &m_hint ? " M-skinny" : " N-skinny"), t, o, c, {*hint}};
       for (const auto& s : skinny_shapes(hint == &n_hint)) cc.shapes.push_back(s);
       cc.bias_along_m = bias_m;
@@ -637,7 +636,7 @@ TEST(GemmGpu, SkinnyLayoutsBatchesAndEpilogues) {
         const size_hints hint = n_side ? size_hints{{"B", 3}, {"M", 500}, {"N", 9}, {"K", 300}}
                                        : size_hints{{"B", 3}, {"M", 9}, {"N", 500}, {"K", 300}};
         const auto c = top_config(*t, hint);
-        EXPECT_TRUE(templates::is_skinny(c.math)) << c.name();
+        EXPECT_TRUE(gemm_test::is_skinny(c)) << c.name();
         cases.push_back({std::string(name(d)) + (shared_w ? " broadcast W" : " bmm") + (n_side ? " N" : " M"),
                          t,
                          {.act = activation::relu},
@@ -662,7 +661,7 @@ TEST(GemmGpu, SkinnyRanksFirstAndMatchesCublasAtBenchmarkSizes) {
         const size_hints hint =
             n_side ? size_hints{{"M", 8192}, {"N", m}, {"K", 8192}} : size_hints{{"M", m}, {"N", 8192}, {"K", 8192}};
         const auto c = top_config(*t, hint);
-        EXPECT_EQ(c.math, n_side ? gemm_math::skinny_n : gemm_math::skinny_m) << c.name();
+        EXPECT_EQ(gemm_test::side_of(c), n_side ? templates::skinny_side::n : templates::skinny_side::m) << c.name();
         cases.push_back({std::string(name(d)) + " " + std::to_string(m), t, {}, c, {hint}});
       }
     }
@@ -688,7 +687,7 @@ TEST(GemmGpu, StaticSplitKSimtOnFewRows) {
       int taken = 0;
       for (std::size_t i = 0; i < std::min<std::size_t>(16, ranked.size()) && taken < 2; ++i) {
         const auto& c = ranked[i];
-        if (c.math != gemm_math::simt || c.split_k == 1) continue;
+        if (!c.holds<templates::simt_config>() || c.split_k() == 1) continue;
         cases.push_back({"f32 " + std::to_string(m) + (n_side ? " N " : " M ") + c.name(), t, {}, c, {hint, edge}});
         ++taken;
       }

@@ -42,8 +42,7 @@ TEST(HygieneGpu, GemmWithSymbolsNamedLikeInternalsMatchesCublas) {
                             buffer("bias", layout::row_major(d, {n}))},
         layout::row_major(d, {b, m, n}));
     for (int split : {1, 3}) {
-      auto c = first_config(*t, hint);
-      c.split_k = split;
+      const auto c = first_config(*t, hint).with_split_k(split);
       cases.push_back({dn + " split " + std::to_string(split), t, o, c, {hint, small}});
     }
   }

@@ -29,7 +29,6 @@ using namespace rocmtpl;
 using namespace rocmtpl::runtime;
 using templates::activation;
 using templates::gemm_config;
-using templates::gemm_math;
 using templates::gemm_options;
 using templates::gemm_policy;
 
@@ -146,13 +145,14 @@ rocm_template<gemm_policy> gemm_problem(dtype t, std::int64_t m, std::int64_t n,
 // Every shipped configuration that renders for the problem, split 1 and 3 (the Hopper path too:
 // its persistent kernel over (K slice, tile) units, then the reduction).
 std::vector<rocm_template_caller> every_config(const rocm_template<gemm_policy>& tpl) {
-  std::vector<gemm_config> all = gemm_policy::simt_configs();
-  for (const auto& c : gemm_policy::matrix_core_configs()) all.push_back(c);
-  for (const auto& c : gemm_policy::wgmma_configs()) all.push_back(c);
+  std::vector<gemm_config> all;
+  for (const auto& c : templates::simt_path::search_space()) all.emplace_back(c);
+  for (const auto& c : templates::mma_path::search_space()) all.emplace_back(c);
+  for (const auto& c : templates::wgmma_path::search_space()) all.emplace_back(c);
   std::vector<rocm_template_caller> callers;
   for (auto c : all) {
     for (int split : {1, 3}) {
-      c.split_k = split;
+      c = c.with_split_k(split);
       try {
         callers.push_back(tpl.generate(c));
       } catch (const rocmtpl::error&) {
@@ -239,7 +239,12 @@ TEST(LaunchGpu, SharedMemoryOptInOncePerDeviceFromManyThreads) {
   const bool hopper = rt.properties(rt.current_device()).arch == "sm_90";
   auto tpl = gemm_problem(dtype::f16, 328, 264, 200);
   std::optional<rocm_template_caller> chosen;
-  std::vector<gemm_config> candidates = hopper ? gemm_policy::wgmma_configs() : gemm_policy::matrix_core_configs();
+  std::vector<gemm_config> candidates;
+  if (hopper) {
+    for (const auto& c : templates::wgmma_path::search_space()) candidates.emplace_back(c);
+  } else {
+    for (const auto& c : templates::mma_path::search_space()) candidates.emplace_back(c);
+  }
   for (const auto& c : candidates) {
     if (c.shared_bytes() <= launch_shared_opt_in_bytes) continue;
     try {

@@ -89,65 +89,31 @@ module_source emit_chain_module(const std::string& name, const gemm_problem& p,
 }
 
 templates::gemm_config mma_config() {
-  templates::gemm_config c;
-  c.math = templates::gemm_math::matrix_core;
-  c.block_m = 64;
-  c.block_n = 64;
-  c.block_k = 32;
-  c.warp_m = 32;
-  c.warp_n = 32;
-  c.stages = 3;
-  c.thread_m = 0;
-  c.thread_n = 0;
-  c.vector = 8;
-  return c;
+  return templates::mma_config{.block_m = 64, .block_n = 64, .block_k = 32, .warp_m = 32, .warp_n = 32, .stages = 3};
 }
 
-templates::gemm_config hopper_config() {
-  auto c = mma_config();
-  c.math = templates::gemm_math::wgmma;
-  c.block_m = 128;
-  c.block_n = 128;
-  c.block_k = 64;
-  c.warp_m = 64;
-  c.warp_n = 128;
-  c.stages = 4;
-  return c;
-}
+templates::gemm_config hopper_config() { return templates::wgmma_config{.block_m = 128, .block_n = 128, .stages = 4}; }
 
 std::pair<templates::gemm_config, templates::gemm_options> simt_config(int split) {
-  templates::gemm_config c;
-  c.split_k = split;
   templates::gemm_options o;
   o.runtime_split_k = split > 1;
-  return {c, o};
+  return {templates::simt_config{.split_k = split}, o};
 }
 
 templates::gemm_config skinny_config(int split) {
-  templates::gemm_config c;
-  c.math = templates::gemm_math::skinny_m;
-  c.block_m = 4;
-  c.warp_m = 8;
-  c.warp_n = 32;
-  c.thread_m = 1;
-  c.thread_n = 1;
-  c.block_n = 32;
-  c.block_k = 8;
-  c.group_m = 1;
-  c.stages = 1;
-  c.vector = 8;
-  c.split_k = split;
-  return c;
+  return templates::skinny_config{.side = templates::skinny_side::m,
+                                  .rows = 4,
+                                  .k_threads = 8,
+                                  .p_threads = 32,
+                                  .p_units = 1,
+                                  .k_step = 8,
+                                  .vector = 8,
+                                  .split_k = split};
 }
 
 templates::gemm_config skinny_mma_config(int split) {
-  templates::gemm_config c = skinny_config(split);
-  c.block_m = 8;
-  c.warp_m = 2;
-  c.warp_n = 1;
-  c.block_n = 64;
-  c.stages = 2;
-  return c;
+  return templates::skinny_mma_config{
+      .side = templates::skinny_side::m, .rows = 8, .k_warps = 2, .p_warps = 1, .k_step = 8, .split_k = split};
 }
 
 std::vector<epilogue_chain> every_op() {
@@ -175,7 +141,7 @@ std::vector<path_case> gpu_paths() {
   }
   gemm_problem mcs;
   mcs.config = mma_config();
-  mcs.config.split_k = 2;
+  mcs.config = mcs.config.with_split_k(2);
   mcs.options.runtime_split_k = true;
   mcs.n = sym_expr(96);
   mcs.k = sym_expr(256);
@@ -196,7 +162,7 @@ std::vector<path_case> gpu_paths() {
   out.push_back({"hopper_f16", h, true});
   // Hopper with runtime split-K: the consumers write fp32 partials, the shared reduction applies the
   // chain once after the sum (K = 256: 4 k-blocks in 3 slices).
-  h.config.split_k = 3;
+  h.config = h.config.with_split_k(3);
   h.options.runtime_split_k = true;
   out.push_back({"hopper_f16_split_k", h, true});
   return out;

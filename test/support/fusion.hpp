@@ -61,12 +61,12 @@ templates::gemm_config hopper_config();
 /// The SIMT configuration of `split` K slices (runtime split-K when above 1).
 std::pair<templates::gemm_config, templates::gemm_options> simt_config(int split = 1);
 
-/// A skinny_m (matrix-vector) configuration: 4 rows of M per block, 8 threads along K, 32 along N,
+/// A skinny (FMA, side m) configuration: 4 rows of M per block, 8 threads along K, 32 along N,
 /// 16-byte loads of W; `split` static K slices (their partials summed by the shared reduction).
 templates::gemm_config skinny_config(int split = 1);
 
-/// A skinny_m configuration on matrix cores (issue 10; stages 2, NVIDIA mma.sync): 8 rows of M per
-/// block, 2 warps along K, 1 along N (64 columns); `split` static K slices.
+/// A skinny matrix-core configuration (side m, NVIDIA mma.sync): 8 rows of M per block, 2 warps
+/// along K, 1 along N (64 columns); `split` static K slices.
 templates::gemm_config skinny_mma_config(int split = 1);
 
 /// Every chain of every_op_chains(), as one run of pointwise nodes.

@@ -30,47 +30,69 @@ rocmtpl::rocm_template<gemm_policy> epilogue_problem(bool col_major_w, bool runt
 }
 
 gemm_config mma(int bm, int bn, int bk, int wm, int wn, int stages) {
-  gemm_config c;
-  c.math = gemm_math::matrix_core;
-  c.block_m = bm;
-  c.block_n = bn;
-  c.block_k = bk;
-  c.warp_m = wm;
-  c.warp_n = wn;
-  c.stages = stages;
-  c.thread_m = 0;
-  c.thread_n = 0;
-  c.vector = 8;
-  return c;
+  return mma_config{.block_m = bm, .block_n = bn, .block_k = bk, .warp_m = wm, .warp_n = wn, .stages = stages};
 }
 
-gemm_config hopper(int bm, int bn, int stages) {
-  gemm_config c = mma(bm, bn, 64, bm / 2, bn, stages);
-  c.math = gemm_math::wgmma;
-  return c;
-}
+gemm_config hopper(int bm, int bn, int stages) { return wgmma_config{.block_m = bm, .block_n = bn, .stages = stages}; }
 
-gemm_config skinny(gemm_math math, int bm, int wm, int wn, int tn, int bk, int vector, int split) {
-  gemm_config c;
-  c.math = math;
-  c.block_m = bm;
-  c.warp_m = wm;
-  c.warp_n = wn;
-  c.thread_m = 1;
-  c.thread_n = tn;
-  c.block_n = wn * tn;
-  c.block_k = bk;
-  c.group_m = 1;
-  c.stages = 1;
-  c.vector = vector;
-  c.split_k = split;
-  return c;
+gemm_config skinny(skinny_side side, int bm, int wm, int wn, int tn, int bk, int vector, int split) {
+  return skinny_config{.side = side,
+                       .rows = bm,
+                       .k_threads = wm,
+                       .p_threads = wn,
+                       .p_units = tn,
+                       .k_step = bk,
+                       .vector = vector,
+                       .split_k = split};
 }
 
 rocmtpl::rendered_source render_parts(const rocmtpl::rocm_template<gemm_policy>& t, const gemm_config& c) {
   rocmtpl::rocm_template_kernel kernel("rocm_" + std::string(t.name()), t.get_runtime_arg_info(),
                                        t.get_runtime_arg_values(c));
   return t.render(kernel, c);
+}
+
+bool is_skinny(const gemm_config& c) { return c.holds<skinny_config>() || c.holds<skinny_mma_config>(); }
+
+std::optional<skinny_side> side_of(const gemm_config& c) {
+  return c.visit([](const auto& x) -> std::optional<skinny_side> {
+    if constexpr (requires { x.side; }) {
+      return x.side;
+    } else {
+      return std::nullopt;
+    }
+  });
+}
+
+gemm_config with_side(const gemm_config& c, skinny_side side) {
+  return c.visit([side](auto x) {
+    if constexpr (requires { x.side; }) x.side = side;
+    return gemm_config(x);
+  });
+}
+
+int vector_of(const gemm_config& c) {
+  return c.visit([](const auto& x) { return x.vector; });
+}
+
+rocmtpl::templates::gemm_rank_request rank_request(const rocmtpl::templates::detail::gemm_view& v,
+                                                   const size_hints& hints, bool split) {
+  namespace td = rocmtpl::templates::detail;
+  return {.m = td::size_value(v.m, hints, 1024),
+          .n = td::size_value(v.n, hints, 1024),
+          .k = td::size_value(v.k, hints, 1024),
+          .batch = td::size_value(v.batch, hints, 1),
+          .hints = &hints,
+          .runtime_split_k = split,
+          .split_variants = split};
+}
+
+std::vector<gemm_config> every_space_config() {
+  std::vector<gemm_config> out;
+  rocmtpl::templates::gemm_path_list::for_each([&out](auto p) {
+    for (const auto& c : decltype(p)::type::search_space()) out.emplace_back(c);
+  });
+  return out;
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

@@ -5,6 +5,7 @@
 #include <rocmtpl/kernel/rocm_template.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,14 @@ using rocmtpl::sym_expr;
 using rocmtpl::templates::activation;
 using rocmtpl::templates::bias_dim;
 using rocmtpl::templates::gemm_config;
-using rocmtpl::templates::gemm_math;
 using rocmtpl::templates::gemm_options;
 using rocmtpl::templates::gemm_policy;
+using rocmtpl::templates::mma_config;
+using rocmtpl::templates::simt_config;
+using rocmtpl::templates::skinny_config;
+using rocmtpl::templates::skinny_mma_config;
+using rocmtpl::templates::skinny_side;
+using rocmtpl::templates::wgmma_config;
 
 inline const sym_expr M = sym_expr::symbol("M");
 inline const sym_expr N = sym_expr::symbol("N");
@@ -40,10 +46,29 @@ gemm_config mma(int bm, int bn, int bk, int wm, int wn, int stages);
 // A Hopper (wgmma) configuration: two consumer warpgroups split block_m, one warpgroup spans block_n.
 gemm_config hopper(int bm, int bn, int stages);
 
-// A skinny configuration (issue 10 part 2): `bm` rows of the small dimension per block, `wm`
-// threads along K, `wn` along the large dimension, `tn` units per thread, `bk` K elements per
-// step, `split` K slices.
-gemm_config skinny(gemm_math math, int bm, int wm, int wn, int tn = 1, int bk = 8, int vector = 8, int split = 1);
+// A skinny (FMA) configuration: `bm` rows of the small dimension per block, `wm` threads along K,
+// `wn` along the large dimension, `tn` units per thread, `bk` K elements per step, `split` K slices.
+gemm_config skinny(skinny_side side, int bm, int wm, int wn, int tn = 1, int bk = 8, int vector = 8, int split = 1);
+
+// True for a configuration of the skinny paths (skinny_config: fp32 FMAs; skinny_mma_config: mma.sync).
+bool is_skinny(const gemm_config& c);
+
+// The small dimension of a skinny configuration; nothing for the tiled paths.
+std::optional<skinny_side> side_of(const gemm_config& c);
+
+// The same skinny configuration on side `side` (a tiled one unchanged).
+gemm_config with_side(const gemm_config& c, skinny_side side);
+
+// The configuration's vector width: its field, or its path's constant (wgmma, skinny_mma: 8).
+int vector_of(const gemm_config& c);
+
+// The rank request gemm_problem_configs() makes of view `v` at `hints` (it points to them: keep
+// them alive): the sizes at the hints (1024 when missing, the batch 1); split-K variants when `split`.
+rocmtpl::templates::gemm_rank_request rank_request(const rocmtpl::templates::detail::gemm_view& v,
+                                                   const size_hints& hints, bool split = false);
+
+// Every configuration of every path's search space (gemm_path_list order; the skinny ones on side m).
+std::vector<gemm_config> every_space_config();
 
 // The parts generate() assembles for configuration `c` of `t` (its source() is their str()): the
 // entry `rocm_gemm` with the configuration's runtime arguments, rendered into a kernel of its own.

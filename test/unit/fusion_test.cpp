@@ -104,7 +104,7 @@ TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
   EXPECT_EQ(m2.calls.size(), 1U);
   EXPECT_TRUE(contains(m2.source, "v = rocmtpl_epilogue(t.epi, batch, gm, gn, v);"));
   fu::gemm_problem mma_split = mma;
-  mma_split.config.split_k = 2;
+  mma_split.config = mma_split.config.with_split_k(2);
   mma_split.options.runtime_split_k = true;
   const auto m4 = fu::emit_chain_module("m", mma_split, {fu::bias_gelu_mul()}, dtype::f16, true);
   EXPECT_EQ(m4.calls.size(), 1U);
@@ -118,10 +118,11 @@ TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
   // Skinny (matrix-vector) paths: each result goes through store_output(); with static K slices
   // the kernel stores fp32 partials and the shared reduction applies the chain once, after the sum.
   for (int split : {1, 4}) {
-    for (auto math : {templates::gemm_math::skinny_m, templates::gemm_math::skinny_n}) {
+    for (auto side : {templates::skinny_side::m, templates::skinny_side::n}) {
       fu::gemm_problem sk;
-      sk.config = fu::skinny_config(split);
-      sk.config.math = math;
+      auto c = *fu::skinny_config(split).get_if<templates::skinny_config>();
+      c.side = side;
+      sk.config = c;
       const auto ms = fu::emit_chain_module("m", sk, {fu::bias_gelu_mul()}, dtype::f16, true);
       ASSERT_EQ(ms.calls.size(), 1U) << (ms.notes.empty() ? "" : ms.notes[0]);
       EXPECT_TRUE(contains(ms.source, "skinny_mainloop<")) << split;
@@ -148,7 +149,7 @@ TEST(Fusion, EveryMathPathCallsTheSameEpilogueFunction) {
   // the chain once, after the sum, through store_output(). The chain is called in exactly two places:
   // the Hopper epilogue (split_k 1 at run time, vector form) and store_output() (scalar form).
   fu::gemm_problem hopper_split = hopper;
-  hopper_split.config.split_k = 3;
+  hopper_split.config = hopper_split.config.with_split_k(3);
   hopper_split.options.runtime_split_k = true;
   const auto m5 = fu::emit_chain_module("m", hopper_split, {fu::bias_gelu_mul()}, dtype::f16, true);
   ASSERT_EQ(m5.calls.size(), 1U) << (m5.notes.empty() ? "" : m5.notes[0]);

@@ -4,13 +4,16 @@
 /// @file
 /// @brief The GEMM template family: gathers its headers under templates/gemm/.
 ///
-/// - gemm/config.hpp: gemm_config, gemm_math, bias_dim, gemm_options and the constraints
-///   (invalid_reason(), is_valid(), validate());
+/// - gemm/config.hpp: gemm_options and bias_dim (problem-level options);
+/// - gemm/<path>/: one unit per math path (simt, mma: mma.sync and MFMA, wgmma, skinny,
+///   skinny_mma): its configuration type, search space, validity rules, cost model and render;
+/// - gemm/path.hpp: the gemm_path concept the units meet; gemm/paths.hpp: their list and
+///   gemm_config, the variant over their configurations;
 /// - gemm/problem.hpp: the checked problem view of a template context;
-/// - gemm/search_space.hpp: the SIMT and matrix-core spaces and a problem's ranked configurations;
-/// - gemm/cost_model.hpp: gemm_estimate_cost();
-/// - gemm/device_code.hpp: the device code generated kernels contain;
-/// - gemm/render.hpp and gemm/reference.hpp: the kernel and reference renderers;
+/// - gemm/search_space.hpp: a problem's ranked configurations, every path's merged;
+/// - gemm/cost_model.hpp: what the paths' cost models share;
+/// - gemm/device_code.hpp: the device code of the block-tiled (SIMT, matrix-core) kernels;
+/// - gemm/render.hpp and gemm/reference.hpp: the shared render steps and the reference renderer;
 /// - gemm/policy.hpp: gemm_policy, the kernel_template;
 /// - gemm/descriptor.hpp: gemm_problem, the typed descriptor the tuning database keeps.
 
@@ -19,6 +22,8 @@
 #include <rocmtpl/templates/gemm/cost_model.hpp>
 #include <rocmtpl/templates/gemm/descriptor.hpp>
 #include <rocmtpl/templates/gemm/device_code.hpp>
+#include <rocmtpl/templates/gemm/path.hpp>
+#include <rocmtpl/templates/gemm/paths.hpp>
 #include <rocmtpl/templates/gemm/policy.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
 #include <rocmtpl/templates/gemm/reference.hpp>

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,15 +110,27 @@ TEST(Export, RecordsWithoutADescriptorOrWithAlphaAreLeftOutWithANote) {
 }
 
 TEST(Export, ParsesTheConfigTextBack) {
-  auto skinny_n = rocmtpl::templates::gemm_skinny_configs().back();
-  skinny_n.math = rocmtpl::templates::gemm_math::skinny_n;
-  for (const auto& c : {rocmtpl::templates::gemm_config{}, rocmtpl::templates::gemm_config{128, 64, 8, 8, 4, 1},
-                        rocmtpl::templates::gemm_skinny_configs().front(), skinny_n}) {
+  namespace tpl = rocmtpl::templates;
+  auto skinny_n = tpl::skinny_path::search_space().back();
+  skinny_n.side = tpl::skinny_side::n;
+  auto skinny_mma_n = tpl::skinny_mma_path::search_space().front();
+  skinny_mma_n.side = tpl::skinny_side::n;
+  skinny_mma_n.split_k = 4;
+  for (const auto& c : {tpl::gemm_config{}, tpl::gemm_config(tpl::simt_config{128, 64, 8, 8, 4, 1}),
+                        tpl::gemm_config(tpl::mma_path::search_space().back()),
+                        tpl::gemm_config(tpl::wgmma_path::search_space().front()).with_split_k(2),
+                        tpl::gemm_config(tpl::skinny_path::search_space().front()), tpl::gemm_config(skinny_n),
+                        tpl::gemm_config(skinny_mma_n)}) {
     std::string text;
-    for (const auto& [k, v] : rocmtpl::templates::describe(c)) text += (text.empty() ? "" : " ") + k + "=" + v;
+    for (const auto& [k, v] : tpl::describe(c)) text += (text.empty() ? "" : " ") + k + "=" + v;
     EXPECT_EQ(rt::parse_gemm_config(text), c) << text;
   }
-  EXPECT_THROW((void)rt::parse_gemm_config("block_q=3"), rocmtpl::invalid_argument_error);
+  // Records name the math wherever their writer put it.
+  EXPECT_EQ(rt::parse_gemm_config("block_m=128 math=simt"), tpl::gemm_config(tpl::simt_config{.block_m = 128}));
+  EXPECT_THROW((void)rt::parse_gemm_config("block_q=3"), rocmtpl::invalid_argument_error);  // no math
+  EXPECT_THROW((void)rt::parse_gemm_config("math=simt block_q=3"), rocmtpl::invalid_argument_error);
+  EXPECT_THROW((void)rt::parse_gemm_config("math=simt block_m"), rocmtpl::invalid_argument_error);
+  EXPECT_THROW((void)rt::parse_gemm_config("math=tensor block_m=64"), rocmtpl::invalid_argument_error);
 }
 
 TEST(Export, RebuildsEachWinnerWithItsLayoutAndEpilogue) {
@@ -236,9 +249,15 @@ TEST(Export, ASkinnyWinnerServesOnlyShapesItIsMadeForWhileATiledOneCan) {
   temp_dir dir;
   rt::tuning_db db(dir.path / "tuning.sqlite3");
   const auto skinny = store_tuned(db, spec(16, 4096, 4096, {"K", "M", "N"}), 0);
-  ASSERT_EQ(skinny.math, rocmtpl::templates::gemm_math::skinny_m) << skinny.name();  // ranked first at 16 rows
+  // Ranked first at 16 rows: a skinny configuration on side m.
+  const auto side = skinny.visit([](const auto& c) -> std::optional<rocmtpl::templates::skinny_side> {
+    if constexpr (requires { c.side; }) return c.side;
+    return std::nullopt;
+  });
+  ASSERT_EQ(side, rocmtpl::templates::skinny_side::m) << skinny.name();
   const auto tiled = store_tuned(db, spec(4096, 4096, 4096, {"K", "M", "N"}), 0);
-  ASSERT_FALSE(rocmtpl::templates::is_skinny(tiled.math)) << tiled.name();
+  ASSERT_FALSE(tiled.holds<rocmtpl::templates::skinny_config>() || tiled.holds<rocmtpl::templates::skinny_mma_config>())
+      << tiled.name();
   const auto found = rt::collect_pretuned_gemms(db.list());
   ASSERT_EQ(found.entries.size(), 2U);
   const auto header = rt::render_dispatch_header(

@@ -39,11 +39,7 @@ rocm_template<gemm_policy> split_gemm() {
       layout::row_major(dtype::f32, {sB, sM, 40})};
 }
 
-gemm_config split(int k) {
-  gemm_config c{};
-  c.split_k = k;
-  return c;
-}
+gemm_config split(int k) { return gemm_config{}.with_split_k(k); }
 
 // A template that does not describe its workspace: its entry point asks for 4 * n + 8 bytes.
 struct config {

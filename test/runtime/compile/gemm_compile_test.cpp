@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "support/gemm.hpp"
 #include "support/runtime.hpp"
 
 namespace {
@@ -28,7 +29,6 @@ using namespace rocmtpl;
 using namespace rocmtpl::runtime;
 using templates::activation;
 using templates::gemm_config;
-using templates::gemm_math;
 using templates::gemm_options;
 using templates::gemm_policy;
 
@@ -182,8 +182,9 @@ std::vector<build> default_builds() {
   // M, and it builds no kernel for AMD (HopperSourcesBuildForAmdAndRefuseAtRunTime and the sm_90a
   // split-K build cover it).
   const auto ranked = split.policy().configs(split.context(), h);
-  const auto tiled = std::find_if(ranked.begin(), ranked.end(),
-                                  [](const gemm_config& c) { return c.math != gemm_math::wgmma && c.split_k > 1; });
+  const auto tiled = std::find_if(ranked.begin(), ranked.end(), [](const gemm_config& c) {
+    return !c.holds<templates::wgmma_config>() && c.split_k() > 1;
+  });
   if (tiled == ranked.end()) {
     ADD_FAILURE() << "f16 split-K: no mma/SIMT configuration splits K";
   } else {
@@ -223,8 +224,7 @@ TEST(GemmCompile, AmdLibraryAnswersTheWorkspaceQuery) {
   rocmtpl::test::temp_dir dir;
   code_cache cache(dir.path() / "kernels");
   auto t = split_f16();
-  gemm_config c = t.policy().configs(t.context(), {{"B", 2}, {"M", 128}}).front();
-  c.split_k = 4;
+  const gemm_config c = t.policy().configs(t.context(), {{"B", 2}, {"M", 128}}).front().with_split_k(4);
   const auto caller = t.generate(c, {{"B", 2}, {"M", 128}});
   const auto lib =
       cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
@@ -310,14 +310,14 @@ std::vector<build> skinny_builds(bool all) {
           out.push_back({label + ranked.front().name(), t.generate(ranked.front(), h).source()});
         std::vector<gemm_config> skinny;
         for (const auto& c : ranked) {
-          if (templates::is_skinny(c.math)) skinny.push_back(c);
+          if (gemm_test::is_skinny(c)) skinny.push_back(c);
         }
         if (d == dtype::f16) out.push_back({label + heaviest(skinny).name(), t.generate(heaviest(skinny), h).source()});
       }
       // The heaviest matrix-core tile (issue 10: 64 rows; row-major W only), K in 13 slices.
       if (!col_w && d != dtype::f32) {
-        auto mma = heaviest(gemm_policy::skinny_mma_configs());
-        mma.split_k = 13;
+        const auto tiles = templates::skinny_mma_path::search_space();
+        const auto mma = heaviest({tiles.begin(), tiles.end()}).with_split_k(13);
         out.push_back({label + mma.name(), t.generate(mma, {{"M", 64}, {"N", 8192}, {"K", 8192}}).source()});
       }
     }
@@ -329,13 +329,13 @@ std::vector<build> skinny_builds(bool all) {
       gemm_policy(),
       {buffer("x", layout::row_major(dtype::f32, {sM, sK})), buffer("w", layout::row_major(dtype::f32, {sK, sN}))},
       layout::row_major(dtype::f32, {sM, sN}));
-  for (auto c : gemm_policy::skinny_configs()) {
-    if (c.warp_n < 32 || c.block_k != 4) continue;
+  for (auto c : templates::skinny_path::search_space()) {
+    if (c.p_threads < 32 || c.k_step != 4) continue;
     c.vector = std::min(c.vector, 4);
     for (int split : {1, 13}) {
       c.split_k = split;
-      if (templates::is_valid(c) && (all || split > 1))
-        out.push_back({"f32 bk4 " + c.name(), f32.generate(c, {{"M", 7}, {"N", 333}, {"K", 520}}).source()});
+      if (c.invalid_reason() || !(all || split > 1)) continue;
+      out.push_back({"f32 bk4 " + c.name_text().str(), f32.generate(c, {{"M", 7}, {"N", 333}, {"K", 520}}).source()});
     }
   }
   return out;
@@ -362,15 +362,15 @@ TEST(GemmCompile, SkinnyLibraryAnswersTheWorkspaceQuery) {
       layout::row_major(dtype::f16, {sM, sN}));
   const size_hints h{{"M", 1}, {"N", 8192}, {"K", 8192}};
   const auto c = t.policy().configs(t.context(), h).front();
-  ASSERT_EQ(c.math, gemm_math::skinny_m);
-  ASSERT_GT(c.split_k, 1);
+  ASSERT_EQ(gemm_test::side_of(c), templates::skinny_side::m) << c.name();
+  ASSERT_GT(c.split_k(), 1);
   const auto caller = t.generate(c, h);
   const auto lib =
       cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));
   kernel_entry k(std::make_shared<shared_library>(lib.library), "rocm_gemm", caller.bmreq().signature);
   // The size arguments of M = 3, N = 1000, K = 64 in the entry's order.
   const auto sizes = t.generate(c, {{"M", 3}, {"N", 1000}, {"K", 64}}).bmreq().extra_args;
-  EXPECT_EQ(k.workspace_size(sizes), static_cast<std::size_t>(c.split_k) * 3 * 1000 * sizeof(float));
+  EXPECT_EQ(k.workspace_size(sizes), static_cast<std::size_t>(c.split_k()) * 3 * 1000 * sizeof(float));
   std::vector<const void*> nulls(3, nullptr);
   EXPECT_EQ(k.call(nulls, sizes, nullptr, nullptr, nullptr), kernel_status::null_argument);
 }
@@ -381,7 +381,7 @@ rocm_template<gemm_policy> plain_f16() {
           layout::row_major(dtype::f16, {sM, sN})};
 }
 
-// The Hopper path (gemm_math::wgmma): the README's main job (fp16 4096^3 + bias + relu) on every
+// The Hopper path (wgmma_config): the README's main job (fp16 4096^3 + bias + relu) on every
 // Hopper configuration, and a symbolic bf16 problem with Bias along M, a residual and runtime
 // split-K, build for sm_90a (-gencode=arch=compute_90a,code=sm_90a) without spills; the SASS holds
 // HGMMA when cuobjdump is installed. The same sources build for AMD, where the entry point
@@ -394,8 +394,8 @@ std::vector<build> hopper_builds() {
        buffer("w", layout::row_major(dtype::f16, {4096, 4096})), buffer("bias", layout::row_major(dtype::f16, {4096}))},
       layout::row_major(dtype::f16, {4096, 4096}));
   const auto ranked = job.policy().configs(job.context(), {});
-  EXPECT_EQ(ranked.front().math, gemm_math::wgmma) << ranked.front().name();
-  for (const auto& c : gemm_policy::wgmma_configs()) {
+  EXPECT_TRUE(ranked.front().holds<templates::wgmma_config>()) << ranked.front().name();
+  for (const gemm_config c : templates::wgmma_path::search_space()) {
     const auto caller = job.generate(c);
     out.push_back({"f16 job " + c.name(), caller.source(), caller.bmreq().signature});
   }
@@ -406,8 +406,7 @@ std::vector<build> hopper_builds() {
       {buffer("x", layout::row_major(dtype::f16, {1024, 1024})),
        buffer("w", layout::row_major(dtype::f16, {1024, 1024})), buffer("bias", layout::row_major(dtype::f16, {1024}))},
       layout::row_major(dtype::f16, {1024, 1024}));
-  auto split = gemm_policy::wgmma_configs().front();
-  split.split_k = 4;
+  const auto split = gemm_config(templates::wgmma_path::search_space().front()).with_split_k(4);
   const auto split_caller = split_job.generate(split);
   out.push_back({"f16 job split-K " + split.name(), split_caller.source(), split_caller.bmreq().signature});
   rocm_template<gemm_policy> sym(
@@ -418,12 +417,12 @@ std::vector<build> hopper_builds() {
       {buffer("x", layout::row_major(dtype::bf16, {sM, sK})), buffer("w", layout::row_major(dtype::bf16, {sK, sN})),
        buffer("bias", layout::row_major(dtype::bf16, {sM})), buffer("res", layout::row_major(dtype::bf16, {sM, sN}))},
       layout::row_major(dtype::bf16, {sM, sN}));
-  const auto c = gemm_policy::wgmma_configs().back();
+  const gemm_config c = templates::wgmma_path::search_space().back();
   const auto sym_caller = sym.generate(c, square_4096);
   out.push_back({"bf16 symbolic " + c.name(), sym_caller.source(), sym_caller.bmreq().signature});
   // No Bias, no Residual.
   const auto plain = plain_f16();
-  const auto c2 = gemm_policy::wgmma_configs()[1];
+  const gemm_config c2 = templates::wgmma_path::search_space()[1];
   const auto plain_caller = plain.generate(c2, square_4096);
   out.push_back({"f16 plain " + c2.name(), plain_caller.source(), plain_caller.bmreq().signature});
   return out;
@@ -467,7 +466,7 @@ TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
     return;
   }
   const auto plain = plain_f16();
-  const auto c = gemm_policy::wgmma_configs()[1];
+  const gemm_config c = templates::wgmma_path::search_space()[1];
   const auto args = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
     return plain.generate(c, {{"M", m}, {"N", n}, {"K", k}}).bmreq().extra_args;
   };

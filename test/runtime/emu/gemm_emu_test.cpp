@@ -41,7 +41,6 @@ using namespace rocmtpl::runtime;
 using templates::activation;
 using templates::bias_dim;
 using templates::gemm_config;
-using templates::gemm_math;
 using templates::gemm_options;
 using templates::gemm_policy;
 
@@ -416,10 +415,9 @@ TEST(GemmEmu, SimtF32AndStaticSplitK) {
                                              buffer("bias", layout::row_major(dtype::f32, {sN}))},
                          layout::row_major(dtype::f32, {sM, sN}));
   cases.push_back({"f32", f32, o, gemm_config{}, {{{"M", 70}, {"N", 66}, {"K", 40}}}});
-  gemm_config big{128, 64, 8, 8, 4, 4};
+  const gemm_config big = templates::simt_config{128, 64, 8, 8, 4, 4};
   cases.push_back({"f32 128x64", f32, o, big, {{{"M", 129}, {"N", 65}, {"K", 17}}}});
-  gemm_config split{};
-  split.split_k = 3;
+  const gemm_config split = templates::simt_config{.split_k = 3};
   cases.push_back({"f32 static split-K", f32, o, split, {{{"M", 33}, {"N", 40}, {"K", 200}}}});
   gemm_options h{.act = activation::relu, .bias_along = bias_dim::m};
   cases.push_back({"f16 in, f32 out, bias along M",
@@ -453,17 +451,17 @@ TEST(GemmEmu, SkinnyKernels) {
       cases.push_back({label + " skinny_m",
                        tpl,
                        o,
-                       gemm_test::skinny(gemm_math::skinny_m, 4, 8, 32, 1, 8, vector, 1),
+                       gemm_test::skinny(templates::skinny_side::m, 4, 8, 32, 1, 8, vector, 1),
                        {{{"M", 3}, {"N", 300}, {"K", 203}}}});
       cases.push_back({label + " skinny_m split",
                        tpl,
                        o,
-                       gemm_test::skinny(gemm_math::skinny_m, 2, 4, 64, 2, 8, vector, 5),
+                       gemm_test::skinny(templates::skinny_side::m, 2, 4, 64, 2, 8, vector, 5),
                        {{{"M", 5}, {"N", 130}, {"K", 500}}}});
       cases.push_back({label + " skinny_n split",
                        tpl,
                        o,
-                       gemm_test::skinny(gemm_math::skinny_n, 4, 8, 32, 1, 8, vector, 3),
+                       gemm_test::skinny(templates::skinny_side::n, 4, 8, 32, 1, 8, vector, 3),
                        {{{"M", 200}, {"N", 6}, {"K", 333}}}});
     }
   }
@@ -483,8 +481,7 @@ TEST(GemmEmu, RuntimeSplitKWithTheReduction) {
         std::vector<buffer>{buffer("x", layout::row_major(t, {sM, sK})), buffer("w", layout::row_major(t, {sK, 72})),
                             buffer("res", layout::row_major(t, {sM, 72}))},
         layout::row_major(t, {sM, 72}));
-    gemm_config c = t == dtype::f16 ? gemm_test::mma(64, 64, 32, 32, 32, 2) : gemm_config{};
-    c.split_k = 3;
+    const gemm_config c = (t == dtype::f16 ? gemm_test::mma(64, 64, 32, 32, 32, 2) : gemm_config{}).with_split_k(3);
     cases.push_back({std::string(name(t)) + " split_k 3", tpl, o, c, {{{"M", 90}, {"K", 300}}}});
   }
   run_cases(cases);

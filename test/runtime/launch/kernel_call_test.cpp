@@ -45,8 +45,7 @@ split_gemm build_split_gemm(code_cache& cache) {
       templates::gemm_policy(o),
       {buffer("x", layout::row_major(dtype::f32, {m, 64})), buffer("w", layout::row_major(dtype::f32, {64, 48}))},
       layout::row_major(dtype::f32, {m, 48}));
-  gemm_config c;
-  c.split_k = 4;
+  const gemm_config c = gemm_config{}.with_split_k(4);
   const auto caller = t.generate(c, {{"M", 100}});
   const auto lib =
       cache.get_or_compile(compiler::find(platform::amd), caller.source(), amd_compile_options({"gfx90a"}));

@@ -26,7 +26,6 @@ namespace fs = std::filesystem;
 using namespace rocmtpl;
 using namespace rocmtpl::runtime;
 using templates::gemm_config;
-using templates::gemm_math;
 using templates::gemm_options;
 using templates::gemm_policy;
 
@@ -94,8 +93,7 @@ TEST(ModuleLauncherFake, SplitKGemmLaunchesBothKernelsWithTheirArguments) {
                                {buffer("x", layout::row_major(dtype::f16, {m, k})),
                                 buffer("w", layout::row_major(dtype::f16, {k, sym_expr(256)}))},
                                layout::row_major(dtype::f16, {m, sym_expr(256)}));
-  gemm_config c = gemm_test::mma(128, 128, 32, 64, 64, 4);
-  c.split_k = 3;
+  const gemm_config c = gemm_test::mma(128, 128, 32, 64, 64, 4).with_split_k(3);
   const auto caller = t.generate(c, {{"M", 1000}, {"K", 512}});
   test::temp_dir dir;
   const module_kernel kernel(code_object_file(dir, caller), *caller.launch(), {1000, 512}, {3});
@@ -154,7 +152,7 @@ TEST(ModuleLauncherFake, SkinnyStaticSplitKLaunchesTheStreamingKernelThenTheRedu
       gemm_policy(),
       {buffer("x", layout::row_major(dtype::f16, {m, k})), buffer("w", layout::row_major(dtype::f16, {k, n}))},
       layout::row_major(dtype::f16, {m, n}));
-  const auto c = gemm_test::skinny(gemm_math::skinny_m, 2, 8, 32, 1, 8, 8, 4);
+  const auto c = gemm_test::skinny(templates::skinny_side::m, 2, 8, 32, 1, 8, 8, 4);
   const auto caller = t.generate(c, {{"M", 8}, {"K", 1024}, {"N", 4096}});
   test::temp_dir dir;
   const module_kernel kernel(code_object_file(dir, caller), *caller.launch(), {8, 1024, 4096}, {});
@@ -247,8 +245,7 @@ TEST(ModuleLauncherFake, HopperSplitKGemmLaunchesThePersistentKernelThenTheReduc
                                {buffer("x", layout::row_major(dtype::f16, {m, k})),
                                 buffer("w", layout::row_major(dtype::f16, {k, sym_expr(256)}))},
                                layout::row_major(dtype::f16, {m, sym_expr(256)}));
-  gemm_config c = gemm_test::hopper(128, 128, 6);
-  c.split_k = 3;
+  const gemm_config c = gemm_test::hopper(128, 128, 6).with_split_k(3);
   const auto caller = t.generate(c, {{"M", 1000}, {"K", 512}});
   test::temp_dir dir;
   const module_kernel kernel(code_object_file(dir, caller), *caller.launch(), {1000, 512}, {3});

@@ -23,7 +23,6 @@ namespace {
 using namespace rocmtpl;
 using namespace rocmtpl::runtime;
 using templates::gemm_config;
-using templates::gemm_math;
 using templates::gemm_options;
 using templates::gemm_policy;
 
@@ -98,8 +97,7 @@ TEST(ModuleLauncher, DeviceOnlyGemmCodeObjectsExportTheDescribedKernels) {
                                 {buffer("x", layout::row_major(dtype::f16, {m, k})),
                                  buffer("w", layout::row_major(dtype::f16, {k, sym_expr(128)}))},
                                 layout::row_major(dtype::f16, {m, sym_expr(128)}));
-  gemm_config c = gemm_test::mma(64, 64, 32, 32, 32, 2);
-  c.split_k = 2;
+  const gemm_config c = gemm_test::mma(64, 64, 32, 32, 32, 2).with_split_k(2);
   const auto caller = mc.generate(c, {{"M", 512}, {"K", 256}});
   EXPECT_EQ(described_symbols(*caller.launch()),
             (std::set<std::string>{"rocm_gemm_v8_8", "rocm_gemm_v1_1", "rocm_gemm_split_k_reduce"}));
@@ -154,10 +152,10 @@ TEST(ModuleLauncher, DeviceOnlyCubinsHoldTheDescribedKernels) {
                                 buffer("bias", layout::row_major(dtype::f16, {sym_expr(256)}))},
                                layout::row_major(dtype::f16, {m, sym_expr(256)}));
   std::vector<rocm_template_caller> callers;
-  for (const auto& c : gemm_policy::matrix_core_configs()) {
+  for (const auto& c : templates::mma_path::search_space()) {
     if (callers.empty()) callers.push_back(t.generate(c, {{"M", 512}}));
   }
-  for (const auto& c : gemm_policy::wgmma_configs()) {
+  for (const auto& c : templates::wgmma_path::search_space()) {
     if (callers.size() < 2) callers.push_back(t.generate(c, {{"M", 512}}));
   }
   ASSERT_EQ(callers.size(), 2U);

@@ -33,7 +33,7 @@ TEST(TypedKernel, SplitKGemmAnswersTheWorkspaceQueryThroughTheTypedWrapper) {
                                   runtime_args<arg<"split_k", std::int32_t>>{});
   const hints<"B", "M"> sizes{2, 128};
   gemm_config config = gemm.policy().configs(gemm.untyped().context(), sizes.to_map()).front();
-  config.split_k = 4;
+  config = config.with_split_k(4);
   const auto kernel = compile(gemm.generate(config, sizes), cache, cc, amd_compile_options({"gfx90a"}));
   static_assert(std::is_same_v<decltype(kernel)::function_type,
                                int(const std::uint16_t*, const std::uint16_t*, std::uint16_t*, std::int64_t,

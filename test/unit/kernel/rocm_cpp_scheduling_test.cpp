@@ -285,8 +285,7 @@ TEST(RocmCppScheduling, SplitKWorkspaceIsComputedFromTheSizes) {
       gemm_policy({.runtime_split_k = true}),
       {buffer("x", layout::row_major(dtype::f32, {m_sym, 64})), buffer("w", layout::row_major(dtype::f32, {64, 32}))},
       layout::row_major(dtype::f32, {m_sym, 32}));
-  gemm_config c{};
-  c.split_k = 4;
+  const gemm_config c = gemm_config{}.with_split_k(4);
   auto caller = t.generate(c, {{"M", 100}});
   const auto node = caller.output_node();
   const sym_expr expected = sym_expr(4 * 32 * 4) * m_sym;  // split_k * N * sizeof(float) * M

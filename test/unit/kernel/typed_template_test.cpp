@@ -63,8 +63,7 @@ TEST(TypedTemplate, KeepsTheInputOrderAndRuntimeArguments) {
       {buffer("X", layout::row_major(dtype::f16, {m, 64})), buffer("W", layout::row_major(dtype::f16, {64, 32})),
        buffer("Bias", layout::row_major(dtype::f16, {32}))},
       layout::row_major(dtype::f16, {m, 32}), std::vector<int>{2, 0, 1});
-  gemm_config config{};
-  config.split_k = 2;
+  const gemm_config config = gemm_config{}.with_split_k(2);
   const auto caller = typed.generate(config, hints<"M">{8});
   EXPECT_EQ(caller.source(), runtime.generate(config, {{"M", 8}}).source());
   EXPECT_EQ(caller.runtime_arg_values(), (std::vector<runtime_arg_value>{2}));

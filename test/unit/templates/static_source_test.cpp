@@ -315,8 +315,7 @@ TEST(StaticSource, GemmEntryIsTheRuntimeRendersEnd) {
   using bw = static_buffer<"W", row_major_layout<bf16_t, dims<ext<64>, ext<32>>>>;
   using by = static_buffer<"Y", row_major_layout<bf16_t, dims<sym<"M">, ext<32>>>>;
   using split = runtime_args<arg<"split_k", std::int32_t>>;
-  gemm_config config{};
-  config.split_k = 2;
+  const gemm_config config = gemm_config{}.with_split_k(2);
   check_gemm_entry<kernel_signature<inputs<bx, bw, bias>, outputs<by>, split, input_order<2, 0, 1>>>(
       make_template(gemm_policy({.act = activation::relu, .runtime_split_k = true}), inputs<bx, bw, bias>{},
                     outputs<by>{}, split{}, input_order<2, 0, 1>{}),

@@ -60,43 +60,22 @@ ROCMTPL_INLINE std::vector<std::string_view> split_spaces(std::string_view text)
 }  // namespace detail::export_impl
 
 ROCMTPL_INLINE templates::gemm_config parse_gemm_config(std::string_view text) {
-  templates::gemm_config c;
-  const std::map<std::string, int templates::gemm_config::*, std::less<>> ints{
-      {"block_m", &templates::gemm_config::block_m},   {"block_n", &templates::gemm_config::block_n},
-      {"block_k", &templates::gemm_config::block_k},   {"thread_m", &templates::gemm_config::thread_m},
-      {"thread_n", &templates::gemm_config::thread_n}, {"group_m", &templates::gemm_config::group_m},
-      {"warp_m", &templates::gemm_config::warp_m},     {"warp_n", &templates::gemm_config::warp_n},
-      {"stages", &templates::gemm_config::stages},     {"vector", &templates::gemm_config::vector},
-      {"split_k", &templates::gemm_config::split_k}};
-  // Fields describe() leaves out for the math path are 0 there (skinny: thread_m 1, set below).
-  c.thread_m = c.thread_n = c.warp_m = c.warp_n = 0;
+  templates::gemm_config_fields fields;
   for (auto token : detail::export_impl::split_spaces(text)) {
     const auto eq = token.find('=');
-    const auto key = token.substr(0, eq);
-    const auto value = eq == std::string_view::npos ? std::string_view() : token.substr(eq + 1);
-    if (key == "math") {
-      bool found = false;
-      for (auto m : {templates::gemm_math::simt, templates::gemm_math::matrix_core, templates::gemm_math::wgmma,
-                     templates::gemm_math::skinny_m, templates::gemm_math::skinny_n}) {
-        if (templates::to_string(m) == value) {
-          c.math = m;
-          found = true;
-        }
-      }
-      if (!found) throw invalid_argument_error("rocmtpl: export: unknown gemm math '" + std::string(value) + "'");
-      continue;
-    }
-    auto it = ints.find(key);
-    int v = 0;
-    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (it == ints.end() || ec != std::errc() || ptr != value.data() + value.size()) {
+    if (eq == std::string_view::npos) {
       throw invalid_argument_error("rocmtpl: export: '" + std::string(token) +
-                                   "' is not a gemm_config field; the record was written by another template version");
+                                   "' is not a field=value pair of a gemm configuration");
     }
-    c.*(it->second) = v;
+    fields.emplace_back(token.substr(0, eq), token.substr(eq + 1));
   }
-  if (templates::is_skinny(c.math)) c.thread_m = 1;  // describe() leaves it out: skinny configs have 1
-  return c;
+  // The math leads describe()'s fields; records list it wherever their writer put it.
+  const auto math = std::find_if(fields.begin(), fields.end(), [](const auto& f) { return f.first == "math"; });
+  if (math == fields.end()) {
+    throw invalid_argument_error("rocmtpl: export: gemm configuration '" + std::string(text) + "' names no math");
+  }
+  std::rotate(fields.begin(), math, math + 1);
+  return templates::parse_gemm_config(fields);
 }
 
 ROCMTPL_INLINE std::variant<pretuned_gemm, std::string> resolve_pretuned_gemm(const tuning_record& rec) {
@@ -206,8 +185,12 @@ ROCMTPL_INLINE std::string entry_text(const pretuned_gemm& e) {
   for (const auto& s : e.size_args) sizes += (sizes.empty() ? "" : ", ") + c_literal(s);
   std::string runtime;
   for (auto v : e.runtime_args) runtime += (runtime.empty() ? "" : ", ") + std::to_string(v);
-  const std::int64_t max_m = e.config.math == templates::gemm_math::skinny_m ? templates::gemm_skinny_max_small : 0;
-  const std::int64_t max_n = e.config.math == templates::gemm_math::skinny_n ? templates::gemm_skinny_max_small : 0;
+  const auto side = e.config.visit([](const auto& c) -> std::optional<templates::skinny_side> {
+    if constexpr (requires { c.side; }) return c.side;
+    return std::nullopt;
+  });
+  const std::int64_t max_m = side == templates::skinny_side::m ? templates::gemm_skinny_max_small : 0;
+  const std::int64_t max_n = side == templates::skinny_side::n ? templates::gemm_skinny_max_small : 0;
   return fmt::format(
       "    {{{{{}, {}, {}, {}, {}, {}, {}, {}}}, {}U,\n     {}, {},\n     {}, {}, {{{}}}, {}, {{{}}}, {}, {}, {}, "
       "{}}},\n",

@@ -71,7 +71,7 @@ std::vector<std::string_view> split_spaces(std::string_view text);
 
 /// @brief Reads a configuration back from the autotuner's text of it (`math=simt block_m=64 ...`,
 /// the caller's info_dict without backend and name).
-/// @throws invalid_argument_error for a field gemm_config does not have, or a bad value.
+/// @throws invalid_argument_error for a text without a math, a field its path does not have, or a bad value.
 [[nodiscard]] templates::gemm_config parse_gemm_config(std::string_view text);
 
 /// @brief Rebuilds one record's winner, or says why it cannot be shipped.

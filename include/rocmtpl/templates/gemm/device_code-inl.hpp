@@ -19,24 +19,4 @@ ROCMTPL_INLINE std::string gemm_stage_members_text(const gemm_stage_spelling& s)
   return text;
 }
 
-ROCMTPL_INLINE const std::string& gemm_simt_text() {
-  static const std::string text = std::string(gemm_simt_head) + gemm_stage_members_text(simt_stage_spelling) +
-                                  std::string(gemm_simt_store) + std::string(gemm_store_slots_head) +
-                                  std::string(gemm_simt_store_rest) + std::string(gemm_block_start_text) +
-                                  std::string(gemm_simt_tail);
-  return text;
-}
-
-ROCMTPL_INLINE const std::string& gemm_matrix_core_text() {
-  static const std::string text = [] {
-    const std::string warp_block_start = std::string(gemm_warp_block_start_head) + std::string(gemm_block_start_text) +
-                                         std::string(gemm_warp_block_start_tail);
-    return std::string(gemm_nvidia_head) + warp_block_start + std::string(gemm_nvidia_tail_amd_head) +
-           gemm_stage_members_text(lds_stage_spelling) + std::string(gemm_amd_store) +
-           std::string(gemm_store_slots_head) + std::string(gemm_amd_store_rest) + warp_block_start +
-           std::string(gemm_amd_tail);
-  }();
-  return text;
-}
-
 }  // namespace rocmtpl::templates::detail

@@ -17,14 +17,15 @@
 #include <rocmtpl/ir/buffer.hpp>
 #include <rocmtpl/ir/layout.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
+#include <rocmtpl/templates/gemm/paths.hpp>
 #include <rocmtpl/templates/gemm/search_space.hpp>
 
 namespace rocmtpl::templates {
 
 ROCMTPL_INLINE std::vector<gemm_config> gemm_policy::configs() const {
-  auto out = simt_configs();
-  auto mc = matrix_core_configs();
-  out.insert(out.end(), mc.begin(), mc.end());
+  std::vector<gemm_config> out;
+  for (const auto& c : simt_path::search_space()) out.emplace_back(c);
+  for (const auto& c : mma_path::search_space()) out.emplace_back(c);
   return out;
 }
 
@@ -35,7 +36,7 @@ ROCMTPL_INLINE std::vector<arg_info> gemm_policy::runtime_arg_info() const {
 
 ROCMTPL_INLINE std::vector<runtime_arg_value> gemm_policy::runtime_arg_values(const gemm_config& config) const {
   if (!options_.runtime_split_k) return {};
-  return {config.split_k};
+  return {config.split_k()};
 }
 
 ROCMTPL_INLINE rocm_template<gemm_policy> make_template(const gemm_problem& p) {

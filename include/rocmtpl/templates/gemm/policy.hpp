@@ -53,7 +53,7 @@
 #include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/kernel/rocm_template.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
-#include <rocmtpl/templates/gemm/cost_model.hpp>
+#include <rocmtpl/templates/gemm/paths.hpp>
 #include <rocmtpl/templates/gemm/descriptor.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
 #include <rocmtpl/templates/gemm/reference.hpp>
@@ -112,22 +112,6 @@ class gemm_policy {
     r.runtime_args_optional = true;
     return r;
   }
-
-  /// @brief The SIMT search space (see gemm_simt_configs()).
-  [[nodiscard]] static std::vector<gemm_config> simt_configs() { return gemm_simt_configs(); }
-
-  /// @brief The matrix-core search space (see gemm_matrix_core_configs()).
-  [[nodiscard]] static std::vector<gemm_config> matrix_core_configs() { return gemm_matrix_core_configs(); }
-
-  /// @brief The Hopper (wgmma) search space (see gemm_wgmma_configs()).
-  [[nodiscard]] static std::vector<gemm_config> wgmma_configs() { return gemm_wgmma_configs(); }
-
-  /// @brief The skinny (matrix-vector) tiles (see gemm_skinny_configs()); a problem's space sets
-  /// their side (skinny_m or skinny_n), vector width and K slices.
-  [[nodiscard]] static std::vector<gemm_config> skinny_configs() { return gemm_skinny_configs(); }
-
-  /// @brief The skinny matrix-core tiles (see gemm_skinny_mma_configs()).
-  [[nodiscard]] static std::vector<gemm_config> skinny_mma_configs() { return gemm_skinny_mma_configs(); }
 
   /// @brief Every configuration, without problem knowledge: the SIMT space, then the matrix-core
   /// one (the Hopper configurations come only with a problem, see configs(ctx, hints)).

@@ -4,6 +4,7 @@
 // The implementation of templates/gemm/problem.hpp: included at its end (header-only) or compiled once by
 // src/templates.cpp, after it (so it does not include it back).
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -66,6 +67,22 @@ ROCMTPL_INLINE gemm_copy_facts copy_facts(const gemm_operand& op, bool rows_are_
 }
 
 ROCMTPL_INLINE int dtype_kind(dtype t) { return t == dtype::f32 ? 0 : (t == dtype::f16 ? 1 : 2); }
+
+ROCMTPL_INLINE int widest_vector(int limit, const gemm_copy_facts& f, std::size_t esize, const size_hints& hints) {
+  const int cap = std::min<int>(limit, static_cast<int>(16 / esize));
+  if (!f.fast_copy) return cap;
+  for (int vec = cap; vec > 1; vec /= 2) {
+    const auto s = f.statically_aligned(vec);
+    if ((!s.has_value() || *s) && f.aligned_with(vec, hints)) return vec;
+  }
+  return 1;
+}
+
+ROCMTPL_INLINE int fit_vector(int limit, const gemm_view& v, const size_hints& hints) {
+  const int vx = widest_vector(limit, copy_facts(v.x, false), element_size(v.x.node->type()), hints);
+  const int vw = widest_vector(limit, copy_facts(v.w, true), element_size(v.w.node->type()), hints);
+  return std::min(vx, vw);
+}
 
 ROCMTPL_INLINE std::int64_t size_value(const sym_expr& e, const size_hints& hints, std::int64_t fallback) {
   if (auto c = e.constant()) return *c;

@@ -73,6 +73,13 @@ int dtype_kind(dtype t);
 // Best-effort value of a size for ranking: static value, else the hint, else `fallback`.
 std::int64_t size_value(const sym_expr& e, const size_hints& hints, std::int64_t fallback);
 
+// Widest vector (at most `limit` elements, 16 bytes) an operand's layout and the hints allow;
+// operands without a contiguous axis always copy element by element and do not limit the other one.
+[[nodiscard]] int widest_vector(int limit, const gemm_copy_facts& f, std::size_t esize, const size_hints& hints);
+
+// The widest vector (at most `limit`) both X and W allow (the block-tiled paths' fitted width).
+[[nodiscard]] int fit_vector(int limit, const gemm_view& v, const size_hints& hints);
+
 // Maps a tensor onto (batch, rows, cols); size-1 dimensions and missing ones broadcast. A rank-1
 // epilogue input runs along `bias_along`.
 [[nodiscard]] gemm_operand make_gemm_operand(const buffer& b, const sym_expr& batch, const sym_expr& rows,

@@ -26,53 +26,18 @@
 #include <rocmtpl/templates/gemm/config.hpp>
 #include <rocmtpl/templates/gemm/device_code.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
-#include <rocmtpl/templates/gemm/skinny_device_code.hpp>
-#include <rocmtpl/templates/gemm/sm90_device_code.hpp>
 
 namespace rocmtpl::templates::detail {
 
-ROCMTPL_INLINE bool gemm_splits_k_statically(const gemm_config& c) noexcept {
-  return is_skinny(c.math) || c.math == gemm_math::simt;
-}
-
-ROCMTPL_INLINE void check_gemm_renderable(const gemm_config& config, const gemm_view& v, const gemm_options& options) {
-  if (config.math == gemm_math::wgmma) {
-    if (const auto why = wgmma_static_reason(v)) {
-      throw invalid_argument_error("rocmtpl: gemm: wgmma config " + config.name() + ": " + *why +
-                                   "; use a matrix_core or simt config");
-    }
-  }
-  if (config.math == gemm_math::matrix_core && !v.matrix_core_eligible()) {
-    throw invalid_argument_error("rocmtpl: gemm: matrix-core config " + config.name() +
-                                 " needs X and W of one dtype, float16 or bfloat16; got " +
-                                 std::string(rocmtpl::name(v.x.node->type())) + " and " +
-                                 std::string(rocmtpl::name(v.w.node->type())) + "; use a simt config");
-  }
-  if (is_skinny_mma(config)) {
-    const bool q_is_m = config.math == gemm_math::skinny_m;
-    if (!v.matrix_core_eligible() || copy_facts(q_is_m ? v.w : v.x, q_is_m).k_major) {
-      throw invalid_argument_error("rocmtpl: gemm: skinny mma config " + config.name() +
-                                   " needs X and W of one dtype, float16 or bfloat16, and the large operand (" +
-                                   (q_is_m ? "W" : "X") + ") contiguous along " + (q_is_m ? "N" : "M") +
-                                   "; use a skinny config with stages 1");
-    }
-  }
-  if (config.split_k != 1 && !options.runtime_split_k && !gemm_splits_k_statically(config)) {
-    throw invalid_argument_error("rocmtpl: gemm: config " + config.name() +
-                                 " splits K but gemm_options::runtime_split_k is off; turn it on (SIMT and skinny "
-                                 "configurations split K statically)");
-  }
-}
-
-ROCMTPL_INLINE int render_vector(const gemm_config& config, const gemm_copy_facts& f, dtype t) {
+ROCMTPL_INLINE int render_vector(int vector, const gemm_copy_facts& f, dtype t) {
   if (!f.fast_copy) return 1;
-  int vec = std::min<int>(config.vector, static_cast<int>(16 / element_size(t)));
+  int vec = std::min<int>(vector, static_cast<int>(16 / element_size(t)));
   while (vec > 1 && f.statically_aligned(vec) == std::optional<bool>(false)) vec /= 2;
   return vec;
 }
 
 ROCMTPL_INLINE void plan_gemm_params(gemm_plan& plan) {
-  const bool skinny = is_skinny(plan.config.math);
+  const bool skinny = plan.config.static_slices;
   plan.partials = (plan.split && !skinny) || plan.config.split_k > 1;
   plan.split_arg = plan.split && !skinny;
   const auto tensors = gemm_tensor_params(plan.v, true);
@@ -89,19 +54,18 @@ ROCMTPL_INLINE void plan_gemm_params(gemm_plan& plan) {
 }
 
 ROCMTPL_INLINE gemm_plan make_gemm_plan(rocm_template_kernel& kernel, const template_context& ctx,
-                                        const gemm_config& config, const gemm_options& options, gemm_view v) {
+                                        gemm_plan_config config, const gemm_options& options, gemm_view v) {
   gemm_plan plan;
   plan.v = std::move(v);
-  plan.config = config;
+  plan.config = std::move(config);
   plan.options = options;
   plan.signature = bind_gemm_tensors(kernel, ctx, plan.v);
   plan.symbols = kernel.args().size_params();
-  plan.mc = config.math == gemm_math::matrix_core;
   plan.split = options.runtime_split_k;
   plan.fx = copy_facts(plan.v.x, false);
   plan.fw = copy_facts(plan.v.w, true);
-  plan.va = render_vector(config, plan.fx, plan.v.x.node->type());
-  plan.vb = render_vector(config, plan.fw, plan.v.w.node->type());
+  plan.va = render_vector(plan.config.vector, plan.fx, plan.v.x.node->type());
+  plan.vb = render_vector(plan.config.vector, plan.fw, plan.v.w.node->type());
   plan.fast = plan.va > 1 || plan.vb > 1;
   plan.needs_fallback = (plan.va > 1 && !plan.fx.statically_aligned(plan.va).has_value()) ||
                         (plan.vb > 1 && !plan.fw.statically_aligned(plan.vb).has_value());
@@ -165,14 +129,14 @@ ROCMTPL_INLINE kernel_launch split_k_reduce_launch(const gemm_plan& plan, std::v
   return r;
 }
 
-ROCMTPL_INLINE launch_description gemm_launch_description(const rocm_template_kernel& kernel, const gemm_plan& plan) {
-  const auto& c = plan.config;
+ROCMTPL_INLINE launch_description block_tiled_launch_description(const rocm_template_kernel& kernel,
+                                                                  const gemm_plan& plan, const gemm_block_tile& c) {
   const auto& v = plan.v;
   launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   if (plan.split) {
     d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
   } else if (plan.partials) {
-    d.workspace_bytes = {.sizes = sym_expr(c.split_k) * split_k_slice_bytes(v)};
+    d.workspace_bytes = {.sizes = sym_expr(plan.config.split_k) * split_k_slice_bytes(v)};
   }
   const auto params = gemm_launch_params(kernel, plan);
   const auto main = [&](int va, int vb) {
@@ -182,11 +146,11 @@ ROCMTPL_INLINE launch_description gemm_launch_description(const rocm_template_ke
                       floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n));
     l.grid[1].sizes = v.batch;
     if (plan.split) l.grid[2].times_runtime_arg = 0;
-    if (!plan.split && plan.partials) l.grid[2].sizes = sym_expr(c.split_k);
-    l.block = {c.threads(), 1, 1};
-    l.shared_bytes = c.shared_bytes();
-    if (plan.mc) {
-      l.amd_block = {64 * c.warps(), 1, 1};  // 64-thread waves; static LDS
+    if (!plan.split && plan.partials) l.grid[2].sizes = sym_expr(plan.config.split_k);
+    l.block = {c.threads, 1, 1};
+    l.shared_bytes = c.shared_bytes;
+    if (c.matrix_cores) {
+      l.amd_block = {c.amd_threads, 1, 1};  // 64-thread waves; static LDS
       l.amd_shared_bytes = 0;
     }
     l.params = params;
@@ -208,80 +172,6 @@ ROCMTPL_INLINE launch_description gemm_launch_description(const rocm_template_ke
     d.variants.push_back(variant(plan.va, plan.vb, std::move(req)));
   }
   if (!plan.fast || plan.needs_fallback) d.variants.push_back(variant(1, 1, {}));
-  return d;
-}
-
-ROCMTPL_INLINE std::vector<launch_requirement> sm90_requirements(const rocm_template_kernel& kernel,
-                                                                 const gemm_view& v) {
-  std::vector<launch_requirement> req;
-  const auto add = [&](launch_requirement r) {
-    const auto c = r.expr.constant();
-    if (c && r.kind == launch_requirement_kind::equals && *c == r.value) return;
-    if (c && r.kind == launch_requirement_kind::at_most && *c <= r.value) return;
-    if (c && r.kind == launch_requirement_kind::multiple_of && *c % r.value == 0) return;
-    req.push_back(std::move(r));
-  };
-  const sym_expr rows = v.batch * v.m;  // X's and Y's rows with the batch folded in
-  if (const auto b = v.batch.constant(); !b || *b != 1) {
-    for (auto& c : wgmma_fold_conditions(v)) {
-      add({.kind = launch_requirement_kind::equals, .expr = std::move(c), .value = 0, .unless_at_most_one = v.batch});
-    }
-  }
-  for (const sym_expr* e : {&rows, &v.n, &v.k}) {
-    add({.kind = launch_requirement_kind::at_most, .expr = *e, .value = 2147483647});
-  }
-  add({.kind = launch_requirement_kind::multiple_of, .expr = v.n, .value = 8});
-  add({.kind = launch_requirement_kind::multiple_of, .expr = v.x.stride_r, .value = 8, .unless_at_most_one = rows});
-  add({.kind = launch_requirement_kind::multiple_of, .expr = v.w.stride_r, .value = 8, .unless_at_most_one = v.k});
-  add({.kind = launch_requirement_kind::multiple_of, .expr = v.y.stride_r, .value = 8});
-  for (const auto& [name, op] : {std::pair{"X", &v.x}, std::pair{"W", &v.w}, std::pair{"Y", &v.y}}) {
-    req.push_back({.kind = launch_requirement_kind::aligned_pointer,
-                   .tensor = abi_tensor_index(kernel.args(), name),
-                   .expr = op->offset,
-                   .value = 16});
-  }
-  return req;
-}
-
-ROCMTPL_INLINE launch_description sm90_launch_description(const rocm_template_kernel& kernel, const gemm_plan& plan) {
-  const auto& c = plan.config;
-  const auto& v = plan.v;
-  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
-  if (plan.split) {
-    d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
-  }
-  kernel_launch l;
-  l.suffix = "sm90";
-  const sym_expr rows = v.batch * v.m;  // the batch folds into M (sm90_requirements())
-  l.grid[0] = {.sizes = floor_div(rows + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
-                        floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n)),
-               .at_most_sm_count = true};
-  if (plan.split) l.grid[0].times_runtime_arg = 0;
-  l.block = {128 * 3, 1, 1};  // gemm_sm90::threads: a producer and two consumer warpgroups
-  l.shared_bytes = c.shared_bytes();
-  const auto map = [&](const std::string& name, const gemm_operand& op, const sym_expr& rows, const sym_expr& cols,
-                       std::int64_t box_rows, sym_expr one_row_pitch) {
-    const auto index = abi_tensor_index(kernel.args(), name);
-    l.params.push_back({.kind = launch_param_kind::tensor_map,
-                        .index = index,
-                        .name = "map_" + name,
-                        .map = tensor_map_spec{.tensor = index,
-                                               .element = op.node->type(),
-                                               .offset = op.offset,
-                                               .rows = rows,
-                                               .cols = cols,
-                                               .pitch = op.stride_r,
-                                               .box_rows = box_rows,
-                                               .box_cols = 64,
-                                               .pitch_if_one_row = std::move(one_row_pitch)}});
-  };
-  map("X", v.x, rows, v.k, c.block_m, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
-  map("W", v.w, v.k, v.n, 64, v.n);
-  const auto params = gemm_launch_params(kernel, plan);  // the kernel's parameters after the maps: plan.params
-  l.params.insert(l.params.end(), params.begin(), params.end());
-  std::vector<kernel_launch> launches{std::move(l)};
-  if (plan.split) launches.push_back(split_k_reduce_launch(plan, params));
-  d.variants.push_back({sm90_requirements(kernel, v), std::move(launches)});
   return d;
 }
 
@@ -397,8 +287,8 @@ ROCMTPL_INLINE void write_pointers_and_epilogue(indented_buffer& src, const gemm
   src.writeline("}");
 }
 
-ROCMTPL_INLINE void write_source_head(indented_buffer& src, const gemm_plan& plan) {
-  src.writeline("// gemm " + plan.config.name() + ": " + gemm_formula(plan.v, plan.options));
+ROCMTPL_INLINE void write_source_head(indented_buffer& src, const gemm_plan& plan, bool store_output) {
+  src.writeline("// gemm " + plan.config.name + ": " + gemm_formula(plan.v, plan.options));
   for (const auto* op : {&plan.v.x, &plan.v.w, &plan.v.bias, &plan.v.residual, &plan.v.y}) {
     if (op->node != nullptr) src.writeline("// " + op->node->name() + " " + op->node->get_layout().to_string());
   }
@@ -410,36 +300,18 @@ ROCMTPL_INLINE void write_source_head(indented_buffer& src, const gemm_plan& pla
     src.write_verbatim(epilogue_device_code(plan.v.fused->chain, plan.v.epi, plan.symbols));
     src.writeline("");
   }
-  // The Hopper path has its own epilogue; its split-K reduction uses store_output().
-  write_pointers_and_epilogue(src, plan.v, plan.options, plan.config.math != gemm_math::wgmma || plan.split);
+  write_pointers_and_epilogue(src, plan.v, plan.options, store_output);
   src.writeline("");
 }
 
-ROCMTPL_INLINE int gemm_min_blocks(const gemm_config& c) {
-  if (c.math == gemm_math::matrix_core) return 1;
-  return std::clamp(65536 / (std::max(c.threads(), 32) * c.register_estimate()), 1, 2);
-}
-
-ROCMTPL_INLINE bool gemm_simt_prefetch(const gemm_config& c) {
-  if (c.math != gemm_math::simt) return false;
-  if (c.thread_m * c.thread_n >= 128) return true;
-  const int room = std::min(255, 65536 / (std::max(c.threads(), 32) * gemm_min_blocks(c)));
-  return room >= c.register_estimate() + c.thread_m + c.thread_n;
-}
-
-ROCMTPL_INLINE void write_tile_constants(indented_buffer& src, const gemm_plan& plan) {
-  const auto& c = plan.config;
+ROCMTPL_INLINE void write_tile_constants(indented_buffer& src, const gemm_plan& plan, const gemm_block_tile& c) {
   const auto bool_text = [](bool b) { return std::string(b ? "true" : "false"); };
   src.writeline("constexpr int block_m = " + std::to_string(c.block_m) + ";");
   src.writeline("constexpr int block_n = " + std::to_string(c.block_n) + ";");
   src.writeline("constexpr int block_k = " + std::to_string(c.block_k) + ";");
-  if (plan.mc) {
-    src.writeline("constexpr int warp_m = " + std::to_string(c.warp_m) + ";");
-    src.writeline("constexpr int warp_n = " + std::to_string(c.warp_n) + ";");
-  } else {
-    src.writeline("constexpr int thread_m = " + std::to_string(c.thread_m) + ";");
-    src.writeline("constexpr int thread_n = " + std::to_string(c.thread_n) + ";");
-    src.writeline("[[maybe_unused]] constexpr bool simt_prefetch = " + bool_text(gemm_simt_prefetch(c)) + ";");
+  for (const auto& [name, value] : c.constants) src.writeline("constexpr int " + name + " = " + std::to_string(value) + ";");
+  if (!c.matrix_cores) {
+    src.writeline("[[maybe_unused]] constexpr bool simt_prefetch = " + bool_text(c.simt_prefetch) + ";");
   }
   src.writeline("constexpr int group_m = " + std::to_string(c.group_m) + ";");
   src.writeline("[[maybe_unused]] constexpr int stages = " + std::to_string(c.stages) + ";");
@@ -452,10 +324,10 @@ ROCMTPL_INLINE void write_tile_constants(indented_buffer& src, const gemm_plan& 
   src.writeline("");
 }
 
-ROCMTPL_INLINE void write_device_code(indented_buffer& src, const gemm_plan& plan) {
+ROCMTPL_INLINE void write_device_code(indented_buffer& src, const gemm_block_tile& c) {
   src.write_verbatim(gemm_common_text);
   src.writeline("");
-  src.write_verbatim(plan.mc ? gemm_matrix_core_text() : gemm_simt_text());
+  src.write_verbatim(*c.main_loop);
   src.writeline("");
 }
 
@@ -482,10 +354,10 @@ ROCMTPL_INLINE void write_split_k_reduce_body(indented_buffer& src, const gemm_p
   src.writeline("");
 }
 
-ROCMTPL_INLINE void write_kernels(indented_buffer& src, const gemm_plan& plan) {
+ROCMTPL_INLINE void write_kernels(indented_buffer& src, const gemm_plan& plan, const gemm_block_tile& c) {
   src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
   src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, " +
-                std::to_string(gemm_min_blocks(plan.config)) + ")");
+                std::to_string(c.min_blocks) + ")");
   src.writeline("#else");
   src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)");
   src.writeline("#endif");
@@ -506,12 +378,6 @@ ROCMTPL_INLINE void write_launcher(indented_buffer& src) {
   src.writeline("");
   src.writeline("}  // namespace");
   src.writeline("");
-}
-
-ROCMTPL_INLINE sym_expr gemm_workspace_bytes(const gemm_view& v, const gemm_config& config,
-                                             const gemm_options& options) {
-  if (config.split_k <= 1 || !(options.runtime_split_k || gemm_splits_k_statically(config))) return sym_expr(0);
-  return sym_expr(config.split_k) * split_k_slice_bytes(v);
 }
 
 ROCMTPL_INLINE void write_split_k_reduce_kernel(indented_buffer& src, const gemm_plan& plan,
@@ -537,15 +403,14 @@ ROCMTPL_INLINE void write_global_kernels(indented_buffer& src, const gemm_plan& 
 }
 
 ROCMTPL_INLINE void write_entry_prologue(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
-                                         const launch_description& d) {
+                                         const launch_description& d, entry_split_k split) {
   for (const auto& s : plan.symbols) src.writeline("if (" + s + " < 0) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  const bool skinny = is_skinny(plan.config.math);
-  if (plan.split && skinny) {
+  if (plan.split && split == entry_split_k::static_slices) {
     src.writeline("if (split_k != " + std::to_string(plan.config.split_k) +
                   ") return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;  // K slices are static here");
   } else if (plan.split) {
     src.writeline("if (split_k < 1 || split_k > 65535) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
-  } else if (plan.config.math != gemm_math::wgmma && !skinny) {
+  } else if (split == entry_split_k::constant) {
     src.writeline("constexpr int32_t split_k = " + std::to_string(plan.config.split_k) + ";");
   }
   src.writeline("const gemm_problem p = make_problem(" + plan.sym_args + ");");
@@ -564,71 +429,16 @@ ROCMTPL_INLINE void write_entry_prologue(indented_buffer& src, rocm_template_ker
 }
 
 ROCMTPL_INLINE void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
-                                const launch_description& d) {
+                                const launch_description& d, entry_split_k split) {
   auto body = src.indent();
-  write_entry_prologue(src, kernel, plan, d);
+  write_entry_prologue(src, kernel, plan, d, split);
   write_launches(src, d, abi_tensor_names(kernel.args()));
 }
 
-ROCMTPL_INLINE void write_sm90_code(indented_buffer& src, const gemm_plan& plan) {
-  const auto& c = plan.config;
-  const auto line = [&](const std::string& name, int value) {
-    src.writeline("[[maybe_unused]] constexpr int " + name + " = " + std::to_string(value) + ";");
-  };
-  line("block_m", c.block_m);
-  line("block_n", c.block_n);
-  line("block_k", c.block_k);
-  line("warp_m", c.warp_m);
-  line("warp_n", c.warp_n);
-  line("group_m", c.group_m);
-  line("stages", c.stages);
-  line("gemm_dynamic_shared", c.shared_bytes());
-  line("y_kind", dtype_kind(plan.v.y.node->type()));
-  line("gemm_sm90_bias_mode", wgmma_bias_mode(plan.v));
-  src.writeline("[[maybe_unused]] constexpr float gemm_sm90_alpha = " + float_literal(plan.options.alpha) + ";");
-  src.writeline("[[maybe_unused]] constexpr float gemm_sm90_beta = " + float_literal(plan.options.beta) + ";");
-  src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_BIAS ") + (plan.v.bias.node != nullptr ? "1" : "0"));
-  src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL ") + (plan.v.residual.node != nullptr ? "1" : "0"));
-  src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_EPILOGUE ") + (plan.v.fused != nullptr ? "1" : "0"));
-  src.writeline("");
-  src.write_verbatim(checked_size_helpers_text);
-  src.writeline("");
-  src.write_verbatim(sm90_head_text);
-  src.write_verbatim(sm90_wgmma_text(c.block_n, plan.v.x.node->type() == dtype::bf16));
-  src.write_verbatim(sm90_body_text);
-  src.writeline("");
-  src.write_verbatim(sm90_host_text);
-  if (plan.split) write_split_k_reduce_body(src, plan);
-  src.write_verbatim(launch_cpp_helpers);
-  src.writeline("");
-  src.writeline("}  // namespace");
-  src.writeline("");
-}
-
-ROCMTPL_INLINE void write_sm90_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
-  const auto& launches = d.variants.front().launches;
-  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-  src.writeline("extern \"C\" __global__ void __launch_bounds__(gemm_sm90::threads, 1) " +
-                device_symbol_ref(launches.front().suffix) +
-                "(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, " +
-                plan.params + ") {");
-  src.writeline("#if defined(ROCMTPL_GEMM_SM90_DEVICE)");
-  src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
-  src.writeline("    const gemm_pointers t" + plan.pointers + ";");
-  src.writeline(std::string("    gemm_sm90::mainloop(&map_X, &map_W, p, t, ") + (plan.split ? "split_k" : "1") + ");");
-  src.writeline("#elif defined(__CUDA_ARCH__)");
-  src.writeline("    __trap();  // built without sm_90a features: the entry refuses other devices");
-  src.writeline("#endif");
-  src.writeline("}");
-  if (plan.split) write_split_k_reduce_kernel(src, plan, launches.back().suffix);
-  src.writeline("#endif  // ROCMTPL_PLATFORM_NVIDIA");
-  src.writeline("");
-}
-
 ROCMTPL_INLINE void write_nvidia_only_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
-                                            const launch_description& d, std::string_view path) {
+                                            const launch_description& d, std::string_view path, entry_split_k split) {
   auto body = src.indent();
-  write_entry_prologue(src, kernel, plan, d);
+  write_entry_prologue(src, kernel, plan, d, split);
   src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
   write_launches(src, d, abi_tensor_names(kernel.args()));
   src.writeline("#else");
@@ -641,200 +451,20 @@ ROCMTPL_INLINE void write_nvidia_only_entry(indented_buffer& src, rocm_template_
   src.writeline("#endif");
 }
 
-ROCMTPL_INLINE skinny_large skinny_large_of(const gemm_plan& plan) {
-  skinny_large l;
-  const bool q_is_m = plan.config.math == gemm_math::skinny_m;
-  l.is_x = !q_is_m;
-  l.name = q_is_m ? "W" : "X";
-  l.op = q_is_m ? &plan.v.w : &plan.v.x;
-  l.facts = q_is_m ? plan.fw : plan.fx;
-  l.vec = render_vector(plan.config, l.facts, l.op->node->type());
-  l.dot = l.facts.k_major;
-  l.mma = is_skinny_mma(plan.config);
-  if (l.mma && l.vec < 8) l.vec = 1;  // the matrix-core kernel loads 16 bytes or one element at a time
-  return l;
-}
-
-ROCMTPL_INLINE skinny_small skinny_small_of(const gemm_plan& plan) {
-  skinny_small s;
-  const bool q_is_m = plan.config.math == gemm_math::skinny_m;
-  s.is_x = q_is_m;
-  s.name = q_is_m ? "X" : "W";
-  s.op = q_is_m ? &plan.v.x : &plan.v.w;
-  s.facts = q_is_m ? plan.fx : plan.fw;
-  const int vec = render_vector(plan.config, s.facts, s.op->node->type());
-  s.vec = is_skinny_mma(plan.config) && s.facts.k_contiguous && vec >= plan.config.block_k ? plan.config.block_k : 1;
-  return s;
-}
-
-ROCMTPL_INLINE launch_description skinny_launch_description(const rocm_template_kernel& kernel, const gemm_plan& plan) {
-  const auto& c = plan.config;
-  const auto& v = plan.v;
-  const auto large = skinny_large_of(plan);
-  const bool q_is_m = c.math == gemm_math::skinny_m;
-  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
-  if (c.split_k > 1) d.workspace_bytes = {.sizes = sym_expr(c.split_k) * split_k_slice_bytes(v)};
-  const auto params = gemm_launch_params(kernel, plan);
-  const sym_expr& q = q_is_m ? v.m : v.n;
-  const sym_expr& p = q_is_m ? v.n : v.m;
-  const auto main = [&](int vec) {
-    kernel_launch l;
-    l.suffix = "skinny_v" + std::to_string(vec);
-    // block_n counts units: rows of P (dot), groups of vec elements (streaming), elements (mma).
-    const sym_expr units = large.dot || large.mma || vec == 1 ? p : floor_div(p + sym_expr(vec - 1), sym_expr(vec));
-    l.grid[0].sizes = floor_div(q + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
-                      floor_div(units + sym_expr(c.block_n - 1), sym_expr(c.block_n));
-    l.grid[1].sizes = v.batch;
-    l.grid[2].sizes = sym_expr(c.split_k);
-    l.block = {c.threads(), 1, 1};
-    l.params = params;
-    return l;
-  };
-  const auto variant = [&](int vec, std::vector<launch_requirement> req) {
-    launch_variant lv;
-    lv.requirements = std::move(req);
-    lv.launches.push_back(main(vec));
-    if (c.split_k > 1) lv.launches.push_back(split_k_reduce_launch(plan, params));
-    return lv;
-  };
-  // The matrix-core kernel's vectorised instantiation also loads the small operand in vectors.
-  const auto small = skinny_small_of(plan);
-  const bool small_vec = large.vec > 1 && small.vec > 1;
-  if (large.vec > 1) {
-    std::vector<launch_requirement> req;
-    add_vector_requirements(req, kernel, large.name, *large.op, large.facts, large.vec, large.is_x);
-    if (small_vec) add_vector_requirements(req, kernel, small.name, *small.op, small.facts, small.vec, small.is_x);
-    d.variants.push_back(variant(large.vec, std::move(req)));
-  }
-  if (large.vec == 1 || !large.facts.statically_aligned(large.vec).has_value() ||
-      (small_vec && !small.facts.statically_aligned(small.vec).has_value())) {
-    d.variants.push_back(variant(1, {}));
-  }
-  return d;
-}
-
-ROCMTPL_INLINE void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
-  const auto& c = plan.config;
-  const bool q_is_m = c.math == gemm_math::skinny_m;
-  const auto large = skinny_large_of(plan);
-  const auto line = [&](const std::string& name, int value) {
-    src.writeline("constexpr int " + name + " = " + std::to_string(value) + ";");
-  };
-  line("skinny_q", c.block_m);
-  line("skinny_tk", c.warp_m);
-  line("skinny_tp", c.warp_n);
-  line("skinny_units", c.thread_n);
-  line("skinny_u", c.block_k);
-  line("skinny_split", c.split_k);
-  line("block_threads", c.threads());
-  if (large.mma) {
-    line("skinny_warps_k", c.warp_m);
-    line("skinny_warps_p", c.warp_n);
-    src.writeline(std::string("constexpr bool skinny_s_vector = ") +
-                  (large.vec > 1 && skinny_small_of(plan).vec > 1 ? "true" : "false") + ";");
-  }
-  src.writeline(std::string("constexpr bool skinny_q_is_m = ") + (q_is_m ? "true" : "false") + ";");
-  src.writeline(std::string("using skinny_l_type = ") + (q_is_m ? "w_type" : "x_type") + ";");
-  src.writeline(std::string("using skinny_s_type = ") + (q_is_m ? "x_type" : "w_type") + ";");
-  src.writeline(
-      "__host__ __device__ __forceinline__ int64_t gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }");
-  src.writeline("");
-  src.write_verbatim(skinny_view_text(q_is_m));
-  src.write_verbatim(skinny_common_text);
-  src.write_verbatim(large.mma ? skinny_mma_stream_text : (large.dot ? skinny_dot_text : skinny_stream_text));
-  src.writeline("");
-  if (plan.partials) write_split_k_reduce_body(src, plan);
-  write_launcher(src);
-  for (std::size_t vi = 0; vi < d.variants.size(); ++vi) {
-    const int vec = vi == 0 && large.vec > 1 ? large.vec : 1;
-    // The scalar fallback states one resident block per SM as its minimum: without it ptxas (CUDA
-    // 13, sm_90a through nvcc) capped the f32 bm2 bk4 and bm8 bk4 tiles at 32 and 48 registers and
-    // spilled (4/8 and 36/44 bytes); with it they take 55 and 96 registers, no spills. The
-    // vectorised kernels keep ptxas's own choice (their occupancy hides the DRAM latency).
-    const std::string bounds = vec == 1 ? "__launch_bounds__(block_threads, 1) " : "__launch_bounds__(block_threads) ";
-    src.writeline("extern \"C\" __global__ void " + bounds + device_symbol_ref(d.variants[vi].launches.front().suffix) +
-                  "(" + plan.params + ") {");
-    src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
-    src.writeline("    const gemm_pointers t" + plan.pointers + ";");
-    src.writeline("    skinny_mainloop<" + std::to_string(vec) + ">(p, t);");
-    src.writeline("}");
-  }
-  if (plan.partials) write_split_k_reduce_kernel(src, plan, d.variants.front().launches.back().suffix);
-  src.writeline("");
-}
-
-ROCMTPL_INLINE void write_skinny_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
-                                       const launch_description& d) {
-  if (is_skinny_mma(plan.config)) {
-    write_nvidia_only_entry(src, kernel, plan, d, "skinny matrix-core path");
-  } else {
-    write_entry(src, kernel, plan, d);
-  }
-}
-
-ROCMTPL_INLINE launch_description describe_plan_launch(const rocm_template_kernel& kernel, const gemm_plan& plan) {
-  if (is_skinny(plan.config.math)) return skinny_launch_description(kernel, plan);
-  return plan.config.math == gemm_math::wgmma ? sm90_launch_description(kernel, plan)
-                                              : gemm_launch_description(kernel, plan);
-}
-
-ROCMTPL_INLINE launch_description describe_gemm_launch(rocm_template_kernel& kernel, const template_context& ctx,
-                                                       const gemm_config& config, const gemm_options& options) {
-  validate(config);
-  auto v = make_gemm_view(ctx, options);
-  check_gemm_renderable(config, v, options);
-  const gemm_plan plan = make_gemm_plan(kernel, ctx, config, options, std::move(v));
-  return describe_plan_launch(kernel, plan);
-}
-
-ROCMTPL_INLINE void check_gemm_fusable(const gemm_config& config, const template_context& ctx,
-                                       const fused_epilogue& e) {
-  if (config.math == gemm_math::wgmma && e.output.type() != ctx.output_node().type()) {
-    throw invalid_argument_error(
-        "rocmtpl: gemm: wgmma config " + config.name() +
-        " stages the output in its own dtype before a fused epilogue; the epilogue's output (" +
-        std::string(rocmtpl::name(e.output.type())) + ") must have the GEMM's output dtype (" +
-        std::string(rocmtpl::name(ctx.output_node().type())) + ")");
-  }
-}
-
-ROCMTPL_INLINE rendered_source render_gemm(rocm_template_kernel& kernel, const template_context& ctx,
-                                           const gemm_config& config, const gemm_options& options,
-                                           const fused_epilogue* fused) {
-  validate(config);
-  if (fused != nullptr) check_gemm_fusable(config, ctx, *fused);
-  auto v = make_gemm_view(ctx, options, fused);
-  check_gemm_renderable(config, v, options);
-  const gemm_plan plan = make_gemm_plan(kernel, ctx, config, options, std::move(v));
-  rendered_source out = kernel.start_source(ctx);
+ROCMTPL_INLINE void render_block_tiled(rendered_source& out, rocm_template_kernel& kernel, const gemm_plan& plan,
+                                       const gemm_block_tile& t, const launch_description& d) {
   indented_buffer src;
   src.reserve(48 * 1024);
   indented_buffer entry;
-  write_source_head(src, plan);
-  // The launch description: the entry's launch lines and the kernels come from it, and the parts
-  // carry it (rocm_template::generate() gives it to the caller: no second pass).
-  auto d = describe_plan_launch(kernel, plan);
-  if (config.math == gemm_math::wgmma) {
-    out.includes.emplace_back(sm90_includes_text);
-    write_sm90_code(src, plan);
-    write_sm90_kernel(src, plan, d);
-    write_nvidia_only_entry(entry, kernel, plan, d, "Hopper path");  // workspace: split-K's partials
-  } else if (is_skinny(config.math)) {
-    write_skinny_code(src, plan, d);
-    write_skinny_entry(entry, kernel, plan, d);
-  } else {
-    write_tile_constants(src, plan);
-    write_device_code(src, plan);
-    write_kernels(src, plan);
-    write_launcher(src);
-    write_global_kernels(src, plan, d);
-    write_entry(entry, kernel, plan, d);
-  }
-  for (auto& block : launch_includes(d)) out.includes.push_back(std::move(block));
+  write_source_head(src, plan, true);
+  write_tile_constants(src, plan, t);
+  write_device_code(src, t);
+  write_kernels(src, plan, t);
+  write_launcher(src);
+  write_global_kernels(src, plan, d);
+  write_entry(entry, kernel, plan, d, entry_split_k::constant);
   out.device_code = std::move(src).str();
   out.entry_body = std::move(entry).str();
-  out.launch = std::move(d);
-  return out;
 }
 
 }  // namespace rocmtpl::templates::detail

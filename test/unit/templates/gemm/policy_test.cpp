@@ -36,11 +36,14 @@ static_assert(rocmtpl::detail::has_problem_configs<gemm_policy>);
 
 TEST(GemmPolicy, ConfigsHoldBothPathsSimtFirst) {
   auto configs = gemm_policy().configs();
-  EXPECT_EQ(configs.size(), gemm_policy::simt_configs().size() + gemm_policy::matrix_core_configs().size());
+  const auto simt = rocmtpl::templates::simt_path::search_space();
+  const auto cores = rocmtpl::templates::mma_path::search_space();
+  ASSERT_EQ(configs.size(), simt.size() + cores.size());
   const std::set<gemm_config> unique(configs.begin(), configs.end());
   EXPECT_EQ(unique.size(), configs.size());
   // The first configuration renders for any dtype (callers take configs().front()).
-  EXPECT_EQ(configs.front().math, gemm_math::simt);
+  EXPECT_EQ(configs.front(), gemm_config(simt.front()));
+  EXPECT_EQ(configs[simt.size()], gemm_config(cores.front()));
 }
 
 TEST(GemmPolicy, ProblemConfigsAreWhatGenerateAllRenders) {
@@ -48,7 +51,7 @@ TEST(GemmPolicy, ProblemConfigsAreWhatGenerateAllRenders) {
   auto f32 = square(dtype::f32, M, N, K);
   const auto configs = f32.policy().configs(f32.context(), h);
   ASSERT_FALSE(configs.empty());
-  for (const auto& c : configs) EXPECT_EQ(c.math, gemm_math::simt);
+  for (const auto& c : configs) EXPECT_TRUE(c.holds<simt_config>()) << c.name();
   EXPECT_EQ(f32.generate_all(h).size(), configs.size());
   EXPECT_EQ(gemm_policy::estimate_cost(configs.front(), 512, 512, 512, 1),
             rocmtpl::templates::gemm_estimate_cost(configs.front(), 512, 512, 512, 1));
@@ -56,8 +59,7 @@ TEST(GemmPolicy, ProblemConfigsAreWhatGenerateAllRenders) {
 
 TEST(GemmPolicy, RuntimeSplitKIsTheOnlyRuntimeArgument) {
   EXPECT_TRUE(gemm_policy().runtime_arg_info().empty());
-  auto c = mma(64, 64, 32, 32, 32, 3);
-  c.split_k = 4;
+  const auto c = mma(64, 64, 32, 32, 32, 3).with_split_k(4);
   EXPECT_TRUE(gemm_policy().runtime_arg_values(c).empty());
   gemm_policy split(gemm_options{.runtime_split_k = true});
   ASSERT_EQ(split.runtime_arg_info().size(), 1U);
@@ -80,7 +82,7 @@ TEST(GemmPolicy, ReferenceIsGeneratedThroughTheDeclaredCapability) {
 
 TEST(GemmPolicy, RenderRefusesInvalidConfigsWithAConfigError) {
   auto t = make();
-  EXPECT_THROW((void)t.generate({64, 64, 16, 12, 4, 1}, {{"M", 10}}), rocmtpl::config_error);
+  EXPECT_THROW((void)t.generate(simt_config{64, 64, 16, 12, 4, 1}, {{"M", 10}}), rocmtpl::config_error);
   EXPECT_EQ(t.policy().view(t.context()).k, sym_expr(96));
 }
 
@@ -122,28 +124,23 @@ TEST(GemmPolicy, WorkspaceIsTheSplitKPartials) {
       gemm_policy(o),
       {buffer("x", layout::row_major(dtype::f16, {b, M, K})), buffer("w", layout::row_major(dtype::f16, {K, N}))},
       layout::row_major(dtype::f16, {b, M, N}));
-  auto c = mma(64, 64, 32, 32, 32, 3);
-  c.split_k = 4;
+  auto c = mma(64, 64, 32, 32, 32, 3).with_split_k(4);
   const auto& p = batched.policy();
   EXPECT_EQ(p.workspace_bytes(batched.context(), c), sym_expr(16) * b * M * N);
-  c.split_k = 1;
-  EXPECT_EQ(p.workspace_bytes(batched.context(), c), sym_expr(0));
+  EXPECT_EQ(p.workspace_bytes(batched.context(), c.with_split_k(1)), sym_expr(0));
   // Without runtime split-K the mma entry point never splits; a SIMT configuration splits statically.
-  c.split_k = 4;
   auto plain = square(dtype::f16, M, N, K);
   EXPECT_EQ(plain.policy().workspace_bytes(plain.context(), c), sym_expr(0));
-  gemm_config simt{64, 64, 16, 8, 8, 8};
-  simt.split_k = 4;
+  const simt_config simt{.block_m = 64, .block_n = 64, .block_k = 16, .thread_m = 8, .thread_n = 8, .split_k = 4};
   auto f32 = square(dtype::f32, M, N, K);
   EXPECT_EQ(f32.policy().workspace_bytes(f32.context(), simt), sym_expr(16) * M * N);
   // The wgmma path splits K through the same fp32 partials (issue 10).
-  auto h = hopper(128, 128, 4);
-  h.split_k = 4;
+  const auto h = hopper(128, 128, 4).with_split_k(4);
   auto hopper_split = square(dtype::f16, M, N, K, o);
   EXPECT_EQ(hopper_split.policy().workspace_bytes(hopper_split.context(), h), sym_expr(16) * M * N);
   EXPECT_EQ(plain.policy().workspace_bytes(plain.context(), h), sym_expr(0));
   // generate() puts it into the request; output_node() evaluates it at the hints.
-  c.split_k = 3;
+  c = c.with_split_k(3);
   auto caller = batched.generate(c, {{"B", 2}, {"M", 100}, {"N", 64}, {"K", 256}});
   EXPECT_EQ(caller.bmreq().workspace_bytes, sym_expr(12) * b * M * N);
   EXPECT_EQ(caller.output_node().get_workspace_size(), 3U * 2 * 100 * 64 * sizeof(float));

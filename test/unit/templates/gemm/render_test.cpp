@@ -60,7 +60,8 @@ TEST(GemmRender, DeterministicAndStaticSizesBakedIn) {
 
 TEST(GemmRender, ConfigChangesTheSource) {
   auto t = make();
-  EXPECT_NE(t.generate(gemm_config{}, {{"M", 1}}).source(), t.generate({128, 64, 8, 8, 4, 1}, {{"M", 1}}).source());
+  EXPECT_NE(t.generate(gemm_config{}, {{"M", 1}}).source(),
+            t.generate(simt_config{128, 64, 8, 8, 4, 1}, {{"M", 1}}).source());
 }
 
 TEST(GemmRender, EpilogueAndDtypes) {
@@ -175,7 +176,7 @@ TEST(GemmRender, MatrixCoreConfigNeedsSixteenBitOperands) {
       layout::row_major(dtype::f32, {8, 8}));
   // (8 x 8 x 8 is skinny too: those configurations serve any dtypes.)
   for (const auto& c : mixed.policy().configs(mixed.context(), {})) {
-    EXPECT_TRUE(c.math == gemm_math::simt || rocmtpl::templates::is_skinny(c.math)) << c.name();
+    EXPECT_TRUE(c.holds<simt_config>() || is_skinny(c)) << c.name();
   }
 }
 
@@ -231,8 +232,7 @@ TEST(GemmRender, RuntimeSplitKUsesTheWorkspace) {
   gemm_options o;
   o.runtime_split_k = true;
   auto t = square(dtype::f16, M, 64, 4096, o);
-  auto c = mma(64, 64, 32, 32, 32, 3);
-  c.split_k = 4;
+  const auto c = mma(64, 64, 32, 32, 32, 3).with_split_k(4);
   const auto caller = t.generate(c, {{"M", 64}});
   const auto& src = caller.source();
   const auto& sig = caller.bmreq().signature.params;
@@ -261,8 +261,7 @@ TEST(GemmRender, RuntimeSplitKUsesTheWorkspace) {
       contains(plain.generate(mma(64, 64, 32, 32, 32, 3), {{"M", 64}}).source(), "constexpr int32_t split_k = 1;"));
   // A SIMT configuration splits K statically without it: its own workspace, K slices and reduction.
   auto f32 = square(dtype::f32, M, 64, 4096);
-  gemm_config s{64, 64, 16, 8, 8, 8};
-  s.split_k = 4;
+  const simt_config s{.block_m = 64, .block_n = 64, .block_k = 16, .thread_m = 8, .thread_n = 8, .split_k = 4};
   auto st = f32.generate(s, {{"M", 32}});
   EXPECT_TRUE(contains(st.source(), "constexpr int32_t split_k = 4;"));
   EXPECT_TRUE(contains(st.source(), "gemm_mainloop<VecA, VecB>(p, t, 4);"));
@@ -280,7 +279,7 @@ TEST(GemmRender, InvalidConfigIsAConfigErrorBeforeAnythingIsBound) {
   auto t = make();
   rocmtpl::rocm_template_kernel kernel("rocm_gemm");
   try {
-    (void)rocmtpl::templates::detail::render_gemm(kernel, t.context(), {64, 64, 16, 12, 4, 1}, {});
+    (void)rocmtpl::templates::detail::render_gemm(kernel, t.context(), simt_config{64, 64, 16, 12, 4, 1}, {});
     ADD_FAILURE() << "no error";
   } catch (const rocmtpl::config_error& e) {
     EXPECT_EQ(e.reason(), "block_m must be a multiple of thread_m");
@@ -292,15 +291,19 @@ TEST(GemmRender, PlanVectorWidthsAndLaunchBounds) {
   namespace td = rocmtpl::templates::detail;
   auto t = square(dtype::f16, 64, 64, 700);
   rocmtpl::rocm_template_kernel kernel("rocm_gemm");
+  const mma_config c{.block_m = 64, .block_n = 64, .block_k = 32, .warp_m = 32, .warp_n = 32, .stages = 3};
   const auto plan =
-      td::make_gemm_plan(kernel, t.context(), mma(64, 64, 32, 32, 32, 3), {}, td::make_gemm_view(t.context(), {}));
+      td::make_gemm_plan(kernel, t.context(), td::plan_config(c), {}, td::make_gemm_view(t.context(), {}));
+  EXPECT_EQ(plan.config.name, "mma_bm64_bn64_bk32_wm32_wn32_g8_s3_v8");
+  EXPECT_EQ(plan.config.vector, 8);
+  EXPECT_FALSE(plan.config.splits_k_statically);
   EXPECT_EQ(plan.va, 4);  // K = 700: a multiple of 4, not 8
   EXPECT_EQ(plan.vb, 8);
   EXPECT_TRUE(plan.fast);
   EXPECT_FALSE(plan.needs_fallback);
   // The launch description: one vectorised variant (static strides are aligned, so only the
   // pointers are checked at run time: 4 and 8 halves) and no scalar fallback.
-  const auto d = td::gemm_launch_description(kernel, plan);
+  const auto d = rocmtpl::templates::mma_path::describe_launch(kernel, plan, c);
   ASSERT_EQ(d.variants.size(), 1U);
   const auto& req = d.variants[0].requirements;
   ASSERT_EQ(req.size(), 2U);
@@ -308,25 +311,7 @@ TEST(GemmRender, PlanVectorWidthsAndLaunchBounds) {
   EXPECT_EQ(req[0].value, 8);
   EXPECT_EQ(req[1].value, 16);
   EXPECT_EQ(rocmtpl::device_symbol(d, d.variants[0].launches.at(0)), "rocm_gemm_v4_8");
-  EXPECT_EQ(td::gemm_min_blocks(mma(64, 64, 32, 32, 32, 3)), 1);
-  EXPECT_EQ(td::gemm_min_blocks(gemm_config{128, 128, 8, 8, 8, 8}), 2);
-}
-TEST(GemmRender, SimtOperandPrefetchWhereTheLaunchBoundsLeaveRoom) {
-  namespace td = rocmtpl::templates::detail;
-  // 128x128 of 8 x 8 runs two blocks per SM (128 registers): no room for a second operand set.
-  EXPECT_FALSE(td::gemm_simt_prefetch(gemm_config{128, 128, 8, 8, 8, 8}));
-  // One block per SM (the measured 256x128 / 128x256 winners) and 128-thread small tiles have room.
-  EXPECT_TRUE(td::gemm_simt_prefetch(gemm_config{128, 256, 16, 16, 8, 8}));
-  EXPECT_TRUE(td::gemm_simt_prefetch(gemm_config{64, 128, 16, 8, 8, 8}));
-  // 128 accumulators on 64 threads: at 255 registers either way, and the second set spilled less.
-  EXPECT_TRUE(td::gemm_simt_prefetch(gemm_config{128, 64, 16, 8, 16, 8}));
-  EXPECT_FALSE(td::gemm_simt_prefetch(mma(64, 64, 32, 32, 32, 3)));
-  // The rendered constant follows it.
-  auto t = make();
-  EXPECT_TRUE(contains(t.generate(gemm_config{128, 256, 16, 16, 8, 8}, {{"M", 256}}).source(),
-                       "constexpr bool simt_prefetch = true;"));
-  EXPECT_TRUE(contains(t.generate(gemm_config{128, 128, 8, 8, 8, 8}, {{"M", 256}}).source(),
-                       "constexpr bool simt_prefetch = false;"));
+  EXPECT_EQ(d.variants[0].launches.at(0).block[0], 128);  // 4 warps of 32 threads on NVIDIA
 }
 TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
   // Issue 8: element count, split-K bytes and tile count are products checked with
@@ -335,8 +320,7 @@ TEST(GemmRender, EntryPointRefusesSizeProductsThatOverflow) {
   gemm_options o;
   o.runtime_split_k = true;
   auto t = square(dtype::f16, M, N, 4096, o);
-  auto c = mma(64, 64, 32, 32, 32, 3);
-  c.split_k = 4;
+  const auto c = mma(64, 64, 32, 32, 32, 3).with_split_k(4);
   const auto src = t.generate(c, {{"M", 64}, {"N", 64}}).source();
   const auto helpers = src.find("inline bool rocmtpl_checked_mul(int64_t a, int64_t b, int64_t& out)");
   const auto query = src.find("*workspace_size = static_cast<size_t>(rocmtpl_workspace_bytes);");

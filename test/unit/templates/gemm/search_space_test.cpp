@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// templates/gemm/search_space.hpp: both spaces are valid and unique; a problem's list follows its
-// dtypes, layouts and shape.
+// templates/gemm/search_space.hpp: a problem's list of candidates merges every path's (each path's
+// own space is tested in templates/gemm/<path>/path_test.cpp) and follows the problem's dtypes,
+// layouts and shape.
 #include <rocmtpl/templates/gemm/search_space.hpp>
 
 #include "support/gemm.hpp"
@@ -14,51 +15,42 @@
 
 namespace {
 using namespace gemm_test;
-using rocmtpl::templates::gemm_matrix_core_configs;
 using rocmtpl::templates::gemm_problem_configs;
-using rocmtpl::templates::gemm_simt_configs;
-using rocmtpl::templates::gemm_skinny_configs;
-using rocmtpl::templates::gemm_skinny_mma_configs;
-using rocmtpl::templates::gemm_wgmma_configs;
-using rocmtpl::templates::is_skinny;
-using rocmtpl::templates::is_skinny_mma;
-using rocmtpl::templates::is_valid;
 
-TEST(GemmSearchSpace, BothSpacesAreValidAndUnique) {
-  const auto simt = gemm_simt_configs();
-  const auto cores = gemm_matrix_core_configs();
-  EXPECT_GT(simt.size(), 16U);
-  EXPECT_GT(cores.size(), 16U);
-  for (const auto& c : simt) {
-    EXPECT_TRUE(is_valid(c)) << c.to_string();
-    EXPECT_EQ(c.math, gemm_math::simt);
-    EXPECT_EQ(c.threads() % 64, 0);
-    EXPECT_LE(c.threads(), 256);
-    EXPECT_LE(c.shared_bytes(), 64 * 1024);
-  }
-  for (const auto& c : cores) {
-    EXPECT_TRUE(is_valid(c)) << c.to_string();
-    EXPECT_EQ(c.math, gemm_math::matrix_core);
-    EXPECT_GE(c.warps(), 4);
-    EXPECT_LE(c.register_estimate(), 255) << c.name();
-  }
-  EXPECT_EQ(std::set<gemm_config>(simt.begin(), simt.end()).size(), simt.size());
-  EXPECT_EQ(std::set<gemm_config>(cores.begin(), cores.end()).size(), cores.size());
-  EXPECT_TRUE(std::find(simt.begin(), simt.end(), gemm_config{}) != simt.end());
+// block_m * block_n of a tiled configuration (SIMT, matrix cores, Hopper); 0 for a skinny one.
+int tile_area(const gemm_config& c) {
+  return c.visit([](const auto& x) {
+    if constexpr (requires { x.block_m + x.block_n; }) {
+      return x.block_m * x.block_n;
+    } else {
+      return 0;
+    }
+  });
+}
+
+// The K step of a tiled configuration; 0 for a skinny one.
+int block_k_of(const gemm_config& c) {
+  return c.visit([](const auto& x) {
+    if constexpr (requires { x.block_k; }) {
+      return static_cast<int>(x.block_k);
+    } else {
+      return 0;
+    }
+  });
 }
 
 TEST(GemmSearchSpace, PathFollowsTheDtypes) {
   const size_hints h{{"M", 512}, {"N", 512}, {"K", 512}};
   auto f16 = square(dtype::f16, M, N, K);
   for (const auto& c : gemm_problem_configs(f16.policy().view(f16.context()), false, h)) {
-    EXPECT_TRUE(c.math == gemm_math::matrix_core || c.math == gemm_math::wgmma) << c.name();
-    EXPECT_EQ(c.vector, 8);
-    EXPECT_EQ(c.split_k, 1);
+    EXPECT_TRUE(c.holds<mma_config>() || c.holds<wgmma_config>()) << c.name();
+    EXPECT_EQ(vector_of(c), 8);
+    EXPECT_EQ(c.split_k(), 1);
   }
   auto f32 = square(dtype::f32, M, N, K);
   for (const auto& c : gemm_problem_configs(f32.policy().view(f32.context()), false, h)) {
-    EXPECT_EQ(c.math, gemm_math::simt);
-    EXPECT_EQ(c.vector, 4);
+    EXPECT_TRUE(c.holds<simt_config>()) << c.name();
+    EXPECT_EQ(vector_of(c), 4);
   }
   // Mixed f16 x bf16 stays on SIMT.
   rocmtpl::rocm_template<gemm_policy> mixed(
@@ -68,10 +60,11 @@ TEST(GemmSearchSpace, PathFollowsTheDtypes) {
   // (8 x 8 x 8 is skinny: those configurations come first and serve any dtypes.)
   const auto mixed_list = gemm_problem_configs(mixed.policy().view(mixed.context()), false, {});
   ASSERT_FALSE(mixed_list.empty());
-  EXPECT_EQ(mixed_list.front().math, gemm_math::skinny_m);
+  EXPECT_TRUE(mixed_list.front().holds<skinny_config>()) << mixed_list.front().name();  // the FMA kernels
+  EXPECT_EQ(side_of(mixed_list.front()), skinny_side::m);
   for (const auto& c : mixed_list) {
-    if (!is_skinny(c.math)) {
-      EXPECT_EQ(c.math, gemm_math::simt);
+    if (!is_skinny(c)) {
+      EXPECT_TRUE(c.holds<simt_config>()) << c.name();
     }
   }
 }
@@ -81,14 +74,14 @@ TEST(GemmSearchSpace, VectorWidthFollowsAlignment) {
   auto t = square(dtype::f16, M, N, K);
   // (The skinny configurations of this 64 x 64 problem stream W, whose rows of 64 allow 8.)
   for (const auto& c : gemm_problem_configs(t.policy().view(t.context()), false, {{"M", 64}, {"N", 64}, {"K", 700}})) {
-    EXPECT_EQ(c.vector, is_skinny(c.math) ? std::min(c.vector, 8) : 4) << c.name();
-    if (is_skinny(c.math)) {
-      EXPECT_GE(c.vector, 4) << c.name();
+    EXPECT_EQ(vector_of(c), is_skinny(c) ? std::min(vector_of(c), 8) : 4) << c.name();
+    if (is_skinny(c)) {
+      EXPECT_GE(vector_of(c), 4) << c.name();
     }
   }
   // Static odd K and N: nothing can be vectorised (the skinny_n configurations stream X's rows of 33).
   auto odd = square(dtype::f16, 64, 33, 33);
-  for (const auto& c : gemm_problem_configs(odd.policy().view(odd.context()), false, {})) EXPECT_EQ(c.vector, 1);
+  for (const auto& c : gemm_problem_configs(odd.policy().view(odd.context()), false, {})) EXPECT_EQ(vector_of(c), 1);
 }
 
 TEST(GemmSearchSpace, RankingFollowsTheShape) {
@@ -98,30 +91,19 @@ TEST(GemmSearchSpace, RankingFollowsTheShape) {
   const auto small = gemm_problem_configs(v, false, {{"M", 128}, {"N", 128}, {"K", 4096}});
   ASSERT_FALSE(large.empty());
   ASSERT_FALSE(small.empty());
-  EXPECT_GE(large.front().block_m * large.front().block_n, 128 * 128) << large.front().name();
-  EXPECT_LE(small.front().block_m * small.front().block_n, 64 * 128) << small.front().name();
+  EXPECT_GE(tile_area(large.front()), 128 * 128) << large.front().name();
+  EXPECT_LE(tile_area(small.front()), 64 * 128) << small.front().name();
+  EXPECT_GT(tile_area(small.front()), 0) << small.front().name();
   EXPECT_NE(large, small);
   // With split-K allowed, a small output with a long K prefers splitting; a large one does not.
   const auto ranked = gemm_problem_configs(v, true, {{"M", 128}, {"N", 128}, {"K", 16384}});
-  EXPECT_GT(ranked.front().split_k, 1) << ranked.front().name();
+  EXPECT_GT(ranked.front().split_k(), 1) << ranked.front().name();
   const auto no_split = gemm_problem_configs(v, true, {{"M", 8192}, {"N", 8192}, {"K", 1024}});
-  EXPECT_EQ(no_split.front().split_k, 1) << no_split.front().name();
+  EXPECT_EQ(no_split.front().split_k(), 1) << no_split.front().name();
   // Without it, nothing splits.
-  for (const auto& c : small) EXPECT_EQ(c.split_k, 1);
+  for (const auto& c : small) EXPECT_EQ(c.split_k(), 1);
   const std::set<gemm_config> unique(ranked.begin(), ranked.end());
   EXPECT_EQ(unique.size(), ranked.size());
-}
-TEST(GemmSearchSpace, HopperSpaceHoldsTheMeasuredConfigs) {
-  const auto hopper = gemm_wgmma_configs();
-  std::vector<std::string> names;
-  for (const auto& c : hopper) {
-    EXPECT_TRUE(is_valid(c)) << c.to_string();
-    EXPECT_EQ(c.math, gemm_math::wgmma);
-    names.push_back(c.name());
-  }
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8", "wgmma_bm256_bn128_bk64_wm128_wn128_g8_s4_v8",
-                       "wgmma_bm128_bn128_bk64_wm64_wn128_g8_s6_v8", "wgmma_bm128_bn64_bk64_wm64_wn64_g8_s8_v8"}));
 }
 
 // The README's main job: fp16 4096^3 + bias[N] + relu, static shapes.
@@ -136,8 +118,8 @@ TEST(GemmSearchSpace, HopperRanksFirstForLargeF16AndBf16Problems) {
     ASSERT_FALSE(ranked.empty());
     EXPECT_EQ(ranked.front().name(), "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8");
     // Every Hopper config comes before every mma.sync one, and both paths are there.
-    const auto first_mma = std::find_if(ranked.begin(), ranked.end(),
-                                        [](const gemm_config& c) { return c.math == gemm_math::matrix_core; });
+    const auto first_mma =
+        std::find_if(ranked.begin(), ranked.end(), [](const gemm_config& c) { return c.holds<mma_config>(); });
     ASSERT_NE(first_mma, ranked.end());
     EXPECT_EQ(first_mma - ranked.begin(), 4);
   }
@@ -151,7 +133,7 @@ TEST(GemmSearchSpace, HopperRanksFirstForLargeF16AndBf16Problems) {
 TEST(GemmSearchSpace, HopperConfigsStayOffProblemsTheyCannotServe) {
   const auto has_wgmma = [](const rocmtpl::rocm_template<gemm_policy>& t, const size_hints& h, bool split = false) {
     const auto ranked = gemm_problem_configs(t.policy().view(t.context()), split, h);
-    return std::any_of(ranked.begin(), ranked.end(), [](const gemm_config& c) { return c.math == gemm_math::wgmma; });
+    return std::any_of(ranked.begin(), ranked.end(), [](const gemm_config& c) { return c.holds<wgmma_config>(); });
   };
   const size_hints h{{"M", 512}, {"N", 512}, {"K", 512}};
   EXPECT_TRUE(has_wgmma(square(dtype::f16, M, N, K), h));
@@ -227,44 +209,25 @@ TEST(GemmSearchSpace, HopperSplitKVariantsFillTheMachineWhereTilesAreFew) {
   const auto view = split.policy().view(split.context());
   const auto ranked = gemm_problem_configs(view, true, {{"M", 128}, {"N", 128}, {"K", 16384}});
   ASSERT_FALSE(ranked.empty());
-  EXPECT_EQ(ranked.front().math, gemm_math::wgmma) << ranked.front().name();
-  EXPECT_GT(ranked.front().split_k, 1) << ranked.front().name();
-  for (const auto& c : ranked) EXPECT_GE(16384 / c.split_k, 2 * c.block_k) << c.name();
+  EXPECT_TRUE(ranked.front().holds<wgmma_config>()) << ranked.front().name();
+  EXPECT_GT(ranked.front().split_k(), 1) << ranked.front().name();
+  for (const auto& c : ranked) EXPECT_GE(16384 / c.split_k(), 2 * block_k_of(c)) << c.name();
   const auto hopper_splits = [](const std::vector<gemm_config>& list) {
     return std::count_if(list.begin(), list.end(),
-                         [](const gemm_config& c) { return c.math == gemm_math::wgmma && c.split_k > 1; });
+                         [](const gemm_config& c) { return c.holds<wgmma_config>() && c.split_k() > 1; });
   };
   EXPECT_EQ(hopper_splits(ranked), 4 * 4);  // 4 configs x {2, 4, 8, 16}
   // K = 512: 8 steps of 64, so only 2 and 4 slices.
   EXPECT_EQ(hopper_splits(gemm_problem_configs(view, true, {{"M", 128}, {"N", 128}, {"K", 512}})), 4 * 2);
   const auto big = gemm_problem_configs(view, true, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
-  EXPECT_EQ(big.front().math, gemm_math::wgmma);
-  EXPECT_EQ(big.front().split_k, 1) << big.front().name();
+  EXPECT_TRUE(big.front().holds<wgmma_config>()) << big.front().name();
+  EXPECT_EQ(big.front().split_k(), 1) << big.front().name();
   // Without runtime split-K, no split variants.
   EXPECT_EQ(hopper_splits(gemm_problem_configs(view, false, {{"M", 128}, {"N", 128}, {"K", 16384}})), 0);
 }
 }  // namespace
 
 namespace {
-
-// Issue 10 part 2: the skinny tiles are valid and unique, and suit both kernels.
-TEST(GemmSearchSpace, SkinnySpaceHoldsStreamingAndDotTiles) {
-  const auto skinny = gemm_skinny_configs();
-  EXPECT_GE(skinny.size(), 30U);
-  int streaming = 0;
-  int dot = 0;
-  for (const auto& c : skinny) {
-    EXPECT_TRUE(is_valid(c)) << c.to_string();
-    EXPECT_EQ(c.math, gemm_math::skinny_m);
-    EXPECT_EQ(c.split_k, 1);
-    EXPECT_GE(c.vector, 4) << c.name();
-    streaming += c.warp_n >= 32 ? 1 : 0;
-    dot += c.warp_m >= 8 ? 1 : 0;
-  }
-  EXPECT_GE(streaming, 15);
-  EXPECT_GE(dot, 15);
-  EXPECT_EQ(std::set<gemm_config>(skinny.begin(), skinny.end()).size(), skinny.size());
-}
 
 // The benchmark's skinny shapes (M in {1, 8, 32, 64}, N = K = 8192) and their transposes rank a
 // skinny configuration first, splitting K where the output alone cannot fill the GPU; wider
@@ -278,46 +241,44 @@ TEST(GemmSearchSpace, SkinnyRanksFirstForFewRowsOrColumns) {
         const auto ranked = gemm_problem_configs(v, split, {{"M", m}, {"N", 8192}, {"K", 8192}});
         ASSERT_FALSE(ranked.empty());
         const auto& top = ranked.front();
-        EXPECT_EQ(top.math, gemm_math::skinny_m) << name(d) << " M " << m << ": " << top.name();
-        EXPECT_EQ(top.vector * static_cast<int>(element_size(d)), 16) << top.name();
+        EXPECT_EQ(side_of(top), skinny_side::m) << name(d) << " M " << m << ": " << top.name();
+        EXPECT_EQ(vector_of(top) * static_cast<int>(element_size(d)), 16) << top.name();
         if (m == 1) {
-          EXPECT_GT(top.split_k, 1) << top.name();
+          EXPECT_GT(top.split_k(), 1) << top.name();
         }
         if (d == dtype::f32) {
-          EXPECT_GE(top.warp_n, 32) << top.name();  // the streaming kernel: W is contiguous along N
-          EXPECT_LE(top.block_m, m == 1 ? 1 : 16) << top.name();
+          const auto* fma = top.get_if<skinny_config>();
+          ASSERT_NE(fma, nullptr) << top.name();
+          EXPECT_GE(fma->p_threads, 32) << top.name();  // the streaming kernel: W is contiguous along N
+          EXPECT_LE(fma->rows, m == 1 ? 1 : 16) << top.name();
         } else {
           // Matrix cores (W contiguous along N): tiles of 8 rows, at most the rows there are.
-          EXPECT_TRUE(is_skinny_mma(top)) << top.name();
-          EXPECT_LE(top.block_m, std::max<std::int64_t>(m, 8)) << top.name();
+          const auto* mma = top.get_if<skinny_mma_config>();
+          ASSERT_NE(mma, nullptr) << top.name();
+          EXPECT_LE(mma->rows, std::max<std::int64_t>(m, 8)) << top.name();
         }
       }
       const auto transposed = gemm_problem_configs(v, false, {{"M", 8192}, {"N", m}, {"K", 8192}});
-      EXPECT_EQ(transposed.front().math, gemm_math::skinny_n) << transposed.front().name();
-      EXPECT_GE(transposed.front().warp_m, 8) << transposed.front().name();  // the dot kernel: X is K-contiguous
+      EXPECT_EQ(side_of(transposed.front()), skinny_side::n) << transposed.front().name();
+      const auto* dot = transposed.front().get_if<skinny_config>();
+      ASSERT_NE(dot, nullptr) << transposed.front().name();
+      EXPECT_GE(dot->k_threads, 8) << transposed.front().name();  // the dot kernel: X is K-contiguous
     }
     for (const auto& c : gemm_problem_configs(v, true, {{"M", 65}, {"N", 8192}, {"K", 8192}})) {
-      EXPECT_FALSE(is_skinny(c.math)) << c.name();
+      EXPECT_FALSE(is_skinny(c)) << c.name();
     }
   }
 }
 
-// Issue 10: the skinny matrix-core tiles are valid and unique; a 16-bit problem whose large operand
-// is contiguous along its large dimension ranks at most four of them first (the fp32 skinny
-// kernels follow: AMD refuses the matrix-core ones), others none.
+// Issue 10: a 16-bit problem whose large operand is contiguous along its large dimension ranks at most four of them
+// first (the fp32 skinny kernels follow: AMD refuses the matrix-core ones), others none.
 TEST(GemmSearchSpace, SkinnyMmaLeadsSixteenBitStreamingProblems) {
-  const auto tiles = gemm_skinny_mma_configs();
-  EXPECT_GE(tiles.size(), 6U);
-  for (const auto& c : tiles) {
-    EXPECT_TRUE(is_valid(c)) << c.to_string();
-    EXPECT_TRUE(is_skinny_mma(c)) << c.name();
-  }
-  EXPECT_EQ(std::set<gemm_config>(tiles.begin(), tiles.end()).size(), tiles.size());
   const auto leading_mma = [](const std::vector<gemm_config>& ranked) {
     std::size_t n = 0;
-    while (n < ranked.size() && is_skinny_mma(ranked[n])) ++n;
-    EXPECT_EQ(std::count_if(ranked.begin(), ranked.end(), [](const gemm_config& c) { return is_skinny_mma(c); }),
-              static_cast<std::ptrdiff_t>(n));
+    while (n < ranked.size() && ranked[n].holds<skinny_mma_config>()) ++n;
+    EXPECT_EQ(
+        std::count_if(ranked.begin(), ranked.end(), [](const gemm_config& c) { return c.holds<skinny_mma_config>(); }),
+        static_cast<std::ptrdiff_t>(n));
     return n;
   };
   for (dtype d : {dtype::f16, dtype::bf16}) {
@@ -329,7 +290,7 @@ TEST(GemmSearchSpace, SkinnyMmaLeadsSixteenBitStreamingProblems) {
       EXPECT_GE(n, 2U) << m;
       EXPECT_LE(n, 4U) << m;
       ASSERT_LT(n, ranked.size());
-      EXPECT_TRUE(is_skinny(ranked[n].math) && !is_skinny_mma(ranked[n])) << ranked[n].name();
+      EXPECT_TRUE(ranked[n].holds<skinny_config>()) << ranked[n].name();
     }
     // N = 1001 (rows of W not 16-byte aligned): none.
     EXPECT_EQ(leading_mma(gemm_problem_configs(v, false, {{"M", 8}, {"N", 1001}, {"K", 8192}})), 0U);
@@ -343,7 +304,7 @@ TEST(GemmSearchSpace, SkinnyMmaLeadsSixteenBitStreamingProblems) {
     const auto n_side =
         gemm_problem_configs(col_x.policy().view(col_x.context()), false, {{"M", 8192}, {"N", 64}, {"K", 8192}});
     EXPECT_GE(leading_mma(n_side), 2U);
-    EXPECT_EQ(n_side.front().math, gemm_math::skinny_n) << n_side.front().name();
+    EXPECT_EQ(side_of(n_side.front()), skinny_side::n) << n_side.front().name();
     for (std::size_t i = 0; i < leading_mma(n_side); ++i)
       EXPECT_LT(n_side[i].register_estimate(), 200) << n_side[i].name();
     // nn.Linear weights (W contiguous along K): none.
@@ -368,11 +329,10 @@ TEST(GemmSearchSpace, SixteenBitSkinnyKeepsTiledConfigsInTheTop16) {
     auto t = square(d, M, N, K);
     const auto ranked = gemm_problem_configs(t.policy().view(t.context()), false, {{"M", m}, {"N", 8192}, {"K", 8192}});
     int tiled = 0;
-    for (std::size_t i = 0; i < 16 && i < ranked.size(); ++i) tiled += is_skinny(ranked[i].math) ? 0 : 1;
-    EXPECT_TRUE(is_skinny(ranked.front().math)) << ranked.front().name();
+    for (std::size_t i = 0; i < 16 && i < ranked.size(); ++i) tiled += is_skinny(ranked[i]) ? 0 : 1;
+    EXPECT_TRUE(is_skinny(ranked.front())) << ranked.front().name();
     if (tiled > 0) {
-      EXPECT_TRUE(
-          std::all_of(ranked.begin(), ranked.begin() + 8, [](const gemm_config& c) { return is_skinny(c.math); }));
+      EXPECT_TRUE(std::all_of(ranked.begin(), ranked.begin() + 8, [](const gemm_config& c) { return is_skinny(c); }));
     }
     return tiled;
   };
@@ -397,9 +357,9 @@ TEST(GemmSearchSpace, FewRowsF32SplitsTheSimtTilesStatically) {
     int split = 0;
     for (std::size_t i = 0; i < 16 && i < ranked.size(); ++i) {
       const auto& c = ranked[i];
-      if (c.split_k == 1 || is_skinny(c.math)) continue;
-      EXPECT_EQ(c.math, gemm_math::simt) << c.name();
-      EXPECT_GE(8192 / c.split_k, 2 * c.block_k) << c.name();
+      if (c.split_k() == 1 || is_skinny(c)) continue;
+      EXPECT_TRUE(c.holds<simt_config>()) << c.name();
+      EXPECT_GE(8192 / c.split_k(), 2 * block_k_of(c)) << c.name();
       ++split;
     }
     return split;
@@ -417,14 +377,13 @@ TEST(GemmSearchSpace, SkinnySpaceKeepsTheTiledSplitK) {
   for (dtype d : {dtype::f32, dtype::f16}) {
     auto t = square(d, M, N, K);
     const auto ranked = gemm_problem_configs(t.policy().view(t.context()), true, {{"M", 8}, {"N", 8192}, {"K", 8192}});
-    const auto first_tiled = std::find_if(ranked.begin(), ranked.end(), [](const gemm_config& c) {
-      return !is_skinny(c.math) && c.math != gemm_math::wgmma;
-    });
+    const auto first_tiled = std::find_if(
+        ranked.begin(), ranked.end(), [](const gemm_config& c) { return !is_skinny(c) && !c.holds<wgmma_config>(); });
     ASSERT_NE(first_tiled, ranked.end());
     EXPECT_TRUE(std::all_of(ranked.begin(), first_tiled,
-                            [](const gemm_config& c) { return is_skinny(c.math) || c.math == gemm_math::wgmma; }));
-    EXPECT_GT(first_tiled->split_k, 1) << first_tiled->name();
-    EXPECT_TRUE(std::any_of(first_tiled, ranked.end(), [](const gemm_config& c) { return c.split_k == 1; }));
+                            [](const gemm_config& c) { return is_skinny(c) || c.holds<wgmma_config>(); }));
+    EXPECT_GT(first_tiled->split_k(), 1) << first_tiled->name();
+    EXPECT_TRUE(std::any_of(first_tiled, ranked.end(), [](const gemm_config& c) { return c.split_k() == 1; }));
   }
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The implementation of templates/gemm/skinny_device_code.hpp: included at its end (header-only) or compiled once by
+// The implementation of templates/gemm/skinny/device_code.hpp: included at its end (header-only) or compiled once by
 // src/templates.cpp, after it (so it does not include it back).
 
 #include <string>

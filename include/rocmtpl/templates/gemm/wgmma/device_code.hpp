@@ -613,5 +613,5 @@ inline int64_t rocmtpl_sm_count() {
 }  // namespace rocmtpl::templates::detail
 
 #ifndef ROCMTPL_COMPILED_LIBRARY
-#include <rocmtpl/templates/gemm/sm90_device_code-inl.hpp>
+#include <rocmtpl/templates/gemm/wgmma/device_code-inl.hpp>
 #endif

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// templates/gemm/sm90_device_code.hpp: the wgmma wrappers, the platform guards of the Hopper text,
-// and what a rendered Hopper (gemm_math::wgmma) source holds: TMA maps through the driver entry
+// templates/gemm/wgmma/device_code.hpp: the wgmma wrappers, the platform guards of the Hopper text,
+// and what a rendered Hopper (wgmma_config) source holds: TMA maps through the driver entry
 // point, the shared-memory opt-in, the epilogue's constants, the run-time refusals; problems the
 // path cannot serve are refused when rendering.
-#include <rocmtpl/templates/gemm/sm90_device_code.hpp>
+#include <rocmtpl/templates/gemm/wgmma/device_code.hpp>
 
 #include "support/gemm.hpp"
 
@@ -146,8 +146,7 @@ TEST(GemmSm90DeviceCode, RenderedSourceCarriesTheConfigAndTheEpilogue) {
 // and needs no workspace.
 TEST(GemmSm90DeviceCode, SplitKLaunchDescription) {
   auto t = square(dtype::f16, M, N, K, {.act = activation::relu, .runtime_split_k = true});
-  auto c = hopper(128, 128, 6);
-  c.split_k = 3;
+  const auto c = hopper(128, 128, 6).with_split_k(3);
   const auto caller = t.generate(c, {{"M", 1000}, {"N", 1024}, {"K", 4096}});
   ASSERT_TRUE(caller.launch().has_value());
   const auto& d = *caller.launch();

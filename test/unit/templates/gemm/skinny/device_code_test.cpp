@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// templates/gemm/skinny_device_code.hpp (issue 10 part 2): which kernel a skinny configuration
+// templates/gemm/skinny/device_code.hpp (issue 10 part 2): which kernel a skinny configuration
 // renders for each layout (streaming along the large dimension, or dot products along K), the
 // shared epilogue, the static K slices with their workspace and deterministic second pass, the
 // launch description's grids and vector requirements, and the runtime split_k check.
-#include <rocmtpl/templates/gemm/skinny_device_code.hpp>
+#include <rocmtpl/templates/gemm/skinny/device_code.hpp>
 
 #include "support/gemm.hpp"
 
@@ -38,7 +38,7 @@ TEST(GemmSkinnyDeviceCode, LayoutPicksTheKernel) {
   const size_hints h{{"M", 8}, {"N", 4096}, {"K", 4096}};
   // Row-major W: streamed along N.
   auto row = problem(dtype::f16, false);
-  const auto stream = row.generate(skinny(gemm_math::skinny_m, 8, 8, 32), h).source();
+  const auto stream = row.generate(skinny(skinny_side::m, 8, 8, 32), h).source();
   EXPECT_TRUE(contains(stream, "// Streaming: thread (tk, tp)"));
   EXPECT_FALSE(contains(stream, "// Dot: lane tk"));
   EXPECT_TRUE(contains(stream, "using skinny_l_type = w_type;"));
@@ -49,11 +49,11 @@ TEST(GemmSkinnyDeviceCode, LayoutPicksTheKernel) {
   EXPECT_FALSE(contains(stream, "constexpr int32_t split_k"));  // no split_k in the entry either
   // nn.Linear weights (W column-major, contiguous along K): dot products.
   auto col = problem(dtype::bf16, true);
-  const auto dot = col.generate(skinny(gemm_math::skinny_m, 2, 32, 8, 4), h).source();
+  const auto dot = col.generate(skinny(skinny_side::m, 2, 32, 8, 4), h).source();
   EXPECT_TRUE(contains(dot, "// Dot: lane tk"));
   EXPECT_TRUE(contains(dot, "__shared__ float s_tile[skinny_q][skinny_u][skinny_tk];"));
   // Few columns of row-major X: X is the large operand, read along K.
-  const auto n_side = row.generate(skinny(gemm_math::skinny_n, 8, 32, 8), {{"M", 4096}, {"N", 8}, {"K", 4096}});
+  const auto n_side = row.generate(skinny(skinny_side::n, 8, 32, 8), {{"M", 4096}, {"N", 8}, {"K", 4096}});
   EXPECT_TRUE(contains(n_side.source(), "using skinny_l_type = x_type;"));
   EXPECT_TRUE(contains(n_side.source(), "// Dot: lane tk"));
 }
@@ -61,7 +61,7 @@ TEST(GemmSkinnyDeviceCode, LayoutPicksTheKernel) {
 TEST(GemmSkinnyDeviceCode, SplitKUsesTheWorkspaceAndASecondPass) {
   auto t = problem(dtype::f32, false);
   rocmtpl::rocm_template_kernel kernel("rocm_gemm");
-  const auto c = skinny(gemm_math::skinny_m, 1, 8, 32, 1, 8, 4, 16);
+  const auto c = skinny(skinny_side::m, 1, 8, 32, 1, 8, 4, 16);
   const auto d = t.policy().describe_launch(kernel, t.context(), c);
   // 16 slices of fp32 partials: 16 * M * N * 4 bytes, whether or not runtime split-K is on.
   EXPECT_EQ(d.workspace_bytes.sizes.evaluate({{"M", 3}, {"N", 100}, {"K", 7}}), 16 * 3 * 100 * 4);
@@ -95,28 +95,25 @@ TEST(GemmSkinnyDeviceCode, SplitKUsesTheWorkspaceAndASecondPass) {
   EXPECT_TRUE(contains(src, "float* __restrict__ Partial"));
   EXPECT_FALSE(contains(src, "int32_t split_k)"));  // no kernel takes split_k
   // Without split there is no workspace.
-  EXPECT_EQ(t.policy().workspace_bytes(t.context(), skinny(gemm_math::skinny_m, 1, 8, 32, 1, 8, 4)), sym_expr(0));
+  EXPECT_EQ(t.policy().workspace_bytes(t.context(), skinny(skinny_side::m, 1, 8, 32, 1, 8, 4)), sym_expr(0));
 }
 
 TEST(GemmSkinnyDeviceCode, RuntimeSplitKMustMatchTheStaticSlices) {
   auto t = problem(dtype::f16, false, {.runtime_split_k = true});
-  const auto src =
-      t.generate(skinny(gemm_math::skinny_m, 2, 8, 32, 1, 8, 8, 4), {{"M", 2}, {"N", 64}, {"K", 64}}).source();
+  const auto src = t.generate(skinny(skinny_side::m, 2, 8, 32, 1, 8, 8, 4), {{"M", 2}, {"N", 64}, {"K", 64}}).source();
   EXPECT_TRUE(contains(src, "if (split_k != 4) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;"));
   EXPECT_FALSE(contains(src, "split_k < 1 || split_k > 65535"));
   // The kernels take no split_k: the slices are constants, the reduction's loop too.
   EXPECT_TRUE(contains(src, "gemm_split_k_reduce_body(X, W, Y, Partial, u_M, u_K, u_N);"));
   EXPECT_TRUE(contains(src, "for (int z = 0; z < 4; ++z)"));
-  EXPECT_EQ(t.policy().runtime_arg_values(skinny(gemm_math::skinny_m, 2, 8, 32, 1, 8, 8, 4)).front(), 4);
+  EXPECT_EQ(t.policy().runtime_arg_values(skinny(skinny_side::m, 2, 8, 32, 1, 8, 8, 4)).front(), 4);
 }
 
-// Issue 10: a matrix-core configuration (stages 2) renders the mma.sync kernel for 16-bit X and W
-// with W contiguous along N; its vectorised variant also checks X (loaded block_k elements at a
-// time), its grid counts block_n elements of N, and an AMD build refuses every launch.
+// Issue 10: a matrix-core configuration (skinny_mma_config) renders the mma.sync kernel for 16-bit
+// X and W with W contiguous along N; its vectorised variant also checks X (loaded k_step elements
+// at a time), its grid counts columns() elements of N, and an AMD build refuses every launch.
 TEST(GemmSkinnyDeviceCode, MatrixCoreKernelForSixteenBitStreaming) {
-  gemm_config c = skinny(gemm_math::skinny_m, 16, 4, 2, 1, 8, 8, 4);
-  c.block_n = 128;
-  c.stages = 2;
+  const skinny_mma_config c{.side = skinny_side::m, .rows = 16, .k_warps = 4, .p_warps = 2, .k_step = 8, .split_k = 4};
   auto t = problem(dtype::bf16, false);
   const size_hints h{{"M", 9}, {"N", 1000}, {"K", 4096}};
   const auto src = t.generate(c, h).source();
@@ -150,13 +147,20 @@ TEST(GemmSkinnyDeviceCode, MatrixCoreKernelForSixteenBitStreaming) {
       layout::row_major(dtype::f16, {M, N}));
   EXPECT_TRUE(contains(col_x.generate(c, h).source(), "constexpr bool skinny_s_vector = false;"));
   // f32, or W contiguous along K: refused with the reason.
-  EXPECT_THROW((void)problem(dtype::f32, false).generate(c, h), rocmtpl::invalid_argument_error);
+  try {
+    (void)problem(dtype::f32, false).generate(c, h);
+    ADD_FAILURE() << "no error";
+  } catch (const rocmtpl::invalid_argument_error& e) {
+    EXPECT_TRUE(contains(e.what(), "skinny mma config skm_mma_bm16_bn128_bk8_wm4_wn2_sk4 needs X and W of one dtype"))
+        << e.what();
+    EXPECT_TRUE(contains(e.what(), "; use a skinny (FMA) config")) << e.what();
+  }
   EXPECT_THROW((void)problem(dtype::f16, true).generate(c, h), rocmtpl::invalid_argument_error);
 }
 
 TEST(GemmSkinnyDeviceCode, EveryEpilogueGoesThroughStoreOutput) {
   auto t = epilogue_problem(false);
-  const auto src = t.generate(skinny(gemm_math::skinny_n, 8, 32, 8), {{"M", 1000}}).source();
+  const auto src = t.generate(skinny(skinny_side::n, 8, 32, 8), {{"M", 1000}}).source();
   EXPECT_TRUE(contains(src, "v = apply_activation(v);"));
   EXPECT_TRUE(contains(src, "v += residual_type::to_float("));
   EXPECT_TRUE(contains(src, "store_output(p, t, batch, gm, gn, acc);"));

@@ -440,5 +440,5 @@ __device__ __forceinline__ void skinny_mainloop(const gemm_problem& p, const gem
 }  // namespace rocmtpl::templates::detail
 
 #ifndef ROCMTPL_COMPILED_LIBRARY
-#include <rocmtpl/templates/gemm/skinny_device_code-inl.hpp>
+#include <rocmtpl/templates/gemm/skinny/device_code-inl.hpp>
 #endif

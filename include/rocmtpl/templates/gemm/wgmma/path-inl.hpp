@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The implementation of templates/gemm/wgmma/path.hpp: included at its end (header-only) or compiled
+// once by src/templates.cpp, after it (so it does not include it back).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rocmtpl/core/config.hpp>
+#include <rocmtpl/ir/dtype.hpp>
+#include <rocmtpl/templates/detail/source_parts.hpp>
+#include <rocmtpl/templates/gemm/cost_model.hpp>
+#include <rocmtpl/templates/gemm/wgmma/device_code.hpp>
+
+namespace rocmtpl::templates::detail {
+
+// The Hopper constants, device code and host helpers (then the split-K reduction's body).
+void write_wgmma_code(indented_buffer& src, const gemm_plan& plan, const wgmma_config& c);
+// The Hopper kernel (NVIDIA only) and the split-K reduction.
+void write_wgmma_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d);
+
+ROCMTPL_INLINE void write_wgmma_code(indented_buffer& src, const gemm_plan& plan, const wgmma_config& c) {
+  const auto line = [&](const std::string& name, int value) {
+    src.writeline("[[maybe_unused]] constexpr int " + name + " = " + std::to_string(value) + ";");
+  };
+  line("block_m", c.block_m);
+  line("block_n", c.block_n);
+  line("block_k", c.block_k);
+  line("warp_m", c.warp_m());
+  line("warp_n", c.warp_n());
+  line("group_m", c.group_m);
+  line("stages", c.stages);
+  line("gemm_dynamic_shared", c.shared_bytes());
+  line("y_kind", dtype_kind(plan.v.y.node->type()));
+  line("gemm_sm90_bias_mode", wgmma_bias_mode(plan.v));
+  src.writeline("[[maybe_unused]] constexpr float gemm_sm90_alpha = " + float_literal(plan.options.alpha) + ";");
+  src.writeline("[[maybe_unused]] constexpr float gemm_sm90_beta = " + float_literal(plan.options.beta) + ";");
+  src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_BIAS ") + (plan.v.bias.node != nullptr ? "1" : "0"));
+  src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_RESIDUAL ") + (plan.v.residual.node != nullptr ? "1" : "0"));
+  src.writeline(std::string("#define ROCMTPL_GEMM_SM90_HAS_EPILOGUE ") + (plan.v.fused != nullptr ? "1" : "0"));
+  src.writeline("");
+  src.write_verbatim(checked_size_helpers_text);
+  src.writeline("");
+  src.write_verbatim(sm90_head_text);
+  src.write_verbatim(sm90_wgmma_text(c.block_n, plan.v.x.node->type() == dtype::bf16));
+  src.write_verbatim(sm90_body_text);
+  src.writeline("");
+  src.write_verbatim(sm90_host_text);
+  if (plan.split) write_split_k_reduce_body(src, plan);
+  src.write_verbatim(launch_cpp_helpers);
+  src.writeline("");
+  src.writeline("}  // namespace");
+  src.writeline("");
+}
+
+ROCMTPL_INLINE void write_wgmma_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
+  const auto& launches = d.variants.front().launches;
+  src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
+  src.writeline("extern \"C\" __global__ void __launch_bounds__(gemm_sm90::threads, 1) " +
+                device_symbol_ref(launches.front().suffix) +
+                "(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, " +
+                plan.params + ") {");
+  src.writeline("#if defined(ROCMTPL_GEMM_SM90_DEVICE)");
+  src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
+  src.writeline("    const gemm_pointers t" + plan.pointers + ";");
+  src.writeline(std::string("    gemm_sm90::mainloop(&map_X, &map_W, p, t, ") + (plan.split ? "split_k" : "1") + ");");
+  src.writeline("#elif defined(__CUDA_ARCH__)");
+  src.writeline("    __trap();  // built without sm_90a features: the entry refuses other devices");
+  src.writeline("#endif");
+  src.writeline("}");
+  if (plan.split) write_split_k_reduce_kernel(src, plan, launches.back().suffix);
+  src.writeline("#endif  // ROCMTPL_PLATFORM_NVIDIA");
+  src.writeline("");
+}
+
+}  // namespace rocmtpl::templates::detail
+
+namespace rocmtpl::templates {
+
+ROCMTPL_INLINE std::vector<wgmma_config> wgmma_path::search_space() {
+  static constexpr std::pair<int, int> blocks[] = {{128, 256}, {256, 128}, {128, 128}, {128, 64}};
+  std::vector<wgmma_config> out;
+  for (const auto& [bm, bn] : blocks) {
+    wgmma_config c{.block_m = bm, .block_n = bn, .group_m = 8, .stages = 2};
+    while (c.stages < 8) {
+      auto more = c;
+      ++more.stages;
+      if (more.invalid_reason()) break;
+      c = more;
+    }
+    if (!c.invalid_reason()) out.push_back(c);
+  }
+  return out;
+}
+
+ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int64_t m, std::int64_t n,
+                                                std::int64_t k, std::int64_t batch) {
+  const auto t = detail::gemm_tiles(c.block_m, c.block_n, c.block_k, c.split_k, m, n, k, batch);
+  const double rounds = std::ceil(t.tiles / detail::gemm_cost_sms);
+  const double intensity = static_cast<double>(c.block_m) * c.block_n / (c.block_m + c.block_n);
+  const double eff = 2.2 * std::pow(std::min(1.0, intensity / 85.0), 0.8);
+  // Pipeline fill and the epilogue of each tile, in K steps of 64.
+  const double tile_work = static_cast<double>(c.block_m) * c.block_n * (t.k_steps * c.block_k + 64.0 * 3);
+  double time = rounds * tile_work / eff;
+  if (c.split_k > 1) {
+    const double outputs = static_cast<double>(std::max<std::int64_t>(m, 1)) *
+                           static_cast<double>(std::max<std::int64_t>(n, 1)) *
+                           static_cast<double>(std::max<std::int64_t>(batch, 1));
+    time += static_cast<double>(c.split_k) * outputs * 8.0 * 0.33 + 3.3e6;
+  }
+  return time;
+}
+
+ROCMTPL_INLINE std::vector<std::pair<double, wgmma_config>> wgmma_path::problem_configs(const detail::gemm_view& v,
+                                                                                        const gemm_rank_request& r) {
+  if (detail::wgmma_static_reason(v) || !detail::wgmma_fits_hints(v, *r.hints)) return {};
+  return detail::rank_tiled<wgmma_path>(r, [](wgmma_config&) {});  // TMA rows and 16-byte stores: no width to fit
+}
+
+ROCMTPL_INLINE std::optional<std::string> wgmma_path::unsupported(const wgmma_config& c, const detail::gemm_view& v,
+                                                                  const gemm_options&) {
+  const auto why = detail::wgmma_static_reason(v);
+  if (!why) return std::nullopt;
+  return "rocmtpl: gemm: wgmma config " + c.name_text().str() + ": " + *why + "; use a matrix_core or simt config";
+}
+
+ROCMTPL_INLINE std::optional<std::string> wgmma_path::unsupported_fusion(const wgmma_config& c,
+                                                                         const template_context& ctx,
+                                                                         const fused_epilogue& e) {
+  if (e.output.type() == ctx.output_node().type()) return std::nullopt;
+  return "rocmtpl: gemm: wgmma config " + c.name_text().str() +
+         " stages the output in its own dtype before a fused epilogue; the epilogue's output (" +
+         std::string(rocmtpl::name(e.output.type())) + ") must have the GEMM's output dtype (" +
+         std::string(rocmtpl::name(ctx.output_node().type())) + ")";
+}
+
+ROCMTPL_INLINE gemm_config_fields wgmma_path::describe(const wgmma_config& c) {
+  return {{"math", std::string(wgmma_config::math)},
+          {"block_m", std::to_string(c.block_m)},
+          {"block_n", std::to_string(c.block_n)},
+          {"block_k", std::to_string(wgmma_config::block_k)},
+          {"warp_m", std::to_string(c.warp_m())},
+          {"warp_n", std::to_string(c.warp_n())},
+          {"group_m", std::to_string(c.group_m)},
+          {"stages", std::to_string(c.stages)},
+          {"vector", std::to_string(wgmma_config::vector)},
+          {"split_k", std::to_string(c.split_k)}};
+}
+
+ROCMTPL_INLINE std::optional<wgmma_config> wgmma_path::parse(const gemm_config_fields& fields) {
+  if (fields.empty() || fields.front().second != wgmma_config::math) return std::nullopt;
+  wgmma_config c;
+  int warp_m = -1;
+  int warp_n = -1;
+  detail::parse_config_fields(fields, name, [&](std::string_view f, int v) {
+    if (f == "block_k") return v == wgmma_config::block_k;
+    if (f == "vector") return v == wgmma_config::vector;
+    int* field = f == "block_m"   ? &c.block_m
+                 : f == "block_n" ? &c.block_n
+                 : f == "group_m" ? &c.group_m
+                 : f == "stages"  ? &c.stages
+                 : f == "split_k" ? &c.split_k
+                 : f == "warp_m"  ? &warp_m
+                 : f == "warp_n"  ? &warp_n
+                                  : nullptr;
+    if (field != nullptr) *field = v;
+    return field != nullptr;
+  });
+  if ((warp_m >= 0 && warp_m != c.warp_m()) || (warp_n >= 0 && warp_n != c.warp_n())) {
+    throw invalid_argument_error("rocmtpl: gemm: wgmma config fields warp_m=" + std::to_string(warp_m) +
+                                 " warp_n=" + std::to_string(warp_n) + " are not block_m / 2 and block_n");
+  }
+  return c;
+}
+
+ROCMTPL_INLINE std::vector<launch_requirement> wgmma_path::requirements(const rocm_template_kernel& kernel,
+                                                                        const detail::gemm_view& v) {
+  using namespace detail;
+  std::vector<launch_requirement> req;
+  const auto add = [&](launch_requirement r) {
+    const auto c = r.expr.constant();
+    if (c && r.kind == launch_requirement_kind::equals && *c == r.value) return;
+    if (c && r.kind == launch_requirement_kind::at_most && *c <= r.value) return;
+    if (c && r.kind == launch_requirement_kind::multiple_of && *c % r.value == 0) return;
+    req.push_back(std::move(r));
+  };
+  const sym_expr rows = v.batch * v.m;  // X's and Y's rows with the batch folded in
+  if (const auto b = v.batch.constant(); !b || *b != 1) {
+    for (auto& c : wgmma_fold_conditions(v)) {
+      add({.kind = launch_requirement_kind::equals, .expr = std::move(c), .value = 0, .unless_at_most_one = v.batch});
+    }
+  }
+  for (const sym_expr* e : {&rows, &v.n, &v.k}) {
+    add({.kind = launch_requirement_kind::at_most, .expr = *e, .value = 2147483647});
+  }
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.n, .value = 8});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.x.stride_r, .value = 8, .unless_at_most_one = rows});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.w.stride_r, .value = 8, .unless_at_most_one = v.k});
+  add({.kind = launch_requirement_kind::multiple_of, .expr = v.y.stride_r, .value = 8});
+  for (const auto& [name, op] : {std::pair{"X", &v.x}, std::pair{"W", &v.w}, std::pair{"Y", &v.y}}) {
+    req.push_back({.kind = launch_requirement_kind::aligned_pointer,
+                   .tensor = abi_tensor_index(kernel.args(), name),
+                   .expr = op->offset,
+                   .value = 16});
+  }
+  return req;
+}
+
+ROCMTPL_INLINE launch_description wgmma_path::describe_launch(const rocm_template_kernel& kernel,
+                                                              const detail::gemm_plan& plan, const wgmma_config& c) {
+  using namespace detail;
+  const auto& v = plan.v;
+  launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
+  if (plan.split) {
+    d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
+  }
+  kernel_launch l;
+  l.suffix = "sm90";
+  const sym_expr rows = v.batch * v.m;  // the batch folds into M (sm90_requirements())
+  l.grid[0] = {.sizes = floor_div(rows + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
+                        floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n)),
+               .at_most_sm_count = true};
+  if (plan.split) l.grid[0].times_runtime_arg = 0;
+  l.block = {128 * 3, 1, 1};  // gemm_sm90::threads: a producer and two consumer warpgroups
+  l.shared_bytes = c.shared_bytes();
+  const auto map = [&](const std::string& name, const gemm_operand& op, const sym_expr& rows, const sym_expr& cols,
+                       std::int64_t box_rows, sym_expr one_row_pitch) {
+    const auto index = abi_tensor_index(kernel.args(), name);
+    l.params.push_back({.kind = launch_param_kind::tensor_map,
+                        .index = index,
+                        .name = "map_" + name,
+                        .map = tensor_map_spec{.tensor = index,
+                                               .element = op.node->type(),
+                                               .offset = op.offset,
+                                               .rows = rows,
+                                               .cols = cols,
+                                               .pitch = op.stride_r,
+                                               .box_rows = box_rows,
+                                               .box_cols = 64,
+                                               .pitch_if_one_row = std::move(one_row_pitch)}});
+  };
+  map("X", v.x, rows, v.k, c.block_m, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
+  map("W", v.w, v.k, v.n, 64, v.n);
+  const auto params = gemm_launch_params(kernel, plan);  // the kernel's parameters after the maps: plan.params
+  l.params.insert(l.params.end(), params.begin(), params.end());
+  std::vector<kernel_launch> launches{std::move(l)};
+  if (plan.split) launches.push_back(split_k_reduce_launch(plan, params));
+  d.variants.push_back({requirements(kernel, v), std::move(launches)});
+  return d;
+}
+
+ROCMTPL_INLINE void wgmma_path::render(rendered_source& out, rocm_template_kernel& kernel,
+                                       const detail::gemm_plan& plan, const wgmma_config& c,
+                                       const launch_description& d) {
+  indented_buffer src;
+  src.reserve(48 * 1024);
+  indented_buffer entry;
+  detail::write_source_head(src, plan, plan.split);  // its own epilogue; split-K's reduction uses store_output()
+  out.includes.emplace_back(detail::sm90_includes_text);
+  detail::write_wgmma_code(src, plan, c);
+  detail::write_wgmma_kernel(src, plan, d);
+  detail::write_nvidia_only_entry(entry, kernel, plan, d, "Hopper path", detail::entry_split_k::none);
+  out.device_code = std::move(src).str();
+  out.entry_body = std::move(entry).str();
+}
+
+}  // namespace rocmtpl::templates

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// templates/gemm/wgmma/config.hpp: the Hopper path's fixed facts (gemm_wgmma_facts), wgmma_config's
+// derived values (the warpgroup tile, shared memory as benchmark/hopper/NOTES.md lays it out,
+// registers), its name and members, and its rules.
+#include <rocmtpl/templates/gemm/wgmma/config.hpp>
+
+#include "support/gemm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace {
+using gemm_test::contains;
+using rocmtpl::templates::gemm_wgmma_facts;
+using rocmtpl::templates::wgmma_config;
+
+std::string reason(const wgmma_config& c) { return std::string(c.invalid_reason().value_or("")); }
+
+wgmma_config hopper(int bm, int bn, int stages) { return {.block_m = bm, .block_n = bn, .stages = stages}; }
+
+static_assert(gemm_wgmma_facts::threads == 384 && gemm_wgmma_facts::block_k == 64);
+static_assert(wgmma_config::block_k == 64 && wgmma_config::vector == 8 && wgmma_config::math == "wgmma");
+static_assert(!wgmma_config{}.invalid_reason().has_value());
+
+TEST(GemmWgmmaConfig, WarpgroupTileIsDerived) {
+  const auto c = hopper(256, 128, 4);
+  EXPECT_EQ(c.warp_m(), 128);  // two consumer warpgroups split block_m
+  EXPECT_EQ(c.warp_n(), 128);  // one wgmma N spans block_n
+  EXPECT_EQ(c.threads(), 384);
+  EXPECT_EQ(c.warps(), 12);
+  EXPECT_EQ(c.register_estimate(), 128 / 64 * 128 / 2 + 128 / 8 + 48);
+  EXPECT_EQ(wgmma_config{}, hopper(128, 256, 4));
+}
+
+// The configurations measured in benchmark/hopper/NOTES.md, with its shared-memory formula
+// 1024 + stages * (bm + bn) * 128 + 18432 + 16 * stages + 16 and 384 threads.
+TEST(GemmWgmmaConfig, MeasuredConfigsFollowTheNotes) {
+  for (const auto& c : {hopper(128, 256, 4), hopper(256, 128, 4), hopper(128, 128, 6), hopper(128, 64, 8)}) {
+    EXPECT_FALSE(c.invalid_reason().has_value()) << c.name_text().view() << ": " << reason(c);
+    EXPECT_EQ(c.shared_bytes(), 1024 + c.stages * (c.block_m + c.block_n) * 128 + 18432 + 16 * c.stages + 16);
+    EXPECT_LE(c.shared_bytes(), gemm_wgmma_facts::max_shared);
+    EXPECT_LE(c.register_estimate(), gemm_wgmma_facts::consumer_registers) << c.name_text().view();
+  }
+  EXPECT_EQ(hopper(128, 256, 4).shared_bytes(), 216144);
+  EXPECT_EQ(hopper(128, 256, 4).name_text().view(), "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8");
+  auto split = hopper(128, 64, 8);
+  split.split_k = 3;
+  EXPECT_EQ(split.name_text().view(), "wgmma_bm128_bn64_bk64_wm64_wn64_g8_s8_v8_sk3");
+}
+
+TEST(GemmWgmmaConfig, VisitsEveryMemberInOrder) {
+  const wgmma_config c{1, 2, 3, 4, 5};
+  std::vector<std::pair<std::string, int>> fields;
+  c.visit_fields([&](std::string_view name, int v) { fields.emplace_back(name, v); });
+  EXPECT_EQ(fields, (std::vector<std::pair<std::string, int>>{
+                        {"block_m", 1}, {"block_n", 2}, {"group_m", 3}, {"stages", 4}, {"split_k", 5}}));
+}
+
+TEST(GemmWgmmaConfig, InvalidTilingsAreExplained) {
+  EXPECT_TRUE(contains(reason(hopper(128, 256, 5)), "227 KiB"));
+  EXPECT_TRUE(contains(reason(hopper(256, 256, 2)), "register"));
+  EXPECT_TRUE(contains(reason(hopper(128, 96, 4)), "64, 128, 192 or 256"));
+  // Two consumer warpgroups of m64 blocks: block_m 2 x a multiple of 64, one TMA box of 256 rows.
+  EXPECT_TRUE(contains(reason(hopper(192, 128, 4)), "wgmma block_m must be 2 x a multiple of 64"));
+  EXPECT_TRUE(contains(reason(hopper(64, 128, 4)), "wgmma block_m must be 2 x a multiple of 64"));
+  EXPECT_TRUE(contains(reason(hopper(384, 64, 2)), "block_m above 256"));
+  EXPECT_TRUE(contains(reason(hopper(128, 64, 1)), "stages must be 2 to 16"));
+  EXPECT_TRUE(contains(reason(hopper(128, 64, 17)), "stages must be 2 to 16"));
+  // Split-K is served (fp32 partials through the workspace, then the reduction kernel).
+  auto c = hopper(128, 128, 4);
+  c.split_k = 2;
+  EXPECT_FALSE(c.invalid_reason().has_value()) << reason(c);
+  c.split_k = 0;
+  EXPECT_TRUE(contains(reason(c), "positive"));
+  EXPECT_TRUE(contains(reason({.group_m = 0}), "positive"));
+}
+}  // namespace

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+// templates/gemm/wgmma/path.hpp: the Hopper path as a unit: its search space (the measured
+// configurations), cost model against the matrix-core path, per-problem candidates (none for
+// problems it cannot serve), refusals, run-time requirements and serialised form.
+#include <rocmtpl/templates/gemm/wgmma/path.hpp>
+
+#include <rocmtpl/templates/gemm/mma/path.hpp>
+
+#include "support/gemm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+using namespace gemm_test;
+using rocmtpl::launch_requirement_kind;
+using rocmtpl::templates::gemm_config_fields;
+using rocmtpl::templates::gemm_path_family;
+using rocmtpl::templates::mma_path;
+using rocmtpl::templates::wgmma_path;
+
+static_assert(rocmtpl::templates::gemm_path<wgmma_path>);
+static_assert(wgmma_path::name == "wgmma" && wgmma_path::family == gemm_path_family::tiled);
+static_assert(!wgmma_path::splits_k_statically);
+
+wgmma_config hopper_tile(int bm, int bn, int stages) { return {.block_m = bm, .block_n = bn, .stages = stages}; }
+
+TEST(GemmWgmmaPath, SearchSpaceHoldsTheMeasuredConfigsWithTheMostStages) {
+  std::vector<std::string> names;
+  for (const auto& c : wgmma_path::search_space()) {
+    EXPECT_FALSE(c.invalid_reason().has_value()) << c.name_text().view();
+    auto more = c;
+    ++more.stages;
+    EXPECT_TRUE(c.stages == 8 || more.invalid_reason().has_value()) << c.name_text().view();
+    names.push_back(c.name_text().str());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8", "wgmma_bm256_bn128_bk64_wm128_wn128_g8_s4_v8",
+                       "wgmma_bm128_bn128_bk64_wm64_wn128_g8_s6_v8", "wgmma_bm128_bn64_bk64_wm64_wn64_g8_s8_v8"}));
+}
+
+TEST(GemmWgmmaPath, BeatsMmaSyncOnLargeProblemsAndSmallTilesWinSmallOnes) {
+  const mma_config mma128{.block_m = 128, .block_n = 128, .block_k = 32, .warp_m = 64, .warp_n = 64, .stages = 4};
+  const auto big = hopper_tile(128, 256, 4);
+  const auto small = hopper_tile(128, 64, 8);
+  const auto cost = [](const wgmma_config& c, std::int64_t m, std::int64_t n, std::int64_t k) {
+    return wgmma_path::estimate_cost(c, m, n, k, 1);
+  };
+  // NOTES.md: wgmma ran 2.0-2.3x the throughput of mma.sync at 4096^3 and 8192^3.
+  for (const std::int64_t s : {2048, 4096, 8192}) {
+    const double ratio = mma_path::estimate_cost(mma128, s, s, s, 1) / cost(big, s, s, s);
+    EXPECT_GT(ratio, 1.8) << s;
+    EXPECT_LT(ratio, 4.0) << s;
+    EXPECT_LT(cost(big, s, s, s), cost(small, s, s, s)) << s;
+  }
+  // 128x256 and 256x128 tie; 128x128 trails them on large problems.
+  EXPECT_DOUBLE_EQ(cost(big, 4096, 4096, 4096), cost(hopper_tile(256, 128, 4), 4096, 4096, 4096));
+  EXPECT_LT(cost(big, 8192, 8192, 8192), cost(hopper_tile(128, 128, 6), 8192, 8192, 8192));
+  // 1024^3 and 64 x 8192 x 8192: too few 128x256 tiles for 132 SMs; 128x64 won there.
+  EXPECT_LT(cost(small, 1024, 1024, 1024), cost(big, 1024, 1024, 1024));
+  EXPECT_LT(cost(small, 64, 8192, 8192), cost(big, 64, 8192, 8192));
+  const double degenerate = wgmma_path::estimate_cost(big, 0, 0, 0, 0);
+  EXPECT_GT(degenerate, 0.0);
+  EXPECT_LT(degenerate, 1e12);
+}
+
+// The fp32 partials and the reduction launch cost more than they save on a large square problem,
+// and less on one output tile with a long K.
+TEST(GemmWgmmaPath, SplitKPaysOffOnlyForFewTilesWithLongK) {
+  const auto tile = hopper_tile(128, 128, 6);
+  auto split = tile;
+  split.split_k = 8;
+  EXPECT_LT(wgmma_path::estimate_cost(split, 128, 128, 16384, 1), wgmma_path::estimate_cost(tile, 128, 128, 16384, 1));
+  EXPECT_GT(wgmma_path::estimate_cost(split, 4096, 4096, 4096, 1),
+            wgmma_path::estimate_cost(tile, 4096, 4096, 4096, 1));
+}
+
+TEST(GemmWgmmaPath, ProblemConfigsOnlyWhereThePathServes) {
+  const size_hints h{{"M", 512}, {"N", 512}, {"K", 512}};
+  const auto configs = [&](const rocmtpl::rocm_template<gemm_policy>& t, const size_hints& hints, bool split = false) {
+    const auto v = t.policy().view(t.context());
+    return wgmma_path::problem_configs(v, rank_request(v, hints, split));
+  };
+  const auto f16 = square(dtype::f16, M, N, K);
+  const auto ranked = configs(f16, h);
+  ASSERT_EQ(ranked.size(), 4U);
+  for (const auto& [cost, c] : ranked) EXPECT_DOUBLE_EQ(cost, wgmma_path::estimate_cost(c, 512, 512, 512, 1));
+  // Runtime split-K: 2 and 4 slices of K = 512 (8 steps of 64) per configuration.
+  EXPECT_EQ(configs(f16, h, true).size(), 4U * 3);
+  // f32, sizes neither static nor hinted, K not a multiple of 8, a column-major W: none.
+  EXPECT_TRUE(configs(square(dtype::f32, M, N, K), h).empty());
+  EXPECT_TRUE(configs(f16, {}).empty());
+  EXPECT_TRUE(configs(f16, {{"M", 512}, {"N", 512}, {"K", 700}}).empty());
+  const rocmtpl::rocm_template<gemm_policy> col_w(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f16, {M, K})), buffer("w", layout::col_major(dtype::f16, {K, N}))},
+      layout::row_major(dtype::f16, {M, N}));
+  EXPECT_TRUE(configs(col_w, h).empty());
+}
+
+TEST(GemmWgmmaPath, RefusesWhatItCannotServeAndSerialisesItsFields) {
+  const auto c = hopper_tile(128, 128, 6);
+  const auto f32 = square(dtype::f32, M, N, K);
+  const auto why = wgmma_path::unsupported(c, f32.policy().view(f32.context()), {});
+  ASSERT_TRUE(why.has_value());
+  EXPECT_TRUE(contains(*why, "rocmtpl: gemm: wgmma config wgmma_bm128_bn128_bk64_wm64_wn128_g8_s6_v8: ")) << *why;
+  EXPECT_TRUE(contains(*why, "; use a matrix_core or simt config")) << *why;
+  const auto f16 = square(dtype::f16, M, N, K);
+  EXPECT_FALSE(wgmma_path::unsupported(c, f16.policy().view(f16.context()), {}).has_value());
+  auto s = c;
+  s.split_k = 4;
+  const gemm_config_fields d{{"math", "wgmma"}, {"block_m", "128"}, {"block_n", "128"}, {"block_k", "64"},
+                             {"warp_m", "64"},  {"warp_n", "128"},  {"group_m", "8"},   {"stages", "6"},
+                             {"vector", "8"},   {"split_k", "4"}};
+  EXPECT_EQ(wgmma_path::describe(s), d);
+  EXPECT_EQ(wgmma_path::parse(d), s);
+  EXPECT_FALSE(wgmma_path::parse({{"math", "matrix_core"}}).has_value());
+  // The derived and fixed fields must be the ones the configuration implies.
+  EXPECT_THROW((void)wgmma_path::parse({{"math", "wgmma"}, {"block_m", "128"}, {"warp_m", "128"}}),
+               rocmtpl::invalid_argument_error);
+  EXPECT_THROW((void)wgmma_path::parse({{"math", "wgmma"}, {"block_k", "32"}}), rocmtpl::invalid_argument_error);
+  EXPECT_THROW((void)wgmma_path::parse({{"math", "wgmma"}, {"vector", "4"}}), rocmtpl::invalid_argument_error);
+}
+
+// What the entry checks at run time: nothing statically true. Static 4096^3 row-major f16 needs
+// only its pointers aligned; symbolic sizes add N and the row pitches as multiples of 8 and int32
+// bounds.
+TEST(GemmWgmmaPath, RequirementsLeaveOutWhatIsStaticallyTrue) {
+  const auto kinds = [](const rocmtpl::rocm_template<gemm_policy>& t) {
+    rocmtpl::rocm_template_kernel kernel("rocm_gemm");
+    (void)rocmtpl::templates::detail::make_gemm_plan(kernel, t.context(),
+                                                     rocmtpl::templates::detail::plan_config(hopper(128, 128, 6)), {},
+                                                     t.policy().view(t.context()));
+    return wgmma_path::requirements(kernel, t.policy().view(t.context()));
+  };
+  const auto fixed = kinds(square(dtype::f16, 4096, 4096, 4096));
+  ASSERT_EQ(fixed.size(), 3U);  // X, W, Y aligned to 16 bytes
+  for (const auto& r : fixed) {
+    EXPECT_EQ(r.kind, launch_requirement_kind::aligned_pointer);
+    EXPECT_EQ(r.value, 16);
+  }
+  const auto symbolic = kinds(square(dtype::f16, M, N, K));
+  EXPECT_EQ(std::count_if(symbolic.begin(), symbolic.end(),
+                          [](const auto& r) { return r.kind == launch_requirement_kind::aligned_pointer; }),
+            3);
+  EXPECT_TRUE(std::any_of(symbolic.begin(), symbolic.end(), [](const auto& r) {
+    return r.kind == launch_requirement_kind::multiple_of && r.expr == N && r.value == 8;
+  }));
+  EXPECT_TRUE(std::any_of(symbolic.begin(), symbolic.end(), [](const auto& r) {
+    return r.kind == launch_requirement_kind::at_most && r.expr == K && r.value == 2147483647;
+  }));
+}
+}  // namespace
