@@ -37,8 +37,7 @@ ROCMTPL_INLINE double gemm_block_tiled_cost(const gemm_block_shape& s, std::int6
   const double rounds = cdiv(per_sm, resident);
   const double warps = resident * std::max(1, threads / 32);
   const double fill = std::min(1.0, 0.25 + warps / 16.0);
-  const double tile_work =
-      static_cast<double>(s.block_m) * s.block_n * (t.k_steps * s.block_k + 48.0 + 8.0 * s.stages);
+  const double tile_work = static_cast<double>(s.block_m) * s.block_n * (t.k_steps * s.block_k + 48.0 + 8.0 * s.stages);
   double time = rounds * resident * tile_work / (s.efficiency * fill);
   if (s.split_k > 1) {
     // The fp32 partials are written and read back: bytes over bandwidth, in FMA-equivalents per SM.

@@ -7,8 +7,8 @@
 /// render), and what the paths share to rank a problem (gemm_rank_request).
 
 #include <concepts>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,13 +36,13 @@ enum class gemm_path_family {
 /// @brief One problem as the paths rank it: its sizes (symbols at their hints, 1024 when missing;
 /// the batch 1), the hints, and whether split-K variants are wanted.
 struct gemm_rank_request {
-  std::int64_t m = 0;                ///< rows of Y
-  std::int64_t n = 0;                ///< columns of Y
-  std::int64_t k = 0;                ///< the reduced dimension
-  std::int64_t batch = 1;            ///< batch count
+  std::int64_t m = 0;                 ///< rows of Y
+  std::int64_t n = 0;                 ///< columns of Y
+  std::int64_t k = 0;                 ///< the reduced dimension
+  std::int64_t batch = 1;             ///< batch count
   const size_hints* hints = nullptr;  ///< values of size symbols
-  bool runtime_split_k = false;      ///< gemm_options::runtime_split_k: the entry takes split_k
-  bool split_variants = false;       ///< add split-K variants (runtime split-K, or static where the path allows)
+  bool runtime_split_k = false;       ///< gemm_options::runtime_split_k: the entry takes split_k
+  bool split_variants = false;        ///< add split-K variants (runtime split-K, or static where the path allows)
 };
 
 /// @brief A (field, value) list: describe()'s serialised form of a configuration
@@ -64,28 +64,27 @@ using gemm_config_fields = std::vector<std::pair<std::string, std::string>>;
 /// - `describe_launch(kernel, plan, c)` and `render(out, kernel, plan, c, launch)`: the launch
 ///   description and the translation unit's device code and entry body.
 template <class P>
-concept gemm_path =
-    std::same_as<std::remove_cv_t<decltype(P::name)>, std::string_view> &&
-    std::same_as<std::remove_cv_t<decltype(P::family)>, gemm_path_family> &&
-    std::same_as<std::remove_cv_t<decltype(P::splits_k_statically)>, bool> &&
-    requires(const typename P::config& c, const detail::gemm_view& v, const gemm_options& o,
-             const gemm_rank_request& r, const gemm_config_fields& fields, rocm_template_kernel& kernel,
-             const detail::gemm_plan& plan, const launch_description& d, rendered_source& out, std::int64_t i) {
-      { c.invalid_reason() } -> std::same_as<std::optional<std::string_view>>;
-      { c.name_text() } -> std::same_as<static_string<192>>;
-      { c.threads() } -> std::same_as<int>;
-      { c.shared_bytes() } -> std::same_as<int>;
-      { c.register_estimate() } -> std::same_as<int>;
-      { c.split_k } -> std::convertible_to<int>;
-      { P::search_space() } -> std::same_as<std::vector<typename P::config>>;
-      { P::estimate_cost(c, i, i, i, i) } -> std::same_as<double>;
-      { P::problem_configs(v, r) } -> std::same_as<std::vector<std::pair<double, typename P::config>>>;
-      { P::unsupported(c, v, o) } -> std::same_as<std::optional<std::string>>;
-      { P::describe(c) } -> std::same_as<gemm_config_fields>;
-      { P::parse(fields) } -> std::same_as<std::optional<typename P::config>>;
-      { P::describe_launch(kernel, plan, c) } -> std::same_as<launch_description>;
-      { P::render(out, kernel, plan, c, d) } -> std::same_as<void>;
-    };
+concept gemm_path = std::same_as<std::remove_cv_t<decltype(P::name)>, std::string_view> &&
+                    std::same_as<std::remove_cv_t<decltype(P::family)>, gemm_path_family> &&
+                    std::same_as < std::remove_cv_t<decltype(P::splits_k_statically)>,
+bool > &&requires(const typename P::config& c, const detail::gemm_view& v, const gemm_options& o,
+                  const gemm_rank_request& r, const gemm_config_fields& fields, rocm_template_kernel& kernel,
+                  const detail::gemm_plan& plan, const launch_description& d, rendered_source& out, std::int64_t i) {
+  { c.invalid_reason() } -> std::same_as<std::optional<std::string_view>>;
+  { c.name_text() } -> std::same_as<static_string<192>>;
+  { c.threads() } -> std::same_as<int>;
+  { c.shared_bytes() } -> std::same_as<int>;
+  { c.register_estimate() } -> std::same_as<int>;
+  { c.split_k } -> std::convertible_to<int>;
+  { P::search_space() } -> std::same_as<std::vector<typename P::config>>;
+  { P::estimate_cost(c, i, i, i, i) } -> std::same_as<double>;
+  { P::problem_configs(v, r) } -> std::same_as<std::vector<std::pair<double, typename P::config>>>;
+  { P::unsupported(c, v, o) } -> std::same_as<std::optional<std::string>>;
+  { P::describe(c) } -> std::same_as<gemm_config_fields>;
+  { P::parse(fields) } -> std::same_as<std::optional<typename P::config>>;
+  { P::describe_launch(kernel, plan, c) } -> std::same_as<launch_description>;
+  { P::render(out, kernel, plan, c, d) } -> std::same_as<void>;
+};
 
 namespace detail {
 // The candidates of a block-tiled path for one problem, in its search space's order: each

@@ -103,8 +103,7 @@ ROCMTPL_INLINE launch_description describe_gemm_launch(rocm_template_kernel& ker
   auto v = make_gemm_view(ctx, options);
   check_gemm_renderable(config, v, options);
   const gemm_plan plan = make_gemm_plan(kernel, ctx, plan_config(config), options, std::move(v));
-  return config.visit_path(
-      [&](auto p, const auto& c) { return decltype(p)::type::describe_launch(kernel, plan, c); });
+  return config.visit_path([&](auto p, const auto& c) { return decltype(p)::type::describe_launch(kernel, plan, c); });
 }
 
 ROCMTPL_INLINE rendered_source render_gemm(rocm_template_kernel& kernel, const template_context& ctx,

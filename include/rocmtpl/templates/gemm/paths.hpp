@@ -9,8 +9,8 @@
 /// tie order (gemm_problem_configs()) and the variant's alternative order.
 
 #include <compare>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,7 +72,7 @@ class gemm_config {
   constexpr gemm_config() noexcept : value_(simt_config{}) {}
   /// @brief A configuration of one path.
   template <class C>
-    requires gemm_path_list::has_config<C>
+  requires gemm_path_list::has_config<C>
   constexpr gemm_config(const C& c) noexcept : value_(c) {}  // NOLINT(google-explicit-constructor): a variant
 
   /// @brief The configuration of path `C`'s type, or nullptr.
@@ -95,9 +95,11 @@ class gemm_config {
   /// @brief `f(path, config)`: the path's unit (a std::type_identity of it) and its configuration.
   template <class F>
   constexpr decltype(auto) visit_path(F&& f) const {
-    return std::visit([&f](const auto& c) -> decltype(auto) {
-      return f(std::type_identity<path_of<std::remove_cvref_t<decltype(c)>>>{}, c);
-    }, value_);
+    return std::visit(
+        [&f](const auto& c) -> decltype(auto) {
+          return f(std::type_identity<path_of<std::remove_cvref_t<decltype(c)>>>{}, c);
+        },
+        value_);
   }
 
   /// @brief The path's name ("simt", "mma", "wgmma", "skinny", "skinny_mma").
@@ -131,7 +133,8 @@ class gemm_config {
         s += " = ";
         s.append_decimal(v);
       });
-      if constexpr (requires { c.side; }) s += c.side == skinny_side::m ? ", .side = skinny_side::m" : ", .side = skinny_side::n";
+      if constexpr (requires { c.side; })
+        s += c.side == skinny_side::m ? ", .side = skinny_side::m" : ", .side = skinny_side::n";
       s += "}";
       return s;
     });

@@ -53,8 +53,8 @@
 #include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/kernel/rocm_template.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
-#include <rocmtpl/templates/gemm/paths.hpp>
 #include <rocmtpl/templates/gemm/descriptor.hpp>
+#include <rocmtpl/templates/gemm/paths.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
 #include <rocmtpl/templates/gemm/reference.hpp>
 #include <rocmtpl/templates/gemm/render.hpp>

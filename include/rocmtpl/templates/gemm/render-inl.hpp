@@ -130,7 +130,7 @@ ROCMTPL_INLINE kernel_launch split_k_reduce_launch(const gemm_plan& plan, std::v
 }
 
 ROCMTPL_INLINE launch_description block_tiled_launch_description(const rocm_template_kernel& kernel,
-                                                                  const gemm_plan& plan, const gemm_block_tile& c) {
+                                                                 const gemm_plan& plan, const gemm_block_tile& c) {
   const auto& v = plan.v;
   launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   if (plan.split) {
@@ -309,7 +309,8 @@ ROCMTPL_INLINE void write_tile_constants(indented_buffer& src, const gemm_plan& 
   src.writeline("constexpr int block_m = " + std::to_string(c.block_m) + ";");
   src.writeline("constexpr int block_n = " + std::to_string(c.block_n) + ";");
   src.writeline("constexpr int block_k = " + std::to_string(c.block_k) + ";");
-  for (const auto& [name, value] : c.constants) src.writeline("constexpr int " + name + " = " + std::to_string(value) + ";");
+  for (const auto& [name, value] : c.constants)
+    src.writeline("constexpr int " + name + " = " + std::to_string(value) + ";");
   if (!c.matrix_cores) {
     src.writeline("[[maybe_unused]] constexpr bool simt_prefetch = " + bool_text(c.simt_prefetch) + ";");
   }
@@ -356,8 +357,8 @@ ROCMTPL_INLINE void write_split_k_reduce_body(indented_buffer& src, const gemm_p
 
 ROCMTPL_INLINE void write_kernels(indented_buffer& src, const gemm_plan& plan, const gemm_block_tile& c) {
   src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-  src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, " +
-                std::to_string(c.min_blocks) + ")");
+  src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads, " + std::to_string(c.min_blocks) +
+                ")");
   src.writeline("#else");
   src.writeline("#define ROCMTPL_GEMM_LAUNCH_BOUNDS __launch_bounds__(block_threads)");
   src.writeline("#endif");

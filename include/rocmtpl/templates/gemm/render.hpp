@@ -34,7 +34,8 @@ struct gemm_plan_config {
   int split_k = 1;
   int vector = 1;
   bool splits_k_statically = false;
-  bool static_slices = false;  // K slices are static even with runtime split-K (skinny): split_k is not a kernel argument
+  bool static_slices =
+      false;  // K slices are static even with runtime split-K (skinny): split_k is not a kernel argument
 };
 
 // What one rendering needs beyond the configuration: the problem, the entry point's signature and
@@ -130,8 +131,8 @@ enum class entry_split_k : std::uint8_t { constant, static_slices, none };
 void write_entry_prologue(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                           const launch_description& d, entry_split_k split);
 
-void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
-                 const launch_description& d, entry_split_k split);
+void write_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan, const launch_description& d,
+                 entry_split_k split);
 
 void write_nvidia_only_entry(indented_buffer& src, rocm_template_kernel& kernel, const gemm_plan& plan,
                              const launch_description& d, std::string_view path, entry_split_k split);
@@ -147,9 +148,9 @@ struct gemm_block_tile {
   int stages = 0;
   int threads = 0;
   int shared_bytes = 0;
-  int min_blocks = 1;         // __launch_bounds__'s minimum resident blocks on NVIDIA
-  bool matrix_cores = false;  // mma.sync / MFMA (64-thread waves on AMD, static LDS)
-  int amd_threads = 0;        // threads per block on AMD (matrix cores)
+  int min_blocks = 1;                                  // __launch_bounds__'s minimum resident blocks on NVIDIA
+  bool matrix_cores = false;                           // mma.sync / MFMA (64-thread waves on AMD, static LDS)
+  int amd_threads = 0;                                 // threads per block on AMD (matrix cores)
   std::vector<std::pair<std::string, int>> constants;  // the path's own tile constants (warp or thread tile)
   bool simt_prefetch = false;
   const std::string* main_loop = nullptr;  // the path's main loop text (simt/ or mma/device_code.hpp)
@@ -172,7 +173,7 @@ void write_global_kernels(indented_buffer& src, const gemm_plan& plan, const lau
 // runtime argument, or a SIMT configuration's static K slices), the reduction of the fp32
 // partials; the workspace holds the partials.
 [[nodiscard]] launch_description block_tiled_launch_description(const rocm_template_kernel& kernel,
-                                                                 const gemm_plan& plan, const gemm_block_tile& t);
+                                                                const gemm_plan& plan, const gemm_block_tile& t);
 
 // The block-tiled translation unit: head, tile constants, device code, kernels, launcher, entry.
 void render_block_tiled(rendered_source& out, rocm_template_kernel& kernel, const gemm_plan& plan,

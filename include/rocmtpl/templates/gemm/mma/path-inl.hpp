@@ -71,16 +71,11 @@ ROCMTPL_INLINE std::optional<std::string> mma_path::unsupported(const mma_config
 }
 
 ROCMTPL_INLINE gemm_config_fields mma_path::describe(const mma_config& c) {
-  return {{"math", std::string(mma_config::math)},
-          {"block_m", std::to_string(c.block_m)},
-          {"block_n", std::to_string(c.block_n)},
-          {"block_k", std::to_string(c.block_k)},
-          {"warp_m", std::to_string(c.warp_m)},
-          {"warp_n", std::to_string(c.warp_n)},
-          {"group_m", std::to_string(c.group_m)},
-          {"stages", std::to_string(c.stages)},
-          {"vector", std::to_string(c.vector)},
-          {"split_k", std::to_string(c.split_k)}};
+  return {{"math", std::string(mma_config::math)}, {"block_m", std::to_string(c.block_m)},
+          {"block_n", std::to_string(c.block_n)},  {"block_k", std::to_string(c.block_k)},
+          {"warp_m", std::to_string(c.warp_m)},    {"warp_n", std::to_string(c.warp_n)},
+          {"group_m", std::to_string(c.group_m)},  {"stages", std::to_string(c.stages)},
+          {"vector", std::to_string(c.vector)},    {"split_k", std::to_string(c.split_k)}};
 }
 
 ROCMTPL_INLINE std::optional<mma_config> mma_path::parse(const gemm_config_fields& fields) {

@@ -14,17 +14,17 @@
 #include <vector>
 
 #include <rocmtpl/core/config.hpp>
-#include <rocmtpl/templates/gemm/path.hpp>
 #include <rocmtpl/templates/gemm/mma/config.hpp>
+#include <rocmtpl/templates/gemm/path.hpp>
 
 namespace rocmtpl::templates {
 
 /// @brief The matrix-core path (mma.sync / MFMA).
 struct mma_path {
-  using config = mma_config;                                       ///< its configuration
-  static constexpr std::string_view name = "mma";                  ///< its name
+  using config = mma_config;                                           ///< its configuration
+  static constexpr std::string_view name = "mma";                      ///< its name
   static constexpr gemm_path_family family = gemm_path_family::tiled;  ///< ranked among the tiled paths
-  static constexpr bool splits_k_statically = false;                ///< K slices without runtime split-K
+  static constexpr bool splits_k_statically = false;                   ///< K slices without runtime split-K
 
   /// @brief The product of block tiles, warp tiles and (block_k, stages), valid ones of at least 4 warps.
   [[nodiscard]] static std::vector<config> search_space();
@@ -50,8 +50,8 @@ struct mma_path {
   [[nodiscard]] static launch_description describe_launch(const rocm_template_kernel& kernel,
                                                           const detail::gemm_plan& plan, const config& c);
   /// @brief The block-tiled translation unit.
-  static void render(rendered_source& out, rocm_template_kernel& kernel, const detail::gemm_plan& plan,
-                     const config& c, const launch_description& d);
+  static void render(rendered_source& out, rocm_template_kernel& kernel, const detail::gemm_plan& plan, const config& c,
+                     const launch_description& d);
 };
 
 }  // namespace rocmtpl::templates

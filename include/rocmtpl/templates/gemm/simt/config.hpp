@@ -15,14 +15,14 @@ namespace rocmtpl::templates {
 /// @brief One SIMT tiling: a structural aggregate (usable as an NTTP). `simt_config{64, 64, 16, 4,
 /// 4, 8}` is the default tiling.
 struct simt_config {
-  int block_m = 64;   ///< rows of Y per block
-  int block_n = 64;   ///< columns of Y per block
-  int block_k = 16;   ///< K step held in shared memory
-  int thread_m = 4;   ///< rows of Y per thread (multiple of 4)
-  int thread_n = 4;   ///< columns of Y per thread (multiple of 4)
-  int group_m = 8;    ///< blocks grouped along M for L2 reuse (1: row-major block order)
-  int vector = 4;     ///< elements per global load on the fast path (1, 2, 4 or 8; at most 16 bytes)
-  int split_k = 1;    ///< K slices, reduced through the workspace (static unless the entry takes split_k)
+  int block_m = 64;  ///< rows of Y per block
+  int block_n = 64;  ///< columns of Y per block
+  int block_k = 16;  ///< K step held in shared memory
+  int thread_m = 4;  ///< rows of Y per thread (multiple of 4)
+  int thread_n = 4;  ///< columns of Y per thread (multiple of 4)
+  int group_m = 8;   ///< blocks grouped along M for L2 reuse (1: row-major block order)
+  int vector = 4;    ///< elements per global load on the fast path (1, 2, 4 or 8; at most 16 bytes)
+  int split_k = 1;   ///< K slices, reduced through the workspace (static unless the entry takes split_k)
 
   /// @brief The path's name in the serialised form ("math" of describe()).
   static constexpr std::string_view math = "simt";
@@ -52,8 +52,8 @@ struct simt_config {
   /// @brief Why the tiling is invalid, or nothing: positive fields, multiples of 4 per thread,
   /// 64 to 1024 threads in whole waves, 64 KiB of shared memory (AMD), 128 accumulators, 255 registers.
   [[nodiscard]] constexpr std::optional<std::string_view> invalid_reason() const noexcept {
-    if (block_m <= 0 || block_n <= 0 || block_k <= 0 || group_m <= 0 || vector <= 0 || split_k <= 0 ||
-        thread_m <= 0 || thread_n <= 0) {
+    if (block_m <= 0 || block_n <= 0 || block_k <= 0 || group_m <= 0 || vector <= 0 || split_k <= 0 || thread_m <= 0 ||
+        thread_n <= 0) {
       return "every field must be positive";
     }
     if (vector != 1 && vector != 2 && vector != 4 && vector != 8) return "vector must be 1, 2, 4 or 8";

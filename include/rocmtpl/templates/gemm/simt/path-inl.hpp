@@ -57,7 +57,8 @@ ROCMTPL_INLINE double simt_path::estimate_cost(const simt_config& c, std::int64_
 ROCMTPL_INLINE std::vector<std::pair<double, simt_config>> simt_path::problem_configs(const detail::gemm_view& v,
                                                                                       const gemm_rank_request& r) {
   if (v.matrix_core_eligible()) return {};
-  return detail::rank_tiled<simt_path>(r, [&](simt_config& c) { c.vector = detail::fit_vector(c.vector, v, *r.hints); });
+  return detail::rank_tiled<simt_path>(r,
+                                       [&](simt_config& c) { c.vector = detail::fit_vector(c.vector, v, *r.hints); });
 }
 
 ROCMTPL_INLINE std::optional<std::string> simt_path::unsupported(const simt_config&, const detail::gemm_view&,
@@ -66,16 +67,11 @@ ROCMTPL_INLINE std::optional<std::string> simt_path::unsupported(const simt_conf
 }
 
 ROCMTPL_INLINE gemm_config_fields simt_path::describe(const simt_config& c) {
-  return {{"math", std::string(simt_config::math)},
-          {"block_m", std::to_string(c.block_m)},
-          {"block_n", std::to_string(c.block_n)},
-          {"block_k", std::to_string(c.block_k)},
-          {"thread_m", std::to_string(c.thread_m)},
-          {"thread_n", std::to_string(c.thread_n)},
-          {"group_m", std::to_string(c.group_m)},
-          {"stages", std::to_string(simt_config::stages)},
-          {"vector", std::to_string(c.vector)},
-          {"split_k", std::to_string(c.split_k)}};
+  return {{"math", std::string(simt_config::math)}, {"block_m", std::to_string(c.block_m)},
+          {"block_n", std::to_string(c.block_n)},   {"block_k", std::to_string(c.block_k)},
+          {"thread_m", std::to_string(c.thread_m)}, {"thread_n", std::to_string(c.thread_n)},
+          {"group_m", std::to_string(c.group_m)},   {"stages", std::to_string(simt_config::stages)},
+          {"vector", std::to_string(c.vector)},     {"split_k", std::to_string(c.split_k)}};
 }
 
 ROCMTPL_INLINE std::optional<simt_config> simt_path::parse(const gemm_config_fields& fields) {

@@ -20,10 +20,10 @@ namespace rocmtpl::templates {
 
 /// @brief The SIMT path.
 struct simt_path {
-  using config = simt_config;                                       ///< its configuration
-  static constexpr std::string_view name = "simt";                  ///< its name
+  using config = simt_config;                                          ///< its configuration
+  static constexpr std::string_view name = "simt";                     ///< its name
   static constexpr gemm_path_family family = gemm_path_family::tiled;  ///< ranked among the tiled paths
-  static constexpr bool splits_k_statically = true;                 ///< K slices without runtime split-K
+  static constexpr bool splits_k_statically = true;                    ///< K slices without runtime split-K
 
   /// @brief The product of tile values (6 blocks, block_k 8 and 16, 6 thread tiles), valid ones
   /// of 64 to 256 threads, in product order.
@@ -56,8 +56,8 @@ struct simt_path {
   [[nodiscard]] static launch_description describe_launch(const rocm_template_kernel& kernel,
                                                           const detail::gemm_plan& plan, const config& c);
   /// @brief The block-tiled translation unit.
-  static void render(rendered_source& out, rocm_template_kernel& kernel, const detail::gemm_plan& plan,
-                     const config& c, const launch_description& d);
+  static void render(rendered_source& out, rocm_template_kernel& kernel, const detail::gemm_plan& plan, const config& c,
+                     const launch_description& d);
 };
 
 }  // namespace rocmtpl::templates

@@ -76,11 +76,13 @@ struct skinny_config {
       return "every field must be positive";
     }
     if (vector != 1 && vector != 2 && vector != 4 && vector != 8) return "vector must be 1, 2, 4 or 8";
-    if (!detail::power_of_two(rows) || rows > 16) return "skinny rows (of the small dimension) must be 1, 2, 4, 8 or 16";
+    if (!detail::power_of_two(rows) || rows > 16)
+      return "skinny rows (of the small dimension) must be 1, 2, 4, 8 or 16";
     if (!detail::power_of_two(k_threads) || k_threads > 32) {
       return "skinny k_threads (threads along K) must be a power of two, at most 32";
     }
-    if (!detail::power_of_two(p_threads)) return "skinny p_threads (threads along the large dimension) must be a power of two";
+    if (!detail::power_of_two(p_threads))
+      return "skinny p_threads (threads along the large dimension) must be a power of two";
     if (threads() < 64 || threads() > 512) return "skinny threads per block (k_threads * p_threads) must be 64 to 512";
     if (p_units != 1 && p_units != 2 && p_units != 4) return "skinny p_units must be 1, 2 or 4";
     if (k_step != 4 && k_step != 8) return "skinny k_step (K elements per thread and step) must be 4 or 8";

@@ -35,8 +35,8 @@ ROCMTPL_INLINE std::vector<skinny_config> skinny_path::search_space() {
   return out;
 }
 
-ROCMTPL_INLINE double skinny_path::estimate_cost(const skinny_config& c, std::int64_t m, std::int64_t n,
-                                                 std::int64_t k, std::int64_t batch) {
+ROCMTPL_INLINE double skinny_path::estimate_cost(const skinny_config& c, std::int64_t m, std::int64_t n, std::int64_t k,
+                                                 std::int64_t batch) {
   const bool q_is_m = c.side == skinny_side::m;
   const auto pos = [](std::int64_t x) { return static_cast<double>(std::max<std::int64_t>(x, 1)); };
   const double q = pos(q_is_m ? m : n);

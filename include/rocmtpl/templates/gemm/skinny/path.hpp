@@ -68,8 +68,8 @@ struct skinny_path {
   [[nodiscard]] static launch_description describe_launch(const rocm_template_kernel& kernel,
                                                           const detail::gemm_plan& plan, const config& c);
   /// @brief The skinny translation unit.
-  static void render(rendered_source& out, rocm_template_kernel& kernel, const detail::gemm_plan& plan,
-                     const config& c, const launch_description& d);
+  static void render(rendered_source& out, rocm_template_kernel& kernel, const detail::gemm_plan& plan, const config& c,
+                     const launch_description& d);
 };
 
 }  // namespace rocmtpl::templates

@@ -89,8 +89,7 @@ struct skinny_small {
 
 // Constants, device code (the shared split-K reduction's body when K is split), the launcher
 // helpers and the described kernels of a skinny configuration.
-void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const skinny_shape& c,
-                       const launch_description& d);
+void write_skinny_code(indented_buffer& src, const gemm_plan& plan, const skinny_shape& c, const launch_description& d);
 
 // The skinny translation unit; the entry of a matrix-core configuration (NVIDIA's mma.sync)
 // answers the workspace query on AMD and refuses every launch there.

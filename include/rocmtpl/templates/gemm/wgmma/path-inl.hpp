@@ -99,8 +99,8 @@ ROCMTPL_INLINE std::vector<wgmma_config> wgmma_path::search_space() {
   return out;
 }
 
-ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int64_t m, std::int64_t n,
-                                                std::int64_t k, std::int64_t batch) {
+ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int64_t m, std::int64_t n, std::int64_t k,
+                                                std::int64_t batch) {
   const auto t = detail::gemm_tiles(c.block_m, c.block_n, c.block_k, c.split_k, m, n, k, batch);
   const double rounds = std::ceil(t.tiles / detail::gemm_cost_sms);
   const double intensity = static_cast<double>(c.block_m) * c.block_n / (c.block_m + c.block_n);
@@ -141,16 +141,11 @@ ROCMTPL_INLINE std::optional<std::string> wgmma_path::unsupported_fusion(const w
 }
 
 ROCMTPL_INLINE gemm_config_fields wgmma_path::describe(const wgmma_config& c) {
-  return {{"math", std::string(wgmma_config::math)},
-          {"block_m", std::to_string(c.block_m)},
-          {"block_n", std::to_string(c.block_n)},
-          {"block_k", std::to_string(wgmma_config::block_k)},
-          {"warp_m", std::to_string(c.warp_m())},
-          {"warp_n", std::to_string(c.warp_n())},
-          {"group_m", std::to_string(c.group_m)},
-          {"stages", std::to_string(c.stages)},
-          {"vector", std::to_string(wgmma_config::vector)},
-          {"split_k", std::to_string(c.split_k)}};
+  return {{"math", std::string(wgmma_config::math)},        {"block_m", std::to_string(c.block_m)},
+          {"block_n", std::to_string(c.block_n)},           {"block_k", std::to_string(wgmma_config::block_k)},
+          {"warp_m", std::to_string(c.warp_m())},           {"warp_n", std::to_string(c.warp_n())},
+          {"group_m", std::to_string(c.group_m)},           {"stages", std::to_string(c.stages)},
+          {"vector", std::to_string(wgmma_config::vector)}, {"split_k", std::to_string(c.split_k)}};
 }
 
 ROCMTPL_INLINE std::optional<wgmma_config> wgmma_path::parse(const gemm_config_fields& fields) {

@@ -69,8 +69,8 @@ struct wgmma_path {
                                                           const detail::gemm_plan& plan, const config& c);
   /// @brief The Hopper translation unit: its constants, device code and kernel; the entry launches
   /// on NVIDIA and refuses every call on AMD.
-  static void render(rendered_source& out, rocm_template_kernel& kernel, const detail::gemm_plan& plan,
-                     const config& c, const launch_description& d);
+  static void render(rendered_source& out, rocm_template_kernel& kernel, const detail::gemm_plan& plan, const config& c,
+                     const launch_description& d);
 };
 
 }  // namespace rocmtpl::templates
