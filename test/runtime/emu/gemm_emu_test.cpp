@@ -437,6 +437,27 @@ TEST(GemmEmu, SimtF32AndStaticSplitK) {
   run_cases(cases);
 }
 
+// Every activation of the one set (issue 25; gelu_tanh through the exponential, AMD having no tanh
+// instruction) as the GEMM's built-in epilogue, SIMT f32 with a bias and alpha 2 (so that the
+// activations see values of a few units): the entry point and the reference kernel against the host.
+TEST(GemmEmu, EveryActivation) {
+  ROCMTPL_REQUIRE_EMULATOR();
+  std::vector<gemm_case> cases;
+  for (const auto a : templates::all_activations) {
+    gemm_options o{.act = a, .alpha = 2.0F};
+    cases.push_back({"f32 " + std::string(to_string(a)),
+                     share(gemm_policy(o),
+                           std::vector<buffer>{buffer("x", layout::row_major(dtype::f32, {sM, sK})),
+                                               buffer("w", layout::row_major(dtype::f32, {sK, sN})),
+                                               buffer("bias", layout::row_major(dtype::f32, {sN}))},
+                           layout::row_major(dtype::f32, {sM, sN})),
+                     o,
+                     gemm_config{},
+                     {{{"M", 37}, {"N", 20}, {"K", 24}}}});
+  }
+  run_cases(cases);
+}
+
 // The skinny (matrix-vector) kernels: skinny_m streaming (row-major W) and dot (column-major W),
 // skinny_n, in f32, f16 and bf16, whole K and static K slices (fp32 partials and the reduction).
 TEST(GemmEmu, SkinnyKernels) {
