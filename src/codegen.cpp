@@ -9,6 +9,7 @@
 #endif
 
 // The headers first: an -inl.hpp does not include its own.
+#include <rocmtpl/codegen/activation.hpp>
 #include <rocmtpl/codegen/arg_info.hpp>
 #include <rocmtpl/codegen/epilogue.hpp>
 #include <rocmtpl/codegen/indented_buffer.hpp>
@@ -18,6 +19,7 @@
 #include <rocmtpl/codegen/signature.hpp>
 #include <rocmtpl/codegen/template_context.hpp>
 
+#include <rocmtpl/codegen/activation-inl.hpp>
 #include <rocmtpl/codegen/arg_info-inl.hpp>
 #include <rocmtpl/codegen/epilogue-inl.hpp>
 #include <rocmtpl/codegen/indented_buffer-inl.hpp>

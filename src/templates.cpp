@@ -36,7 +36,6 @@
 #include <rocmtpl/templates/gemm/wgmma/path.hpp>
 #include <rocmtpl/templates/pointwise.hpp>
 
-#include <rocmtpl/templates/activation-inl.hpp>
 #include <rocmtpl/templates/detail/element_access-inl.hpp>
 #include <rocmtpl/templates/detail/source_parts-inl.hpp>
 #include <rocmtpl/templates/elementwise-inl.hpp>

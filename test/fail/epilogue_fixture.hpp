@@ -48,7 +48,7 @@ struct epilogue_fixture_policy {
 #endif
 #ifndef ROCMTPL_FAIL_OMIT_POINTWISE_CHAIN
   rocmtpl::epilogue_chain pointwise_chain(const rocmtpl::template_context&) const {
-    return {{rocmtpl::epilogue_op::activation(rocmtpl::epilogue_activation::relu)}};
+    return {{rocmtpl::epilogue_op::activation(rocmtpl::activation::relu)}};
   }
 #endif
 };

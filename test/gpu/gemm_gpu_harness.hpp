@@ -84,8 +84,11 @@ inline float activate(activation a, float v) {
   switch (a) {
     case activation::relu: return v > 0.0F ? v : 0.0F;
     case activation::gelu: return 0.5F * v * (1.0F + std::erf(v * 0.70710678118654752F));
+    case activation::gelu_tanh:
+      return 0.5F * v * (1.0F + std::tanh(0.79788456080286536F * (v + 0.044715F * v * v * v)));
     case activation::silu: return v / (1.0F + std::exp(-v));
     case activation::sigmoid: return 1.0F / (1.0F + std::exp(-v));
+    case activation::tanh: return std::tanh(v);
     case activation::none: break;
   }
   return v;

@@ -2,7 +2,8 @@
 // Tests include/rocmtpl/runtime/gpu/gpu_runtime.hpp on a real GPU (skips without one): device
 // properties, memory round trips, streams, events, typed errors. Also runs kernels that use the
 // portable header (rocmtpl_hip_portable.h, from device_include_dir()) built with nvcc or hipcc,
-// so that its conversions, warp shuffles, dynamic shared memory and gelu are checked on the device.
+// so that its conversions, warp shuffles, dynamic shared memory, gelu and gelu_tanh are checked on the
+// device.
 
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/build/device_headers.hpp>
@@ -23,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <numbers>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -182,6 +184,11 @@ __global__ void gelu_kernel(const float* in, float* out, int n) {
   if (i < n) out[i] = rocmtpl_dev::gelu(in[i]);
 }
 
+__global__ void gelu_tanh_kernel(const float* in, float* out, int n) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[i] = rocmtpl_dev::gelu_tanh(in[i]);
+}
+
 __global__ void reduce_kernel(const float* in, float* out, float* lanes, int n) {
   HIP_DYNAMIC_SHARED(float, partial);
   const int lane = static_cast<int>(threadIdx.x) % warpSize;
@@ -221,6 +228,12 @@ extern "C" __attribute__((visibility("default"))) int rocmtpl_check_convert(
 extern "C" __attribute__((visibility("default"))) int rocmtpl_check_gelu(const float* in, float* out, int n,
                                                                          hipStream_t stream) {
   hipLaunchKernelGGL(gelu_kernel, dim3((n + 255) / 256), dim3(256), 0, stream, in, out, n);
+  return hipGetLastError() == hipSuccess ? 0 : 1;
+}
+
+extern "C" __attribute__((visibility("default"))) int rocmtpl_check_gelu_tanh(const float* in, float* out, int n,
+                                                                              hipStream_t stream) {
+  hipLaunchKernelGGL(gelu_tanh_kernel, dim3((n + 255) / 256), dim3(256), 0, stream, in, out, n);
   return hipGetLastError() == hipSuccess ? 0 : 1;
 }
 
@@ -436,6 +449,60 @@ TEST_F(GpuRuntimeGpu, PortableGeluMatchesTheErfForm) {
     const double bound = 4e-7 * std::abs(v) + 1e-37;
     if (err / bound > worst) worst = err / bound, worst_at = in[i];
     ASSERT_TRUE(std::isfinite(out[i])) << "gelu(" << in[i] << ") = " << out[i];
+  }
+  EXPECT_LE(worst, 1.0) << "worst error " << worst << " x the bound, at v = " << worst_at;
+  EXPECT_EQ(out[regular], 0.0F);
+  EXPECT_EQ(out[regular + 1], inf);
+  EXPECT_TRUE(std::isnan(out[regular + 2]));
+  EXPECT_TRUE(std::isnan(out[regular + 3]));
+}
+
+// rocmtpl_dev::gelu_tanh(), PyTorch's gelu(approximate='tanh'), against 0.5 v (1 + tanh(u)),
+// u = sqrt(2 / pi) (v + 0.044715 v^3), in double precision. NVIDIA computes tanh(u) with
+// tanh.approx.f32, whose relative error is about 2^-11 (at most 2^-10.987 in the PTX ISA); the
+// result 0.5 v (1 + t) then errs by up to 0.5 |v| |tanh(u)| 2^-10.987, an absolute error: below
+// v = -2 or so 1 + tanh(u) is smaller than that error, so no bound relative to the result holds
+// (a bound like 1e-3 |gelu| + 1e-6 fails at v = -3, where gelu is -0.0036 and the error may reach
+// 7e-4). The float rounding of u and of the product adds a few ulps: 0.5 |v| 1e-6 covers them (the
+// error of u moves tanh by (1 - t^2) du, at most 0.45 |u| ulps). AMD's exponential form is well
+// inside the same bound. Over [-16, 16] in steps of 2^-12, tiny and large values, and the special
+// values the formula gives (0 at 0, +inf at +inf, NaN at -inf and NaN).
+TEST_F(GpuRuntimeGpu, PortableGeluTanhMatchesTheTanhForm) {
+  const auto props = rt().properties(0);
+  const rocmtpl::test::temp_dir tmp("rocmtpl-gpu-gelu-tanh");
+  bool skip = false;
+  const auto why = build_check_library(props, tmp.path(), skip);
+  if (skip) GTEST_SKIP() << why;
+  ASSERT_TRUE(why.empty()) << why;
+  library_handle lib(tmp.path() / "libcheck.so");
+  ASSERT_TRUE(lib) << ::dlerror();
+  using gelu_fn = int(const void*, void*, int, void*);
+  auto* gelu_tanh = lib.symbol<gelu_fn>("rocmtpl_check_gelu_tanh");
+  ASSERT_NE(gelu_tanh, nullptr);
+  std::vector<float> in;
+  for (int i = -16 * 4096; i <= 16 * 4096; ++i) in.push_back(static_cast<float>(i) / 4096.0F);
+  for (const float v : {1e-30F, -1e-30F, 1e-7F, -1e-7F, 40.0F, -40.0F, 1e4F, -1e4F, 3.0e38F, -3.0e38F}) in.push_back(v);
+  const std::size_t regular = in.size();
+  const float inf = std::numeric_limits<float>::infinity();
+  in.insert(in.end(), {0.0F, inf, -inf, std::numeric_limits<float>::quiet_NaN()});
+  const int n = static_cast<int>(in.size());
+  device_buffer d_in(in.size() * sizeof(float)), d_out(in.size() * sizeof(float));
+  d_in.copy_from_host(in.data());
+  ASSERT_EQ(gelu_tanh(d_in.get(), d_out.get(), n, nullptr), 0);
+  rt().device_synchronize();
+  std::vector<float> out(in.size());
+  d_out.copy_to_host(out.data());
+  const double tanh_error = 4.97e-4;  // 2^-10.987, with a little room
+  double worst = 0;
+  float worst_at = 0;
+  for (std::size_t i = 0; i < regular; ++i) {
+    const double v = in[i];
+    const double t = std::tanh(std::sqrt(2.0 / std::numbers::pi) * (v + 0.044715 * v * v * v));
+    const double exact = 0.5 * v * (1.0 + t);
+    const double err = std::abs(static_cast<double>(out[i]) - exact);
+    const double bound = 0.5 * std::abs(v) * (tanh_error * std::abs(t) + 1e-6) + 1e-37;
+    if (err / bound > worst) worst = err / bound, worst_at = in[i];
+    ASSERT_TRUE(std::isfinite(out[i])) << "gelu_tanh(" << in[i] << ") = " << out[i];
   }
   EXPECT_LE(worst, 1.0) << "worst error " << worst << " x the bound, at v = " << worst_at;
   EXPECT_EQ(out[regular], 0.0F);

@@ -13,13 +13,13 @@ buffer operand(const gemm_problem& p, epilogue_broadcast b) {
 }
 
 epilogue_chain bias_gelu_mul() {
-  return {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(epilogue_activation::gelu),
+  return {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(activation::gelu),
            epilogue_op::mul(1, epilogue_broadcast::full)}};
 }
 
 std::vector<std::pair<std::string, epilogue_chain>> every_op_chains() {
   using b = epilogue_broadcast;
-  using a = epilogue_activation;
+  using a = activation;
   return {
       {"bias_gelu_mul", bias_gelu_mul()},
       {"sub_column_relu", {{epilogue_op::sub(0, b::column_vector), epilogue_op::activation(a::relu)}}},
@@ -28,6 +28,8 @@ std::vector<std::pair<std::string, epilogue_chain>> every_op_chains() {
       {"mul_row_sigmoid", {{epilogue_op::mul(0, b::row_vector), epilogue_op::activation(a::sigmoid)}}},
       {"cast_bf16_tanh_mul_column",
        {{epilogue_op::cast(dtype::bf16), epilogue_op::activation(a::tanh), epilogue_op::mul(0, b::column_vector)}}},
+      {"scale_gelu_tanh_add_row",
+       {{epilogue_op::scale(1.5F), epilogue_op::activation(a::gelu_tanh), epilogue_op::add(0, b::row_vector)}}},
   };
 }
 

@@ -74,7 +74,7 @@ struct pointwise_bias_gelu_mul {
   using y = static_buffer<"Y", row_major_layout<bf16_t, dims<ext<2>, ext<64>, ext<32>>>>;
   using sig = kernel_signature<inputs<x, e0, e1>, outputs<y>>;
   using chain = static_chain<static_epilogue_op::add(0, epilogue_broadcast::row_vector),
-                             static_epilogue_op::activation(epilogue_activation::gelu),
+                             static_epilogue_op::activation(activation::gelu),
                              static_epilogue_op::mul(1, epilogue_broadcast::full)>;
   using source = static_pointwise_source<sig, chain>;
   static std::string render() { return runtime_render<pointwise_policy, sig>(pointwise_policy(chain::to_value()), {}); }
@@ -87,7 +87,7 @@ struct pointwise_column_scale_cast {
   using sig = kernel_signature<inputs<x, e0>, outputs<y>>;
   using chain =
       static_chain<static_epilogue_op::scale(0.125F), static_epilogue_op::sub(0, epilogue_broadcast::column_vector),
-                   static_epilogue_op::activation(epilogue_activation::silu), static_epilogue_op::cast(dtype::f16),
+                   static_epilogue_op::activation(activation::silu), static_epilogue_op::cast(dtype::f16),
                    static_epilogue_op::scale(-2.5e-5F)>;
   using source = static_pointwise_source<sig, chain, elementwise_config{1024}>;
   static std::string render() {

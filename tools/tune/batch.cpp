@@ -13,13 +13,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -182,8 +180,8 @@ struct value_reader {
   }
 };
 
-void check_member(const std::string& what, const std::string& value, std::initializer_list<std::string_view> allowed) {
-  for (auto a : allowed) {
+void check_member(const std::string& what, const std::string& value, const std::vector<std::string>& allowed) {
+  for (const auto& a : allowed) {
     if (value == a) return;
   }
   throw usage_error(fmt::format("{}: '{}' is not one of {}", what, value, fmt::join(allowed, ", ")));
@@ -206,7 +204,7 @@ bool set_problem_field(gemm_problem_args& p, const std::string& f, const std::st
   } else if (f == "layout")
     check_member(what, p.layout_name = v.get<std::string>(), {"rr", "rc", "cr", "cc"});
   else if (f == "epilogue")
-    check_member(what, p.epilogue = v.get<std::string>(), {"none", "relu", "gelu", "silu", "sigmoid"});
+    check_member(what, p.epilogue = v.get<std::string>(), activation_names());
   else if (f == "alpha")
     p.alpha = r.finite_float(what, v);
   else if (f == "bias")

@@ -327,7 +327,7 @@ void add_problem_options(CLI::App& cmd, gemm_problem_args& p) {
       ->check(CLI::IsMember({"rr", "rc", "cr", "cc"}))
       ->capture_default_str();
   cmd.add_option("--epilogue", p.epilogue, "activation applied after the bias")
-      ->check(CLI::IsMember({"none", "relu", "gelu", "silu", "sigmoid"}))
+      ->check(CLI::IsMember(activation_names()))
       ->capture_default_str();
   cmd.add_option("--alpha", p.alpha, "scale of X @ W")->check(finite_float_validator())->capture_default_str();
   cmd.add_flag("--bias,!--no-bias", p.bias, "add a bias of N values broadcast along the rows (--no-bias: none)");

@@ -83,6 +83,12 @@ std::size_t count_compiled(const autotune_report& report) {
   return compiled_ok;
 }
 
+std::vector<std::string> activation_names() {
+  std::vector<std::string> out;
+  for (const auto a : templates::all_activations) out.emplace_back(templates::to_string(a));
+  return out;
+}
+
 gemm_problem::gemm_problem(const gemm_problem_args& a) {
   const dtype type = parse_dtype(a.dtype_name);
   const auto act = templates::parse_activation(a.epilogue);

@@ -76,6 +76,9 @@ class gemm_problem {
   double flops_ = 0;
 };
 
+/// The names --epilogue and a batch file's "epilogue" accept: every activation ("none", "relu", ...).
+std::vector<std::string> activation_names();
+
 /// The autotuner's options for the tuning settings and --db (shared by gemm and batch).
 rocmtpl::runtime::autotune_options tune_options(const tuning_settings& t, const std::string& db);
 

@@ -19,7 +19,7 @@
 
 namespace rocmtpl {
 
-ROCMTPL_INLINE epilogue_op epilogue_op::activation(epilogue_activation a) {
+ROCMTPL_INLINE epilogue_op epilogue_op::activation(rocmtpl::activation a) {
   epilogue_op o;
   o.kind = epilogue_op_kind::activation;
   o.act = a;

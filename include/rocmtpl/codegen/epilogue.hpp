@@ -14,7 +14,7 @@
 ///
 /// @code{.cpp}
 /// using namespace rocmtpl;
-/// epilogue_chain c{{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::act(epilogue_activation::gelu),
+/// epilogue_chain c{{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(activation::gelu),
 ///                   epilogue_op::mul(1, epilogue_broadcast::full)}};
 /// c.to_string();  // "add(in0 row_vector) -> gelu -> mul(in1 full)"
 /// @endcode
@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include <rocmtpl/codegen/activation.hpp>
 #include <rocmtpl/core/config.hpp>
 #include <rocmtpl/core/error.hpp>
 #include <rocmtpl/ir/buffer.hpp>
@@ -34,8 +35,9 @@
 
 namespace rocmtpl {
 
-/// @brief Activations of an epilogue chain.
-enum class epilogue_activation : std::uint8_t { relu, gelu, silu, sigmoid, tanh };
+/// @brief The former name of a chain's activations: the one activation set (codegen/activation.hpp)
+/// that the templates' built-in epilogues use too.
+using epilogue_activation = activation;
 
 /// @brief How a tensor operand of an epilogue op covers the output [(batch,) M, N].
 enum class epilogue_broadcast : std::uint8_t {
@@ -50,14 +52,14 @@ enum class epilogue_op_kind : std::uint8_t { activation, add, sub, mul, scale, c
 /// @brief One pointwise op of an epilogue chain; build it with the named constructors.
 struct epilogue_op {
   epilogue_op_kind kind = epilogue_op_kind::scale;          ///< which op; the fields below that it uses
-  epilogue_activation act = epilogue_activation::relu;      ///< activation
+  rocmtpl::activation act = rocmtpl::activation::relu;      ///< activation
   std::size_t input = 0;                                    ///< add/sub/mul: index of the tensor operand
   epilogue_broadcast broadcast = epilogue_broadcast::full;  ///< add/sub/mul: how the operand broadcasts
   float scalar = 1.0F;                                      ///< scale: the factor
   dtype type = dtype::f32;                                  ///< cast: the dtype the value is rounded to
 
-  /// @brief `v = act(v)`.
-  [[nodiscard]] static epilogue_op activation(epilogue_activation a);
+  /// @brief `v = act(v)` (none: no statement).
+  [[nodiscard]] static epilogue_op activation(rocmtpl::activation a);
   /// @brief `v = v + in[input]`.
   [[nodiscard]] static epilogue_op add(std::size_t input, epilogue_broadcast b) {
     return binary(epilogue_op_kind::add, input, b);
@@ -87,18 +89,6 @@ struct epilogue_op {
  private:
   static epilogue_op binary(epilogue_op_kind k, std::size_t input, epilogue_broadcast b);
 };
-
-/// @brief Name of an activation ("relu", "gelu", ...).
-[[nodiscard]] constexpr std::string_view to_string(epilogue_activation a) noexcept {
-  switch (a) {
-    case epilogue_activation::relu: return "relu";
-    case epilogue_activation::gelu: return "gelu";
-    case epilogue_activation::silu: return "silu";
-    case epilogue_activation::sigmoid: return "sigmoid";
-    case epilogue_activation::tanh: return "tanh";
-  }
-  return "?";
-}
 
 /// @brief Name of a broadcast ("row_vector", "column_vector", "full").
 [[nodiscard]] constexpr std::string_view to_string(epilogue_broadcast b) noexcept {
@@ -191,20 +181,6 @@ std::string round_to(dtype t, const std::string& v);
 }
 [[nodiscard]] constexpr std::string_view round_open(dtype t) noexcept {
   return t == dtype::f16 ? "rocmtpl_epi_round_f16(" : t == dtype::bf16 ? "rocmtpl_epi_round_bf16(" : "";
-}
-
-// The statement of an activation on `float v`. The gelu is the erf form of the portable header
-// (rocmtpl_dev::gelu(), as the templates' activation, the reference and the unfused pointwise
-// kernel apply it: one function).
-[[nodiscard]] constexpr std::string_view activation_text(epilogue_activation a) noexcept {
-  switch (a) {
-    case epilogue_activation::relu: return "v = v > 0.0f ? v : 0.0f;";
-    case epilogue_activation::gelu: return "v = rocmtpl_dev::gelu(v);";
-    case epilogue_activation::silu: return "v = v / (1.0f + expf(-v));";
-    case epilogue_activation::sigmoid: return "v = 1.0f / (1.0f + expf(-v));";
-    case epilogue_activation::tanh: return "v = tanhf(v);";
-  }
-  return "";
 }
 
 // Exact 16-bit -> float and round-to-nearest-even float -> 16-bit conversions (NVIDIA: the
@@ -327,15 +303,19 @@ inline constexpr std::string_view apply8_loop =
 inline constexpr std::string_view apply8_tail = "        vs[e] = v;\n    }\n}\n";
 
 // The statements of the chain on `float v`; `operand(i)` is the float value of tensor operand i.
+// An activation is `v = <its expression>;` (codegen/activation.hpp, the text the templates' own
+// epilogue applies too: one function per activation); none writes nothing.
 template <class Operand>
 std::string chain_statements(const epilogue_chain& chain, const std::string& indent, Operand&& operand) {
   std::string s;
   for (const auto& o : chain.ops) {
     switch (o.kind) {
       case epilogue_op_kind::activation:
+        if (o.act == rocmtpl::activation::none) break;
         s += indent;
-        s += activation_text(o.act);
-        s += '\n';
+        s += "v = ";
+        s += activation_expression(o.act);
+        s += ";\n";
         break;
       case epilogue_op_kind::scale: s += indent + "v = " + float_literal_text(o.scalar) + "f * v;\n"; break;
       case epilogue_op_kind::cast: s += indent + "v = " + round_to(o.type, "v") + ";\n"; break;

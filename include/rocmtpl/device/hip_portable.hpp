@@ -22,7 +22,9 @@
 ///   `half_bits_to_float`, `bf16_bits_to_float`, `float_to_half_bits`, `float_to_bf16_bits`
 ///   (round to nearest even; NaN stays NaN);
 /// - on AMD and NVIDIA, `rocmtpl_dev::gelu(float)`: the one gelu of generated code (the erf form,
-///   within |v| * 1e-7 of the exact value, through the hardware's reciprocal and exponential);
+///   within |v| * 1e-7 of the exact value, through the hardware's reciprocal and exponential), and
+///   `rocmtpl_dev::gelu_tanh(float)`, the tanh form (NVIDIA: the hardware tanh, within about
+///   2^-12 |v|; AMD: through the exponential);
 /// - under nvcc, the HIP runtime names: `hipStream_t`, `hipError_t`, `hipSuccess`,
 ///   `hipGetLastError`, `hipPeekAtLastError`, `hipGetErrorString`, `hipLaunchKernelGGL`,
 ///   `HIP_KERNEL_NAME`, `hipFuncSetAttribute` with `hipFuncAttributeMaxDynamicSharedMemorySize`,
@@ -342,6 +344,30 @@ ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float gelu(float v) {
       s * fmaf(s, fmaf(s, fmaf(s, fmaf(s, 0.5307027145f, -0.7265760135f), 0.7107068705f), -0.142248368f), 0.127414796f) *
       x;
   return v * (v >= 0.0f ? 1.0f - half_erfc : half_erfc);
+}
+
+// gelu_tanh(v) = 0.5 v (1 + tanh(u)), u = sqrt(2 / pi) (v + 0.044715 v^3): PyTorch's
+// gelu(approximate='tanh'). NVIDIA (sm_75 and later): the hardware tanh, tanh.approx.f32, one
+// instruction with a relative error of about 2^-11, so within about 2^-12 |v| of the exact value
+// (a bound in |v|, not in the result: for negative v, 1 + tanh(u) is small and the error is not).
+// AMD has no tanh instruction: 1 + tanh(u) = 2 / (1 + exp(-2u)), so gelu_tanh(v) = v / (1 + exp(-2u))
+// through the hardware's exponential and reciprocal, within a few ulps of the result. Both give
+// gelu_tanh(0) = 0, +inf for +inf, NaN for -inf and NaN (as the formula does), v for large v and
+// a zero for large negative v (tanh saturates at -1, or exp(-2u) overflows).
+ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float gelu_tanh(float v) {
+  const float u = 0.79788456080286536f * fmaf(0.044715f * v, v * v, v);
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+  float t;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 750
+  t = tanhf(u);
+#else
+  asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(u));
+#endif
+  const float h = 0.5f * v;
+  return fmaf(h, t, h);
+#else
+  return v * __builtin_amdgcn_rcpf(1.0f + __expf(-2.0f * u));
+#endif
 }
 #endif
 

@@ -12,7 +12,7 @@
 /// symbolic sizes; f32, f16 and bf16.
 /// @code{.cpp}
 /// rocmtpl::epilogue_chain c{{rocmtpl::epilogue_op::add(0, rocmtpl::epilogue_broadcast::row_vector),
-///                            rocmtpl::epilogue_op::activation(rocmtpl::epilogue_activation::gelu)}};
+///                            rocmtpl::epilogue_op::activation(rocmtpl::activation::gelu)}};
 /// rocmtpl::rocm_template<rocmtpl::templates::pointwise_policy> t({c}, {h, bias}, h.get_layout());
 /// @endcode
 

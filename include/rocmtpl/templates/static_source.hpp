@@ -64,14 +64,14 @@ namespace rocmtpl::templates {
 /// constructors.
 struct static_epilogue_op {
   epilogue_op_kind kind = epilogue_op_kind::activation;     ///< which op; the fields below that it uses
-  epilogue_activation act = epilogue_activation::relu;      ///< activation
+  rocmtpl::activation act = rocmtpl::activation::relu;      ///< activation
   std::size_t input = 0;                                    ///< add/sub/mul: the operand's index
   epilogue_broadcast broadcast = epilogue_broadcast::full;  ///< add/sub/mul: how it broadcasts
   dtype type = dtype::f32;                                  ///< cast: the dtype rounded to
   std::uint32_t scalar_bits = 0x3F800000U;                  ///< scale: the factor's bits (1.0f)
 
   /// @brief `v = act(v)`.
-  [[nodiscard]] static constexpr static_epilogue_op activation(epilogue_activation a) noexcept {
+  [[nodiscard]] static constexpr static_epilogue_op activation(rocmtpl::activation a) noexcept {
     return {.kind = epilogue_op_kind::activation, .act = a};
   }
   /// @brief `v = v + in[input]`.
@@ -109,7 +109,7 @@ struct static_epilogue_op {
 };
 
 /// @brief A chain of static_epilogue_op values: `static_chain<static_epilogue_op::add(0,
-/// epilogue_broadcast::row_vector), static_epilogue_op::activation(epilogue_activation::gelu)>`.
+/// epilogue_broadcast::row_vector), static_epilogue_op::activation(activation::gelu)>`.
 template <static_epilogue_op... Ops>
 struct static_chain {
   /// @brief The ops, in order.
@@ -594,7 +594,7 @@ constexpr void write_elementwise(Out& out, const elementwise_problem& p, std::st
   out += "\n";
   line(out, "constexpr int block_threads = ", num{p.block_threads}, ";");
   out += "\n";
-  line(out, activation_function_open, activation_body(p.act), activation_function_close);
+  line(out, activation_function_open, "return ", activation_expression(p.act), ";", activation_function_close);
   out += "\n";
   out += "__device__ __forceinline__ void elementwise_body(";
   elementwise_params(out, p);
@@ -839,9 +839,14 @@ constexpr void chain_statements(Out& out, const pointwise_problem& p, std::strin
   namespace impl = rocmtpl::detail::epilogue_impl;
   for (std::size_t k = 0; k < p.op_count; ++k) {
     const auto& o = p.ops[k];
+    if (o.kind == epilogue_op_kind::activation && o.act == rocmtpl::activation::none) continue;  // no statement
     out += indent;
     switch (o.kind) {
-      case epilogue_op_kind::activation: out += impl::activation_text(o.act); break;
+      case epilogue_op_kind::activation:
+        out += "v = ";
+        out += activation_expression(o.act);
+        out += ";";
+        break;
       case epilogue_op_kind::cast: {
         const auto open = impl::round_open(o.type);
         out += "v = ";

@@ -213,8 +213,11 @@ float activate(activation a, float v) {
   switch (a) {
     case activation::relu: return v > 0.0F ? v : 0.0F;
     case activation::gelu: return 0.5F * v * (1.0F + std::erf(v * 0.70710678118654752F));
+    case activation::gelu_tanh:
+      return 0.5F * v * (1.0F + std::tanh(0.79788456080286536F * (v + 0.044715F * v * v * v)));
     case activation::silu: return v / (1.0F + std::exp(-v));
     case activation::sigmoid: return 1.0F / (1.0F + std::exp(-v));
+    case activation::tanh: return std::tanh(v);
     case activation::none: break;
   }
   return v;
@@ -429,6 +432,27 @@ TEST(GemmEmu, SimtF32AndStaticSplitK) {
                    h,
                    gemm_config{},
                    {{{"M", 45}}}});
+  run_cases(cases);
+}
+
+// Every activation of the one set (issue 25; gelu_tanh through the exponential, AMD having no tanh
+// instruction) as the GEMM's built-in epilogue, SIMT f32 with a bias and alpha 2 (so that the
+// activations see values of a few units): the entry point and the reference kernel against the host.
+TEST(GemmEmu, EveryActivation) {
+  ROCMTPL_REQUIRE_EMULATOR();
+  std::vector<gemm_case> cases;
+  for (const auto a : templates::all_activations) {
+    gemm_options o{.act = a, .alpha = 2.0F};
+    cases.push_back({"f32 " + std::string(to_string(a)),
+                     share(gemm_policy(o),
+                           std::vector<buffer>{buffer("x", layout::row_major(dtype::f32, {sM, sK})),
+                                               buffer("w", layout::row_major(dtype::f32, {sK, sN})),
+                                               buffer("bias", layout::row_major(dtype::f32, {sN}))},
+                           layout::row_major(dtype::f32, {sM, sN})),
+                     o,
+                     gemm_config{},
+                     {{{"M", 37}, {"N", 20}, {"K", 24}}}});
+  }
   run_cases(cases);
 }
 

@@ -15,14 +15,14 @@ using namespace rocmtpl;
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 epilogue_chain bias_gelu_mul() {
-  return {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(epilogue_activation::gelu),
+  return {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(activation::gelu),
            epilogue_op::mul(1, epilogue_broadcast::full)}};
 }
 
 TEST(EpilogueChain, TextNamesEveryOpInOrder) {
   EXPECT_EQ(bias_gelu_mul().to_string(), "add(in0 row_vector) -> gelu -> mul(in1 full)");
   const epilogue_chain c{{epilogue_op::scale(0.5F), epilogue_op::sub(0, epilogue_broadcast::column_vector),
-                          epilogue_op::cast(dtype::bf16), epilogue_op::activation(epilogue_activation::tanh)}};
+                          epilogue_op::cast(dtype::bf16), epilogue_op::activation(activation::tanh)}};
   EXPECT_EQ(c.to_string(), "scale(0.5) -> sub(in0 column_vector) -> cast(bfloat16) -> tanh");
   EXPECT_EQ(epilogue_chain{}.to_string(), "identity");
 }
@@ -52,7 +52,7 @@ TEST(EpilogueChain, NonFiniteScalesAreRefused) {
 
 TEST(EpilogueChain, InputCountAndConcatenationShiftOperands) {
   EXPECT_EQ(bias_gelu_mul().input_count(), 2U);
-  const epilogue_chain relu{{epilogue_op::activation(epilogue_activation::relu)}};
+  const epilogue_chain relu{{epilogue_op::activation(activation::relu)}};
   EXPECT_EQ(relu.input_count(), 0U);
   const auto joined = bias_gelu_mul().then(bias_gelu_mul(), 2);
   EXPECT_EQ(joined.ops.size(), 6U);
@@ -147,6 +147,24 @@ TEST(EpilogueDeviceCode, CastsRoundAndScalesMultiply) {
   EXPECT_TRUE(contains(code, "v = v;")) << code;  // f32: nothing to round
 }
 
+// Issue 25: an activation of a chain is `v = <its table text>;` in both forms (the text the
+// templates' apply_activation() returns); none writes no statement.
+TEST(EpilogueDeviceCode, EveryActivationIsItsTableText) {
+  for (const auto a : all_activations) {
+    const epilogue_chain c{{epilogue_op::scale(2.0F), epilogue_op::activation(a)}};
+    const auto code = epilogue_device_code(c, {}, {});
+    EXPECT_TRUE(contains(code, "// Fused epilogue: scale(2.0) -> " + std::string(to_string(a)) + "\n")) << code;
+    const std::string stmt = a == activation::none ? "" : "v = " + std::string(activation_expression(a)) + ";\n";
+    EXPECT_TRUE(contains(code, "    v = 2.0f * v;\n" + (stmt.empty() ? "" : "    " + stmt) + "    return v;\n"))
+        << code;
+    EXPECT_TRUE(
+        contains(code, "        v = 2.0f * v;\n" + (stmt.empty() ? "" : "        " + stmt) + "        vs[e] = v;\n"))
+        << code;
+  }
+  const auto tanh_form = epilogue_device_code({{epilogue_op::activation(activation::gelu_tanh)}}, {}, {});
+  EXPECT_TRUE(contains(tanh_form, "    v = rocmtpl_dev::gelu_tanh(v);\n")) << tanh_form;
+}
+
 // Issue 12: the vector form reads a row's full operands from a hoisted row start, a column segment
 // of a row vector once, 8 values with one 16-byte load where contiguous, and applies the same
 // statements as the scalar form.
@@ -155,7 +173,7 @@ TEST(EpilogueDeviceCode, VectorFormHoistsRowsAndLoadsSegments) {
   const auto e =
       make({buffer("bias", layout::row_major(dtype::f32, {64})), buffer("d", layout::row_major(dtype::f16, {m, 64})),
             buffer("r", layout::row_major(dtype::bf16, {m}))},
-           {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(epilogue_activation::gelu),
+           {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(activation::gelu),
              epilogue_op::mul(1, epilogue_broadcast::full), epilogue_op::sub(2, epilogue_broadcast::column_vector)}});
   const auto ops = epilogue_operands(e, sym_expr(1), m, sym_expr(64));
   const auto code = epilogue_device_code(e.chain, ops, {"M"});

@@ -20,7 +20,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 const sym_expr M = sym_expr::symbol("M");
 
 epilogue_chain bias_gelu_mul() {
-  return {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(epilogue_activation::gelu),
+  return {{epilogue_op::add(0, epilogue_broadcast::row_vector), epilogue_op::activation(activation::gelu),
            epilogue_op::mul(1, epilogue_broadcast::full)}};
 }
 
@@ -51,7 +51,7 @@ TEST(Pointwise, RendersTheChainThroughTheSharedEpilogueFunction) {
 TEST(Pointwise, RefusesNonFiniteScalesWhenMade) {
   for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
                           -std::numeric_limits<float>::infinity()}) {
-    epilogue_chain c{{epilogue_op::activation(epilogue_activation::relu), epilogue_op::scale(2.0F)}};
+    epilogue_chain c{{epilogue_op::activation(activation::relu), epilogue_op::scale(2.0F)}};
     c.ops[1].scalar = bad;  // past epilogue_op::scale(), which refuses it too
     try {
       (void)pointwise_policy(c);

@@ -70,10 +70,10 @@ using matrix_layout = static_layout<dtype_tag<T>, dims<ext<M>, ext<N>>,
 
 template <std::size_t I>
 struct elementwise_case {
-  // Enumerated: the dtype of X, the bias form and the activation (3 x 3 x 5 = 45, twice over).
+  // Enumerated: the dtype of X, the bias form and the activation (3 x 3 x 7 = 63, then again).
   static constexpr dtype xt = float_types[I % 3];
   static constexpr std::size_t bias_form = (I / 3) % 3;  // 0 none, 1 [N], 2 [M, N]
-  static constexpr activation act = all_activations[(I / 9) % 5];
+  static constexpr activation act = all_activations[(I / 9) % all_activations.size()];
   // Drawn: the rest.
   static constexpr dtype yt = float_types[pick(I, 1, 3)];
   static constexpr dtype bt = float_types[pick(I, 2, 3)];
@@ -135,7 +135,8 @@ TEST(StaticSource, TheGeneratedSetCoversEveryFactor) {
   // Each dtype of X, Bias and Y, each bias form and activation, each block size: the set is what the
   // file comment says.
   std::array<int, 3> x{}, y{}, b{};
-  std::array<int, 5> acts{}, threads{};
+  std::array<int, all_activations.size()> acts{};
+  std::array<int, 5> threads{};
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ((++x[static_cast<std::size_t>(elementwise_case<I>::xt == dtype::f32   ? 0
                                    : elementwise_case<I>::xt == dtype::f16 ? 1
@@ -175,7 +176,7 @@ struct pointwise_case {
 
 using op = static_epilogue_op;
 using bc = epilogue_broadcast;
-using act = epilogue_activation;
+using act = activation;
 
 template <class T, std::int64_t M, std::int64_t N>
 using px = static_buffer<"X", row_major_layout<T, dims<ext<M>, ext<N>>>>;
@@ -186,13 +187,13 @@ TEST(StaticSource, PointwiseEqualsTheRuntimeRender) {
   // No op.
   check_case<
       pointwise_case<kernel_signature<inputs<px<f32_t, 8, 8>>, outputs<py<f32_t, 8, 8>>>, static_chain<>, 256>>();
-  // Every activation, then casts to every float dtype.
-  check_case<
-      pointwise_case<kernel_signature<inputs<px<f16_t, 33, 7>>, outputs<py<bf16_t, 33, 7>>>,
-                     static_chain<op::activation(act::relu), op::activation(act::gelu), op::activation(act::silu),
-                                  op::activation(act::sigmoid), op::activation(act::tanh), op::cast(dtype::f16),
-                                  op::cast(dtype::bf16), op::cast(dtype::f32)>,
-                     64>>();
+  // Every activation (none writes no statement), then casts to every float dtype.
+  check_case<pointwise_case<
+      kernel_signature<inputs<px<f16_t, 33, 7>>, outputs<py<bf16_t, 33, 7>>>,
+      static_chain<op::activation(act::relu), op::activation(act::gelu), op::activation(act::gelu_tanh),
+                   op::activation(act::silu), op::activation(act::sigmoid), op::activation(act::tanh),
+                   op::activation(act::none), op::cast(dtype::f16), op::cast(dtype::bf16), op::cast(dtype::f32)>,
+      64>>();
   // A row vector [N], a column vector [M], full [M, N] (strided, with an offset), with add, sub and mul.
   using e0 = static_buffer<"E0", row_major_layout<bf16_t, dims<ext<40>>>>;
   using e1 = static_buffer<"E1", static_layout<f32_t, dims<ext<24>>, dims<ext<3>>, 7>>;

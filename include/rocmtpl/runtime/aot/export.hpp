@@ -120,7 +120,7 @@ inline constexpr std::string_view dispatch_code = R"hip(
 struct gemm_key {
   std::string_view dtype;     ///< "float32", "float16", "bfloat16"
   std::string_view layout;    ///< X and W storage: "rr", "rc", "cr", "cc" (r row-major, c column-major)
-  std::string_view epilogue;  ///< "none", "relu", "gelu", "silu", "sigmoid"
+  std::string_view epilogue;  ///< "none", "relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh"
   bool bias;                  ///< a bias of n values is added
   std::int64_t batch, m, n, k;
 };
