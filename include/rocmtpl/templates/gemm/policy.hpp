@@ -7,23 +7,24 @@
 /// Inputs in template order: X [M, K] or [B, M, K], W [K, N] or [B, K, N], then optionally Bias and
 /// Residual (see gemm_options). Any strides and offsets, static or symbolic sizes, fp32
 /// accumulation; f32, f16 and bf16 operands, epilogue inputs and output (the output dtype is a
-/// free cast). Two math paths from one policy:
-/// - `gemm_math::simt`: fp32 FMA register tiles, any dtypes (the fp32 path; no TF32);
-/// - `gemm_math::matrix_core`: X and W both f16 or both bf16, on mma.sync (NVIDIA sm_80+, cp.async
+/// free cast). Five math paths (gemm_path_list; one unit each under templates/gemm/<path>/):
+/// - SIMT (`simt_config`): fp32 FMA register tiles, any dtypes (the fp32 path; no TF32);
+/// - matrix cores (`mma_config`): X and W both f16 or both bf16, on mma.sync (NVIDIA sm_80+, cp.async
 ///   multi-stage pipeline, ldmatrix) or MFMA (AMD gfx90a, gfx940), chosen in the rendered source by
 ///   `ROCMTPL_PLATFORM_NVIDIA` / `ROCMTPL_PLATFORM_AMD`;
-/// - `gemm_math::wgmma`: the Hopper path for f16/bf16 (sm_90a: TMA-fed ring of shared-memory stages,
+/// - Hopper (`wgmma_config`): the Hopper path for f16/bf16 (sm_90a: TMA-fed ring of shared-memory stages,
 ///   producer/consumer warpgroups on wgmma, runtime split-K through the workspace;
-///   templates/gemm/sm90_device_code.hpp), for row-major problems whose batch is 1 or folds into M
+///   templates/gemm/wgmma/), for row-major problems whose batch is 1 or folds into M
 ///   (W shared by the batches, X and Y batches back to back); its entry point refuses other
 ///   devices, batches that do not fold, N or row pitches that are not multiples of 8 and
 ///   misaligned pointers with ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses
 ///   every call;
-/// - `gemm_math::skinny_m` / `skinny_n`: matrix-vector kernels for few rows or few columns (any
-///   dtypes and layouts; templates/gemm/skinny_device_code.hpp), ranked first when M or N is at
+/// - skinny (`skinny_config`, `skinny_mma_config`; a side m or n): matrix-vector kernels for few rows or few columns
+/// (any
+///   dtypes and layouts; templates/gemm/skinny/), ranked first when M or N is at
 ///   most 64; they split K statically (config.split_k, reduced through the workspace in a second
 ///   pass), and with gemm_options::runtime_split_k their entry point refuses another split_k; the
-///   ones with `stages` 2 run on NVIDIA matrix cores (mma.sync, sm_80 and later; f16/bf16 with the
+///   skinny_mma ones run on NVIDIA matrix cores (mma.sync, sm_80 and later; f16/bf16 with the
 ///   large operand contiguous along its large dimension: few rows of a row-major W), lead the
 ///   ranking there, and refuse every call on AMD builds.
 /// The addmm order [Bias, X, W] is input_reorder {2, 0, 1}. With gemm_options::runtime_split_k the

@@ -96,7 +96,7 @@ bool check_gemm_operands(const buffer& x, const buffer& w, const buffer* bias, c
 // Binds the tensors to names and returns the entry point's signature.
 std::string bind_gemm_tensors(rocm_template_kernel& kernel, const template_context& ctx, const gemm_view& v);
 
-// Hopper path (gemm_math::wgmma): which way Bias runs in its epilogue. 0: no Bias; 1: along N (its
+// Hopper path (wgmma_path): which way Bias runs in its epilogue. 0: no Bias; 1: along N (its
 // stride along M is statically 0: one value per column, prefetched as 16-bit pairs); 2: along M
 // (its stride along N is statically 0); -1: a Bias that varies along both (not served).
 [[nodiscard]] int wgmma_bias_mode(const gemm_view& v);

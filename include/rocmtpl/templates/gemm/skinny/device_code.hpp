@@ -2,7 +2,7 @@
 #pragma once
 
 /// @file
-/// @brief Device code of the GEMM's skinny paths (gemm_math::skinny_m, gemm_math::skinny_n, issue
+/// @brief Device code of the GEMM's skinny paths (skinny_path, skinny_mma_path; sides m and n, issue
 /// 10 part 2): matrix-vector style kernels for problems with few rows (M up to 64) or few columns.
 ///
 /// The problem is seen as Y[q, p] = sum_k S[q, k] * L[p, k] with a small operand S (Q rows: the
@@ -23,8 +23,8 @@
 /// epilogue.
 /// Accumulation is fp32; the output goes through the shared epilogue store_output().
 ///
-/// A third kernel runs the streaming layout on matrix cores (skinny configurations with `stages`
-/// 2, is_skinny_mma(): NVIDIA mma.sync m16n8k16, sm_80 and later, 16-bit X and W): D[p][q] =
+/// A third kernel runs the streaming layout on matrix cores (the skinny_mma path,
+/// skinny_mma_config: NVIDIA mma.sync m16n8k16, sm_80 and later, 16-bit X and W): D[p][q] =
 /// L[p][k] * S^T[k][q], so that the large dimension fills the MMA's 16 rows and the small one its
 /// 8 columns (Q padded to 8). Per 16 bytes of L it spends four byte permutes and a quarter of an
 /// MMA per tile of 8 rows, where the fp32 kernel spends 8 conversions and 8 FMAs per row: at
@@ -244,7 +244,7 @@ __device__ __forceinline__ void skinny_mainloop(const gemm_problem& p, const gem
 }
 )hip";
 
-/// The matrix-core streaming kernel (skinny configurations with `stages` 2; L contiguous along P,
+/// The matrix-core streaming kernel (skinny_mma_config; L contiguous along P,
 /// 16-bit X and W of one dtype). NVIDIA only: AMD builds compile an empty body (the entry point
 /// refuses there), NVIDIA targets before sm_80 a trap.
 inline constexpr std::string_view skinny_mma_stream_text = R"hip(

@@ -2,7 +2,7 @@
 #pragma once
 
 /// @file
-/// @brief Device and host code of the GEMM's Hopper path (`gemm_math::wgmma`), embedded as text.
+/// @brief Device and host code of the GEMM's Hopper path (templates/gemm/wgmma/), embedded as text.
 ///
 /// The main loop of benchmark/hopper/hopper_gemm.cuh (measured there at 0.99x cuBLAS, fp16
 /// 4096^3), cooperative and without clusters: a producer warpgroup (one thread) brings X and W
