@@ -19,10 +19,9 @@
 ///   devices, batches that do not fold, N or row pitches that are not multiples of 8 and
 ///   misaligned pointers with ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT, and on AMD builds it refuses
 ///   every call;
-/// - skinny (`skinny_config`, `skinny_mma_config`; a side m or n): matrix-vector kernels for few rows or few columns
-/// (any
-///   dtypes and layouts; templates/gemm/skinny/), ranked first when M or N is at
-///   most 64; they split K statically (config.split_k, reduced through the workspace in a second
+/// - skinny (`skinny_config`, `skinny_mma_config`; side m or n): matrix-vector kernels for few
+///   rows or few columns (any dtypes and layouts; templates/gemm/skinny/), ranked first when M or N
+///   is at most 64; they split K statically (config.split_k, reduced through the workspace in a second
 ///   pass), and with gemm_options::runtime_split_k their entry point refuses another split_k; the
 ///   skinny_mma ones run on NVIDIA matrix cores (mma.sync, sm_80 and later; f16/bf16 with the
 ///   large operand contiguous along its large dimension: few rows of a row-major W), lead the
