@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: MIT
-// Epilogue fusion speed on the GPU (issue 12), in one program: the module
-//   y = gelu(x @ w + bias[N]) * d[M, N]          (fp16, M = N = 4096, K = 1024)
-// fused (one kernel: the GEMM applies the chain per output element) against the same module
-// unfused (the GEMM, then a pointwise kernel over h), the plain GEMM module h = x @ w of the
-// same shape and configuration (the cost floor of the fused kernel), and cuBLAS's h = x @ w
-// (cublasGemmEx, dlopen'ed, fp32 accumulation) in the same process. The GEMM configuration is the
-// autotuned winner of the plain GEMM (ROCMTPL_FUSION_CANDIDATES, default 8, first ranked
-// configurations; on an H100 the Hopper ones lead), used by all three modules.
-// Times: GPU events around batches of back-to-back module runs; Time is per run (manual time).
-// Counters: TFLOP/s of the GEMM part; the summary prints fused/unfused speed-up and the fused
-// overhead over the plain GEMM (issue 12's figures: >= 1.3x and <= 5%), and over cuBLAS's GEMM.
-// Run: build/release/benchmark/fusion_bench
+// Epilogue fusion speed on the GPU (issues 12 and 25), in one program. Per chain and shape (fp16,
+// M = N = 4096) it times three modules on the same inputs:
+//   fused    y = chain(x @ w) in one kernel (the GEMM applies the chain per output element),
+//   unfused  the GEMM, then the chain's pointwise kernel over h = x @ w,
+//   plain    h = x @ w alone in the same configuration (the fused kernel's cost floor),
+// and per shape cuBLAS's h = x @ w (cublasGemmEx, dlopen'ed, fp32 accumulation).
+// Chains (the list printed at start, with indices): every chain of test::fusion::every_op_chains()
+// (together every epilogue op and broadcast) at K = 1024, and issue 25's two headline chains,
+//   bias_gelu_mul        gelu(x @ w + bias[N]) * d[M, N]
+//   scale_silu_mul_full  silu(0.5 * (x @ w)) * d[M, N]
+// at K = 1024, 2048 and 4096. A shape's GEMM configuration is the autotuned winner of its plain GEMM
+// (the first ROCMTPL_FUSION_CANDIDATES ranked configurations, default 8), shared by all its modules;
+// a shape is tuned and its modules compiled (in parallel) when its first benchmark runs.
+// Times: GPU events around batches of back-to-back module runs; Time is per run (manual time);
+// counters ms and TFLOP/s of the GEMM part. The summary table gives per chain and shape the fused
+// speed-up over unfused and the fused overhead over the plain GEMM, with a verdict against issue
+// 25's goals (applied to every chain): speed-up >= 1.5x; overhead <= +15% at K < 2048, <= +10% at
+// K >= 2048; then the configuration and cuBLAS's time per shape.
+// Filters: ROCMTPL_FUSION_CHAINS=name-or-index,... (default all), ROCMTPL_FUSION_KS=k,... (the
+// headline chains' K, default 1024,2048,4096; the other chains run at K = 1024 only), and
+// --benchmark_filter. A bad filter exits 2; without a GPU the program says so and exits 0.
+// Run: build/gpu/benchmark/fusion_bench
 #include <rocmtpl/runtime.hpp>
 
 #include <benchmark/benchmark.h>
@@ -19,10 +29,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <map>
-#include <memory>
 #include <optional>
 #include <random>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,22 +46,112 @@ using namespace rocmtpl;
 using namespace rocmtpl::runtime;
 namespace fu = rocmtpl::test::fusion;
 
-constexpr std::int64_t m_size = 4096, n_size = 4096, k_size = 1024;
+constexpr std::int64_t m_size = 4096, n_size = 4096, list_k = 1024;
 
-struct prepared {
-  std::string error;
-  std::string config;
-  std::optional<loaded_module> fused, unfused, plain;
-  std::map<std::string, std::shared_ptr<device_buffer>> buffers;  // by graph name
-  std::shared_ptr<device_buffer> workspace;
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
-fu::gemm_problem problem() {
+struct chain_case {
+  std::string name;
+  epilogue_chain chain;
+  bool headline = false;  // runs at every K of ROCMTPL_FUSION_KS; the others at list_k only
+};
+
+struct run_case {
+  chain_case chain;
+  std::int64_t k = list_k;
+};
+
+// every_op_chains(), then the scaled silu headline chain (none of the list multiplies a silu by d).
+std::vector<chain_case> chain_list() {
+  std::vector<chain_case> out;
+  for (const auto& [name, c] : fu::every_op_chains()) out.push_back({name, c, name == "bias_gelu_mul"});
+  const epilogue_chain silu{{epilogue_op::scale(0.5F), epilogue_op::activation(activation::silu),
+                             epilogue_op::mul(0, epilogue_broadcast::full)}};
+  out.push_back({"scale_silu_mul_full", silu, true});
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const auto end = std::min(s.find(',', start), s.size());
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+bool is_number(const std::string& s) {
+  return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string list_text(const std::vector<chain_case>& all) {
+  std::string out;
+  for (std::size_t i = 0; i < all.size(); ++i) out += (i ? ", " : "") + std::to_string(i) + " " + all[i].name;
+  return out;
+}
+
+// ROCMTPL_FUSION_CHAINS: names or indices into chain_list(), in the order given (default all).
+std::vector<chain_case> selected_chains() {
+  const auto all = chain_list();
+  const char* env = std::getenv("ROCMTPL_FUSION_CHAINS");
+  if (env == nullptr || *env == '\0') return all;
+  std::vector<chain_case> out;
+  for (const auto& t : split(env)) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const chain_case& c) { return c.name == t; });
+    if (it == all.end() && is_number(t) && std::stoul(t) < all.size()) it = all.begin() + std::stol(t);
+    if (it == all.end()) throw usage_error("ROCMTPL_FUSION_CHAINS: no chain '" + t + "' (" + list_text(all) + ")");
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const chain_case& c) { return c.name == it->name; });
+    if (!seen) out.push_back(*it);
+  }
+  return out;
+}
+
+// ROCMTPL_FUSION_KS: the headline chains' K (default 1024, 2048, 4096).
+std::vector<std::int64_t> headline_ks() {
+  const char* env = std::getenv("ROCMTPL_FUSION_KS");
+  if (env == nullptr || *env == '\0') return {1024, 2048, 4096};
+  std::set<std::int64_t> out;
+  for (const auto& t : split(env)) {
+    if (!is_number(t) || std::stol(t) == 0) throw usage_error("ROCMTPL_FUSION_KS: '" + t + "' is not a positive K");
+    out.insert(std::stol(t));
+  }
+  if (out.empty()) throw usage_error("ROCMTPL_FUSION_KS: no K given");
+  return {out.begin(), out.end()};
+}
+
+// The (chain, K) pairs to run, computed once from the environment.
+const std::vector<run_case>& plan() {
+  static const std::vector<run_case> cases = [] {
+    const auto ks = headline_ks();
+    std::vector<run_case> out;
+    for (const auto& c : selected_chains()) {
+      if (!c.headline) {
+        out.push_back({c, list_k});
+        continue;
+      }
+      for (const auto k : ks) out.push_back({c, k});
+    }
+    return out;
+  }();
+  return cases;
+}
+
+std::vector<std::int64_t> plan_ks() {
+  std::set<std::int64_t> ks;
+  for (const auto& r : plan()) ks.insert(r.k);
+  return {ks.begin(), ks.end()};
+}
+
+fu::gemm_problem problem(std::int64_t k) {
   fu::gemm_problem p;
   p.type = dtype::f16;
   p.m = sym_expr(m_size);
   p.n = sym_expr(n_size);
-  p.k = sym_expr(k_size);
+  p.k = sym_expr(k);
   p.hints = {};
   return p;
 }
@@ -85,65 +187,145 @@ module_source plain_module(const fu::gemm_problem& p) {
   return emit_module(g, o);
 }
 
-prepared& setup() {
-  static prepared s = [] {
-    prepared out;
-    try {
-      auto p = problem();
-      p.config = tune(p);
-      out.config = p.config.name();
-      const auto& rt = gpu_runtime::instance();
-      const auto opts = compile_options_for(rt.properties(rt.current_device()));
-      const auto cc = compiler::find(opts.platform);
-      code_cache cache;
-      const auto fused_src = fu::emit_chain_module("fusion_fused", p, {fu::bias_gelu_mul()}, p.type, true);
-      if (fused_src.calls.size() != 1) throw std::runtime_error("not fused: " + fused_src.notes.at(0));
-      out.fused.emplace(loaded_module::compile(fused_src, cc, opts, cache));
-      out.unfused.emplace(loaded_module::compile(
-          fu::emit_chain_module("fusion_unfused", p, {fu::bias_gelu_mul()}, p.type, false), cc, opts, cache));
-      out.plain.emplace(loaded_module::compile(plain_module(p), cc, opts, cache));
-      std::mt19937 rng(1);
-      std::uniform_int_distribution<int> d(-64, 64);
-      auto upload = [&](const buffer& b) {
-        const auto n = static_cast<std::size_t>(b.get_layout().numel().evaluate({}));
-        std::vector<std::uint16_t> h(n);
-        for (auto& v : h) v = static_cast<std::uint16_t>(d(rng) == 0 ? 0 : 0x2000 + (d(rng) & 0x3ff));  // small f16
-        auto buf = std::make_shared<device_buffer>(n * 2);
-        buf->copy_from_host(h.data());
-        return buf;
-      };
-      for (const auto& b : fused_src.inputs) {
-        if (b.type() == dtype::f32) {
-          const auto n = static_cast<std::size_t>(b.get_layout().numel().evaluate({}));
-          std::vector<float> h(n, 0.25F);
-          out.buffers[b.name()] = std::make_shared<device_buffer>(n * 4);
-          out.buffers[b.name()]->copy_from_host(h.data());
-        } else {
-          out.buffers[b.name()] = upload(b);
-        }
+// One compiled module and the graph buffers it reads and writes, or why it is missing.
+struct module_run {
+  std::string error;
+  std::optional<loaded_module> mod;
+  std::vector<buffer> inputs, outputs;
+};
+
+// A module's name in benchmark names, results and shape::modules: "plain_gemm", "<chain>/fused", "<chain>/unfused".
+std::string module_key(const std::string& chain, bool fused) { return chain + (fused ? "/fused" : "/unfused"); }
+
+struct shape {
+  std::string error;  // tuning or setup failed: every benchmark of the shape skips with it
+  std::string config;
+  std::map<std::string, module_run> modules;     // by module_key()
+  std::map<std::string, device_buffer> buffers;  // by graph name, shared by the shape's modules
+  device_buffer workspace;                       // the largest any of them needs
+};
+
+// Compiles `sources` into the code cache in parallel, then loads them in order (cache hits). A
+// source that fails leaves its error in its module_run.
+std::vector<module_run> compile_all(const std::vector<module_source>& sources) {
+  const auto& rt = gpu_runtime::instance();
+  const auto opts = compile_options_for(rt.properties(rt.current_device()));
+  const auto cc = compiler::find(opts.platform);
+  code_cache cache;
+  std::vector<std::future<void>> builds;
+  for (const auto& src : sources) {
+    builds.push_back(std::async(std::launch::async, [&cache, &cc, &opts, &src] {
+      try {
+        (void)cache.get_or_compile(cc, src.source, opts);
+      } catch (const std::exception&) {  // the load below reports it
       }
-      out.buffers["y"] = std::make_shared<device_buffer>(static_cast<std::size_t>(m_size * n_size) * 2);
-      out.buffers["h"] = std::make_shared<device_buffer>(static_cast<std::size_t>(m_size * n_size) * 2);
-      const std::size_t ws = std::max({out.fused->workspace_size({}), out.unfused->workspace_size({}),
-                                       out.plain->workspace_size({}), std::size_t{1}});
-      out.workspace = std::make_shared<device_buffer>(ws);
+    }));
+  }
+  for (auto& b : builds) b.wait();
+  std::vector<module_run> out;
+  for (const auto& src : sources) {
+    module_run& r = out.emplace_back();
+    r.inputs = src.inputs;
+    r.outputs = src.outputs;
+    try {
+      r.mod.emplace(loaded_module::compile(src, cc, opts, cache));
     } catch (const std::exception& e) {
-      out.error = e.what();
+      r.error = e.what();
     }
+  }
+  return out;
+}
+
+// A device copy of `b`: small positive f16 values (any 2-byte type), 0.25 for f32.
+device_buffer filled(const buffer& b, std::mt19937& rng) {
+  const auto n = static_cast<std::size_t>(b.get_layout().numel().evaluate({}));
+  if (b.type() == dtype::f32) {
+    const std::vector<float> h(n, 0.25F);
+    device_buffer out(n * 4);
+    out.copy_from_host(h.data());
     return out;
-  }();
+  }
+  std::uniform_int_distribution<int> d(-64, 64);
+  std::vector<std::uint16_t> h(n);
+  for (auto& v : h) v = static_cast<std::uint16_t>(d(rng) == 0 ? 0 : 0x2000 + (d(rng) & 0x3ff));
+  device_buffer out(n * 2);
+  out.copy_from_host(h.data());
+  return out;
+}
+
+// The buffers every module of `s` names, and a workspace as large as the largest one needs.
+void allocate(shape& s) {
+  std::mt19937 rng(1);
+  std::size_t ws = 1;
+  for (const auto& [key, r] : s.modules) {
+    for (const auto* list : {&r.inputs, &r.outputs}) {
+      for (const auto& b : *list) {
+        if (s.buffers.count(b.name()) == 0) s.buffers.emplace(b.name(), filled(b, rng));
+      }
+    }
+    if (r.mod) ws = std::max(ws, r.mod->workspace_size({}));
+  }
+  s.workspace = device_buffer(ws);
+}
+
+// Tunes the shape's plain GEMM, then compiles it and every planned chain of the shape, fused and not.
+void build(shape& s, std::int64_t k) {
+  auto p = problem(k);
+  std::fprintf(stderr, "fusion_bench: K = %lld: tuning the plain GEMM\n", static_cast<long long>(k));
+  p.config = tune(p);
+  s.config = p.config.name();
+  std::vector<module_source> sources{plain_module(p)};
+  std::vector<std::string> keys{"plain_gemm"};
+  for (const auto& r : plan()) {
+    if (r.k != k) continue;
+    for (const bool fuse : {true, false}) {
+      sources.push_back(fu::emit_chain_module("fusion_" + r.chain.name + (fuse ? "_fused" : "_unfused"), p,
+                                              {r.chain.chain}, p.type, fuse));
+      keys.push_back(module_key(r.chain.name, fuse));
+    }
+  }
+  std::fprintf(stderr, "fusion_bench: K = %lld: %s; compiling %zu modules\n", static_cast<long long>(k),
+               s.config.c_str(), sources.size());
+  auto runs = compile_all(sources);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (keys[i].ends_with("/fused") && sources[i].calls.size() != 1 && runs[i].error.empty()) {
+      runs[i].error = "not fused: " + (sources[i].notes.empty() ? std::string("?") : sources[i].notes[0]);
+    }
+    s.modules[keys[i]] = std::move(runs[i]);
+  }
+  allocate(s);
+}
+
+// The shapes prepared so far, by K.
+std::map<std::int64_t, shape>& shapes() {
+  static std::map<std::int64_t, shape> s;
   return s;
 }
 
+shape& prepare(std::int64_t k) {
+  auto [it, fresh] = shapes().try_emplace(k);
+  if (fresh) {
+    try {
+      build(it->second, k);
+    } catch (const std::exception& e) {
+      it->second.error = e.what();
+    }
+  }
+  return it->second;
+}
+
+std::string bench_name(const std::string& what, std::int64_t k) { return what + "/K=" + std::to_string(k); }
+
+// Per-run times (ms) by benchmark name.
 std::map<std::string, double>& results() {
   static std::map<std::string, double> r;
   return r;
 }
 
 // Times `launch` on `st`: GPU events around 20 back-to-back launches per iteration; returns the
-// mean per launch (ms) and sets the ms and TFLOP/s counters.
+// mean per launch (ms) and sets the ms and TFLOP/s (of `flops` per launch) counters.
 template <typename F>
-double time_launches(benchmark::State& state, const runtime::stream& st, F&& launch) {
+double time_launches(benchmark::State& state, const runtime::stream& st, double flops, F&& launch) {
   event start, stop;
   launch();
   st.synchronize();
@@ -161,82 +343,146 @@ double time_launches(benchmark::State& state, const runtime::stream& st, F&& lau
   }
   const double ms = total / static_cast<double>(std::max<std::int64_t>(runs, 1));
   state.counters["ms"] = ms;
-  state.counters["TFLOP/s"] = 2.0 * m_size * n_size * k_size / (ms * 1e-3) / 1e12;
+  state.counters["TFLOP/s"] = flops / (ms * 1e-3) / 1e12;
   return ms;
 }
 
-void run_module(benchmark::State& state, const std::string& which) {
-  auto& s = setup();
-  if (!s.error.empty()) {
-    state.SkipWithError(s.error.c_str());
+double gemm_flops(std::int64_t k) { return 2.0 * m_size * n_size * static_cast<double>(k); }
+
+// Times the module `key` of shape K = `k` on the shape's buffers.
+void run_module(benchmark::State& state, std::int64_t k, const std::string& key) {
+  shape& s = prepare(k);
+  const auto found = s.modules.find(key);
+  const std::string error = !s.error.empty() ? s.error : (found == s.modules.end() ? "no module" : found->second.error);
+  if (!error.empty()) {
+    state.SkipWithError(error.c_str());
     return;
   }
-  const loaded_module& mod = which == "fused" ? *s.fused : (which == "unfused" ? *s.unfused : *s.plain);
-  std::vector<const void*> in{s.buffers["x"]->get(), s.buffers["w"]->get()};
-  std::vector<void*> out{s.buffers["h"]->get()};
-  if (which != "plain_gemm") {
-    in.push_back(s.buffers["bias"]->get());
-    in.push_back(s.buffers["d"]->get());
-    out = {s.buffers["y"]->get()};
-  }
+  const module_run& r = found->second;
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  for (const auto& b : r.inputs) in.push_back(s.buffers.at(b.name()).get());
+  for (const auto& b : r.outputs) out.push_back(s.buffers.at(b.name()).get());
   runtime::stream st;
-  auto launch = [&] { mod.run(in, out, {}, s.workspace->get(), st.get()); };
-  results()[which] = time_launches(state, st, launch);
-  state.SetLabel(s.config);
+  auto launch = [&] { r.mod->run(in, out, {}, s.workspace.get(), st.get()); };
+  try {
+    results()[bench_name(key, k)] = time_launches(state, st, gemm_flops(k), launch);
+    state.SetLabel(s.config);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
 }
 
-// cuBLAS's h = x @ w on the same inputs, timed the same way.
-void run_cublas(benchmark::State& state) {
-  auto& s = setup();
-  if (!s.error.empty()) {
-    state.SkipWithError(s.error.c_str());
-    return;
-  }
+// cuBLAS's h = x @ w on the shape's inputs, timed the same way.
+void run_cublas(benchmark::State& state, std::int64_t k) {
+  shape& s = prepare(k);
   const auto& blas = test::cublas::instance();
-  if (!blas.available()) {
-    state.SkipWithError(blas.status().c_str());
+  if (!s.error.empty() || !blas.available()) {
+    state.SkipWithError(!s.error.empty() ? s.error.c_str() : blas.status().c_str());
     return;
   }
   runtime::stream st;
   blas.set_stream(st.get());
   int rc = 0;
   auto launch = [&] {
-    rc |= blas.gemm_row_major(static_cast<int>(m_size), static_cast<int>(n_size), static_cast<int>(k_size),
-                              s.buffers["x"]->get(), s.buffers["w"]->get(), s.buffers["h"]->get(),
+    rc |= blas.gemm_row_major(static_cast<int>(m_size), static_cast<int>(n_size), static_cast<int>(k),
+                              s.buffers.at("x").get(), s.buffers.at("w").get(), s.buffers.at("h").get(),
                               test::cublas::cuda_r_16f);
   };
-  const double ms = time_launches(state, st, launch);
+  const double ms = time_launches(state, st, gemm_flops(k), launch);
   if (rc != 0) {
     state.SkipWithError("cublasGemmEx failed");
     return;
   }
-  results()["cublas"] = ms;
+  results()[bench_name("cublas", k)] = ms;
+}
+
+void register_benchmarks() {
+  auto add = [](benchmark::internal::Benchmark* b) { b->UseManualTime()->Unit(benchmark::kMicrosecond); };
+  for (const auto k : plan_ks()) {
+    add(benchmark::RegisterBenchmark(bench_name("cublas", k).c_str(), run_cublas, k));
+    std::vector<std::string> keys{"plain_gemm"};
+    for (const auto& r : plan()) {
+      if (r.k != k) continue;
+      keys.push_back(module_key(r.chain.name, true));
+      keys.push_back(module_key(r.chain.name, false));
+    }
+    for (const auto& key : keys) add(benchmark::RegisterBenchmark(bench_name(key, k).c_str(), run_module, k, key));
+  }
+}
+
+std::string shape_text(std::int64_t k) {
+  return std::to_string(m_size) + "x" + std::to_string(n_size) + "x" + std::to_string(k);
+}
+
+const char* verdict(bool fast, bool cheap) {
+  if (fast && cheap) return "met";
+  if (fast) return "missed (overhead)";
+  return cheap ? "missed (speed-up)" : "missed (both)";
+}
+
+// One row of the summary: the times, the speed-up, the overhead and the verdict against issue 25's goals.
+void print_row(const run_case& c) {
+  auto& r = results();
+  const auto plain = bench_name("plain_gemm", c.k), fused = bench_name(module_key(c.chain.name, true), c.k),
+             unfused = bench_name(module_key(c.chain.name, false), c.k);
+  if (!r.count(plain) || !r.count(fused) || !r.count(unfused)) {
+    std::printf("%-26s %-15s %s\n", c.chain.name.c_str(), shape_text(c.k).c_str(), "skipped (see above)");
+    return;
+  }
+  const double speed_up = r[unfused] / r[fused];
+  const double overhead = (r[fused] / r[plain] - 1.0) * 100.0;
+  const double limit = c.k >= 2048 ? 10.0 : 15.0;
+  std::printf("%-26s %-15s %9.4f %9.4f %10.4f %8.2fx %+8.1f%%  %s\n", c.chain.name.c_str(), shape_text(c.k).c_str(),
+              r[plain], r[fused], r[unfused], speed_up, overhead, verdict(speed_up >= 1.5, overhead <= limit));
+}
+
+std::string fixed(double v, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+void print_summary() {
+  std::printf(
+      "\nfusion summary (fp16; goals: fused/unfused >= 1.5x; fused over plain <= +15%% at K < 2048, "
+      "<= +10%% at K >= 2048)\n");
+  std::printf("%-26s %-15s %9s %9s %10s %9s %9s  %s\n", "chain", "M x N x K", "plain ms", "fused ms", "unfused ms",
+              "speed-up", "overhead", "verdict");
+  for (const auto& c : plan()) print_row(c);
+  std::printf("\n%-15s %10s %13s  %s\n", "M x N x K", "cuBLAS ms", "plain/cuBLAS", "configuration");
+  auto& r = results();
+  for (const auto& [k, s] : shapes()) {
+    const auto blas = bench_name("cublas", k), plain = bench_name("plain_gemm", k);
+    const std::string b = r.count(blas) ? fixed(r[blas], 4) : "-";
+    const std::string ratio = r.count(blas) && r.count(plain) ? fixed(r[plain] / r[blas], 3) + "x" : "-";
+    std::printf("%-15s %10s %13s  %s\n", shape_text(k).c_str(), b.c_str(), ratio.c_str(),
+                s.error.empty() ? s.config.c_str() : "(setup failed)");
+  }
 }
 
 }  // namespace
 
-BENCHMARK(run_cublas)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run_module, plain_gemm, std::string("plain_gemm"))->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run_module, fused, std::string("fused"))->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run_module, unfused, std::string("unfused"))->UseManualTime()->Unit(benchmark::kMicrosecond);
-
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
+  try {
+    (void)plan();
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "fusion_bench: %s\n", e.what());
+    return 2;
+  }
+  std::printf("fusion_bench: chains %s\nfusion_bench: runs", list_text(chain_list()).c_str());
+  for (const auto& r : plan()) std::printf(" %s@K=%lld", r.chain.name.c_str(), static_cast<long long>(r.k));
+  std::printf("\n");
+  const auto& rt = gpu_runtime::instance();
+  if (!rt.available()) {
+    std::printf("fusion_bench: skipped: %s\n", rt.status().c_str());
+    return 0;
+  }
+  register_benchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  auto& r = results();
-  if (r.count("fused") && r.count("unfused") && r.count("plain_gemm")) {
-    std::printf("\nfusion (fp16 %lld x %lld x %lld, config %s): plain GEMM %.1f us, fused %.1f us, unfused %.1f us\n",
-                static_cast<long long>(m_size), static_cast<long long>(n_size), static_cast<long long>(k_size),
-                setup().config.c_str(), r["plain_gemm"] * 1e3, r["fused"] * 1e3, r["unfused"] * 1e3);
-    std::printf(
-        "fused speed-up over unfused: %.2fx (target >= 1.3x); fused overhead over plain GEMM: %+.1f%% "
-        "(target <= 5%%)\n",
-        r["unfused"] / r["fused"], (r["fused"] / r["plain_gemm"] - 1.0) * 100.0);
-    if (r.count("cublas")) {
-      std::printf("cuBLAS GEMM %.1f us: plain GEMM module %.3fx its time, fused %+.1f%% over it\n", r["cublas"] * 1e3,
-                  r["plain_gemm"] / r["cublas"], (r["fused"] / r["cublas"] - 1.0) * 100.0);
-    }
-  }
+  print_summary();
+  shapes().clear();  // the modules and buffers go before the GPU runtime
   return 0;
 }
