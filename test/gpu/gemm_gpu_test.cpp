@@ -382,6 +382,12 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
                          {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
                           buffer("bias", layout::row_major(d, {sN}))},
                          layout::row_major(d, {sM, sN}));
+    gemm_options static_relu{.act = activation::relu};
+    auto static_split =
+        problem(static_relu,
+                {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+                 buffer("bias", layout::row_major(d, {sN}))},
+                layout::row_major(d, {sM, sN}));
     gemm_options split_heavy = heavy;
     split_heavy.runtime_split_k = true;
     auto split_all = problem(
@@ -413,6 +419,8 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
         auto c = base;
         c.split_k = s;
         cases.push_back({n + " hopper split-K bias[N] relu", split, split_relu, c, split_shapes});
+        // The same K slices without the runtime argument: static split-K (the few-tile problems' variants).
+        cases.push_back({n + " hopper static split-K bias[N] relu", static_split, static_relu, c, split_shapes});
         if (s == 3 && c.block_m * c.block_n <= 128 * 128) {
           check_case a{
               n + " hopper split-K bias[M] gelu alpha beta residual", split_all, split_heavy, c, {wide, shapes[1]}};

@@ -6,6 +6,8 @@
 /// meets (its configuration type, search space, validity rules, cost model, per-problem ranking,
 /// render), and what the paths share to rank a problem (gemm_rank_request).
 
+#include <algorithm>
+#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <functional>
@@ -22,6 +24,7 @@
 #include <rocmtpl/ir/sym_expr.hpp>
 #include <rocmtpl/kernel/rocm_kernel.hpp>
 #include <rocmtpl/templates/gemm/config.hpp>
+#include <rocmtpl/templates/gemm/cost_model.hpp>
 #include <rocmtpl/templates/gemm/problem.hpp>
 #include <rocmtpl/templates/gemm/render.hpp>
 
@@ -42,7 +45,8 @@ struct gemm_rank_request {
   std::int64_t batch = 1;             ///< batch count
   const size_hints* hints = nullptr;  ///< values of size symbols
   bool runtime_split_k = false;       ///< gemm_options::runtime_split_k: the entry takes split_k
-  bool split_variants = false;        ///< add split-K variants (runtime split-K, or static where the path allows)
+  bool split_variants =
+      false;  ///< static split-K variants for every configuration (where the path splits K statically)
 };
 
 /// @brief A (field, value) list: describe()'s serialised form of a configuration
@@ -88,15 +92,22 @@ bool > &&requires(const typename P::config& c, const detail::gemm_view& v, const
 
 namespace detail {
 // The candidates of a block-tiled path for one problem, in its search space's order: each
-// configuration (its vector width fitted by `fit`) with its cost, then, when the request wants
-// them, its split-K variants of 2, 4, 8 and 16 slices while each slice keeps two K steps.
+// configuration (its vector width fitted by `fit`) with its cost, then its split-K variants of 2,
+// 4, 8 and 16 slices while each slice keeps two K steps: with runtime split-K, or, on a path that
+// splits K statically, when the request asks for them or when the configuration has fewer output
+// tiles than two waves over the GPU's SMs (160 x 8192 in 64 x 128 tiles is 1.45 waves: the last
+// leaves SMs idle; the cost model weighs the partials against it).
 template <class Path, class Fit>
 [[nodiscard]] std::vector<std::pair<double, typename Path::config>> rank_tiled(const gemm_rank_request& r, Fit fit) {
   std::vector<std::pair<double, typename Path::config>> out;
   for (auto c : Path::search_space()) {
     fit(c);
     out.emplace_back(Path::estimate_cost(c, r.m, r.n, r.k, r.batch), c);
-    if (!r.split_variants) continue;
+    const double tiles = std::ceil(static_cast<double>(std::max<std::int64_t>(r.m, 1)) / c.block_m) *
+                         std::ceil(static_cast<double>(std::max<std::int64_t>(r.n, 1)) / c.block_n) *
+                         static_cast<double>(std::max<std::int64_t>(r.batch, 1));
+    const bool few_tiles = tiles < 2 * gemm_cost_sms;  // under two full waves: idle SMs in the last one
+    if (!r.runtime_split_k && !(Path::splits_k_statically && (r.split_variants || few_tiles))) continue;
     for (int s : {2, 4, 8, 16}) {
       auto cs = c;
       cs.split_k = s;

@@ -40,7 +40,7 @@ ROCMTPL_INLINE std::vector<gemm_config> gemm_problem_configs(const detail::gemm_
       !skinny.empty() && std::min(r.m, r.n) > 16 &&
       (v.matrix_core_eligible() || gemm_skinny_fma_bound(skinny.front().second, r.m, r.n, r.k, r.batch));
   const bool static_split = !runtime_split_k && tiled_compete && !v.matrix_core_eligible();
-  r.split_variants = runtime_split_k || static_split;
+  r.split_variants = static_split;
   auto ranked = ranked_of(gemm_path_family::tiled);
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
   // Where they compete, keep the best tiled (matrix-core, wgmma; SIMT and its split-K variants)

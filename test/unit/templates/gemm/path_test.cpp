@@ -121,10 +121,11 @@ TEST(GemmPath, RankRequestDefaultsToOneBatchWithoutSplits) {
 }
 
 // The tiled paths' ranking: each configuration of the space in order, fitted, with its cost; with
-// split variants, 2, 4, 8 and 16 slices while each slice keeps two K steps.
+// split variants, 2, 4, 8 and 16 slices while each slice keeps two K steps. 4096 x 4096: every
+// SIMT tile gives at least 132 tiles, so no configuration asks for static slices by itself.
 TEST(GemmPath, RankTiledAddsSplitVariantsWhileSlicesKeepTwoSteps) {
   const size_hints h;
-  gemm_rank_request r{.m = 256, .n = 256, .k = 1024, .hints = &h};
+  gemm_rank_request r{.m = 4096, .n = 4096, .k = 1024, .hints = &h};
   const auto space = tpl::simt_path::search_space();
   const auto plain = tpl::detail::rank_tiled<tpl::simt_path>(r, [](tpl::simt_config& c) { c.vector = 1; });
   ASSERT_EQ(plain.size(), space.size());
@@ -132,7 +133,7 @@ TEST(GemmPath, RankTiledAddsSplitVariantsWhileSlicesKeepTwoSteps) {
     auto fitted = space[i];
     fitted.vector = 1;
     EXPECT_EQ(plain[i].second, fitted);
-    EXPECT_DOUBLE_EQ(plain[i].first, tpl::simt_path::estimate_cost(fitted, 256, 256, 1024, 1));
+    EXPECT_DOUBLE_EQ(plain[i].first, tpl::simt_path::estimate_cost(fitted, 4096, 4096, 1024, 1));
   }
   r.split_variants = true;
   const auto split = tpl::detail::rank_tiled<tpl::simt_path>(r, [](tpl::simt_config&) {});
@@ -140,7 +141,7 @@ TEST(GemmPath, RankTiledAddsSplitVariantsWhileSlicesKeepTwoSteps) {
   for (const auto& [cost, c] : split) {
     ++slices[c.split_k];
     EXPECT_GE(1024 / c.split_k, 2 * c.block_k) << c.name_text().view();
-    EXPECT_DOUBLE_EQ(cost, tpl::simt_path::estimate_cost(c, 256, 256, 1024, 1));
+    EXPECT_DOUBLE_EQ(cost, tpl::simt_path::estimate_cost(c, 4096, 4096, 1024, 1));
   }
   // Every tile takes 16 slices of 64 (two K steps of 8 or 16 fit).
   EXPECT_EQ(slices[1], static_cast<int>(space.size()));
@@ -150,6 +151,19 @@ TEST(GemmPath, RankTiledAddsSplitVariantsWhileSlicesKeepTwoSteps) {
   for (const auto& [cost, c] : tpl::detail::rank_tiled<tpl::simt_path>(r, [](tpl::simt_config&) {})) {
     EXPECT_LE(c.split_k, c.block_k == 8 ? 4 : 2) << c.name_text().view();
   }
+  // Without the request's variants, a configuration with fewer tiles than SMs takes them on a path
+  // that splits K statically (SIMT, Hopper), not on one that splits only at run time (mma).
+  r = {.m = 256, .n = 256, .k = 1024, .hints = &h};
+  std::map<int, int> few;
+  for (const auto& [cost, c] : tpl::detail::rank_tiled<tpl::simt_path>(r, [](tpl::simt_config&) {})) ++few[c.split_k];
+  EXPECT_EQ(few[1], static_cast<int>(space.size()));
+  EXPECT_EQ(few[16], static_cast<int>(space.size()));
+  for (const auto& [cost, c] : tpl::detail::rank_tiled<tpl::mma_path>(r, [](tpl::mma_config&) {})) {
+    EXPECT_EQ(c.split_k, 1) << c.name_text().view();
+  }
+  r.runtime_split_k = true;  // every tiled path splits with the entry's split_k
+  const auto mma_split = tpl::detail::rank_tiled<tpl::mma_path>(r, [](tpl::mma_config&) {});
+  EXPECT_TRUE(std::any_of(mma_split.begin(), mma_split.end(), [](const auto& e) { return e.second.split_k > 1; }));
 }
 
 TEST(GemmPath, ParseConfigFieldsSetsEachFieldAfterTheMath) {

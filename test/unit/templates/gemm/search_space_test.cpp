@@ -45,7 +45,9 @@ TEST(GemmSearchSpace, PathFollowsTheDtypes) {
   for (const auto& c : gemm_problem_configs(f16.policy().view(f16.context()), false, h)) {
     EXPECT_TRUE(c.holds<mma_config>() || c.holds<wgmma_config>()) << c.name();
     EXPECT_EQ(vector_of(c), 8);
-    EXPECT_EQ(c.split_k(), 1);
+    // 512 x 512 leaves SMs idle: the Hopper tiles also come with static K slices; mma splits
+    // only at run time.
+    if (c.holds<mma_config>()) EXPECT_EQ(c.split_k(), 1) << c.name();
   }
   auto f32 = square(dtype::f32, M, N, K);
   for (const auto& c : gemm_problem_configs(f32.policy().view(f32.context()), false, h)) {
@@ -100,8 +102,10 @@ TEST(GemmSearchSpace, RankingFollowsTheShape) {
   EXPECT_GT(ranked.front().split_k(), 1) << ranked.front().name();
   const auto no_split = gemm_problem_configs(v, true, {{"M", 8192}, {"N", 8192}, {"K", 1024}});
   EXPECT_EQ(no_split.front().split_k(), 1) << no_split.front().name();
-  // Without it, nothing splits.
-  for (const auto& c : small) EXPECT_EQ(c.split_k(), 1);
+  // Without it, only the paths that split K statically (Hopper here) split the few tiles.
+  for (const auto& c : small) {
+    if (c.split_k() > 1) EXPECT_TRUE(c.holds<wgmma_config>()) << c.name();
+  }
   const std::set<gemm_config> unique(ranked.begin(), ranked.end());
   EXPECT_EQ(unique.size(), ranked.size());
 }
@@ -222,8 +226,12 @@ TEST(GemmSearchSpace, HopperSplitKVariantsFillTheMachineWhereTilesAreFew) {
   const auto big = gemm_problem_configs(view, true, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
   EXPECT_TRUE(big.front().holds<wgmma_config>()) << big.front().name();
   EXPECT_EQ(big.front().split_k(), 1) << big.front().name();
-  // Without runtime split-K, no split variants.
-  EXPECT_EQ(hopper_splits(gemm_problem_configs(view, false, {{"M", 128}, {"N", 128}, {"K", 16384}})), 0);
+  // Without runtime split-K the same variants come as static K slices (one tile: fewer than the
+  // SMs), and a split one still ranks first; with many tiles there are none.
+  const auto static_ranked = gemm_problem_configs(view, false, {{"M", 128}, {"N", 128}, {"K", 16384}});
+  EXPECT_EQ(hopper_splits(static_ranked), 4 * 4);
+  EXPECT_GT(static_ranked.front().split_k(), 1) << static_ranked.front().name();
+  EXPECT_EQ(hopper_splits(gemm_problem_configs(view, false, {{"M", 8192}, {"N", 8192}, {"K", 4096}})), 0);
 }
 }  // namespace
 
@@ -358,7 +366,7 @@ TEST(GemmSearchSpace, FewRowsF32SplitsTheSimtTilesStatically) {
     for (std::size_t i = 0; i < 16 && i < ranked.size(); ++i) {
       const auto& c = ranked[i];
       if (c.split_k() == 1 || is_skinny(c)) continue;
-      EXPECT_TRUE(c.holds<simt_config>()) << c.name();
+      EXPECT_TRUE(c.holds<simt_config>() || c.holds<wgmma_config>()) << c.name();
       EXPECT_GE(8192 / c.split_k(), 2 * block_k_of(c)) << c.name();
       ++split;
     }
@@ -368,7 +376,20 @@ TEST(GemmSearchSpace, FewRowsF32SplitsTheSimtTilesStatically) {
   EXPECT_GE(split_in_top16(dtype::f32, 64, 8192), 4);
   EXPECT_EQ(split_in_top16(dtype::f32, 8, 8192), 0);
   EXPECT_EQ(split_in_top16(dtype::f32, 4096, 4096), 0);
-  EXPECT_EQ(split_in_top16(dtype::f16, 64, 8192), 0);
+  // 16-bit: the Hopper tiles split K statically where they are fewer than the SMs (64 x 8192:
+  // 64 tiles of 128 x 128); SIMT does not serve 16-bit pairs.
+  EXPECT_GE(split_in_top16(dtype::f16, 64, 8192), 1);
+}
+
+// fp32 with 65 to 255 rows (issue 25): no skinny kernel serves them, and the SIMT tiles alone leave
+// SMs idle, so their static split-K variants rank among the first 16.
+TEST(GemmSearchSpace, MidRowsF32RanksStaticSplitKVariants) {
+  for (const std::int64_t m : {96, 128, 200, 255}) {
+    auto t = square(dtype::f32, M, N, K);
+    const auto ranked = gemm_problem_configs(t.policy().view(t.context()), false, {{"M", m}, {"N", 8192}, {"K", 8192}});
+    const auto top = ranked.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(16, ranked.size()));
+    EXPECT_TRUE(std::any_of(ranked.begin(), top, [](const gemm_config& c) { return c.split_k() > 1; })) << m;
+  }
 }
 
 // With runtime split-K, the tiled paths' split variants stay in a skinny problem's space, after

@@ -52,7 +52,7 @@ ROCMTPL_INLINE void write_wgmma_code(indented_buffer& src, const gemm_plan& plan
   src.write_verbatim(sm90_body_text);
   src.writeline("");
   src.write_verbatim(sm90_host_text);
-  if (plan.split) write_split_k_reduce_body(src, plan);
+  if (plan.partials) write_split_k_reduce_body(src, plan);
   src.write_verbatim(launch_cpp_helpers);
   src.writeline("");
   src.writeline("}  // namespace");
@@ -69,12 +69,13 @@ ROCMTPL_INLINE void write_wgmma_kernel(indented_buffer& src, const gemm_plan& pl
   src.writeline("#if defined(ROCMTPL_GEMM_SM90_DEVICE)");
   src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
   src.writeline("    const gemm_pointers t" + plan.pointers + ";");
-  src.writeline(std::string("    gemm_sm90::mainloop(&map_X, &map_W, p, t, ") + (plan.split ? "split_k" : "1") + ");");
+  src.writeline(std::string("    gemm_sm90::mainloop(&map_X, &map_W, p, t, ") +
+                (plan.split_arg ? std::string("split_k") : std::to_string(plan.config.split_k)) + ");");
   src.writeline("#elif defined(__CUDA_ARCH__)");
   src.writeline("    __trap();  // built without sm_90a features: the entry refuses other devices");
   src.writeline("#endif");
   src.writeline("}");
-  if (plan.split) write_split_k_reduce_kernel(src, plan, launches.back().suffix);
+  if (plan.partials) write_split_k_reduce_kernel(src, plan, launches.back().suffix);
   src.writeline("#endif  // ROCMTPL_PLATFORM_NVIDIA");
   src.writeline("");
 }
@@ -214,6 +215,8 @@ ROCMTPL_INLINE launch_description wgmma_path::describe_launch(const rocm_templat
   launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
   if (plan.split) {
     d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
+  } else if (plan.partials) {
+    d.workspace_bytes = {.sizes = sym_expr(plan.config.split_k) * split_k_slice_bytes(v)};
   }
   kernel_launch l;
   l.suffix = "sm90";
@@ -222,6 +225,7 @@ ROCMTPL_INLINE launch_description wgmma_path::describe_launch(const rocm_templat
                         floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n)),
                .at_most_sm_count = true};
   if (plan.split) l.grid[0].times_runtime_arg = 0;
+  if (!plan.split && plan.partials) l.grid[0].sizes = l.grid[0].sizes * sym_expr(plan.config.split_k);
   l.block = {128 * 3, 1, 1};  // gemm_sm90::threads: a producer and two consumer warpgroups
   l.shared_bytes = c.shared_bytes();
   const auto map = [&](const std::string& name, const gemm_operand& op, const sym_expr& rows, const sym_expr& cols,
@@ -245,7 +249,7 @@ ROCMTPL_INLINE launch_description wgmma_path::describe_launch(const rocm_templat
   const auto params = gemm_launch_params(kernel, plan);  // the kernel's parameters after the maps: plan.params
   l.params.insert(l.params.end(), params.begin(), params.end());
   std::vector<kernel_launch> launches{std::move(l)};
-  if (plan.split) launches.push_back(split_k_reduce_launch(plan, params));
+  if (plan.partials) launches.push_back(split_k_reduce_launch(plan, params));
   d.variants.push_back({requirements(kernel, v), std::move(launches)});
   return d;
 }
@@ -256,7 +260,7 @@ ROCMTPL_INLINE void wgmma_path::render(rendered_source& out, rocm_template_kerne
   indented_buffer src;
   src.reserve(48 * 1024);
   indented_buffer entry;
-  detail::write_source_head(src, plan, plan.split);  // its own epilogue; split-K's reduction uses store_output()
+  detail::write_source_head(src, plan, plan.partials);  // its own epilogue; split-K's reduction uses store_output()
   out.includes.emplace_back(detail::sm90_includes_text);
   detail::write_wgmma_code(src, plan, c);
   detail::write_wgmma_kernel(src, plan, d);

@@ -26,7 +26,7 @@ struct wgmma_path {
   using config = wgmma_config;                                         ///< its configuration
   static constexpr std::string_view name = "wgmma";                    ///< its name
   static constexpr gemm_path_family family = gemm_path_family::tiled;  ///< ranked among the tiled paths
-  static constexpr bool splits_k_statically = false;                   ///< K slices only at run time
+  static constexpr bool splits_k_statically = true;                    ///< K slices without runtime split-K too
 
   /// @brief The configurations measured in benchmark/hopper/NOTES.md (cooperative, no cluster),
   /// each with the most stages (up to 8) its shared memory allows.
@@ -41,7 +41,9 @@ struct wgmma_path {
   [[nodiscard]] static double estimate_cost(const config& c, std::int64_t m, std::int64_t n, std::int64_t k,
                                             std::int64_t batch);
   /// @brief The space when the problem meets the path's rules (wgmma_static_reason(),
-  /// wgmma_fits_hints()), split-K variants when asked for.
+  /// wgmma_fits_hints()), split-K variants when asked for or when a configuration has fewer
+  /// output tiles than two waves over the GPU's SMs (static K slices: the persistent grid walks (slice, tile)
+  /// units, then the split-K reduction applies the epilogue).
   [[nodiscard]] static std::vector<std::pair<double, config>> problem_configs(const detail::gemm_view& v,
                                                                               const gemm_rank_request& r);
   /// @brief Refuses problems the path cannot run (wgmma_static_reason()).
@@ -62,9 +64,9 @@ struct wgmma_path {
   [[nodiscard]] static std::vector<launch_requirement> requirements(const rocm_template_kernel& kernel,
                                                                     const detail::gemm_view& v);
   /// @brief Tensor maps of X and W, the tensors, (the split-K partials,) the sizes, (split_k); a
-  /// persistent grid of at most one block per SM over the (K slice, tile) units. With runtime
-  /// split-K the workspace holds split_k slices of fp32 partials and, above one slice, the split-K
-  /// reduction follows.
+  /// persistent grid of at most one block per SM over the (K slice, tile) units. With K split (at
+  /// run time, or statically by the configuration) the workspace holds split_k slices of fp32
+  /// partials and, above one slice, the split-K reduction follows.
   [[nodiscard]] static launch_description describe_launch(const rocm_template_kernel& kernel,
                                                           const detail::gemm_plan& plan, const config& c);
   /// @brief The Hopper translation unit: its constants, device code and kernel; the entry launches

@@ -55,7 +55,7 @@ TEST(GemmSimtPath, CostFavoursLargerTilesAndSplitsKOnlyForFewTilesWithLongK) {
 }
 
 TEST(GemmSimtPath, ProblemConfigsServeEveryDtypeButSixteenBitPairs) {
-  const size_hints h{{"M", 512}, {"N", 512}, {"K", 512}};
+  const size_hints h{{"M", 4096}, {"N", 4096}, {"K", 512}};  // every tile count reaches the SMs
   // f16 X and W: the matrix-core paths serve them.
   const auto f16 = square(dtype::f16, M, N, K);
   const auto fv = f16.policy().view(f16.context());
@@ -68,7 +68,7 @@ TEST(GemmSimtPath, ProblemConfigsServeEveryDtypeButSixteenBitPairs) {
   for (const auto& [cost, c] : ranked) {
     EXPECT_EQ(c.vector, 4) << c.name_text().view();
     EXPECT_EQ(c.split_k, 1);
-    EXPECT_DOUBLE_EQ(cost, simt_path::estimate_cost(c, 512, 512, 512, 1));
+    EXPECT_DOUBLE_EQ(cost, simt_path::estimate_cost(c, 4096, 4096, 512, 1));
   }
   // Odd K and N: neither operand can take vectors.
   const auto odd = square(dtype::f32, 512, 33, 33);

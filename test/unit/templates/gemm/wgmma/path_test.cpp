@@ -26,7 +26,7 @@ using rocmtpl::templates::wgmma_path;
 
 static_assert(rocmtpl::templates::gemm_path<wgmma_path>);
 static_assert(wgmma_path::name == "wgmma" && wgmma_path::family == gemm_path_family::tiled);
-static_assert(!wgmma_path::splits_k_statically);
+static_assert(wgmma_path::splits_k_statically);  // static K slices for few-tile problems
 
 wgmma_config hopper_tile(int bm, int bn, int stages) { return {.block_m = bm, .block_n = bn, .stages = stages}; }
 
@@ -87,11 +87,17 @@ TEST(GemmWgmmaPath, ProblemConfigsOnlyWhereThePathServes) {
     return wgmma_path::problem_configs(v, rank_request(v, hints, split));
   };
   const auto f16 = square(dtype::f16, M, N, K);
+  // 512 x 512 has fewer tiles than SMs for every tile: static 2 and 4 slices of K = 512 (8 steps
+  // of 64) per configuration; 4096 x 4096 has enough for each, so no variants.
   const auto ranked = configs(f16, h);
-  ASSERT_EQ(ranked.size(), 4U);
-  for (const auto& [cost, c] : ranked) EXPECT_DOUBLE_EQ(cost, wgmma_path::estimate_cost(c, 512, 512, 512, 1));
-  // Runtime split-K: 2 and 4 slices of K = 512 (8 steps of 64) per configuration.
+  ASSERT_EQ(ranked.size(), 4U * 3);
+  for (const auto& [cost, c] : ranked) {
+    EXPECT_DOUBLE_EQ(cost, wgmma_path::estimate_cost(c, 512, 512, 512, 1));
+  }
+  EXPECT_EQ(configs(f16, {{"M", 4096}, {"N", 4096}, {"K", 512}}).size(), 4U);
+  // Runtime split-K: the same slices, whatever the tile count.
   EXPECT_EQ(configs(f16, h, true).size(), 4U * 3);
+  EXPECT_EQ(configs(f16, {{"M", 4096}, {"N", 4096}, {"K", 512}}, true).size(), 4U * 3);
   // f32, sizes neither static nor hinted, K not a multiple of 8, a column-major W: none.
   EXPECT_TRUE(configs(square(dtype::f32, M, N, K), h).empty());
   EXPECT_TRUE(configs(f16, {}).empty());
