@@ -5,8 +5,8 @@
 /// @brief The GEMM template family: gathers its headers under templates/gemm/.
 ///
 /// - gemm/config.hpp: gemm_options and bias_dim (problem-level options);
-/// - gemm/<path>/: one unit per math path (simt, mma: mma.sync and MFMA, wgmma, skinny,
-///   skinny_mma): its configuration type, search space, validity rules, cost model and render;
+/// - gemm/simt/, mma/ (mma.sync and MFMA), wgmma/, skinny/, skinny_mma/: one unit per math path,
+///   each with its configuration type, search space, validity rules, cost model and render;
 /// - gemm/path.hpp: the gemm_path concept the units meet; gemm/paths.hpp: their list and
 ///   gemm_config, the variant over their configurations;
 /// - gemm/problem.hpp: the checked problem view of a template context;

@@ -3,7 +3,7 @@
 
 /// @file
 /// @brief The GEMM's problem-level options (gemm_options, bias_dim). The tunable configuration is
-/// per path: templates/gemm/<path>/config.hpp, and gemm_config (templates/gemm/paths.hpp) is the
+/// per path: config.hpp in each path's folder under templates/gemm/, and gemm_config (templates/gemm/paths.hpp) is the
 /// variant over them.
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 /// @file
 /// @brief What the GEMM paths' cost models share: the analytic estimate of a configuration's time
 /// for a problem size (arbitrary units; only the order matters), on an H100-sized GPU (132 SMs).
-/// Each path's own terms are in its folder (`<path>::estimate_cost()`); gemm_estimate_cost()
+/// Each path's own terms are in its folder (each unit's `estimate_cost()`); gemm_estimate_cost()
 /// dispatches to them.
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 #pragma once
 
 /// @file
-/// @brief What a GEMM path is: the `gemm_path` concept every unit under templates/gemm/<path>/
+/// @brief What a GEMM path is: the `gemm_path` concept every unit under templates/gemm/ (one folder per path)
 /// meets (its configuration type, search space, validity rules, cost model, per-problem ranking,
 /// render), and what the paths share to rank a problem (gemm_rank_request).
 

@@ -7,7 +7,7 @@
 /// Inputs in template order: X [M, K] or [B, M, K], W [K, N] or [B, K, N], then optionally Bias and
 /// Residual (see gemm_options). Any strides and offsets, static or symbolic sizes, fp32
 /// accumulation; f32, f16 and bf16 operands, epilogue inputs and output (the output dtype is a
-/// free cast). Five math paths (gemm_path_list; one unit each under templates/gemm/<path>/):
+/// free cast). Five math paths (gemm_path_list; one unit each, a folder under templates/gemm/):
 /// - SIMT (`simt_config`): fp32 FMA register tiles, any dtypes (the fp32 path; no TF32);
 /// - matrix cores (`mma_config`): X and W both f16 or both bf16, on mma.sync (NVIDIA sm_80+, cp.async
 ///   multi-stage pipeline, ldmatrix) or MFMA (AMD gfx90a, gfx940), chosen in the rendered source by
