@@ -38,6 +38,20 @@ struct gemm_block_shape {
   double efficiency = 1.0;  // the path's measured efficiency of this tile shape
 };
 
+// The block shape of a SIMT or matrix-core configuration `c` with the path's `efficiency`.
+template <class Config>
+[[nodiscard]] gemm_block_shape block_shape(const Config& c, double efficiency) {
+  return {.block_m = c.block_m,
+          .block_n = c.block_n,
+          .block_k = c.block_k,
+          .stages = c.stages,
+          .split_k = c.split_k,
+          .threads = c.threads(),
+          .shared_bytes = c.shared_bytes(),
+          .registers = c.register_estimate(),
+          .efficiency = efficiency};
+}
+
 // The time of the block-tiled SIMT and matrix-core kernels: residency per SM (228 KiB of shared
 // memory, 2048 threads, 64 Ki registers, 32 blocks), rounds of resident blocks, latency hiding by
 // the warps resident per SM (one resident block of 8 warps stalls at its barriers: f32

@@ -72,9 +72,14 @@ ROCMTPL_INLINE void check_gemm_renderable(const gemm_config& config, const gemm_
     using path = typename decltype(p)::type;
     if (auto why = path::unsupported(c, v, options)) throw invalid_argument_error(*why);
     if (c.split_k != 1 && !options.runtime_split_k && !path::splits_k_statically) {
+      std::string statically;  // the paths that split K without the option, from the list
+      gemm_path_list::for_each([&](auto q) {
+        if (decltype(q)::type::splits_k_statically)
+          statically += (statically.empty() ? "" : ", ") + std::string(decltype(q)::type::name);
+      });
       throw invalid_argument_error("rocmtpl: gemm: config " + c.name_text().str() +
-                                   " splits K but gemm_options::runtime_split_k is off; turn it on (SIMT and skinny "
-                                   "configurations split K statically)");
+                                   " splits K but gemm_options::runtime_split_k is off; turn it on (the " + statically +
+                                   " paths split K statically)");
     }
   });
 }

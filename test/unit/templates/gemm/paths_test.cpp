@@ -283,7 +283,8 @@ TEST(GemmConfig, RenderableSplitsAndTheirWorkspace) {
   } catch (const rocmtpl::invalid_argument_error& e) {
     EXPECT_EQ(std::string(e.what()),
               "rocmtpl: gemm: config mma_bm64_bn64_bk32_wm32_wn32_g8_s3_v8_sk2 splits K but "
-              "gemm_options::runtime_split_k is off; turn it on (SIMT and skinny configurations split K statically)");
+              "gemm_options::runtime_split_k is off; turn it on (the wgmma, simt, skinny_mma, skinny paths split K "
+              "statically)");
   }
   EXPECT_NO_THROW(tpl::detail::check_gemm_renderable(hopper(128, 128, 6).with_split_k(2), v, {}));  // static slices
   EXPECT_NO_THROW(

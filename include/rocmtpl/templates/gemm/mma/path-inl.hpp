@@ -44,16 +44,7 @@ ROCMTPL_INLINE double mma_path::estimate_cost(const mma_config& c, std::int64_t 
   eff *= std::pow(std::min(1.0, intensity(c.warp_m, c.warp_n) / 32.0), 0.5);
   eff *= c.stages >= 3 ? 1.0 : 0.85;
   eff *= c.block_k >= 64 ? 1.0 : 0.94;
-  return detail::gemm_block_tiled_cost({.block_m = c.block_m,
-                                        .block_n = c.block_n,
-                                        .block_k = c.block_k,
-                                        .stages = c.stages,
-                                        .split_k = c.split_k,
-                                        .threads = c.threads(),
-                                        .shared_bytes = c.shared_bytes(),
-                                        .registers = c.register_estimate(),
-                                        .efficiency = eff},
-                                       m, n, k, batch);
+  return detail::gemm_block_tiled_cost(detail::block_shape(c, eff), m, n, k, batch);
 }
 
 ROCMTPL_INLINE std::vector<std::pair<double, mma_config>> mma_path::problem_configs(const detail::gemm_view& v,

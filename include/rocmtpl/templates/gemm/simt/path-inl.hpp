@@ -42,16 +42,7 @@ ROCMTPL_INLINE double simt_path::estimate_cost(const simt_config& c, std::int64_
   eff *= std::pow(std::min(1.4, intensity(c.thread_m, c.thread_n) / 4.0), 0.8);
   eff *= std::pow(std::min(1.4, intensity(c.block_m, c.block_n) / 64.0), 0.3);
   eff *= c.block_k >= 16 ? 1.0 : 0.98;
-  return detail::gemm_block_tiled_cost({.block_m = c.block_m,
-                                        .block_n = c.block_n,
-                                        .block_k = c.block_k,
-                                        .stages = c.stages,
-                                        .split_k = c.split_k,
-                                        .threads = c.threads(),
-                                        .shared_bytes = c.shared_bytes(),
-                                        .registers = c.register_estimate(),
-                                        .efficiency = eff},
-                                       m, n, k, batch);
+  return detail::gemm_block_tiled_cost(detail::block_shape(c, eff), m, n, k, batch);
 }
 
 ROCMTPL_INLINE std::vector<std::pair<double, simt_config>> simt_path::problem_configs(const detail::gemm_view& v,
