@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: MIT
-// Epilogue fusion speed on the GPU (issues 12 and 25), in one program. Per chain and shape (fp16,
-// M = N = 4096) it times three modules on the same inputs:
-//   fused    y = chain(x @ w) in one kernel (the GEMM applies the chain per output element),
-//   unfused  the GEMM, then the chain's pointwise kernel over h = x @ w,
-//   plain    h = x @ w alone in the same configuration (the fused kernel's cost floor),
+// Epilogue fusion speed on the GPU (issues 12 and 25), in one program.
+// Per chain and shape (fp16, M = N = 4096) it times these modules on the same inputs:
+//   fused     y = chain(x @ w) in one kernel (the GEMM applies the chain per output element),
+//   fused_pp  the same in the fastest ping-pong Hopper configuration (the chain runs under the
+//             other consumer warpgroup's main loop),
+//   unfused   the GEMM, then the chain's pointwise kernel over h = x @ w,
+//   plain     h = x @ w alone in the tuned configuration (the fused kernels' cost floor), and
+//             plain_gemm_pp in the ping-pong one,
 // and per shape cuBLAS's h = x @ w (cublasGemmEx, dlopen'ed, fp32 accumulation).
 // Chains (the list printed at start, with indices): every chain of test::fusion::every_op_chains()
 // (together every epilogue op and broadcast) at K = 1024, and issue 25's two headline chains,
 //   bias_gelu_mul        gelu(x @ w + bias[N]) * d[M, N]
 //   scale_silu_mul_full  silu(0.5 * (x @ w)) * d[M, N]
 // at K = 1024, 2048 and 4096. A shape's GEMM configuration is the autotuned winner of its plain GEMM
-// (the first ROCMTPL_FUSION_CANDIDATES ranked configurations, default 8), shared by all its modules;
-// a shape is tuned and its modules compiled (in parallel) when its first benchmark runs.
+// (the first ROCMTPL_FUSION_CANDIDATES ranked configurations, default 8), shared by its modules but
+// the _pp ones, which take the fastest ping-pong candidate of the same tuning run; the summary
+// picks the faster fused module of the two (as a tuner timing the fused kernels would) and
+// compares it with the tuned plain GEMM. A shape is tuned and its modules compiled (in parallel)
+// when its first benchmark runs.
 // Times: GPU events around batches of back-to-back module runs; Time is per run (manual time);
 // counters ms and TFLOP/s of the GEMM part. The summary table gives per chain and shape the fused
 // speed-up over unfused and the fused overhead over the plain GEMM, with a verdict against issue
@@ -156,8 +162,13 @@ fu::gemm_problem problem(std::int64_t k) {
   return p;
 }
 
-// The plain GEMM's autotuned configuration.
-templates::gemm_config tune(const fu::gemm_problem& p) {
+struct tuned {
+  templates::gemm_config best;      // the plain GEMM's winner
+  templates::gemm_config pingpong;  // the fastest ping-pong candidate (else the first ranked one)
+};
+
+// The plain GEMM's autotuned configuration and its fastest ping-pong one.
+tuned tune(const fu::gemm_problem& p) {
   rocm_template<templates::gemm_policy> t(
       templates::gemm_policy(),
       {buffer("x", layout::row_major(p.type, {p.m, p.k})), buffer("w", layout::row_major(p.type, {p.k, p.n}))},
@@ -170,7 +181,22 @@ templates::gemm_config tune(const fu::gemm_problem& p) {
   const auto report = autotune(t, {}, o);
   if (report.best() == nullptr) throw std::runtime_error("no GEMM candidate ran: " + report.summary());
   const auto ranked = t.policy().configs(t.context(), {});
-  return ranked.at(*report.winner);
+  const auto is_pp = [](const templates::gemm_config& c) {
+    const auto* w = c.get_if<templates::wgmma_config>();
+    return w != nullptr && w->pingpong != 0;
+  };
+  std::optional<std::size_t> pp;
+  for (std::size_t i = 0; i < report.candidates.size() && i < ranked.size(); ++i) {
+    const auto& m = report.candidates[i].result;
+    if (!is_pp(ranked[i]) || m.status != candidate_status::ok) continue;
+    if (!pp || m.median_ms < report.candidates[*pp].result.median_ms) pp = i;
+  }
+  if (!pp) {
+    const auto first = std::find_if(ranked.begin(), ranked.end(), is_pp);
+    if (first == ranked.end()) throw std::runtime_error("no ping-pong configuration ranked");
+    pp = static_cast<std::size_t>(first - ranked.begin());
+  }
+  return {ranked.at(*report.winner), ranked.at(*pp)};
 }
 
 module_source plain_module(const fu::gemm_problem& p) {
@@ -194,12 +220,14 @@ struct module_run {
   std::vector<buffer> inputs, outputs;
 };
 
-// A module's name in benchmark names, results and shape::modules: "plain_gemm", "<chain>/fused", "<chain>/unfused".
+// A module's name in benchmark names, results and shape::modules: "plain_gemm", "plain_gemm_pp",
+// "<chain>/fused", "<chain>/fused_pp", "<chain>/unfused".
 std::string module_key(const std::string& chain, bool fused) { return chain + (fused ? "/fused" : "/unfused"); }
+std::string pp_key(const std::string& chain) { return chain + "/fused_pp"; }
 
 struct shape {
   std::string error;  // tuning or setup failed: every benchmark of the shape skips with it
-  std::string config;
+  std::string config, pp_config;
   std::map<std::string, module_run> modules;     // by module_key()
   std::map<std::string, device_buffer> buffers;  // by graph name, shared by the shape's modules
   device_buffer workspace;                       // the largest any of them needs
@@ -272,10 +300,14 @@ void allocate(shape& s) {
 void build(shape& s, std::int64_t k) {
   auto p = problem(k);
   std::fprintf(stderr, "fusion_bench: K = %lld: tuning the plain GEMM\n", static_cast<long long>(k));
-  p.config = tune(p);
+  const auto configs = tune(p);
+  p.config = configs.best;
   s.config = p.config.name();
-  std::vector<module_source> sources{plain_module(p)};
-  std::vector<std::string> keys{"plain_gemm"};
+  auto pp = p;
+  pp.config = configs.pingpong;
+  s.pp_config = pp.config.name();
+  std::vector<module_source> sources{plain_module(p), plain_module(pp)};
+  std::vector<std::string> keys{"plain_gemm", "plain_gemm_pp"};
   for (const auto& r : plan()) {
     if (r.k != k) continue;
     for (const bool fuse : {true, false}) {
@@ -283,12 +315,15 @@ void build(shape& s, std::int64_t k) {
                                               {r.chain.chain}, p.type, fuse));
       keys.push_back(module_key(r.chain.name, fuse));
     }
+    sources.push_back(fu::emit_chain_module("fusion_" + r.chain.name + "_fused_pp", pp, {r.chain.chain}, p.type, true));
+    keys.push_back(pp_key(r.chain.name));
   }
-  std::fprintf(stderr, "fusion_bench: K = %lld: %s; compiling %zu modules\n", static_cast<long long>(k),
-               s.config.c_str(), sources.size());
+  std::fprintf(stderr, "fusion_bench: K = %lld: %s, ping-pong %s; compiling %zu modules\n",
+               static_cast<long long>(k), s.config.c_str(), s.pp_config.c_str(), sources.size());
   auto runs = compile_all(sources);
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (keys[i].ends_with("/fused") && sources[i].calls.size() != 1 && runs[i].error.empty()) {
+    if ((keys[i].ends_with("/fused") || keys[i].ends_with("/fused_pp")) && sources[i].calls.size() != 1 &&
+        runs[i].error.empty()) {
       runs[i].error = "not fused: " + (sources[i].notes.empty() ? std::string("?") : sources[i].notes[0]);
     }
     s.modules[keys[i]] = std::move(runs[i]);
@@ -367,7 +402,7 @@ void run_module(benchmark::State& state, std::int64_t k, const std::string& key)
   auto launch = [&] { r.mod->run(in, out, {}, s.workspace.get(), st.get()); };
   try {
     results()[bench_name(key, k)] = time_launches(state, st, gemm_flops(k), launch);
-    state.SetLabel(s.config);
+    state.SetLabel(key.ends_with("_pp") ? s.pp_config : s.config);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -401,10 +436,11 @@ void register_benchmarks() {
   auto add = [](benchmark::internal::Benchmark* b) { b->UseManualTime()->Unit(benchmark::kMicrosecond); };
   for (const auto k : plan_ks()) {
     add(benchmark::RegisterBenchmark(bench_name("cublas", k).c_str(), run_cublas, k));
-    std::vector<std::string> keys{"plain_gemm"};
+    std::vector<std::string> keys{"plain_gemm", "plain_gemm_pp"};
     for (const auto& r : plan()) {
       if (r.k != k) continue;
       keys.push_back(module_key(r.chain.name, true));
+      keys.push_back(pp_key(r.chain.name));
       keys.push_back(module_key(r.chain.name, false));
     }
     for (const auto& key : keys) add(benchmark::RegisterBenchmark(bench_name(key, k).c_str(), run_module, k, key));
@@ -415,49 +451,58 @@ std::string shape_text(std::int64_t k) {
   return std::to_string(m_size) + "x" + std::to_string(n_size) + "x" + std::to_string(k);
 }
 
-const char* verdict(bool fast, bool cheap) {
-  if (fast && cheap) return "met";
-  if (fast) return "missed (overhead)";
-  return cheap ? "missed (speed-up)" : "missed (both)";
-}
-
-// One row of the summary: the times, the speed-up, the overhead and the verdict against issue 25's goals.
-void print_row(const run_case& c) {
-  auto& r = results();
-  const auto plain = bench_name("plain_gemm", c.k), fused = bench_name(module_key(c.chain.name, true), c.k),
-             unfused = bench_name(module_key(c.chain.name, false), c.k);
-  if (!r.count(plain) || !r.count(fused) || !r.count(unfused)) {
-    std::printf("%-26s %-15s %s\n", c.chain.name.c_str(), shape_text(c.k).c_str(), "skipped (see above)");
-    return;
-  }
-  const double speed_up = r[unfused] / r[fused];
-  const double overhead = (r[fused] / r[plain] - 1.0) * 100.0;
-  const double limit = c.k >= 2048 ? 10.0 : 15.0;
-  std::printf("%-26s %-15s %9.4f %9.4f %10.4f %8.2fx %+8.1f%%  %s\n", c.chain.name.c_str(), shape_text(c.k).c_str(),
-              r[plain], r[fused], r[unfused], speed_up, overhead, verdict(speed_up >= 1.5, overhead <= limit));
-}
-
 std::string fixed(double v, int digits) {
   char text[32];
   std::snprintf(text, sizeof text, "%.*f", digits, v);
   return text;
 }
 
+const char* verdict(bool fast, bool cheap) {
+  if (fast && cheap) return "met";
+  if (fast) return "missed (overhead)";
+  return cheap ? "missed (speed-up)" : "missed (both)";
+}
+
+// One row of the summary: the times (fused: the faster of the tuned and the ping-pong
+// configuration, marked "pp" when ping-pong), the speed-up, the overhead over the tuned plain
+// GEMM and the verdict against issue 25's goals.
+void print_row(const run_case& c) {
+  auto& r = results();
+  const auto plain = bench_name("plain_gemm", c.k), coop = bench_name(module_key(c.chain.name, true), c.k),
+             pp = bench_name(pp_key(c.chain.name), c.k), unfused = bench_name(module_key(c.chain.name, false), c.k);
+  if (!r.count(plain) || (!r.count(coop) && !r.count(pp)) || !r.count(unfused)) {
+    std::printf("%-26s %-15s %s\n", c.chain.name.c_str(), shape_text(c.k).c_str(), "skipped (see above)");
+    return;
+  }
+  const bool use_pp = r.count(pp) && (!r.count(coop) || r[pp] < r[coop]);
+  const double fused = use_pp ? r[pp] : r[coop];
+  const double speed_up = r[unfused] / fused;
+  const double overhead = (fused / r[plain] - 1.0) * 100.0;
+  const double limit = c.k >= 2048 ? 10.0 : 15.0;
+  const std::string tuned_fused = r.count(coop) ? fixed(r[coop], 4) : "-";
+  std::printf("%-26s %-15s %9.4f %9s %9.4f%-3s %10.4f %8.2fx %+8.1f%%  %s\n", c.chain.name.c_str(),
+              shape_text(c.k).c_str(), r[plain], tuned_fused.c_str(), fused, use_pp ? " pp" : "", r[unfused],
+              speed_up, overhead, verdict(speed_up >= 1.5, overhead <= limit));
+}
+
 void print_summary() {
   std::printf(
       "\nfusion summary (fp16; goals: fused/unfused >= 1.5x; fused over plain <= +15%% at K < 2048, "
       "<= +10%% at K >= 2048)\n");
-  std::printf("%-26s %-15s %9s %9s %10s %9s %9s  %s\n", "chain", "M x N x K", "plain ms", "fused ms", "unfused ms",
-              "speed-up", "overhead", "verdict");
+  std::printf("%-26s %-15s %9s %9s %12s %10s %9s %9s  %s\n", "chain", "M x N x K", "plain ms", "tuned ms",
+              "fused ms", "unfused ms", "speed-up", "overhead", "verdict");
   for (const auto& c : plan()) print_row(c);
-  std::printf("\n%-15s %10s %13s  %s\n", "M x N x K", "cuBLAS ms", "plain/cuBLAS", "configuration");
+  std::printf("\n%-15s %10s %13s %13s  %s\n", "M x N x K", "cuBLAS ms", "plain/cuBLAS", "plain_pp ms",
+              "configurations (tuned; ping-pong)");
   auto& r = results();
   for (const auto& [k, s] : shapes()) {
-    const auto blas = bench_name("cublas", k), plain = bench_name("plain_gemm", k);
+    const auto blas = bench_name("cublas", k), plain = bench_name("plain_gemm", k), pp = bench_name("plain_gemm_pp", k);
     const std::string b = r.count(blas) ? fixed(r[blas], 4) : "-";
     const std::string ratio = r.count(blas) && r.count(plain) ? fixed(r[plain] / r[blas], 3) + "x" : "-";
-    std::printf("%-15s %10s %13s  %s\n", shape_text(k).c_str(), b.c_str(), ratio.c_str(),
-                s.error.empty() ? s.config.c_str() : "(setup failed)");
+    const std::string pp_ms = r.count(pp) ? fixed(r[pp], 4) : "-";
+    const std::string configs = s.error.empty() ? s.config + "; " + s.pp_config : "(setup failed)";
+    std::printf("%-15s %10s %13s %13s  %s\n", shape_text(k).c_str(), b.c_str(), ratio.c_str(), pp_ms.c_str(),
+                configs.c_str());
   }
 }
 

@@ -339,7 +339,7 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
   harness h;
   std::vector<check_case> cases;
   const auto hopper = templates::wgmma_path::search_space();
-  ASSERT_EQ(hopper.size(), 4U);
+  ASSERT_EQ(hopper.size(), 6U);  // four cooperative tilings, two ping-pong ones
   const std::vector<size_hints> shapes{{{"M", 333}, {"N", 200}, {"K", 264}},
                                        {{"M", 1000}, {"N", 1536}, {"K", 1032}},
                                        {{"M", 1}, {"N", 72}, {"K", 64}},
@@ -429,9 +429,14 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
         }
       }
     }
+    // More tiles than SMs: each block takes 2 or 3 tiles, so ping-pong's turns (a warpgroup's
+    // second tile after the other's) run.
+    const size_hints many{{"M", 2100}, {"N", 2056}, {"K", 520}};
     for (const auto& c : hopper) {
-      cases.push_back({n + " hopper", t, {}, c, shapes});
-      cases.push_back({n + " hopper bias[N] relu", biased, relu, c, {wide, shapes[0]}});
+      auto plain_shapes = shapes;
+      if (c.pingpong != 0) plain_shapes.push_back(many);
+      cases.push_back({n + " hopper", t, {}, c, plain_shapes});
+      cases.push_back({n + " hopper bias[N] relu", biased, relu, c, {wide, c.pingpong != 0 ? many : shapes[0]}});
       cases.push_back({n + " hopper silu residual cast", cast, silu, c, {wide}});
       check_case sigmoid{n + " hopper addmm sigmoid", addmm, sig, c, {wide}};
       // Measured on the H100 (ptxas, CUDA 13.0): 4 bytes of spill stores/loads on the 128 x 256 tile

@@ -167,6 +167,12 @@ std::vector<path_case> gpu_paths() {
   h.config = h.config.with_split_k(3);
   h.options.runtime_split_k = true;
   out.push_back({"hopper_f16_split_k", h, true});
+  // Ping-pong (each consumer warpgroup its own 64 x 256 tiles): N = 4096 gives 144 tiles at M = 517,
+  // more than the SMs, so some blocks run a second tile while the first one's chain runs.
+  h.config = templates::wgmma_config{.block_m = 64, .block_n = 256, .stages = 4, .pingpong = 1};
+  h.options.runtime_split_k = false;
+  h.n = sym_expr(4096);
+  out.push_back({"hopper_f16_pingpong", h, true});
   return out;
 }
 

@@ -443,7 +443,7 @@ int hgmma_count(const std::filesystem::path& lib) {
 TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
   if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not found";
   auto builds = hopper_builds();
-  // CI: 128x256, 128x256 split-K, symbolic bf16, plain f16.
+  // CI: 128x256, the two ping-pong tilings, 128x256 split-K, symbolic bf16, plain f16.
   if (!compile_all()) builds.erase(builds.begin() + 1, builds.begin() + 4);
   const auto libs = check_builds(builds, platform::nvidia, {"sm_90a"});
   ASSERT_EQ(libs.size(), builds.size());

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 namespace {
 using namespace gemm_test;
 using rocmtpl::templates::gemm_problem_configs;
+using rocmtpl::templates::wgmma_path;
 
 // block_m * block_n of a tiled configuration (SIMT, matrix cores, Hopper); 0 for a skinny one.
 int tile_area(const gemm_config& c) {
@@ -125,7 +127,7 @@ TEST(GemmSearchSpace, HopperRanksFirstForLargeF16AndBf16Problems) {
     const auto first_mma =
         std::find_if(ranked.begin(), ranked.end(), [](const gemm_config& c) { return c.holds<mma_config>(); });
     ASSERT_NE(first_mma, ranked.end());
-    EXPECT_EQ(first_mma - ranked.begin(), 4);
+    EXPECT_EQ(first_mma - ranked.begin(), static_cast<std::ptrdiff_t>(wgmma_path::search_space().size()));
   }
   // Small problems: the 128x64 tile first.
   auto small = square(dtype::f16, 1024, 1024, 1024);
@@ -220,16 +222,17 @@ TEST(GemmSearchSpace, HopperSplitKVariantsFillTheMachineWhereTilesAreFew) {
     return std::count_if(list.begin(), list.end(),
                          [](const gemm_config& c) { return c.holds<wgmma_config>() && c.split_k() > 1; });
   };
-  EXPECT_EQ(hopper_splits(ranked), 4 * 4);  // 4 configs x {2, 4, 8, 16}
+  const auto tilings = static_cast<std::ptrdiff_t>(wgmma_path::search_space().size());
+  EXPECT_EQ(hopper_splits(ranked), tilings * 4);  // every tiling x {2, 4, 8, 16}
   // K = 512: 8 steps of 64, so only 2 and 4 slices.
-  EXPECT_EQ(hopper_splits(gemm_problem_configs(view, true, {{"M", 128}, {"N", 128}, {"K", 512}})), 4 * 2);
+  EXPECT_EQ(hopper_splits(gemm_problem_configs(view, true, {{"M", 128}, {"N", 128}, {"K", 512}})), tilings * 2);
   const auto big = gemm_problem_configs(view, true, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
   EXPECT_TRUE(big.front().holds<wgmma_config>()) << big.front().name();
   EXPECT_EQ(big.front().split_k(), 1) << big.front().name();
   // Without runtime split-K the same variants come as static K slices (one tile: fewer than the
   // SMs), and a split one still ranks first; with many tiles there are none.
   const auto static_ranked = gemm_problem_configs(view, false, {{"M", 128}, {"N", 128}, {"K", 16384}});
-  EXPECT_EQ(hopper_splits(static_ranked), 4 * 4);
+  EXPECT_EQ(hopper_splits(static_ranked), tilings * 4);
   EXPECT_GT(static_ranked.front().split_k(), 1) << static_ranked.front().name();
   EXPECT_EQ(hopper_splits(gemm_problem_configs(view, false, {{"M", 8192}, {"N", 8192}, {"K", 4096}})), 0);
 }

@@ -24,14 +24,19 @@ struct gemm_wgmma_facts {
   static constexpr int consumer_registers = 232;                      ///< setmaxnreg of the consumer warpgroups
 };
 
-/// @brief One Hopper tiling: a structural aggregate (usable as an NTTP). Each of the two consumer
-/// warpgroups computes block_m / 2 rows by block_n columns (one wgmma N).
+/// @brief One Hopper tiling: a structural aggregate (usable as an NTTP).
+///
+/// Cooperative (pingpong = 0): the two consumer warpgroups share each output tile, block_m / 2
+/// rows each. Ping-pong (pingpong = 1): each consumer warpgroup owns whole tiles, the block's
+/// tiles dealt to them in turn, so that one's epilogue runs while the other's wgmma keep the
+/// tensor cores busy (the producer fills the ring in tile order, which makes them take turns).
 struct wgmma_config {
-  int block_m = 128;  ///< rows of Y per block (2 x a multiple of 64, at most 256)
-  int block_n = 256;  ///< columns of Y per block: the wgmma N (64, 128, 192 or 256)
-  int group_m = 8;    ///< blocks grouped along M for L2 reuse
+  int block_m = 128;  ///< rows of Y per tile (cooperative: 2 x a multiple of 64; ping-pong: a multiple of 64; at most 256)
+  int block_n = 256;  ///< columns of Y per tile: the wgmma N (64, 128, 192 or 256)
+  int group_m = 8;    ///< tiles grouped along M for L2 reuse
   int stages = 4;     ///< shared-memory buffers of the TMA pipeline (2 to 16)
-  int split_k = 1;    ///< K slices (only with gemm_options::runtime_split_k: the entry's split_k)
+  int split_k = 1;    ///< K slices (statically, or the entry's split_k with gemm_options::runtime_split_k)
+  int pingpong = 0;   ///< 1: each consumer warpgroup owns whole tiles (ping-pong); 0: they share one (cooperative)
 
   /// @brief The path's name in the serialised form ("math" of describe()).
   static constexpr std::string_view math = "wgmma";
@@ -40,8 +45,10 @@ struct wgmma_config {
   /// @brief Elements per global access: 16-byte TMA rows and stores.
   static constexpr int vector = 8;
 
-  /// @brief Rows of one consumer warpgroup (block_m / 2).
-  [[nodiscard]] constexpr int warp_m() const noexcept { return block_m / gemm_wgmma_facts::consumers; }
+  /// @brief Consumer warpgroups computing one tile: 2 cooperative, 1 ping-pong.
+  [[nodiscard]] constexpr int tile_consumers() const noexcept { return pingpong != 0 ? 1 : gemm_wgmma_facts::consumers; }
+  /// @brief Rows of one consumer warpgroup (block_m / 2 cooperative, block_m ping-pong).
+  [[nodiscard]] constexpr int warp_m() const noexcept { return block_m / tile_consumers(); }
   /// @brief Columns of one consumer warpgroup (block_n: one wgmma N).
   [[nodiscard]] constexpr int warp_n() const noexcept { return block_n; }
   /// @brief Threads per block: the producer and the consumer warpgroups.
@@ -67,9 +74,11 @@ struct wgmma_config {
     if (block_m <= 0 || block_n <= 0 || group_m <= 0 || stages <= 0 || split_k <= 0) {
       return "every field must be positive";
     }
-    if (block_m % (gemm_wgmma_facts::consumers * 64) != 0) {
+    if (pingpong != 0 && pingpong != 1) return "wgmma pingpong must be 0 (cooperative) or 1 (ping-pong)";
+    if (pingpong == 0 && block_m % (gemm_wgmma_facts::consumers * 64) != 0) {
       return "wgmma block_m must be 2 x a multiple of 64 (two consumer warpgroups of m64 blocks)";
     }
+    if (pingpong == 1 && block_m % 64 != 0) return "wgmma ping-pong block_m must be a multiple of 64 (m64 blocks)";
     if (block_m > 256) return "wgmma block_m above 256 (one TMA box holds at most 256 rows)";
     if (block_n != 64 && block_n != 128 && block_n != 192 && block_n != 256) {
       return "wgmma block_n must be 64, 128, 192 or 256";
@@ -83,7 +92,7 @@ struct wgmma_config {
     return std::nullopt;
   }
 
-  /// @brief `wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8` (`_sk<n>` when K is split).
+  /// @brief `wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8` (then `_pp` when ping-pong, `_sk<n>` when K is split).
   [[nodiscard]] constexpr static_string<192> name_text() const {
     static_string<192> s("wgmma_");
     const auto field = [&s](std::string_view prefix, int v) {
@@ -98,10 +107,12 @@ struct wgmma_config {
     field("_g", group_m);
     field("_s", stages);
     field("_v", vector);
+    if (pingpong != 0) s += "_pp";
     if (split_k != 1) field("_sk", split_k);
     return s;
   }
-  /// @brief Calls `f(name, value)` for every member, in declaration order (to_text()).
+  /// @brief Calls `f(name, value)` for every member, in declaration order (to_text()); pingpong
+  /// only when set, so that a cooperative configuration reads as it did before the field existed.
   template <class F>
   constexpr void visit_fields(F&& f) const {
     f("block_m", block_m);
@@ -109,6 +120,7 @@ struct wgmma_config {
     f("group_m", group_m);
     f("stages", stages);
     f("split_k", split_k);
+    if (pingpong != 0) f("pingpong", pingpong);
   }
 
   /// @brief Member-wise equality.

@@ -9,7 +9,11 @@
 /// tiles into a ring of `stages` shared-memory stages with the bulk tensor copy engine (TMA,
 /// 128-byte swizzle), completing on "full" mbarriers; two consumer warpgroups run
 /// `wgmma.mma_async` m64nNk16 (A = X tile, K-major; B = W tile, N-major) with fp32 accumulators
-/// and hand each stage back on its "empty" mbarrier. Persistent grid, group-M tile order. Runtime
+/// and hand each stage back on its "empty" mbarrier. Persistent grid, group-M tile order. The two
+/// consumer warpgroups share each tile (cooperative: `tile_consumers` 2) or take the block's tiles
+/// in turn (ping-pong: `tile_consumers` 1): then one warpgroup's epilogue runs while the other's
+/// wgmma use the tensor cores, and a pair of named barriers keeps the turns in ring order (a
+/// warpgroup starts its tile's k-blocks only after the other has taken its last one). Runtime
 /// split-K (gemm_options::runtime_split_k, split_k above 1): the grid walks (K slice, tile) units
 /// and writes fp32 partials to the workspace; the GEMM's split-K reduction kernel (render.hpp)
 /// sums them and applies the epilogue. The
@@ -71,7 +75,8 @@ namespace gemm_sm90 {
 [[maybe_unused]] constexpr int epi_row = 72;  // staged row: 64 values + 8 of padding (144 B: no bank conflicts)
 [[maybe_unused]] constexpr int epi_bytes = consumers * 4 * 16 * epi_row * 2;
 [[maybe_unused]] constexpr int smem_bytes = 1024 + stages * stage_bytes + epi_bytes + 2 * stages * 8 + 16;
-static_assert(block_k == 64 && warp_n == block_n && block_m == consumers * warp_m && mi >= 1, "wgmma tiling");
+static_assert(block_k == 64 && warp_n == block_n && block_m == tile_consumers * warp_m && mi >= 1, "wgmma tiling");
+static_assert(tile_consumers == 1 || tile_consumers == consumers, "cooperative or ping-pong");
 static_assert(smem_bytes == gemm_dynamic_shared && smem_bytes <= 232448, "wgmma shared memory");
 }  // namespace gemm_sm90
 #if defined(ROCMTPL_GEMM_SM90_DEVICE)
@@ -383,6 +388,14 @@ __device__ __forceinline__ void store_partial_m64(const float (&d)[block_n / 2],
         }
     }
 }
+// Ping-pong turns: consumer warpgroup c waits on named barrier 1 + c until the other one passes it
+// (bar.arrive: no wait) after taking the last k-block of the unit before.
+__device__ __forceinline__ void turn_wait(int c) {
+    asm volatile("bar.sync %0, 256;" ::"r"(1 + c) : "memory");
+}
+__device__ __forceinline__ void turn_pass(int c) {
+    asm volatile("bar.arrive %0, 256;" ::"r"(2 - c) : "memory");
+}
 // Work unit u = z * tiles + tile: K slice z (k-blocks [kb_begin, kb_end), balanced, so no slice is
 // empty while split_k <= kblocks) of output tile `tile`. Without split-K one slice holds all of K.
 struct work_unit {
@@ -394,7 +407,8 @@ struct work_unit {
         kb_end = static_cast<int>(static_cast<int64_t>(z + 1) * kblocks / split_k);
     }
 };
-// The persistent kernel body: warpgroup 0 produces, warpgroups 1 and 2 consume (cooperative).
+// The persistent kernel body: warpgroup 0 produces, warpgroups 1 and 2 consume, sharing each unit
+// (cooperative) or taking the block's units in turn (ping-pong, tile_consumers == 1).
 // Work units are dealt out statically (u = blockIdx.x, blockIdx.x + gridDim.x, ...); producer and
 // consumers walk the same units in the same order, so the ring's stage and phase follow from the
 // number of k-blocks taken before. With split_k above 1 the consumers write fp32 partials
@@ -416,7 +430,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
     if (threadIdx.x == 0) {
         for (int s = 0; s < stages; ++s) {
             mbar_init(smem_addr(&full[s]), 1);
-            mbar_init(smem_addr(&empty[s]), consumers * 4);  // one arrival per consumer warp
+            mbar_init(smem_addr(&empty[s]), tile_consumers * 4);  // one arrival per warp computing the tile
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -456,19 +470,25 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
         uint16_t* stage_buf = epi + (c * 4 + warp) * 16 * epi_row;
         float acc[mi][block_n / 2];
         uint64_t taken = 0;  // k-blocks this block consumed before the unit
-        for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+        int turn = 0;        // units of this block before this one
+        for (int64_t u = blockIdx.x; u < units; u += gridDim.x, ++turn) {
             const work_unit w(u, tiles, tiles_m, tiles_n, kblocks, split_k);
             // The producer fills the ring with every unit's k-blocks in order.
             int stage = static_cast<int>(taken % stages);
             uint32_t phase = static_cast<uint32_t>((taken / stages) & 1u);
             taken += static_cast<uint64_t>(w.kb_end - w.kb_begin);
-            const int row0 = w.tm * block_m + c * warp_m;
+            if (tile_consumers == 1 && turn % consumers != c) continue;  // ping-pong: the other warpgroup's unit
+            const int row0 = w.tm * block_m + (tile_consumers == 1 ? 0 : c * warp_m);
             const int n0 = w.tn * block_n;
             tile_bias tb;
             tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
 #if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
             if (split_k == 1) prefetch_chain(p, t, M, N, row0 + warp * 16, n0, lane);
 #endif
+            // Ping-pong: this unit's k-blocks follow the other warpgroup's previous unit in the ring,
+            // so its full barriers can be two phases behind; wait until that warpgroup has taken
+            // its last k-block (then each stage's previous fill is complete and the parity is exact).
+            if (tile_consumers == 1 && turn > 0) turn_wait(c);
             if (w.kb_end == w.kb_begin) {
 #pragma unroll
                 for (int i = 0; i < mi; ++i) {
@@ -479,7 +499,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             int prev = -1;
             for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
                 mbar_wait(smem_addr(&full[stage]), phase);
-                const uint32_t a_base = smem_addr(ring + stage * stage_bytes) + c * warp_m * 128;
+                const uint32_t a_base = smem_addr(ring + stage * stage_bytes) + (tile_consumers == 1 ? 0 : c * warp_m * 128);
                 const uint32_t b_base = smem_addr(ring + stage * stage_bytes) + a_bytes;
                 wgmma_fence();
 #pragma unroll
@@ -501,6 +521,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
                 prev = stage;
                 if (++stage == stages) stage = 0, phase ^= 1;
             }
+            if (tile_consumers == 1 && u + gridDim.x < units) turn_pass(c);  // the next unit may start
             wgmma_wait<0>();
             if (prev >= 0 && lane == 0) mbar_arrive(smem_addr(&empty[prev]));
             if (split_k > 1) {

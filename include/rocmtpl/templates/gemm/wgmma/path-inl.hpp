@@ -34,6 +34,7 @@ ROCMTPL_INLINE void write_wgmma_code(indented_buffer& src, const gemm_plan& plan
   line("block_k", c.block_k);
   line("warp_m", c.warp_m());
   line("warp_n", c.warp_n());
+  line("tile_consumers", c.tile_consumers());
   line("group_m", c.group_m);
   line("stages", c.stages);
   line("gemm_dynamic_shared", c.shared_bytes());
@@ -85,10 +86,13 @@ ROCMTPL_INLINE void write_wgmma_kernel(indented_buffer& src, const gemm_plan& pl
 namespace rocmtpl::templates {
 
 ROCMTPL_INLINE std::vector<wgmma_config> wgmma_path::search_space() {
-  static constexpr std::pair<int, int> blocks[] = {{128, 256}, {256, 128}, {128, 128}, {128, 64}};
+  // (block_m, block_n, pingpong): the cooperative tiles, then the ping-pong ones (one consumer
+  // warpgroup's accumulators: at most 64 x 256 or 128 x 128).
+  static constexpr int blocks[][3] = {{128, 256, 0}, {256, 128, 0}, {128, 128, 0}, {128, 64, 0},
+                                      {128, 128, 1}, {64, 256, 1}};
   std::vector<wgmma_config> out;
-  for (const auto& [bm, bn] : blocks) {
-    wgmma_config c{.block_m = bm, .block_n = bn, .group_m = 8, .stages = 2};
+  for (const auto& [bm, bn, pp] : blocks) {
+    wgmma_config c{.block_m = bm, .block_n = bn, .group_m = 8, .stages = 2, .pingpong = pp};
     while (c.stages < 8) {
       auto more = c;
       ++more.stages;
@@ -106,8 +110,10 @@ ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int6
   const double rounds = std::ceil(t.tiles / detail::gemm_cost_sms);
   const double intensity = static_cast<double>(c.block_m) * c.block_n / (c.block_m + c.block_n);
   const double eff = 2.2 * std::pow(std::min(1.0, intensity / 85.0), 0.8);
-  // Pipeline fill and the epilogue of each tile, in K steps of 64.
-  const double tile_work = static_cast<double>(c.block_m) * c.block_n * (t.k_steps * c.block_k + 64.0 * 3);
+  // Pipeline fill and the epilogue of each tile, in K steps of 64 (ping-pong: the epilogue runs
+  // under the other warpgroup's main loop, the fill stays).
+  const double tail = c.pingpong != 0 ? 64.0 : 64.0 * 3;
+  const double tile_work = static_cast<double>(c.block_m) * c.block_n * (t.k_steps * c.block_k + tail);
   double time = rounds * tile_work / eff;
   if (c.split_k > 1) {
     const double outputs = static_cast<double>(std::max<std::int64_t>(m, 1)) *
@@ -142,11 +148,13 @@ ROCMTPL_INLINE std::optional<std::string> wgmma_path::unsupported_fusion(const w
 }
 
 ROCMTPL_INLINE gemm_config_fields wgmma_path::describe(const wgmma_config& c) {
-  return {{"math", std::string(wgmma_config::math)},        {"block_m", std::to_string(c.block_m)},
+  gemm_config_fields out{{"math", std::string(wgmma_config::math)},        {"block_m", std::to_string(c.block_m)},
           {"block_n", std::to_string(c.block_n)},           {"block_k", std::to_string(wgmma_config::block_k)},
           {"warp_m", std::to_string(c.warp_m())},           {"warp_n", std::to_string(c.warp_n())},
           {"group_m", std::to_string(c.group_m)},           {"stages", std::to_string(c.stages)},
           {"vector", std::to_string(wgmma_config::vector)}, {"split_k", std::to_string(c.split_k)}};
+  if (c.pingpong != 0) out.emplace_back("pingpong", std::to_string(c.pingpong));  // absent: cooperative (older records)
+  return out;
 }
 
 ROCMTPL_INLINE std::optional<wgmma_config> wgmma_path::parse(const gemm_config_fields& fields) {
@@ -162,6 +170,7 @@ ROCMTPL_INLINE std::optional<wgmma_config> wgmma_path::parse(const gemm_config_f
                  : f == "group_m" ? &c.group_m
                  : f == "stages"  ? &c.stages
                  : f == "split_k" ? &c.split_k
+                 : f == "pingpong" ? &c.pingpong
                  : f == "warp_m"  ? &warp_m
                  : f == "warp_n"  ? &warp_n
                                   : nullptr;
@@ -170,7 +179,7 @@ ROCMTPL_INLINE std::optional<wgmma_config> wgmma_path::parse(const gemm_config_f
   });
   if ((warp_m >= 0 && warp_m != c.warp_m()) || (warp_n >= 0 && warp_n != c.warp_n())) {
     throw invalid_argument_error("rocmtpl: gemm: wgmma config fields warp_m=" + std::to_string(warp_m) +
-                                 " warp_n=" + std::to_string(warp_n) + " are not block_m / 2 and block_n");
+                                 " warp_n=" + std::to_string(warp_n) + " are not block_m / " + std::to_string(c.tile_consumers()) + " and block_n");
   }
   return c;
 }

@@ -78,4 +78,25 @@ TEST(GemmWgmmaConfig, InvalidTilingsAreExplained) {
   EXPECT_TRUE(contains(reason(c), "positive"));
   EXPECT_TRUE(contains(reason({.group_m = 0}), "positive"));
 }
+
+// Ping-pong: one consumer warpgroup owns the whole tile (warp_m == block_m), so 64-row tiles are
+// valid and 128 x 256 (256 accumulators a thread) is not; the name and the visited members say so.
+TEST(GemmWgmmaConfig, PingPongTilesBelongToOneWarpgroup) {
+  wgmma_config c{.block_m = 64, .block_n = 256, .stages = 5, .pingpong = 1};
+  EXPECT_FALSE(c.invalid_reason().has_value()) << reason(c);
+  EXPECT_EQ(c.tile_consumers(), 1);
+  EXPECT_EQ(c.warp_m(), 64);
+  EXPECT_EQ(c.shared_bytes(), 1024 + 5 * (64 + 256) * 128 + 18432 + 16 * 5 + 16);
+  EXPECT_EQ(c.name_text().view(), "wgmma_bm64_bn256_bk64_wm64_wn256_g8_s5_v8_pp");
+  std::vector<std::string> names;
+  c.visit_fields([&](std::string_view name, int) { names.emplace_back(name); });
+  EXPECT_EQ(names.back(), "pingpong");
+  c.block_m = 128;
+  EXPECT_TRUE(contains(reason(c), "register"));
+  c = {.block_m = 192, .block_n = 64, .stages = 4, .pingpong = 1};
+  EXPECT_FALSE(c.invalid_reason().has_value()) << reason(c);  // three m64 blocks in one warpgroup
+  c.pingpong = 2;
+  EXPECT_TRUE(contains(reason(c), "pingpong must be 0"));
+  EXPECT_EQ(hopper(128, 128, 4).tile_consumers(), 2);
+}
 }  // namespace

@@ -41,7 +41,39 @@ TEST(GemmWgmmaPath, SearchSpaceHoldsTheMeasuredConfigsWithTheMostStages) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{
                        "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8", "wgmma_bm256_bn128_bk64_wm128_wn128_g8_s4_v8",
-                       "wgmma_bm128_bn128_bk64_wm64_wn128_g8_s6_v8", "wgmma_bm128_bn64_bk64_wm64_wn64_g8_s8_v8"}));
+                       "wgmma_bm128_bn128_bk64_wm64_wn128_g8_s6_v8", "wgmma_bm128_bn64_bk64_wm64_wn64_g8_s8_v8",
+                       "wgmma_bm128_bn128_bk64_wm128_wn128_g8_s6_v8_pp", "wgmma_bm64_bn256_bk64_wm64_wn256_g8_s5_v8_pp"}));
+}
+
+// Ping-pong hides the epilogue, not the main loop: the cooperative 128 x 256 tile still ranks
+// above it on large problems, and the 64-row ping-pong tile above every 128-row one at 32 rows
+// (the 128-row tiles compute four times the rows asked for).
+TEST(GemmWgmmaPath, PingPongWinsFewRowsAndTrailsOnLargeProblems) {
+  const auto big = hopper_tile(128, 256, 4);
+  wgmma_config pp64 = hopper_tile(64, 256, 5);
+  pp64.pingpong = 1;
+  wgmma_config pp128 = hopper_tile(128, 128, 6);
+  pp128.pingpong = 1;
+  for (const std::int64_t s : {4096, 8192}) {
+    EXPECT_LT(wgmma_path::estimate_cost(big, s, s, s, 1), wgmma_path::estimate_cost(pp128, s, s, s, 1)) << s;
+    EXPECT_LT(wgmma_path::estimate_cost(big, s, s, s, 1), wgmma_path::estimate_cost(pp64, s, s, s, 1)) << s;
+  }
+  // Same tile, same main loop: ping-pong only drops the exposed epilogue.
+  EXPECT_LT(wgmma_path::estimate_cost(pp128, 4096, 4096, 4096, 1),
+            wgmma_path::estimate_cost(hopper_tile(128, 128, 6), 4096, 4096, 4096, 1));
+  // The best K split of each tiling at 32 x 8192 x 8192: the 64-row ping-pong tile's beats every
+  // 128-row tiling's (their rows are three quarters padding).
+  const auto best = [](wgmma_config c) {
+    double cost = wgmma_path::estimate_cost(c, 32, 8192, 8192, 1);
+    for (int split : {2, 4, 8, 16}) {
+      c.split_k = split;
+      cost = std::min(cost, wgmma_path::estimate_cost(c, 32, 8192, 8192, 1));
+    }
+    return cost;
+  };
+  for (const auto& c : wgmma_path::search_space()) {
+    if (c.block_m > 64) EXPECT_LT(best(pp64), best(c)) << c.name_text().view();
+  }
 }
 
 TEST(GemmWgmmaPath, BeatsMmaSyncOnLargeProblemsAndSmallTilesWinSmallOnes) {
@@ -90,14 +122,15 @@ TEST(GemmWgmmaPath, ProblemConfigsOnlyWhereThePathServes) {
   // 512 x 512 has fewer tiles than SMs for every tile: static 2 and 4 slices of K = 512 (8 steps
   // of 64) per configuration; 4096 x 4096 has enough for each, so no variants.
   const auto ranked = configs(f16, h);
-  ASSERT_EQ(ranked.size(), 4U * 3);
+  const auto tilings = wgmma_path::search_space().size();
+  ASSERT_EQ(ranked.size(), tilings * 3);
   for (const auto& [cost, c] : ranked) {
     EXPECT_DOUBLE_EQ(cost, wgmma_path::estimate_cost(c, 512, 512, 512, 1));
   }
-  EXPECT_EQ(configs(f16, {{"M", 4096}, {"N", 4096}, {"K", 512}}).size(), 4U);
+  EXPECT_EQ(configs(f16, {{"M", 4096}, {"N", 4096}, {"K", 512}}).size(), tilings);
   // Runtime split-K: the same slices, whatever the tile count.
-  EXPECT_EQ(configs(f16, h, true).size(), 4U * 3);
-  EXPECT_EQ(configs(f16, {{"M", 4096}, {"N", 4096}, {"K", 512}}, true).size(), 4U * 3);
+  EXPECT_EQ(configs(f16, h, true).size(), tilings * 3);
+  EXPECT_EQ(configs(f16, {{"M", 4096}, {"N", 4096}, {"K", 512}}, true).size(), tilings * 3);
   // f32, sizes neither static nor hinted, K not a multiple of 8, a column-major W: none.
   EXPECT_TRUE(configs(square(dtype::f32, M, N, K), h).empty());
   EXPECT_TRUE(configs(f16, {}).empty());
