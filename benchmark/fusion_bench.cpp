@@ -318,8 +318,8 @@ void build(shape& s, std::int64_t k) {
     sources.push_back(fu::emit_chain_module("fusion_" + r.chain.name + "_fused_pp", pp, {r.chain.chain}, p.type, true));
     keys.push_back(pp_key(r.chain.name));
   }
-  std::fprintf(stderr, "fusion_bench: K = %lld: %s, ping-pong %s; compiling %zu modules\n",
-               static_cast<long long>(k), s.config.c_str(), s.pp_config.c_str(), sources.size());
+  std::fprintf(stderr, "fusion_bench: K = %lld: %s, ping-pong %s; compiling %zu modules\n", static_cast<long long>(k),
+               s.config.c_str(), s.pp_config.c_str(), sources.size());
   auto runs = compile_all(sources);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if ((keys[i].ends_with("/fused") || keys[i].ends_with("/fused_pp")) && sources[i].calls.size() != 1 &&
@@ -481,16 +481,16 @@ void print_row(const run_case& c) {
   const double limit = c.k >= 2048 ? 10.0 : 15.0;
   const std::string tuned_fused = r.count(coop) ? fixed(r[coop], 4) : "-";
   std::printf("%-26s %-15s %9.4f %9s %9.4f%-3s %10.4f %8.2fx %+8.1f%%  %s\n", c.chain.name.c_str(),
-              shape_text(c.k).c_str(), r[plain], tuned_fused.c_str(), fused, use_pp ? " pp" : "", r[unfused],
-              speed_up, overhead, verdict(speed_up >= 1.5, overhead <= limit));
+              shape_text(c.k).c_str(), r[plain], tuned_fused.c_str(), fused, use_pp ? " pp" : "", r[unfused], speed_up,
+              overhead, verdict(speed_up >= 1.5, overhead <= limit));
 }
 
 void print_summary() {
   std::printf(
       "\nfusion summary (fp16; goals: fused/unfused >= 1.5x; fused over plain <= +15%% at K < 2048, "
       "<= +10%% at K >= 2048)\n");
-  std::printf("%-26s %-15s %9s %9s %12s %10s %9s %9s  %s\n", "chain", "M x N x K", "plain ms", "tuned ms",
-              "fused ms", "unfused ms", "speed-up", "overhead", "verdict");
+  std::printf("%-26s %-15s %9s %9s %12s %10s %9s %9s  %s\n", "chain", "M x N x K", "plain ms", "tuned ms", "fused ms",
+              "unfused ms", "speed-up", "overhead", "verdict");
   for (const auto& c : plan()) print_row(c);
   std::printf("\n%-15s %10s %13s %13s  %s\n", "M x N x K", "cuBLAS ms", "plain/cuBLAS", "plain_pp ms",
               "configurations (tuned; ping-pong)");

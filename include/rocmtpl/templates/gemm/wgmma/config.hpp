@@ -31,7 +31,8 @@ struct gemm_wgmma_facts {
 /// tiles dealt to them in turn, so that one's epilogue runs while the other's wgmma keep the
 /// tensor cores busy (the producer fills the ring in tile order, which makes them take turns).
 struct wgmma_config {
-  int block_m = 128;  ///< rows of Y per tile (cooperative: 2 x a multiple of 64; ping-pong: a multiple of 64; at most 256)
+  int block_m =
+      128;  ///< rows of Y per tile (cooperative: 2 x a multiple of 64; ping-pong: a multiple of 64; at most 256)
   int block_n = 256;  ///< columns of Y per tile: the wgmma N (64, 128, 192 or 256)
   int group_m = 8;    ///< tiles grouped along M for L2 reuse
   int stages = 4;     ///< shared-memory buffers of the TMA pipeline (2 to 16)
@@ -46,7 +47,9 @@ struct wgmma_config {
   static constexpr int vector = 8;
 
   /// @brief Consumer warpgroups computing one tile: 2 cooperative, 1 ping-pong.
-  [[nodiscard]] constexpr int tile_consumers() const noexcept { return pingpong != 0 ? 1 : gemm_wgmma_facts::consumers; }
+  [[nodiscard]] constexpr int tile_consumers() const noexcept {
+    return pingpong != 0 ? 1 : gemm_wgmma_facts::consumers;
+  }
   /// @brief Rows of one consumer warpgroup (block_m / 2 cooperative, block_m ping-pong).
   [[nodiscard]] constexpr int warp_m() const noexcept { return block_m / tile_consumers(); }
   /// @brief Columns of one consumer warpgroup (block_n: one wgmma N).

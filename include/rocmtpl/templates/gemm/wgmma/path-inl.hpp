@@ -88,8 +88,8 @@ namespace rocmtpl::templates {
 ROCMTPL_INLINE std::vector<wgmma_config> wgmma_path::search_space() {
   // (block_m, block_n, pingpong): the cooperative tiles, then the ping-pong ones (one consumer
   // warpgroup's accumulators: at most 64 x 256 or 128 x 128).
-  static constexpr int blocks[][3] = {{128, 256, 0}, {256, 128, 0}, {128, 128, 0}, {128, 64, 0},
-                                      {128, 128, 1}, {64, 256, 1}};
+  static constexpr int blocks[][3] = {{128, 256, 0}, {256, 128, 0}, {128, 128, 0},
+                                      {128, 64, 0},  {128, 128, 1}, {64, 256, 1}};
   std::vector<wgmma_config> out;
   for (const auto& [bm, bn, pp] : blocks) {
     wgmma_config c{.block_m = bm, .block_n = bn, .group_m = 8, .stages = 2, .pingpong = pp};
@@ -148,11 +148,12 @@ ROCMTPL_INLINE std::optional<std::string> wgmma_path::unsupported_fusion(const w
 }
 
 ROCMTPL_INLINE gemm_config_fields wgmma_path::describe(const wgmma_config& c) {
-  gemm_config_fields out{{"math", std::string(wgmma_config::math)},        {"block_m", std::to_string(c.block_m)},
-          {"block_n", std::to_string(c.block_n)},           {"block_k", std::to_string(wgmma_config::block_k)},
-          {"warp_m", std::to_string(c.warp_m())},           {"warp_n", std::to_string(c.warp_n())},
-          {"group_m", std::to_string(c.group_m)},           {"stages", std::to_string(c.stages)},
-          {"vector", std::to_string(wgmma_config::vector)}, {"split_k", std::to_string(c.split_k)}};
+  gemm_config_fields out{
+      {"math", std::string(wgmma_config::math)},        {"block_m", std::to_string(c.block_m)},
+      {"block_n", std::to_string(c.block_n)},           {"block_k", std::to_string(wgmma_config::block_k)},
+      {"warp_m", std::to_string(c.warp_m())},           {"warp_n", std::to_string(c.warp_n())},
+      {"group_m", std::to_string(c.group_m)},           {"stages", std::to_string(c.stages)},
+      {"vector", std::to_string(wgmma_config::vector)}, {"split_k", std::to_string(c.split_k)}};
   if (c.pingpong != 0) out.emplace_back("pingpong", std::to_string(c.pingpong));  // absent: cooperative (older records)
   return out;
 }
@@ -165,21 +166,22 @@ ROCMTPL_INLINE std::optional<wgmma_config> wgmma_path::parse(const gemm_config_f
   detail::parse_config_fields(fields, name, [&](std::string_view f, int v) {
     if (f == "block_k") return v == wgmma_config::block_k;
     if (f == "vector") return v == wgmma_config::vector;
-    int* field = f == "block_m"   ? &c.block_m
-                 : f == "block_n" ? &c.block_n
-                 : f == "group_m" ? &c.group_m
-                 : f == "stages"  ? &c.stages
-                 : f == "split_k" ? &c.split_k
+    int* field = f == "block_m"    ? &c.block_m
+                 : f == "block_n"  ? &c.block_n
+                 : f == "group_m"  ? &c.group_m
+                 : f == "stages"   ? &c.stages
+                 : f == "split_k"  ? &c.split_k
                  : f == "pingpong" ? &c.pingpong
-                 : f == "warp_m"  ? &warp_m
-                 : f == "warp_n"  ? &warp_n
-                                  : nullptr;
+                 : f == "warp_m"   ? &warp_m
+                 : f == "warp_n"   ? &warp_n
+                                   : nullptr;
     if (field != nullptr) *field = v;
     return field != nullptr;
   });
   if ((warp_m >= 0 && warp_m != c.warp_m()) || (warp_n >= 0 && warp_n != c.warp_n())) {
     throw invalid_argument_error("rocmtpl: gemm: wgmma config fields warp_m=" + std::to_string(warp_m) +
-                                 " warp_n=" + std::to_string(warp_n) + " are not block_m / " + std::to_string(c.tile_consumers()) + " and block_n");
+                                 " warp_n=" + std::to_string(warp_n) + " are not block_m / " +
+                                 std::to_string(c.tile_consumers()) + " and block_n");
   }
   return c;
 }
