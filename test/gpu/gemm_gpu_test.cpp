@@ -409,6 +409,22 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
     const std::vector<size_hints> fold_shapes{{{"B", 3}, {"M", 100}, {"N", 264}, {"K", 200}},
                                               {{"B", 2}, {"M", 1}, {"N", 72}, {"K", 64}}};
     for (const auto& base : hopper) {
+      // Stream-K (cooperative tilings): 2 and 4 blocks per tile, tiles split between blocks at any
+      // k-block (K = 264: 5 k-blocks; 1032: 17), one k-block (blocks with empty shares), K = 0
+      // (no iterations: each tile's block stores the epilogue of zero); the heavy epilogue after the
+      // last block's sum on the smaller tiles.
+      if (base.pingpong == 0) {
+        for (int sk : {2, 4}) {
+          auto c = base;
+          c.stream_k = sk;
+          cases.push_back({n + " hopper stream-K bias[N] relu", static_split, static_relu, c, split_shapes});
+          if (sk == 2 && c.block_m * c.block_n <= 128 * 128) {
+            check_case a{n + " hopper stream-K bias[M] gelu alpha beta residual", all, heavy, c, {wide, shapes[1]}};
+            a.bias_along_m = true;
+            cases.push_back(a);
+          }
+        }
+      }
       cases.push_back({n + " hopper batch folded into M", fold, fold_relu, base, fold_shapes});
       if (&base == &hopper.front()) {
         auto c = base;

@@ -143,7 +143,7 @@ rocm_template<gemm_policy> gemm_problem(dtype t, std::int64_t m, std::int64_t n,
 }
 
 // Every shipped configuration that renders for the problem, split 1 and 3 (the Hopper path too:
-// its persistent kernel over (K slice, tile) units, then the reduction).
+// its persistent kernel over (K slice, tile) units, then the reduction), and Hopper stream-K.
 std::vector<rocm_template_caller> every_config(const rocm_template<gemm_policy>& tpl) {
   std::vector<gemm_config> all;
   for (const auto& c : templates::simt_path::search_space()) all.emplace_back(c);
@@ -158,6 +158,16 @@ std::vector<rocm_template_caller> every_config(const rocm_template<gemm_policy>&
       } catch (const rocmtpl::error&) {
         // a configuration this problem or dtype cannot use (validate() / the renderer says why)
       }
+    }
+  }
+  // Stream-K on the cooperative Hopper tilings: the counter-zeroing launch, then the persistent kernel.
+  for (auto c : templates::wgmma_path::search_space()) {
+    if (c.pingpong != 0) continue;
+    c.stream_k = 2;
+    try {
+      callers.push_back(tpl.generate(c));
+    } catch (const rocmtpl::error&) {
+      // not a Hopper problem (f32)
     }
   }
   return callers;

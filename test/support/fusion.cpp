@@ -173,6 +173,11 @@ std::vector<path_case> gpu_paths() {
   h.options.runtime_split_k = false;
   h.n = sym_expr(4096);
   out.push_back({"hopper_f16_pingpong", h, true});
+  // Stream-K (K = 256: 4 k-blocks; N = 256, 128 x 128 tiles: 10 at M = 517, 20 blocks): the block
+  // finishing a tile sums the others' partials, then applies the chain.
+  h.config = templates::wgmma_config{.block_m = 128, .block_n = 128, .stages = 4, .stream_k = 2};
+  h.n = sym_expr(256);
+  out.push_back({"hopper_f16_stream_k", h, true});
   return out;
 }
 

@@ -409,6 +409,12 @@ std::vector<build> hopper_builds() {
   const auto split = gemm_config(templates::wgmma_path::search_space().front()).with_split_k(4);
   const auto split_caller = split_job.generate(split);
   out.push_back({"f16 job split-K " + split.name(), split_caller.source(), split_caller.bmreq().signature});
+  // Stream-K on the largest tile: the partial tiles' stores and sums beside the epilogue.
+  auto stream = templates::wgmma_path::search_space().front();
+  stream.stream_k = 2;
+  const auto stream_caller = job.generate(stream);
+  out.push_back(
+      {"f16 job stream-K " + gemm_config(stream).name(), stream_caller.source(), stream_caller.bmreq().signature});
   rocm_template<gemm_policy> sym(
       gemm_policy({.act = activation::sigmoid,
                    .bias_along = templates::bias_dim::m,
@@ -443,7 +449,7 @@ int hgmma_count(const std::filesystem::path& lib) {
 TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
   if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not found";
   auto builds = hopper_builds();
-  // CI: 128x256, the two ping-pong tilings, 128x256 split-K, symbolic bf16, plain f16.
+  // CI: 128x256, the two ping-pong tilings, 128x256 split-K and stream-K, symbolic bf16, plain f16.
   if (!compile_all()) builds.erase(builds.begin() + 1, builds.begin() + 4);
   const auto libs = check_builds(builds, platform::nvidia, {"sm_90a"});
   ASSERT_EQ(libs.size(), builds.size());

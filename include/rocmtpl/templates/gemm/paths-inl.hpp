@@ -86,6 +86,16 @@ ROCMTPL_INLINE void check_gemm_renderable(const gemm_config& config, const gemm_
 
 ROCMTPL_INLINE sym_expr gemm_workspace_bytes(const gemm_view& v, const gemm_config& config,
                                              const gemm_options& options) {
+  // A path with a workspace of its own (Hopper stream-K) says so; else K slices of fp32 partials.
+  const auto own = config.visit_path([&](auto p, const auto& c) -> std::optional<sym_expr> {
+    using path = typename decltype(p)::type;
+    if constexpr (requires { path::workspace_bytes(c, v); }) {
+      return path::workspace_bytes(c, v);
+    } else {
+      return std::nullopt;
+    }
+  });
+  if (own) return *own;
   const bool statically = config.visit_path([](auto p, const auto&) { return decltype(p)::type::splits_k_statically; });
   if (config.split_k() <= 1 || !(options.runtime_split_k || statically)) return sym_expr(0);
   return sym_expr(config.split_k()) * split_k_slice_bytes(v);
@@ -98,7 +108,14 @@ ROCMTPL_INLINE gemm_plan_config plan_config(const gemm_config& config) {
                             .split_k = c.split_k,
                             .vector = c.vector,
                             .splits_k_statically = path::splits_k_statically,
-                            .static_slices = path::family == gemm_path_family::skinny};
+                            .static_slices = path::family == gemm_path_family::skinny,
+                            .stream_k = [&] {
+                              if constexpr (requires { c.stream_k; }) {
+                                return c.stream_k;
+                              } else {
+                                return 0;
+                              }
+                            }()};
   });
 }
 

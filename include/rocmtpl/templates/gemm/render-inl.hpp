@@ -38,7 +38,7 @@ ROCMTPL_INLINE int render_vector(int vector, const gemm_copy_facts& f, dtype t) 
 
 ROCMTPL_INLINE void plan_gemm_params(gemm_plan& plan) {
   const bool skinny = plan.config.static_slices;
-  plan.partials = (plan.split && !skinny) || plan.config.split_k > 1;
+  plan.partials = (plan.split && !skinny) || plan.config.split_k > 1 || plan.config.stream_k > 0;
   plan.split_arg = plan.split && !skinny;
   const auto tensors = gemm_tensor_params(plan.v, true);
   plan.params = tensors.first + (plan.partials ? ", float* __restrict__ Partial" : "");

@@ -35,7 +35,8 @@ struct gemm_plan_config {
   int vector = 1;
   bool splits_k_statically = false;
   bool static_slices =
-      false;  // K slices are static even with runtime split-K (skinny): split_k is not a kernel argument
+      false;         // K slices are static even with runtime split-K (skinny): split_k is not a kernel argument
+  int stream_k = 0;  // Hopper stream-K: fp32 partial tiles and counters in the workspace, no reduction kernel
 };
 
 // What one rendering needs beyond the configuration: the problem, the entry point's signature and

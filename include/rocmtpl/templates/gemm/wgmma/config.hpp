@@ -38,6 +38,10 @@ struct wgmma_config {
   int stages = 4;     ///< shared-memory buffers of the TMA pipeline (2 to 16)
   int split_k = 1;    ///< K slices (statically, or the entry's split_k with gemm_options::runtime_split_k)
   int pingpong = 0;   ///< 1: each consumer warpgroup owns whole tiles (ping-pong); 0: they share one (cooperative)
+  /// Stream-K (0: off): the grid, min(SMs, tiles x stream_k) blocks, takes equal shares of the
+  /// (tile, k-block) iterations; a tile split between blocks is summed by the last one to finish
+  /// its part (fp32 partials in the workspace), which then runs the epilogue.
+  int stream_k = 0;
 
   /// @brief The path's name in the serialised form ("math" of describe()).
   static constexpr std::string_view math = "wgmma";
@@ -82,6 +86,10 @@ struct wgmma_config {
       return "wgmma block_m must be 2 x a multiple of 64 (two consumer warpgroups of m64 blocks)";
     }
     if (pingpong == 1 && block_m % 64 != 0) return "wgmma ping-pong block_m must be a multiple of 64 (m64 blocks)";
+    if (stream_k < 0 || stream_k == 1 || stream_k > 64) return "wgmma stream_k must be 0 (off) or 2 to 64";
+    if (stream_k != 0 && (split_k != 1 || pingpong != 0)) {
+      return "wgmma stream_k needs split_k 1 and the cooperative schedule (pingpong 0)";
+    }
     if (block_m > 256) return "wgmma block_m above 256 (one TMA box holds at most 256 rows)";
     if (block_n != 64 && block_n != 128 && block_n != 192 && block_n != 256) {
       return "wgmma block_n must be 64, 128, 192 or 256";
@@ -95,7 +103,8 @@ struct wgmma_config {
     return std::nullopt;
   }
 
-  /// @brief `wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8` (then `_pp` when ping-pong, `_sk<n>` when K is split).
+  /// @brief `wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8` (then `_pp` when ping-pong, `_stk<n>` for stream-K, `_sk<n>`
+  /// when K is split).
   [[nodiscard]] constexpr static_string<192> name_text() const {
     static_string<192> s("wgmma_");
     const auto field = [&s](std::string_view prefix, int v) {
@@ -111,11 +120,12 @@ struct wgmma_config {
     field("_s", stages);
     field("_v", vector);
     if (pingpong != 0) s += "_pp";
+    if (stream_k != 0) field("_stk", stream_k);
     if (split_k != 1) field("_sk", split_k);
     return s;
   }
   /// @brief Calls `f(name, value)` for every member, in declaration order (to_text()); pingpong
-  /// only when set, so that a cooperative configuration reads as it did before the field existed.
+  /// and stream_k only when set, so that older configurations read as before those fields existed.
   template <class F>
   constexpr void visit_fields(F&& f) const {
     f("block_m", block_m);
@@ -124,6 +134,7 @@ struct wgmma_config {
     f("stages", stages);
     f("split_k", split_k);
     if (pingpong != 0) f("pingpong", pingpong);
+    if (stream_k != 0) f("stream_k", stream_k);
   }
 
   /// @brief Member-wise equality.

@@ -79,6 +79,12 @@ static_assert(block_k == 64 && warp_n == block_n && block_m == tile_consumers * 
 static_assert(tile_consumers == 1 || tile_consumers == consumers, "cooperative or ping-pong");
 static_assert(smem_bytes == gemm_dynamic_shared && smem_bytes <= 232448, "wgmma shared memory");
 }  // namespace gemm_sm90
+// Stream-K's first launch: the tile counters at the workspace's start back to zero (one block).
+__device__ __forceinline__ void gemm_sm90_zero_counters(const gemm_problem& p, const gemm_pointers& t) {
+    const int64_t tiles = (p.batch * p.m_size + block_m - 1) / block_m * ((p.n_size + block_n - 1) / block_n);
+    unsigned* counters = reinterpret_cast<unsigned*>(t.Partial);
+    for (int64_t i = threadIdx.x; i < tiles; i += blockDim.x) counters[i] = 0u;
+}
 #if defined(ROCMTPL_GEMM_SM90_DEVICE)
 namespace gemm_sm90 {
 __device__ __forceinline__ uint32_t smem_addr(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
@@ -398,20 +404,109 @@ __device__ __forceinline__ void turn_pass(int c) {
 }
 // Work unit u = z * tiles + tile: K slice z (k-blocks [kb_begin, kb_end), balanced, so no slice is
 // empty while split_k <= kblocks) of output tile `tile`. Without split-K one slice holds all of K.
+// A stream-K segment is a unit too: k-blocks [kb_begin, kb_end) of `tile`, z = 0.
 struct work_unit {
-    int tm, tn, z, kb_begin, kb_end;
-    __device__ __forceinline__ work_unit(int64_t u, int tiles, int tiles_m, int tiles_n, int kblocks, int split_k) {
-        z = static_cast<int>(u / tiles);
-        tile_coords(static_cast<int>(u - static_cast<int64_t>(z) * tiles), tiles_m, tiles_n, tm, tn);
-        kb_begin = static_cast<int>(static_cast<int64_t>(z) * kblocks / split_k);
-        kb_end = static_cast<int>(static_cast<int64_t>(z + 1) * kblocks / split_k);
+    int tile, tm, tn, z, kb_begin, kb_end;
+};
+// The units of one block, in order. Data-parallel and split-K: u = blockIdx.x, blockIdx.x +
+// gridDim.x, ... below tiles x split_k. Stream-K (gemm_sm90_stream_k, K not empty): the block's
+// equal share [pos, end) of the tiles x kblocks (tile, k-block) iterations, cut at tile boundaries.
+struct work_walk {
+    int64_t pos, end;
+    int tiles, tiles_m, tiles_n, kblocks, split_k;
+    bool stream;
+    __device__ __forceinline__ work_walk(int tiles_, int tiles_m_, int tiles_n_, int kblocks_, int split_k_)
+        : tiles(tiles_), tiles_m(tiles_m_), tiles_n(tiles_n_), kblocks(kblocks_), split_k(split_k_),
+          stream(gemm_sm90_stream_k > 0 && kblocks_ > 0) {
+        const int64_t total = static_cast<int64_t>(tiles) * (stream ? kblocks : split_k);
+        pos = stream ? blockIdx.x * total / gridDim.x : blockIdx.x;
+        end = stream ? (blockIdx.x + 1) * total / gridDim.x : total;
+    }
+    __device__ __forceinline__ bool more() const { return pos < end; }
+    __device__ __forceinline__ bool next(work_unit& w) {
+        if (pos >= end) return false;
+        if (stream) {
+            w.tile = static_cast<int>(pos / kblocks);
+            w.z = 0;
+            w.kb_begin = static_cast<int>(pos - static_cast<int64_t>(w.tile) * kblocks);
+            w.kb_end = static_cast<int>(min(static_cast<int64_t>(kblocks), w.kb_begin + (end - pos)));
+            pos += w.kb_end - w.kb_begin;
+        } else {
+            w.z = static_cast<int>(pos / tiles);
+            w.tile = static_cast<int>(pos - static_cast<int64_t>(w.z) * tiles);
+            w.kb_begin = static_cast<int>(static_cast<int64_t>(w.z) * kblocks / split_k);
+            w.kb_end = static_cast<int>(static_cast<int64_t>(w.z + 1) * kblocks / split_k);
+            pos += gridDim.x;
+        }
+        tile_coords(w.tile, tiles_m, tiles_n, w.tm, w.tn);
+        return true;
     }
 };
+// The 256 consumer threads: named barrier 3, and the same with an OR of one flag.
+__device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 3, 256;" ::: "memory"); }
+__device__ __forceinline__ bool consumers_any(bool v) {
+    uint32_t r;
+    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 q, %1, 0;\nbar.red.or.pred p, 3, 256, q;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(r)
+                 : "r"(static_cast<uint32_t>(v))
+                 : "memory");
+    return r != 0;
+}
+// Stream-K: this block holds k-blocks [kb_begin, kb_end) of tile w.tile in `acc` (consumer thread
+// ct of 256). It stores them in fp32 to slot tile + blockIdx.x of the workspace (after the tile
+// counters; distinct for every (tile, block) pair that can share a tile) and adds its k-blocks to the
+// tile's counter. The block that completes the count adds the other blocks' slots and returns true
+// (it runs the epilogue); the others return false. No block waits for another.
+__device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], const gemm_pointers& t, int tiles,
+                                               int kblocks, const work_unit& w, int ct) {
+    constexpr int groups = block_n / 8;  // float4s of one m64 block's accumulators
+    constexpr int64_t slot_floats = static_cast<int64_t>(block_m) * block_n;
+    unsigned* counters = reinterpret_cast<unsigned*>(t.Partial);
+    float* slots = t.Partial + (tiles + 63) / 64 * 64;  // the counters take whole 256-byte lines
+    float4* mine = reinterpret_cast<float4*>(slots + (w.tile + static_cast<int64_t>(blockIdx.x)) * slot_floats);
+#pragma unroll
+    for (int i = 0; i < mi; ++i) {
+#pragma unroll
+        for (int g = 0; g < groups; ++g) {
+            mine[(i * groups + g) * 256 + ct] = make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
+        }
+    }
+    __threadfence();
+    consumers_sync();
+    bool last = false;
+    if (ct == 0) {
+        const unsigned taken = static_cast<unsigned>(w.kb_end - w.kb_begin);
+        last = atomicAdd(&counters[w.tile], taken) + taken == static_cast<unsigned>(kblocks);
+    }
+    if (!consumers_any(last)) return false;
+    __threadfence();
+    // The blocks whose shares meet the tile: owner(i) = the last block whose share starts at or before i.
+    const int64_t total = static_cast<int64_t>(tiles) * kblocks;
+    const int64_t g_blocks = gridDim.x;
+    const int64_t first = static_cast<int64_t>(w.tile) * kblocks, last_it = first + kblocks - 1;
+    const int b0 = static_cast<int>(((first + 1) * g_blocks - 1) / total);
+    const int b1 = static_cast<int>(((last_it + 1) * g_blocks - 1) / total);
+    for (int b = b0; b <= b1; ++b) {
+        const int64_t s = b * total / g_blocks, e = (b + 1) * total / g_blocks;
+        if (b == static_cast<int>(blockIdx.x) || s == e || e <= first || s > last_it) continue;
+        const float4* other = reinterpret_cast<const float4*>(slots + (w.tile + static_cast<int64_t>(b)) * slot_floats);
+#pragma unroll
+        for (int i = 0; i < mi; ++i) {
+#pragma unroll
+            for (int g = 0; g < groups; ++g) {
+                const float4 v = __ldcg(other + (i * groups + g) * 256 + ct);
+                acc[i][4 * g] += v.x, acc[i][4 * g + 1] += v.y, acc[i][4 * g + 2] += v.z, acc[i][4 * g + 3] += v.w;
+            }
+        }
+    }
+    return true;
+}
 // The persistent kernel body: warpgroup 0 produces, warpgroups 1 and 2 consume, sharing each unit
 // (cooperative) or taking the block's units in turn (ping-pong, tile_consumers == 1).
 // Work units are dealt out statically (u = blockIdx.x, blockIdx.x + gridDim.x, ...); producer and
 // consumers walk the same units in the same order, so the ring's stage and phase follow from the
-// number of k-blocks taken before. With split_k above 1 the consumers write fp32 partials
+// number of k-blocks taken before (work_walk: data-parallel, split-K or stream-K units). With
+// stream-K a tile split between blocks is finished by the last one (stream_k_fixup()). With split_k above 1 the consumers write fp32 partials
 // (Partial + z * M * N) instead of running the epilogue. A batch folds into M: row b * M + m
 // (the launch's requirements hold W shared and X, Y, Residual with back-to-back batches).
 __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtensorMap* map_w, const gemm_problem& p,
@@ -440,15 +535,15 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
     const int tiles_m = (M + block_m - 1) / block_m;
     const int tiles_n = (N + block_n - 1) / block_n;
     const int tiles = tiles_m * tiles_n;
-    const int64_t units = static_cast<int64_t>(tiles) * split_k;
     const int kblocks = static_cast<int>((p.k_size + block_k - 1) / block_k);
     if (wg == 0) {
         regs_dec<40>();
         if (tid_wg == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-                const work_unit w(u, tiles, tiles_m, tiles_n, kblocks, split_k);
+            work_walk walk(tiles, tiles_m, tiles_n, kblocks, split_k);
+            work_unit w;
+            while (walk.next(w)) {
                 for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
                     mbar_wait(smem_addr(&empty[stage]), phase ^ 1);
                     const uint32_t bar = smem_addr(&full[stage]);
@@ -470,9 +565,9 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
         uint16_t* stage_buf = epi + (c * 4 + warp) * 16 * epi_row;
         float acc[mi][block_n / 2];
         uint64_t taken = 0;  // k-blocks this block consumed before the unit
-        int turn = 0;        // units of this block before this one
-        for (int64_t u = blockIdx.x; u < units; u += gridDim.x, ++turn) {
-            const work_unit w(u, tiles, tiles_m, tiles_n, kblocks, split_k);
+        work_walk walk(tiles, tiles_m, tiles_n, kblocks, split_k);
+        work_unit w;
+        for (int turn = 0; walk.next(w); ++turn) {  // turn: units of this block before this one
             // The producer fills the ring with every unit's k-blocks in order.
             int stage = static_cast<int>(taken % stages);
             uint32_t phase = static_cast<uint32_t>((taken / stages) & 1u);
@@ -521,7 +616,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
                 prev = stage;
                 if (++stage == stages) stage = 0, phase ^= 1;
             }
-            if (tile_consumers == 1 && u + gridDim.x < units) turn_pass(c);  // the next unit may start
+            if (tile_consumers == 1 && walk.more()) turn_pass(c);  // the next unit may start
             wgmma_wait<0>();
             if (prev >= 0 && lane == 0) mbar_arrive(smem_addr(&empty[prev]));
             if (split_k > 1) {
@@ -529,6 +624,11 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
 #pragma unroll
                 for (int i = 0; i < mi; ++i) store_partial_m64(acc[i], slice, M, N, row0 + i * 64 + warp * 16, n0, lane);
             } else {
+                // A stream-K segment short of the whole tile: only the block that completes it goes on.
+                if (walk.stream && (w.kb_begin != 0 || w.kb_end != kblocks) &&
+                    !stream_k_fixup(acc, t, tiles, kblocks, w, c * 128 + tid_wg)) {
+                    continue;
+                }
 #pragma unroll
                 for (int i = 0; i < mi; ++i) {
                     epilogue_m64(acc[i], tb, i, stage_buf, p, t, M, N, row0 + i * 64 + warp * 16, n0, lane);

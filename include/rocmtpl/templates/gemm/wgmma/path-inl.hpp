@@ -24,6 +24,8 @@ namespace rocmtpl::templates::detail {
 void write_wgmma_code(indented_buffer& src, const gemm_plan& plan, const wgmma_config& c);
 // The Hopper kernel (NVIDIA only) and the split-K reduction.
 void write_wgmma_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d);
+// The tiles of a problem for a tiling (the batch folded into M).
+sym_expr wgmma_tiles(const gemm_view& v, const wgmma_config& c);
 
 ROCMTPL_INLINE void write_wgmma_code(indented_buffer& src, const gemm_plan& plan, const wgmma_config& c) {
   const auto line = [&](const std::string& name, int value) {
@@ -35,6 +37,7 @@ ROCMTPL_INLINE void write_wgmma_code(indented_buffer& src, const gemm_plan& plan
   line("warp_m", c.warp_m());
   line("warp_n", c.warp_n());
   line("tile_consumers", c.tile_consumers());
+  line("gemm_sm90_stream_k", c.stream_k);
   line("group_m", c.group_m);
   line("stages", c.stages);
   line("gemm_dynamic_shared", c.shared_bytes());
@@ -53,20 +56,35 @@ ROCMTPL_INLINE void write_wgmma_code(indented_buffer& src, const gemm_plan& plan
   src.write_verbatim(sm90_body_text);
   src.writeline("");
   src.write_verbatim(sm90_host_text);
-  if (plan.partials) write_split_k_reduce_body(src, plan);
+  if (plan.partials && c.stream_k == 0) write_split_k_reduce_body(src, plan);
   src.write_verbatim(launch_cpp_helpers);
   src.writeline("");
   src.writeline("}  // namespace");
   src.writeline("");
 }
 
+ROCMTPL_INLINE sym_expr wgmma_tiles(const gemm_view& v, const wgmma_config& c) {
+  return floor_div(v.batch * v.m + sym_expr(c.block_m - 1), sym_expr(c.block_m)) *
+         floor_div(v.n + sym_expr(c.block_n - 1), sym_expr(c.block_n));
+}
+
 ROCMTPL_INLINE void write_wgmma_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d) {
   const auto& launches = d.variants.front().launches;
+  const bool stream_k = plan.config.stream_k > 0;
   src.writeline("#if defined(ROCMTPL_PLATFORM_NVIDIA)");
-  src.writeline("extern \"C\" __global__ void __launch_bounds__(gemm_sm90::threads, 1) " +
-                device_symbol_ref(launches.front().suffix) +
-                "(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, " +
-                plan.params + ") {");
+  if (stream_k) {
+    // Stream-K's first launch: the tile counters at the workspace's start back to zero.
+    src.writeline("extern \"C\" __global__ void __launch_bounds__(256) " + device_symbol_ref(launches.front().suffix) +
+                  "(" + plan.params + ") {");
+    src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
+    src.writeline("    const gemm_pointers t" + plan.pointers + ";");
+    src.writeline("    gemm_sm90_zero_counters(p, t);");
+    src.writeline("}");
+  }
+  const auto& main = launches.at(stream_k ? 1 : 0);
+  src.writeline(
+      "extern \"C\" __global__ void __launch_bounds__(gemm_sm90::threads, 1) " + device_symbol_ref(main.suffix) +
+      "(const __grid_constant__ CUtensorMap map_X, const __grid_constant__ CUtensorMap map_W, " + plan.params + ") {");
   src.writeline("#if defined(ROCMTPL_GEMM_SM90_DEVICE)");
   src.writeline("    const gemm_problem p = make_problem(" + plan.sym_args + ");");
   src.writeline("    const gemm_pointers t" + plan.pointers + ";");
@@ -76,7 +94,7 @@ ROCMTPL_INLINE void write_wgmma_kernel(indented_buffer& src, const gemm_plan& pl
   src.writeline("    __trap();  // built without sm_90a features: the entry refuses other devices");
   src.writeline("#endif");
   src.writeline("}");
-  if (plan.partials) write_split_k_reduce_kernel(src, plan, launches.back().suffix);
+  if (plan.partials && !stream_k) write_split_k_reduce_kernel(src, plan, launches.back().suffix);
   src.writeline("#endif  // ROCMTPL_PLATFORM_NVIDIA");
   src.writeline("");
 }
@@ -114,6 +132,16 @@ ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int6
   // under the other warpgroup's main loop, the fill stays).
   const double tail = c.pingpong != 0 ? 64.0 : 64.0 * 3;
   const double tile_work = static_cast<double>(c.block_m) * c.block_n * (t.k_steps * c.block_k + tail);
+  if (c.stream_k > 0 && t.k_steps > 0) {
+    // Equal shares of every tile's k-blocks over min(SMs, tiles x stream_k) blocks, a fill and an
+    // epilogue share per block, each block's partial tiles (at most two) written and read back
+    // in fp32 (~150 units a value, L2), and the launch that zeroes the counters.
+    const double blocks = std::min(detail::gemm_cost_sms, t.tiles * c.stream_k);
+    const double iterations = std::ceil(t.tiles * t.k_steps / blocks);
+    const double area = static_cast<double>(c.block_m) * c.block_n;
+    const double epilogues = std::ceil(t.tiles / blocks);
+    return (iterations * c.block_k + 64.0 + 64.0 * 2 * epilogues) * area / eff + 2.0 * area * 150.0 + 2.2e6;
+  }
   double time = rounds * tile_work / eff;
   if (c.split_k > 1) {
     const double outputs = static_cast<double>(std::max<std::int64_t>(m, 1)) *
@@ -127,11 +155,28 @@ ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int6
 ROCMTPL_INLINE std::vector<std::pair<double, wgmma_config>> wgmma_path::problem_configs(const detail::gemm_view& v,
                                                                                         const gemm_rank_request& r) {
   if (detail::wgmma_static_reason(v) || !detail::wgmma_fits_hints(v, *r.hints)) return {};
-  return detail::rank_tiled<wgmma_path>(r, [](wgmma_config&) {});  // TMA rows and 16-byte stores: no width to fit
+  auto out = detail::rank_tiled<wgmma_path>(r, [](wgmma_config&) {});  // TMA rows and 16-byte stores: no width to fit
+  if (r.runtime_split_k) return out;
+  // Stream-K for the cooperative tilings with fewer tiles than two waves: the fewest blocks per
+  // tile (2, 4, 8 or 16) that give every SM a block, where K has 4 k-blocks or more.
+  for (auto c : search_space()) {
+    if (c.pingpong != 0) continue;
+    const auto t = detail::gemm_tiles(c.block_m, c.block_n, c.block_k, 1, r.m, r.n, r.k, r.batch);
+    if (t.tiles >= 2 * detail::gemm_cost_sms || t.k_steps < 4) continue;
+    c.stream_k = 2;
+    while (c.stream_k < 16 && t.tiles * c.stream_k < detail::gemm_cost_sms) c.stream_k *= 2;
+    out.emplace_back(estimate_cost(c, r.m, r.n, r.k, r.batch), c);
+  }
+  return out;
 }
 
 ROCMTPL_INLINE std::optional<std::string> wgmma_path::unsupported(const wgmma_config& c, const detail::gemm_view& v,
-                                                                  const gemm_options&) {
+                                                                  const gemm_options& o) {
+  if (c.stream_k > 0 && o.runtime_split_k) {
+    return "rocmtpl: gemm: wgmma config " + c.name_text().str() +
+           " is stream-K, which splits K itself; gemm_options::runtime_split_k asks for the entry's split_k instead "
+           "(use a configuration without stream_k)";
+  }
   const auto why = detail::wgmma_static_reason(v);
   if (!why) return std::nullopt;
   return "rocmtpl: gemm: wgmma config " + c.name_text().str() + ": " + *why + "; use a matrix_core or simt config";
@@ -155,6 +200,7 @@ ROCMTPL_INLINE gemm_config_fields wgmma_path::describe(const wgmma_config& c) {
       {"group_m", std::to_string(c.group_m)},           {"stages", std::to_string(c.stages)},
       {"vector", std::to_string(wgmma_config::vector)}, {"split_k", std::to_string(c.split_k)}};
   if (c.pingpong != 0) out.emplace_back("pingpong", std::to_string(c.pingpong));  // absent: cooperative (older records)
+  if (c.stream_k != 0) out.emplace_back("stream_k", std::to_string(c.stream_k));
   return out;
 }
 
@@ -172,6 +218,7 @@ ROCMTPL_INLINE std::optional<wgmma_config> wgmma_path::parse(const gemm_config_f
                  : f == "stages"   ? &c.stages
                  : f == "split_k"  ? &c.split_k
                  : f == "pingpong" ? &c.pingpong
+                 : f == "stream_k" ? &c.stream_k
                  : f == "warp_m"   ? &warp_m
                  : f == "warp_n"   ? &warp_n
                                    : nullptr;
@@ -219,12 +266,21 @@ ROCMTPL_INLINE std::vector<launch_requirement> wgmma_path::requirements(const ro
   return req;
 }
 
+ROCMTPL_INLINE std::optional<sym_expr> wgmma_path::workspace_bytes(const wgmma_config& c, const detail::gemm_view& v) {
+  if (c.stream_k == 0) return std::nullopt;
+  const sym_expr tiles = detail::wgmma_tiles(v, c);
+  const sym_expr counters = floor_div(tiles * sym_expr(4) + sym_expr(255), sym_expr(256)) * sym_expr(256);
+  return counters + tiles * sym_expr(c.stream_k + 1) * sym_expr(static_cast<std::int64_t>(c.block_m) * c.block_n * 4);
+}
+
 ROCMTPL_INLINE launch_description wgmma_path::describe_launch(const rocm_template_kernel& kernel,
                                                               const detail::gemm_plan& plan, const wgmma_config& c) {
   using namespace detail;
   const auto& v = plan.v;
   launch_description d = launch_description_for(kernel.kernel_name(), kernel.args());
-  if (plan.split) {
+  if (c.stream_k > 0) {
+    d.workspace_bytes = {.sizes = *workspace_bytes(c, v)};
+  } else if (plan.split) {
     d.workspace_bytes = {.sizes = split_k_slice_bytes(v), .times_runtime_arg = 0, .only_when_runtime_arg_above_one = 0};
   } else if (plan.partials) {
     d.workspace_bytes = {.sizes = sym_expr(plan.config.split_k) * split_k_slice_bytes(v)};
@@ -237,6 +293,7 @@ ROCMTPL_INLINE launch_description wgmma_path::describe_launch(const rocm_templat
                .at_most_sm_count = true};
   if (plan.split) l.grid[0].times_runtime_arg = 0;
   if (!plan.split && plan.partials) l.grid[0].sizes = l.grid[0].sizes * sym_expr(plan.config.split_k);
+  if (c.stream_k > 0) l.grid[0].sizes = wgmma_tiles(v, c) * sym_expr(c.stream_k);  // at most tiles x stream_k blocks
   l.block = {128 * 3, 1, 1};  // gemm_sm90::threads: a producer and two consumer warpgroups
   l.shared_bytes = c.shared_bytes();
   const auto map = [&](const std::string& name, const gemm_operand& op, const sym_expr& rows, const sym_expr& cols,
@@ -259,8 +316,17 @@ ROCMTPL_INLINE launch_description wgmma_path::describe_launch(const rocm_templat
   map("W", v.w, v.k, v.n, 64, v.n);
   const auto params = gemm_launch_params(kernel, plan);  // the kernel's parameters after the maps: plan.params
   l.params.insert(l.params.end(), params.begin(), params.end());
-  std::vector<kernel_launch> launches{std::move(l)};
-  if (plan.partials) launches.push_back(split_k_reduce_launch(plan, params));
+  std::vector<kernel_launch> launches;
+  if (c.stream_k > 0) {
+    kernel_launch zero;  // the tile counters back to zero (gemm_sm90_zero_counters())
+    zero.suffix = "sm90_zero";
+    zero.grid[0] = {.sizes = sym_expr(1)};
+    zero.block = {256, 1, 1};
+    zero.params = params;
+    launches.push_back(std::move(zero));
+  }
+  launches.push_back(std::move(l));
+  if (plan.partials && c.stream_k == 0) launches.push_back(split_k_reduce_launch(plan, params));
   d.variants.push_back({requirements(kernel, v), std::move(launches)});
   return d;
 }

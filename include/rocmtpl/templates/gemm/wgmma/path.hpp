@@ -37,23 +37,28 @@ struct wgmma_path {
   /// trailed them by ~12%, 128x64 (twice the X traffic per flop) reached half of them on large
   /// problems but won on small ones (more tiles than SMs). Split-K adds the fp32 partials written
   /// and read back (8 bytes per output element per slice, mostly in L2: ~0.33 units a byte at ~4
-  /// TB/s) and the reduction kernel's launch and ramp (~2.5 us).
+  /// TB/s) and the reduction kernel's launch and ramp (~2.5 us). Stream-K: each block's equal share of
+  /// the (tile, k-block) iterations, its partial tiles written and read back once (fp32, in L2)
+  /// and the counter-zeroing launch (~2 us).
   [[nodiscard]] static double estimate_cost(const config& c, std::int64_t m, std::int64_t n, std::int64_t k,
                                             std::int64_t batch);
   /// @brief The space when the problem meets the path's rules (wgmma_static_reason(),
   /// wgmma_fits_hints()), split-K variants when asked for or when a configuration has fewer
   /// output tiles than two waves over the GPU's SMs (static K slices: the persistent grid walks (slice, tile)
-  /// units, then the split-K reduction applies the epilogue).
+  /// units, then the split-K reduction applies the epilogue), and there stream-K variants of the
+  /// cooperative tilings too (without runtime split-K), enough blocks per tile to fill the SMs.
   [[nodiscard]] static std::vector<std::pair<double, config>> problem_configs(const detail::gemm_view& v,
                                                                               const gemm_rank_request& r);
-  /// @brief Refuses problems the path cannot run (wgmma_static_reason()).
+  /// @brief Refuses problems the path cannot run (wgmma_static_reason()), and stream-K with
+  /// gemm_options::runtime_split_k (the entry's split_k would have nothing to split).
   [[nodiscard]] static std::optional<std::string> unsupported(const config& c, const detail::gemm_view& v,
                                                               const gemm_options& o);
   /// @brief Refuses a fused epilogue whose output dtype differs from the GEMM's: the path stages the
   /// output in its own dtype first.
   [[nodiscard]] static std::optional<std::string> unsupported_fusion(const config& c, const template_context& ctx,
                                                                      const fused_epilogue& e);
-  /// @brief `math=wgmma block_m=... block_k=64 warp_m warp_n group_m stages vector=8 split_k`.
+  /// @brief `math=wgmma block_m=... block_k=64 warp_m warp_n group_m stages vector=8 split_k`, then
+  /// `pingpong` and `stream_k` where set.
   [[nodiscard]] static gemm_config_fields describe(const config& c);
   /// @brief The configuration of describe()'s fields, or nothing when `math` is not "wgmma".
   [[nodiscard]] static std::optional<config> parse(const gemm_config_fields& fields);
@@ -63,10 +68,15 @@ struct wgmma_path {
   /// pitches of 16 bytes, 16-byte stores; a pitch never stepped is free), 16-byte aligned X, W, Y.
   [[nodiscard]] static std::vector<launch_requirement> requirements(const rocm_template_kernel& kernel,
                                                                     const detail::gemm_view& v);
+  /// @brief Stream-K's workspace: a counter per tile (rounded up to 256 bytes), then fp32 partial
+  /// tiles, one per (tile, block) pair that can share a tile: tiles + blocks <= tiles x (stream_k + 1).
+  /// Nothing for other configurations (the split-K slices of gemm_workspace_bytes()).
+  [[nodiscard]] static std::optional<sym_expr> workspace_bytes(const config& c, const detail::gemm_view& v);
   /// @brief Tensor maps of X and W, the tensors, (the split-K partials,) the sizes, (split_k); a
   /// persistent grid of at most one block per SM over the (K slice, tile) units. With K split (at
   /// run time, or statically by the configuration) the workspace holds split_k slices of fp32
-  /// partials and, above one slice, the split-K reduction follows.
+  /// partials and, above one slice, the split-K reduction follows; stream-K launches a kernel that
+  /// zeroes the tile counters first and has no reduction.
   [[nodiscard]] static launch_description describe_launch(const rocm_template_kernel& kernel,
                                                           const detail::gemm_plan& plan, const config& c);
   /// @brief The Hopper translation unit: its constants, device code and kernel; the entry launches

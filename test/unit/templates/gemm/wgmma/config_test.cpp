@@ -99,4 +99,25 @@ TEST(GemmWgmmaConfig, PingPongTilesBelongToOneWarpgroup) {
   EXPECT_TRUE(contains(reason(c), "pingpong must be 0"));
   EXPECT_EQ(hopper(128, 128, 4).tile_consumers(), 2);
 }
+
+// Stream-K: 2 to 64 blocks per tile at most, cooperative and unsplit only; named and visited
+// only when set.
+TEST(GemmWgmmaConfig, StreamKIsCooperativeAndUnsplit) {
+  auto c = hopper(128, 256, 4);
+  c.stream_k = 2;
+  EXPECT_FALSE(c.invalid_reason().has_value()) << reason(c);
+  EXPECT_EQ(c.name_text().view(), "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8_stk2");
+  std::vector<std::string> names;
+  c.visit_fields([&](std::string_view name, int) { names.emplace_back(name); });
+  EXPECT_EQ(names.back(), "stream_k");
+  for (int bad : {1, -2, 65}) {
+    c.stream_k = bad;
+    EXPECT_TRUE(contains(reason(c), "stream_k must be 0 (off) or 2 to 64")) << bad;
+  }
+  c.stream_k = 4;
+  c.split_k = 2;
+  EXPECT_TRUE(contains(reason(c), "split_k 1 and the cooperative schedule"));
+  c = {.block_m = 128, .block_n = 128, .stages = 6, .pingpong = 1, .stream_k = 2};
+  EXPECT_TRUE(contains(reason(c), "split_k 1 and the cooperative schedule"));
+}
 }  // namespace

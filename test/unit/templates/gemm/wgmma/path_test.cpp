@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -113,6 +114,47 @@ TEST(GemmWgmmaPath, SplitKPaysOffOnlyForFewTilesWithLongK) {
             wgmma_path::estimate_cost(tile, 4096, 4096, 4096, 1));
 }
 
+// Stream-K: offered for the cooperative tilings of a problem with few tiles (with the fewest blocks
+// per tile that cover the SMs), ranked above the unsplit tile there, absent with many tiles or
+// runtime split-K; its workspace holds the counters and tiles x (stream_k + 1) fp32 tiles.
+TEST(GemmWgmmaPath, StreamKWhereTilesAreFew) {
+  const auto f16 = square(dtype::f16, M, N, K);
+  const auto v = f16.policy().view(f16.context());
+  const auto stream = [](const std::vector<std::pair<double, wgmma_config>>& list) {
+    std::vector<wgmma_config> out;
+    for (const auto& [cost, c] : list) {
+      if (c.stream_k != 0) out.push_back(c);
+    }
+    return out;
+  };
+  const size_hints few{{"M", 3072}, {"N", 768}, {"K", 4096}};  // 72 tiles of 128 x 256
+  const auto ranked = wgmma_path::problem_configs(v, rank_request(v, few, false));
+  const auto sk = stream(ranked);
+  ASSERT_EQ(sk.size(), 3U);  // the cooperative tilings but 128 x 64 (288 tiles: two waves)
+  for (const auto& c : sk) {
+    EXPECT_FALSE(c.invalid_reason().has_value()) << c.name_text().view();
+    EXPECT_EQ(c.pingpong, 0);
+    const double tiles = std::ceil(3072.0 / c.block_m) * std::ceil(768.0 / c.block_n);
+    EXPECT_GE(tiles * c.stream_k, 132) << c.name_text().view();
+    EXPECT_TRUE(c.stream_k == 2 || tiles * c.stream_k / 2 < 132) << c.name_text().view();  // the fewest
+  }
+  EXPECT_EQ(sk.front(), (wgmma_config{.block_m = 128, .block_n = 256, .stages = 4, .stream_k = 2}));
+  EXPECT_LT(wgmma_path::estimate_cost(sk.front(), 3072, 768, 4096, 1),
+            wgmma_path::estimate_cost(hopper_tile(128, 256, 4), 3072, 768, 4096, 1));
+  EXPECT_TRUE(
+      stream(wgmma_path::problem_configs(v, rank_request(v, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, false))).empty());
+  EXPECT_TRUE(stream(wgmma_path::problem_configs(v, rank_request(v, few, true))).empty());
+  EXPECT_TRUE(wgmma_path::unsupported(sk.front(), v, {.runtime_split_k = true}).has_value());
+  EXPECT_FALSE(wgmma_path::unsupported(sk.front(), v, {}).has_value());
+  // 72 tiles: 72 x 4 counter bytes (one 256-byte line... two), then 72 x 3 tiles of 128 x 256 floats.
+  const auto bytes = wgmma_path::workspace_bytes(sk.front(), v);
+  ASSERT_TRUE(bytes.has_value());
+  EXPECT_EQ(bytes->evaluate(few), 512 + 72 * 3 * 128 * 256 * 4);
+  EXPECT_FALSE(wgmma_path::workspace_bytes(hopper_tile(128, 256, 4), v).has_value());
+  // The serialised form keeps it.
+  EXPECT_EQ(wgmma_path::parse(wgmma_path::describe(sk.front())), sk.front());
+}
+
 TEST(GemmWgmmaPath, ProblemConfigsOnlyWhereThePathServes) {
   const size_hints h{{"M", 512}, {"N", 512}, {"K", 512}};
   const auto configs = [&](const rocmtpl::rocm_template<gemm_policy>& t, const size_hints& hints, bool split = false) {
@@ -124,7 +166,7 @@ TEST(GemmWgmmaPath, ProblemConfigsOnlyWhereThePathServes) {
   // of 64) per configuration; 4096 x 4096 has enough for each, so no variants.
   const auto ranked = configs(f16, h);
   const auto tilings = wgmma_path::search_space().size();
-  ASSERT_EQ(ranked.size(), tilings * 3);
+  ASSERT_EQ(ranked.size(), tilings * 3 + 4);  // and a stream-K variant of each cooperative tiling
   for (const auto& [cost, c] : ranked) {
     EXPECT_DOUBLE_EQ(cost, wgmma_path::estimate_cost(c, 512, 512, 512, 1));
   }
