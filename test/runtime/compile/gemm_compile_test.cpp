@@ -409,10 +409,16 @@ std::vector<build> hopper_builds() {
   const auto split = gemm_config(templates::wgmma_path::search_space().front()).with_split_k(4);
   const auto split_caller = split_job.generate(split);
   out.push_back({"f16 job split-K " + split.name(), split_caller.source(), split_caller.bmreq().signature});
-  // Stream-K on the largest tile: the partial tiles' stores and sums beside the epilogue.
+  // Stream-K on the largest tile, symbolic sizes (as GemmGpu.EveryHopperConfigF16AndBf16 builds it):
+  // the partial tiles' stores and sums beside the epilogue.
+  rocm_template<gemm_policy> stream_job(
+      gemm_policy({.act = activation::relu}),
+      {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN})),
+       buffer("bias", layout::row_major(dtype::f16, {sN}))},
+      layout::row_major(dtype::f16, {sM, sN}));
   auto stream = templates::wgmma_path::search_space().front();
   stream.stream_k = 2;
-  const auto stream_caller = job.generate(stream);
+  const auto stream_caller = stream_job.generate(stream, square_4096);
   out.push_back(
       {"f16 job stream-K " + gemm_config(stream).name(), stream_caller.source(), stream_caller.bmreq().signature});
   rocm_template<gemm_policy> sym(

@@ -463,12 +463,12 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], co
     constexpr int64_t slot_floats = static_cast<int64_t>(block_m) * block_n;
     unsigned* counters = reinterpret_cast<unsigned*>(t.Partial);
     float* slots = t.Partial + (tiles + 63) / 64 * 64;  // the counters take whole 256-byte lines
-    float4* mine = reinterpret_cast<float4*>(slots + (w.tile + static_cast<int64_t>(blockIdx.x)) * slot_floats);
+    float4* mine = reinterpret_cast<float4*>(slots + (w.tile + static_cast<int64_t>(blockIdx.x)) * slot_floats) + ct;
 #pragma unroll
     for (int i = 0; i < mi; ++i) {
 #pragma unroll
         for (int g = 0; g < groups; ++g) {
-            mine[(i * groups + g) * 256 + ct] = make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
+            mine[(i * groups + g) * 256] = make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
         }
     }
     __threadfence();
@@ -489,13 +489,16 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], co
     for (int b = b0; b <= b1; ++b) {
         const int64_t s = b * total / g_blocks, e = (b + 1) * total / g_blocks;
         if (b == static_cast<int>(blockIdx.x) || s == e || e <= first || s > last_it) continue;
-        const float4* other = reinterpret_cast<const float4*>(slots + (w.tile + static_cast<int64_t>(b)) * slot_floats);
+        const float4* other = reinterpret_cast<const float4*>(slots + (w.tile + static_cast<int64_t>(b)) * slot_floats) + ct;
+        // Eight loads in flight at a time: all of them at once would need 4 registers per
+        // accumulator on top of the accumulators (128 x 256: spills).
 #pragma unroll
         for (int i = 0; i < mi; ++i) {
 #pragma unroll
             for (int g = 0; g < groups; ++g) {
-                const float4 v = __ldcg(other + (i * groups + g) * 256 + ct);
+                const float4 v = __ldcg(other + (i * groups + g) * 256);
                 acc[i][4 * g] += v.x, acc[i][4 * g + 1] += v.y, acc[i][4 * g + 2] += v.z, acc[i][4 * g + 3] += v.w;
+                if (g % 8 == 7) asm volatile("" ::: "memory");
             }
         }
     }
@@ -575,8 +578,11 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             if (tile_consumers == 1 && turn % consumers != c) continue;  // ping-pong: the other warpgroup's unit
             const int row0 = w.tm * block_m + (tile_consumers == 1 ? 0 : c * warp_m);
             const int n0 = w.tn * block_n;
+            // A stream-K segment short of the whole tile ends in stream_k_fixup(); its bias waits
+            // until then (registers: the accumulators and the fix-up's sums come first).
+            const bool whole = !walk.stream || (w.kb_begin == 0 && w.kb_end == kblocks);
             tile_bias tb;
-            tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
+            if (whole) tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
 #if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
             if (split_k == 1) prefetch_chain(p, t, M, N, row0 + warp * 16, n0, lane);
 #endif
@@ -625,9 +631,9 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
                 for (int i = 0; i < mi; ++i) store_partial_m64(acc[i], slice, M, N, row0 + i * 64 + warp * 16, n0, lane);
             } else {
                 // A stream-K segment short of the whole tile: only the block that completes it goes on.
-                if (walk.stream && (w.kb_begin != 0 || w.kb_end != kblocks) &&
-                    !stream_k_fixup(acc, t, tiles, kblocks, w, c * 128 + tid_wg)) {
-                    continue;
+                if (!whole) {
+                    if (!stream_k_fixup(acc, t, tiles, kblocks, w, c * 128 + tid_wg)) continue;
+                    tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
                 }
 #pragma unroll
                 for (int i = 0; i < mi; ++i) {
