@@ -39,8 +39,8 @@ struct wgmma_config {
   int split_k = 1;    ///< K slices (statically, or the entry's split_k with gemm_options::runtime_split_k)
   int pingpong = 0;   ///< 1: each consumer warpgroup owns whole tiles (ping-pong); 0: they share one (cooperative)
   /// Stream-K (0: off): the grid, min(SMs, tiles x stream_k) blocks, takes equal shares of the
-  /// (tile, k-block) iterations; a tile split between blocks is summed by the last one to finish
-  /// its part (fp32 partials in the workspace), which then runs the epilogue.
+  /// (tile, k-block) iterations; a tile split between blocks is finished by the block holding its
+  /// first k-block, which adds the others' fp32 partial tiles (workspace) and runs the epilogue.
   int stream_k = 0;
 
   /// @brief The path's name in the serialised form ("math" of describe()).

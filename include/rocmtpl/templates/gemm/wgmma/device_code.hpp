@@ -442,53 +442,59 @@ struct work_walk {
         return true;
     }
 };
-// The 256 consumer threads: named barrier 3, and the same with an OR of one flag.
+// The 256 consumer threads' named barrier 3.
 __device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 3, 256;" ::: "memory"); }
-__device__ __forceinline__ bool consumers_any(bool v) {
-    uint32_t r;
-    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 q, %1, 0;\nbar.red.or.pred p, 3, 256, q;\nselp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(r)
-                 : "r"(static_cast<uint32_t>(v))
-                 : "memory");
-    return r != 0;
-}
 // Stream-K: this block holds k-blocks [kb_begin, kb_end) of tile w.tile in `acc` (consumer thread
-// ct of 256). It stores them in fp32 to slot tile + blockIdx.x of the workspace (after the tile
-// counters; distinct for every (tile, block) pair that can share a tile) and adds its k-blocks to the
-// tile's counter. The block that completes the count adds the other blocks' slots and returns true
-// (it runs the epilogue); the others return false. No block waits for another.
+// ct of 256), short of the whole tile. The tile's owner is the block whose share holds its first
+// k-block; every other block's part of a tile is the first segment of its share, so it never waits
+// before storing it. Another block stores its part in fp32 to slot tile + blockIdx.x of the
+// workspace (after the tile counters; distinct for every (tile, block) pair that can share a tile),
+// adds its k-blocks to the tile's counter and returns false. The owner waits for the others'
+// k-blocks (in practice they finished long before: their part came first in their shares; all
+// blocks are resident, one per SM; a lost one traps after over 4 s instead of hanging), adds their slots
+// and returns true: it runs the epilogue.
 __device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], const gemm_pointers& t, int tiles,
                                                int kblocks, const work_unit& w, int ct) {
     constexpr int groups = block_n / 8;  // float4s of one m64 block's accumulators
     constexpr int64_t slot_floats = static_cast<int64_t>(block_m) * block_n;
     unsigned* counters = reinterpret_cast<unsigned*>(t.Partial);
     float* slots = t.Partial + (tiles + 63) / 64 * 64;  // the counters take whole 256-byte lines
-    float4* mine = reinterpret_cast<float4*>(slots + (w.tile + static_cast<int64_t>(blockIdx.x)) * slot_floats) + ct;
+    if (w.kb_begin != 0) {
+        float4* mine = reinterpret_cast<float4*>(slots + (w.tile + static_cast<int64_t>(blockIdx.x)) * slot_floats) + ct;
 #pragma unroll
-    for (int i = 0; i < mi; ++i) {
+        for (int i = 0; i < mi; ++i) {
 #pragma unroll
-        for (int g = 0; g < groups; ++g) {
-            mine[(i * groups + g) * 256] = make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
+            for (int g = 0; g < groups; ++g) {
+                mine[(i * groups + g) * 256] = make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
+            }
+        }
+        __threadfence();
+        consumers_sync();
+        if (ct == 0) atomicAdd(&counters[w.tile], static_cast<unsigned>(w.kb_end - w.kb_begin));
+        return false;
+    }
+    if (ct == 0) {
+        const unsigned others = static_cast<unsigned>(kblocks - w.kb_end);
+        for (uint32_t spins = 0;; ++spins) {
+            unsigned done;
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(done) : "l"(&counters[w.tile]) : "memory");
+            if (done >= others) break;
+            if (spins == (1u << 25)) __trap();  // 2^25 sleeps of at least 128 ns: over 4 s
+            __nanosleep(128);
         }
     }
-    __threadfence();
     consumers_sync();
-    bool last = false;
-    if (ct == 0) {
-        const unsigned taken = static_cast<unsigned>(w.kb_end - w.kb_begin);
-        last = atomicAdd(&counters[w.tile], taken) + taken == static_cast<unsigned>(kblocks);
-    }
-    if (!consumers_any(last)) return false;
-    __threadfence();
-    // The blocks whose shares meet the tile: owner(i) = the last block whose share starts at or before i.
+    // The other blocks whose shares meet the tile: owner(i) = the last block whose share starts at
+    // or before i; the tile's first k-block is this block's.
     const int64_t total = static_cast<int64_t>(tiles) * kblocks;
     const int64_t g_blocks = gridDim.x;
     const int64_t first = static_cast<int64_t>(w.tile) * kblocks, last_it = first + kblocks - 1;
-    const int b0 = static_cast<int>(((first + 1) * g_blocks - 1) / total);
     const int b1 = static_cast<int>(((last_it + 1) * g_blocks - 1) / total);
-    for (int b = b0; b <= b1; ++b) {
-        const int64_t s = b * total / g_blocks, e = (b + 1) * total / g_blocks;
-        if (b == static_cast<int>(blockIdx.x) || s == e || e <= first || s > last_it) continue;
+    int64_t e = (blockIdx.x + 1) * total / g_blocks;  // where block b's share starts (b = blockIdx.x + 1)
+    for (int b = static_cast<int>(blockIdx.x) + 1; b <= b1; ++b) {
+        const int64_t s = e;
+        e = (b + 1) * total / g_blocks;
+        if (s == e) continue;  // an empty share (more blocks than k-blocks)
         const float4* other = reinterpret_cast<const float4*>(slots + (w.tile + static_cast<int64_t>(b)) * slot_floats) + ct;
         // Eight loads in flight at a time: all of them at once would need 4 registers per
         // accumulator on top of the accumulators (128 x 256: spills).
@@ -509,7 +515,7 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], co
 // Work units are dealt out statically (u = blockIdx.x, blockIdx.x + gridDim.x, ...); producer and
 // consumers walk the same units in the same order, so the ring's stage and phase follow from the
 // number of k-blocks taken before (work_walk: data-parallel, split-K or stream-K units). With
-// stream-K a tile split between blocks is finished by the last one (stream_k_fixup()). With split_k above 1 the consumers write fp32 partials
+// stream-K a tile split between blocks is finished by its owner (stream_k_fixup()). With split_k above 1 the consumers write fp32 partials
 // (Partial + z * M * N) instead of running the epilogue. A batch folds into M: row b * M + m
 // (the launch's requirements hold W shared and X, Y, Residual with back-to-back batches).
 __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtensorMap* map_w, const gemm_problem& p,
@@ -630,7 +636,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
 #pragma unroll
                 for (int i = 0; i < mi; ++i) store_partial_m64(acc[i], slice, M, N, row0 + i * 64 + warp * 16, n0, lane);
             } else {
-                // A stream-K segment short of the whole tile: only the block that completes it goes on.
+                // A stream-K segment short of the whole tile: only the tile's owner goes on.
                 if (!whole) {
                     if (!stream_k_fixup(acc, t, tiles, kblocks, w, c * 128 + tid_wg)) continue;
                     tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
