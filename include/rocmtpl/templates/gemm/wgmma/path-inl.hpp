@@ -134,13 +134,15 @@ ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int6
   const double tile_work = static_cast<double>(c.block_m) * c.block_n * (t.k_steps * c.block_k + tail);
   if (c.stream_k > 0 && t.k_steps > 0) {
     // Equal shares of every tile's k-blocks over min(SMs, tiles x stream_k) blocks, a fill and an
-    // epilogue share per block, each block's partial tiles (at most two) written and read back
-    // in fp32 (~150 units a value, L2), and the launch that zeroes the counters.
+    // epilogue share per block, a partial tile written by one block and read back by the tile's
+    // owner in fp32 (~300 units a value, fitted to the H200: 3072x768x4096 stream-K 128x256 ran
+    // 0.98x of the unsplit tile where equal shares alone would give 0.6x), and the launch that
+    // zeroes the counters.
     const double blocks = std::min(detail::gemm_cost_sms, t.tiles * c.stream_k);
     const double iterations = std::ceil(t.tiles * t.k_steps / blocks);
     const double area = static_cast<double>(c.block_m) * c.block_n;
     const double epilogues = std::ceil(t.tiles / blocks);
-    return (iterations * c.block_k + 64.0 + 64.0 * 2 * epilogues) * area / eff + 2.0 * area * 150.0 + 2.2e6;
+    return (iterations * c.block_k + 64.0 + 64.0 * 2 * epilogues) * area / eff + 2.0 * area * 300.0 + 2.2e6;
   }
   double time = rounds * tile_work / eff;
   if (c.split_k > 1) {

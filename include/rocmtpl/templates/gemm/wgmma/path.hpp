@@ -28,8 +28,9 @@ struct wgmma_path {
   static constexpr gemm_path_family family = gemm_path_family::tiled;  ///< ranked among the tiled paths
   static constexpr bool splits_k_statically = true;                    ///< K slices without runtime split-K too
 
-  /// @brief The configurations measured in benchmark/hopper/NOTES.md (cooperative, no cluster),
-  /// each with the most stages (up to 8) its shared memory allows.
+  /// @brief The cooperative tilings measured in benchmark/hopper/NOTES.md (no cluster) and the
+  /// ping-pong tilings 128x128 and 64x256, each with the most stages (up to 8) its shared memory
+  /// allows. Stream-K variants come per problem (problem_configs()).
   [[nodiscard]] static std::vector<config> search_space();
   /// @brief One persistent block per SM, tiles in rounds over the SMs. Measured on an H100
   /// (benchmark/hopper/NOTES.md): wgmma ran 2.0-2.3x the mma.sync path's throughput on large
@@ -37,9 +38,9 @@ struct wgmma_path {
   /// trailed them by ~12%, 128x64 (twice the X traffic per flop) reached half of them on large
   /// problems but won on small ones (more tiles than SMs). Split-K adds the fp32 partials written
   /// and read back (8 bytes per output element per slice, mostly in L2: ~0.33 units a byte at ~4
-  /// TB/s) and the reduction kernel's launch and ramp (~2.5 us). Stream-K: each block's equal share of
-  /// the (tile, k-block) iterations, its partial tiles written and read back once (fp32, in L2)
-  /// and the counter-zeroing launch (~2 us).
+  /// TB/s) and the reduction kernel's launch and ramp (~2.5 us). Ping-pong drops the exposed
+  /// epilogue. Stream-K: each block's equal share of the (tile, k-block) iterations, a partial tile
+  /// written and read back once (fp32, in L2) and the counter-zeroing launch (~2 us).
   [[nodiscard]] static double estimate_cost(const config& c, std::int64_t m, std::int64_t n, std::int64_t k,
                                             std::int64_t batch);
   /// @brief The space when the problem meets the path's rules (wgmma_static_reason(),
