@@ -103,15 +103,15 @@ TEST(FusionCompile, NvidiaBuildsWithoutSpills) {
 TEST(FusionCompile, HopperWithFusedChainBuildsForSm90a) {
   if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not installed";
   std::vector<build> builds;
-  // The paths the GPU test runs on sm_90 only: Hopper with and without split-K, and the skinny
-  // matrix-core kernel with K slices.
+  // The paths the GPU test runs on sm_90 only: Hopper with and without split-K, ping-pong and
+  // stream-K, and the skinny matrix-core kernel with K slices.
   for (const auto& c : fu::gpu_paths()) {
     if (!c.hopper) continue;
     auto m = fu::emit_chain_module("fused_" + c.name, c.p, fu::every_op(), dtype::f16, true);
     ASSERT_EQ(m.calls.size(), 1U) << (m.notes.empty() ? "" : m.notes[0]);
     builds.push_back({c.name + ", every op", std::move(m)});
   }
-  ASSERT_EQ(builds.size(), 3U);
+  ASSERT_EQ(builds.size(), 5U);
   check_builds(builds, nvidia_options("sm_90a"));
 }
 
