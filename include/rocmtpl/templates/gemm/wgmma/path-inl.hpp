@@ -26,6 +26,11 @@ void write_wgmma_code(indented_buffer& src, const gemm_plan& plan, const wgmma_c
 void write_wgmma_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d);
 // The tiles of a problem for a tiling (the batch folded into M).
 sym_expr wgmma_tiles(const gemm_view& v, const wgmma_config& c);
+// Whether the split-K reduction kernel follows: K split into fp32 slices (stream-K sums its
+// partial tiles in the main kernel).
+bool wgmma_reduces(const gemm_plan& plan);
+
+ROCMTPL_INLINE bool wgmma_reduces(const gemm_plan& plan) { return plan.partials && plan.config.stream_k == 0; }
 
 ROCMTPL_INLINE void write_wgmma_code(indented_buffer& src, const gemm_plan& plan, const wgmma_config& c) {
   const auto line = [&](const std::string& name, int value) {
@@ -56,7 +61,7 @@ ROCMTPL_INLINE void write_wgmma_code(indented_buffer& src, const gemm_plan& plan
   src.write_verbatim(sm90_body_text);
   src.writeline("");
   src.write_verbatim(sm90_host_text);
-  if (plan.partials && c.stream_k == 0) write_split_k_reduce_body(src, plan);
+  if (wgmma_reduces(plan)) write_split_k_reduce_body(src, plan);
   src.write_verbatim(launch_cpp_helpers);
   src.writeline("");
   src.writeline("}  // namespace");
@@ -94,7 +99,7 @@ ROCMTPL_INLINE void write_wgmma_kernel(indented_buffer& src, const gemm_plan& pl
   src.writeline("    __trap();  // built without sm_90a features: the entry refuses other devices");
   src.writeline("#endif");
   src.writeline("}");
-  if (plan.partials && !stream_k) write_split_k_reduce_kernel(src, plan, launches.back().suffix);
+  if (wgmma_reduces(plan)) write_split_k_reduce_kernel(src, plan, launches.back().suffix);
   src.writeline("#endif  // ROCMTPL_PLATFORM_NVIDIA");
   src.writeline("");
 }
@@ -125,13 +130,9 @@ ROCMTPL_INLINE std::vector<wgmma_config> wgmma_path::search_space() {
 ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int64_t m, std::int64_t n, std::int64_t k,
                                                 std::int64_t batch) {
   const auto t = detail::gemm_tiles(c.block_m, c.block_n, c.block_k, c.split_k, m, n, k, batch);
-  const double rounds = std::ceil(t.tiles / detail::gemm_cost_sms);
-  const double intensity = static_cast<double>(c.block_m) * c.block_n / (c.block_m + c.block_n);
+  const double area = static_cast<double>(c.block_m) * c.block_n;
+  const double intensity = area / (c.block_m + c.block_n);
   const double eff = 2.2 * std::pow(std::min(1.0, intensity / 85.0), 0.8);
-  // Pipeline fill and the epilogue of each tile, in K steps of 64 (ping-pong: the epilogue runs
-  // under the other warpgroup's main loop, the fill stays).
-  const double tail = c.pingpong != 0 ? 64.0 : 64.0 * 3;
-  const double tile_work = static_cast<double>(c.block_m) * c.block_n * (t.k_steps * c.block_k + tail);
   if (c.stream_k > 0 && t.k_steps > 0) {
     // Equal shares of every tile's k-blocks over min(SMs, tiles x stream_k) blocks, a fill and an
     // epilogue share per block, a partial tile written by one block and read back by the tile's
@@ -140,11 +141,14 @@ ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int6
     // zeroes the counters.
     const double blocks = std::min(detail::gemm_cost_sms, t.tiles * c.stream_k);
     const double iterations = std::ceil(t.tiles * t.k_steps / blocks);
-    const double area = static_cast<double>(c.block_m) * c.block_n;
     const double epilogues = std::ceil(t.tiles / blocks);
     return (iterations * c.block_k + 64.0 + 64.0 * 2 * epilogues) * area / eff + 2.0 * area * 300.0 + 2.2e6;
   }
-  double time = rounds * tile_work / eff;
+  // Rounds of tiles over the SMs; per tile the pipeline fill and the epilogue, in K steps of 64
+  // (ping-pong: the epilogue runs under the other warpgroup's main loop, the fill stays).
+  const double rounds = std::ceil(t.tiles / detail::gemm_cost_sms);
+  const double tail = c.pingpong != 0 ? 64.0 : 64.0 * 3;
+  double time = rounds * (area * (t.k_steps * c.block_k + tail)) / eff;
   if (c.split_k > 1) {
     const double outputs = static_cast<double>(std::max<std::int64_t>(m, 1)) *
                            static_cast<double>(std::max<std::int64_t>(n, 1)) *
@@ -328,7 +332,7 @@ ROCMTPL_INLINE launch_description wgmma_path::describe_launch(const rocm_templat
     launches.push_back(std::move(zero));
   }
   launches.push_back(std::move(l));
-  if (plan.partials && c.stream_k == 0) launches.push_back(split_k_reduce_launch(plan, params));
+  if (detail::wgmma_reduces(plan)) launches.push_back(split_k_reduce_launch(plan, params));
   d.variants.push_back({requirements(kernel, v), std::move(launches)});
   return d;
 }
