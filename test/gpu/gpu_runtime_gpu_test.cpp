@@ -2,8 +2,8 @@
 // Tests include/rocmtpl/runtime/gpu/gpu_runtime.hpp on a real GPU (skips without one): device
 // properties, memory round trips, streams, events, typed errors. Also runs kernels that use the
 // portable header (rocmtpl_hip_portable.h, from device_include_dir()) built with nvcc or hipcc,
-// so that its conversions, warp shuffles, dynamic shared memory, gelu and gelu_tanh are checked on the
-// device.
+// so that its conversions, warp shuffles, dynamic shared memory and activations (gelu, gelu_tanh,
+// sigmoid, silu) are checked on the device.
 
 #include <rocmtpl/runtime/build/compiler.hpp>
 #include <rocmtpl/runtime/build/device_headers.hpp>
@@ -189,6 +189,11 @@ __global__ void gelu_tanh_kernel(const float* in, float* out, int n) {
   if (i < n) out[i] = rocmtpl_dev::gelu_tanh(in[i]);
 }
 
+__global__ void sigmoid_silu_kernel(const float* in, float* out, int n) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[2 * i] = rocmtpl_dev::sigmoid(in[i]), out[2 * i + 1] = rocmtpl_dev::silu(in[i]);
+}
+
 __global__ void reduce_kernel(const float* in, float* out, float* lanes, int n) {
   HIP_DYNAMIC_SHARED(float, partial);
   const int lane = static_cast<int>(threadIdx.x) % warpSize;
@@ -234,6 +239,12 @@ extern "C" __attribute__((visibility("default"))) int rocmtpl_check_gelu(const f
 extern "C" __attribute__((visibility("default"))) int rocmtpl_check_gelu_tanh(const float* in, float* out, int n,
                                                                               hipStream_t stream) {
   hipLaunchKernelGGL(gelu_tanh_kernel, dim3((n + 255) / 256), dim3(256), 0, stream, in, out, n);
+  return hipGetLastError() == hipSuccess ? 0 : 1;
+}
+
+extern "C" __attribute__((visibility("default"))) int rocmtpl_check_sigmoid_silu(const float* in, float* out, int n,
+                                                                                 hipStream_t stream) {
+  hipLaunchKernelGGL(sigmoid_silu_kernel, dim3((n + 255) / 256), dim3(256), 0, stream, in, out, n);
   return hipGetLastError() == hipSuccess ? 0 : 1;
 }
 
@@ -509,6 +520,66 @@ TEST_F(GpuRuntimeGpu, PortableGeluTanhMatchesTheTanhForm) {
   EXPECT_EQ(out[regular + 1], inf);
   EXPECT_TRUE(std::isnan(out[regular + 2]));
   EXPECT_TRUE(std::isnan(out[regular + 3]));
+}
+
+// rocmtpl_dev::sigmoid() and silu() (the hardware's exponential and reciprocal) against 1 / (1 +
+// exp(-v)) and v / (1 + exp(-v)) in double precision. ex2.approx and rcp.approx are within a few
+// ulps; exp(-v)'s argument is rounded once (v log2(e) in float), which moves the result by up to
+// |v| 2^-24 ln 2 relatively: the bound is (1e-6 + 1e-7 |v|) of the exact value, plus the smallest
+// normal float (results below 2^-126 flush to zero). Over [-16, 16] in steps of 2^-12, values out to
+// the float range, and the special values (sigmoid: 0.5 at 0, 1 at +inf, 0 at -inf; silu: 0, +inf,
+// NaN as -inf / inf is; NaN stays NaN).
+TEST_F(GpuRuntimeGpu, PortableSigmoidAndSiluMatchTheExpForm) {
+  const auto props = rt().properties(0);
+  const rocmtpl::test::temp_dir tmp("rocmtpl-gpu-sigmoid");
+  bool skip = false;
+  const auto why = build_check_library(props, tmp.path(), skip);
+  if (skip) GTEST_SKIP() << why;
+  ASSERT_TRUE(why.empty()) << why;
+  library_handle lib(tmp.path() / "libcheck.so");
+  ASSERT_TRUE(lib) << ::dlerror();
+  using check_fn = int(const void*, void*, int, void*);
+  auto* check = lib.symbol<check_fn>("rocmtpl_check_sigmoid_silu");
+  ASSERT_NE(check, nullptr);
+  std::vector<float> in;
+  for (int i = -16 * 4096; i <= 16 * 4096; ++i) in.push_back(static_cast<float>(i) / 4096.0F);
+  for (const float v : {1e-30F, -1e-30F, 1e-7F, -1e-7F, 40.0F, -40.0F, 80.0F, -80.0F, 1e4F, -1e4F, 3.0e38F, -3.0e38F}) {
+    in.push_back(v);
+  }
+  const std::size_t regular = in.size();
+  const float inf = std::numeric_limits<float>::infinity();
+  in.insert(in.end(), {0.0F, inf, -inf, std::numeric_limits<float>::quiet_NaN()});
+  const int n = static_cast<int>(in.size());
+  device_buffer d_in(in.size() * sizeof(float)), d_out(2 * in.size() * sizeof(float));
+  d_in.copy_from_host(in.data());
+  ASSERT_EQ(check(d_in.get(), d_out.get(), n, nullptr), 0);
+  rt().device_synchronize();
+  std::vector<float> out(2 * in.size());
+  d_out.copy_to_host(out.data());
+  double worst[2] = {0, 0};
+  float worst_at[2] = {0, 0};
+  for (std::size_t i = 0; i < regular; ++i) {
+    const double v = in[i];
+    const double sigmoid = 1.0 / (1.0 + std::exp(-v));
+    const double exact[2] = {sigmoid, v * sigmoid};
+    for (int f = 0; f < 2; ++f) {
+      const double got = out[2 * i + static_cast<std::size_t>(f)];
+      ASSERT_TRUE(std::isfinite(got)) << (f == 0 ? "sigmoid(" : "silu(") << in[i] << ") = " << got;
+      const double bound = (1e-6 + 1e-7 * std::abs(v)) * std::abs(exact[f]) + 1.1754944e-38;
+      const double err = std::abs(got - exact[f]) / bound;
+      if (err > worst[f]) worst[f] = err, worst_at[f] = in[i];
+    }
+  }
+  EXPECT_LE(worst[0], 1.0) << "sigmoid: worst error " << worst[0] << " x the bound, at v = " << worst_at[0];
+  EXPECT_LE(worst[1], 1.0) << "silu: worst error " << worst[1] << " x the bound, at v = " << worst_at[1];
+  EXPECT_EQ(out[2 * regular], 0.5F);
+  EXPECT_EQ(out[2 * regular + 1], 0.0F);
+  EXPECT_EQ(out[2 * (regular + 1)], 1.0F);
+  EXPECT_EQ(out[2 * (regular + 1) + 1], inf);
+  EXPECT_EQ(out[2 * (regular + 2)], 0.0F);
+  EXPECT_TRUE(std::isnan(out[2 * (regular + 2) + 1]));
+  EXPECT_TRUE(std::isnan(out[2 * (regular + 3)]));
+  EXPECT_TRUE(std::isnan(out[2 * (regular + 3) + 1]));
 }
 
 }  // namespace

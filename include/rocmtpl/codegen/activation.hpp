@@ -33,8 +33,8 @@ enum class activation : std::uint8_t {
   gelu,       ///< `v Phi(v)`, the erf form (PyTorch's default): `rocmtpl_dev::gelu()`
   gelu_tanh,  ///< `0.5 v (1 + tanh(sqrt(2 / pi) (v + 0.044715 v^3)))` (PyTorch's `approximate='tanh'`):
               ///< `rocmtpl_dev::gelu_tanh()`, on the hardware tanh where there is one
-  silu,       ///< `v / (1 + exp(-v))`
-  sigmoid,    ///< `1 / (1 + exp(-v))`
+  silu,       ///< `v / (1 + exp(-v))`: `rocmtpl_dev::silu()`, on the hardware exponential and reciprocal
+  sigmoid,    ///< `1 / (1 + exp(-v))`: `rocmtpl_dev::sigmoid()`, likewise
   tanh,       ///< `tanh(v)`
 };
 
@@ -52,8 +52,8 @@ inline constexpr std::array<activation_info, 7> activation_table{{
     {activation::relu, "relu", "v > 0.0f ? v : 0.0f"},
     {activation::gelu, "gelu", "rocmtpl_dev::gelu(v)"},
     {activation::gelu_tanh, "gelu_tanh", "rocmtpl_dev::gelu_tanh(v)"},
-    {activation::silu, "silu", "v / (1.0f + expf(-v))"},
-    {activation::sigmoid, "sigmoid", "1.0f / (1.0f + expf(-v))"},
+    {activation::silu, "silu", "rocmtpl_dev::silu(v)"},
+    {activation::sigmoid, "sigmoid", "rocmtpl_dev::sigmoid(v)"},
     {activation::tanh, "tanh", "tanhf(v)"},
 }};
 

@@ -117,7 +117,7 @@ using residual_type = gemm_dtype<2>;
 using y_type = gemm_dtype<0>;
 [[maybe_unused]] constexpr int x_kind = 2;
 
-__device__ __forceinline__ float apply_activation(float v) { return 1.0f / (1.0f + expf(-v)); }
+__device__ __forceinline__ float apply_activation(float v) { return rocmtpl_dev::sigmoid(v); }
 
 // Sizes, strides (0 where a tensor broadcasts) and offsets, in elements.
 struct gemm_problem {

@@ -71,7 +71,7 @@ TEST(GemmRender, EpilogueAndDtypes) {
   EXPECT_TRUE(contains(src, "using bias_type = gemm_dtype<0>;"));
   EXPECT_TRUE(contains(src, "struct gemm_dtype<2> {"));
   EXPECT_FALSE(contains(src, "struct gemm_dtype<1> {"));  // only the kinds in use
-  EXPECT_TRUE(contains(src, "return v / (1.0f + expf(-v));"));
+  EXPECT_TRUE(contains(src, "return rocmtpl_dev::silu(v);"));
   EXPECT_TRUE(contains(src, "v += bias_type::to_float(t.Bias[p.bias_offset"));
   EXPECT_TRUE(contains(src, "problem_.bias_stride_m = 0;"));
   EXPECT_EQ(caller.bmreq().signature.params.at(2), (entry_param{"Bias", param_kind::tensor_in, "const float*"}));
