@@ -376,7 +376,8 @@ ROCMTPL_INLINE std::string vector_loads_text(const std::vector<epilogue_operand>
 
 // rocmtpl_epilogue8(): the chain on 8 values, each through the scalar form's statements.
 ROCMTPL_INLINE std::string vector_apply_text(const epilogue_chain& chain, const std::vector<epilogue_operand>& ops,
-                                             const std::vector<const epilogue_broadcast*>& uses) {
+                                             const std::vector<const epilogue_broadcast*>& uses,
+                                             std::optional<dtype> staged) {
   std::string s(apply8_head);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (uses[i] == nullptr || *uses[i] == epilogue_broadcast::column_vector) continue;
@@ -384,7 +385,13 @@ ROCMTPL_INLINE std::string vector_apply_text(const epilogue_chain& chain, const 
     s += unpack8(i, ops[i].node->type(), (full ? "es." : "ec.") + detail::indexed_name("e", i));
   }
   s += apply8_loop;
-  s += chain_statements(chain, "        ", [&](std::size_t i) {
+  // A leading cast to the type the values are staged in is an identity on them.
+  epilogue_chain applied = chain;
+  if (staged && !applied.ops.empty() && applied.ops.front().kind == epilogue_op_kind::cast &&
+      applied.ops.front().type == *staged) {
+    applied.ops.erase(applied.ops.begin());
+  }
+  s += chain_statements(applied, "        ", [&](std::size_t i) {
     return *uses[i] == epilogue_broadcast::column_vector ? detail::indexed_name("er.e", i)
                                                          : detail::indexed_name("x", i) + "[e]";
   });
@@ -395,7 +402,7 @@ ROCMTPL_INLINE std::string vector_apply_text(const epilogue_chain& chain, const 
 }  // namespace detail::epilogue_impl
 
 ROCMTPL_INLINE std::string epilogue_device_code(const epilogue_chain& chain, const std::vector<epilogue_operand>& ops,
-                                                const std::vector<std::string>& symbols) {
+                                                const std::vector<std::string>& symbols, std::optional<dtype> staged) {
   namespace impl = detail::epilogue_impl;
   const auto uses = impl::operand_uses(chain, ops.size());
   std::string s = "// Fused epilogue: " + chain.to_string() + "\n";
@@ -405,7 +412,7 @@ ROCMTPL_INLINE std::string epilogue_device_code(const epilogue_chain& chain, con
   s += impl::vector_form_comment;
   s += impl::vector_structs_text(ops, uses);
   s += impl::vector_loads_text(ops, uses);
-  s += impl::vector_apply_text(chain, ops, uses);
+  s += impl::vector_apply_text(chain, ops, uses, staged);
   return s;
 }
 

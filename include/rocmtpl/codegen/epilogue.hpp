@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -355,7 +356,7 @@ std::string vector_loads_text(const std::vector<epilogue_operand>& ops,
                               const std::vector<const epilogue_broadcast*>& uses);
 
 std::string vector_apply_text(const epilogue_chain& chain, const std::vector<epilogue_operand>& ops,
-                              const std::vector<const epilogue_broadcast*>& uses);
+                              const std::vector<const epilogue_broadcast*>& uses, std::optional<dtype> staged);
 }  // namespace detail::epilogue_impl
 
 /// @brief The device code of a chain (inside the template's anonymous namespace).
@@ -373,12 +374,16 @@ std::string vector_apply_text(const epilogue_chain& chain, const std::vector<epi
 ///
 /// Both forms apply the same statements (so they give the same bits); conversions use the
 /// hardware's instructions where the platform has them. The caller stores the result in the
-/// output's type.
+/// output's type. Where the vector form's values already have a 16-bit type (`staged`: the Hopper
+/// path stages its rows in the output's type), a leading cast of the chain to that type is left out
+/// of the vector form: on such values it changes nothing, and it cost two conversions a value.
 /// @param chain the ops
 /// @param ops the operands (epilogue_operands())
 /// @param symbols the kernel's size symbols (the operands' strides and offsets use them)
+/// @param staged the type the vector form's values arrive in, if they are rounded to one
 [[nodiscard]] std::string epilogue_device_code(const epilogue_chain& chain, const std::vector<epilogue_operand>& ops,
-                                               const std::vector<std::string>& symbols);
+                                               const std::vector<std::string>& symbols,
+                                               std::optional<dtype> staged = std::nullopt);
 
 /// @brief `rocmtpl_epilogue_make(<prefix>0, ..., <size symbols>)`: the maker's call with the
 /// operands named `<prefix><i>` and the size symbols as in scope.

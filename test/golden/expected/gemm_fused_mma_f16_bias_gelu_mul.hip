@@ -309,7 +309,6 @@ __device__ __forceinline__ void rocmtpl_epilogue8(const rocmtpl_epilogue_row& er
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
         float v = vs[e];
-        v = rocmtpl_epi_round_f16(v);
         v = v + x0[e];
         v = rocmtpl_dev::gelu(v);
         v = v * x1[e];

@@ -84,7 +84,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_pointwise_0, source hash 8082b0bcba59d729
+// kernel rocm_fused_gemm_pointwise_0, source hash aad724287b610566
 // Topologically Sorted Source Nodes: [h, y], Original ops: [gemm, pointwise]
 // Source node to op mapping:
 //   h => gemm
@@ -320,7 +320,6 @@ __device__ __forceinline__ void rocmtpl_epilogue8(const rocmtpl_epilogue_row& er
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
         float v = vs[e];
-        v = rocmtpl_epi_round_f16(v);
         v = v + x0[e];
         v = rocmtpl_dev::gelu(v);
         v = v * x1[e];

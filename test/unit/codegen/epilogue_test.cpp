@@ -147,6 +147,22 @@ TEST(EpilogueDeviceCode, CastsRoundAndScalesMultiply) {
   EXPECT_TRUE(contains(code, "v = v;")) << code;  // f32: nothing to round
 }
 
+// Issue 25: values staged in a 16-bit type (the Hopper path's rows) skip the chain's leading cast
+// to that type in the vector form only; a leading cast to another type, or a later one, stays.
+TEST(EpilogueDeviceCode, VectorFormSkipsALeadingCastToTheStagedType) {
+  const epilogue_chain c{{epilogue_op::cast(dtype::f16), epilogue_op::scale(0.5F), epilogue_op::cast(dtype::f16)}};
+  const auto staged = epilogue_device_code(c, {}, {}, dtype::f16);
+  EXPECT_TRUE(contains(staged, "    v = rocmtpl_epi_round_f16(v);\n    v = 0.5f * v;\n")) << staged;  // scalar
+  EXPECT_TRUE(contains(staged,
+                       "        float v = vs[e];\n        v = 0.5f * v;\n        v = rocmtpl_epi_round_f16(v);\n"
+                       "        vs[e] = v;\n"))
+      << staged;
+  EXPECT_TRUE(contains(epilogue_device_code(c, {}, {}),
+                       "        float v = vs[e];\n        v = rocmtpl_epi_round_f16(v);\n        v = 0.5f * v;\n"));
+  EXPECT_TRUE(contains(epilogue_device_code(c, {}, {}, dtype::bf16),
+                       "        float v = vs[e];\n        v = rocmtpl_epi_round_f16(v);\n        v = 0.5f * v;\n"));
+}
+
 // Issue 25: an activation of a chain is `v = <its table text>;` in both forms (the text the
 // templates' apply_activation() returns); none writes no statement.
 TEST(EpilogueDeviceCode, EveryActivationIsItsTableText) {

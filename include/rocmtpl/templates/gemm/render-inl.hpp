@@ -297,7 +297,10 @@ ROCMTPL_INLINE void write_source_head(indented_buffer& src, const gemm_plan& pla
   write_operand_types(src, plan.v, plan.options.act);
   write_problem_struct(src, plan.v, plan.symbols);
   if (plan.v.fused != nullptr) {
-    src.write_verbatim(epilogue_device_code(plan.v.fused->chain, plan.v.epi, plan.symbols));
+    // The vector form's one caller, the Hopper path, stages its rows in Y's 16-bit type.
+    const dtype y = plan.v.y.node->get_layout().type();
+    const auto staged = y == dtype::f16 || y == dtype::bf16 ? std::optional<dtype>(y) : std::nullopt;
+    src.write_verbatim(epilogue_device_code(plan.v.fused->chain, plan.v.epi, plan.symbols, staged));
     src.writeline("");
   }
   write_pointers_and_epilogue(src, plan.v, plan.options, store_output);
