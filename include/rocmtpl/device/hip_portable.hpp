@@ -348,22 +348,13 @@ ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float gelu(float v) {
 }
 
 // sigmoid(v) = 1 / (1 + exp(-v)) and silu(v) = v sigmoid(v) through the hardware's exponential and
-// reciprocal (NVIDIA ex2.approx / rcp.approx, AMD v_exp_f32 / v_rcp_f32): four instructions where
-// expf and an IEEE division take about twenty (a fused chain with silu ran 1.7x the plain GEMM's
-// time on the H200, instruction-bound). Within a few ulps of sigmoid for v above -87; below, the
-// result (under 2^-126) flushes to zero. sigmoid(+inf) = 1, sigmoid(-inf) = 0, NaN stays NaN;
-// silu(-inf) is NaN, as the formula's -inf / inf is.
-ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float sigmoid(float v) {
-#if defined(ROCMTPL_PLATFORM_NVIDIA)
-  float e;  // exp(-v) = 2^(-v log2(e))
-  float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(v * -1.44269504088896341f));
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
-  return r;
-#else
-  return __builtin_amdgcn_rcpf(1.0f + __expf(-v));
-#endif
-}
+// reciprocal (__expf and __fdividef: NVIDIA ex2.approx and div.approx, AMD v_exp_f32 and v_rcp_f32):
+// four instructions where expf and an IEEE division take about twenty (a fused chain with silu ran
+// 1.7x the plain GEMM's time on the H200, instruction-bound). The intrinsics, not inline assembly:
+// the compiler schedules them (an asm form spilled 8 bytes on the 256 x 128 Hopper tile). Within a
+// few ulps of sigmoid for v above -87; below, the result (under 2^-126) may flush to zero.
+// sigmoid(+inf) = 1, sigmoid(-inf) = 0, NaN stays NaN; silu(-inf) is NaN, as -inf / inf is.
+ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float sigmoid(float v) { return __fdividef(1.0f, 1.0f + __expf(-v)); }
 ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float silu(float v) { return v * sigmoid(v); }
 
 // gelu_tanh(v) = 0.5 v (1 + tanh(u)), u = sqrt(2 / pi) (v + 0.044715 v^3): PyTorch's
