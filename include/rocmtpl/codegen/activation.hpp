@@ -33,7 +33,7 @@ enum class activation : std::uint8_t {
   gelu,       ///< `v Phi(v)`, the erf form (PyTorch's default): `rocmtpl_dev::gelu()`
   gelu_tanh,  ///< `0.5 v (1 + tanh(sqrt(2 / pi) (v + 0.044715 v^3)))` (PyTorch's `approximate='tanh'`):
               ///< `rocmtpl_dev::gelu_tanh()`, on the hardware tanh where there is one
-  silu,       ///< `v / (1 + exp(-v))`: `rocmtpl_dev::silu()`, on the hardware exponential and reciprocal
+  silu,       ///< `v / (1 + exp(-v))`: `rocmtpl_dev::silu()`, on the hardware exponential
   sigmoid,    ///< `1 / (1 + exp(-v))`: `rocmtpl_dev::sigmoid()`, likewise
   tanh,       ///< `tanh(v)`
 };

@@ -25,7 +25,7 @@
 ///   within |v| * 1e-7 of the exact value, through the hardware's reciprocal and exponential), and
 ///   `rocmtpl_dev::gelu_tanh(float)`, the tanh form (NVIDIA: the hardware tanh, within about
 ///   2^-12 |v|; AMD: through the exponential), `rocmtpl_dev::sigmoid(float)` and
-///   `rocmtpl_dev::silu(float)` (through the hardware's exponential and reciprocal);
+///   `rocmtpl_dev::silu(float)` (through the hardware's exponential);
 /// - under nvcc, the HIP runtime names: `hipStream_t`, `hipError_t`, `hipSuccess`,
 ///   `hipGetLastError`, `hipPeekAtLastError`, `hipGetErrorString`, `hipLaunchKernelGGL`,
 ///   `HIP_KERNEL_NAME`, `hipFuncSetAttribute` with `hipFuncAttributeMaxDynamicSharedMemorySize`,
@@ -347,14 +347,16 @@ ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float gelu(float v) {
   return v * (v >= 0.0f ? 1.0f - half_erfc : half_erfc);
 }
 
-// sigmoid(v) = 1 / (1 + exp(-v)) and silu(v) = v sigmoid(v) through the hardware's exponential and
-// reciprocal (__expf and __fdividef: NVIDIA ex2.approx and div.approx, AMD v_exp_f32 and v_rcp_f32):
-// four instructions where expf and an IEEE division take about twenty (a fused chain with silu ran
-// 1.7x the plain GEMM's time on the H200, instruction-bound). The intrinsics, not inline assembly:
-// the compiler schedules them (an asm form spilled 8 bytes on the 256 x 128 Hopper tile). Within a
-// few ulps of sigmoid for v above -87; below, the result (under 2^-126) may flush to zero.
-// sigmoid(+inf) = 1, sigmoid(-inf) = 0, NaN stays NaN; silu(-inf) is NaN, as -inf / inf is.
-ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float sigmoid(float v) { return __fdividef(1.0f, 1.0f + __expf(-v)); }
+// sigmoid(v) = 1 / (1 + exp(-v)) and silu(v) = v sigmoid(v) through the hardware's exponential
+// (__expf: NVIDIA ex2.approx, AMD v_exp_f32) and a correctly rounded reciprocal (__frcp_rn): a few
+// instructions where expf and an IEEE division take about twenty (a fused chain with silu ran 1.7x
+// the plain GEMM's time on the H200, instruction-bound). Intrinsics the compiler schedules, not
+// inline assembly, and __frcp_rn rather than __fdividef: on the Hopper tiles at the register limit
+// (168), the assembly form spilled 8 bytes (256 x 128, sigmoid) and __fdividef 16 bytes (ping-pong
+// 128 x 128, silu + Residual); this form spills on none (GemmGpu.EveryHopperConfigF16AndBf16).
+// Within a few ulps of sigmoid for v above -87; below, the result (under 2^-126) may flush to
+// zero. sigmoid(+inf) = 1, sigmoid(-inf) = 0, NaN stays NaN; silu(-inf) is NaN, as -inf / inf is.
+ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float sigmoid(float v) { return __frcp_rn(1.0f + __expf(-v)); }
 ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float silu(float v) { return v * sigmoid(v); }
 
 // gelu_tanh(v) = 0.5 v (1 + tanh(u)), u = sqrt(2 / pi) (v + 0.044715 v^3): PyTorch's
