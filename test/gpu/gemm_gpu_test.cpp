@@ -409,11 +409,11 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
     const std::vector<size_hints> fold_shapes{{{"B", 3}, {"M", 100}, {"N", 264}, {"K", 200}},
                                               {{"B", 2}, {"M", 1}, {"N", 72}, {"K", 64}}};
     for (const auto& base : hopper) {
-      // Stream-K (cooperative tilings): 2 and 4 blocks per tile, tiles split between blocks at any
-      // k-block (K = 264: 5 k-blocks; 1032: 17), one k-block (blocks with empty shares), K = 0
-      // (no iterations: each tile's block stores the epilogue of zero); the heavy epilogue after the
-      // last block's sum on the smaller tiles.
-      if (base.pingpong == 0) {
+      // Stream-K (every tiling; ping-pong deals a block's segments to its two warpgroups in turn):
+      // 2 and 4 blocks per tile, tiles split between blocks at any k-block (K = 264: 5 k-blocks;
+      // 1032: 17), one k-block (blocks with empty shares), K = 0 (no iterations: each tile's block
+      // stores the epilogue of zero); the heavy epilogue after the owner's sum on the smaller tiles.
+      {
         for (int sk : {2, 4}) {
           auto c = base;
           c.stream_k = sk;

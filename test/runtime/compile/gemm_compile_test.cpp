@@ -423,6 +423,12 @@ std::vector<build> hopper_builds() {
   const auto stream_caller = stream_job.generate(stream, square_4096);
   out.push_back(
       {"f16 job stream-K " + gemm_config(stream).name(), stream_caller.source(), stream_caller.bmreq().signature});
+  // And on the ping-pong 64 x 256 tile (the 17-64-row problems' stream-K: one warpgroup's fix-up).
+  auto stream_pp = templates::wgmma_path::search_space().back();
+  stream_pp.stream_k = 8;
+  const auto stream_pp_caller = stream_job.generate(stream_pp, square_4096);
+  out.push_back({"f16 job stream-K " + gemm_config(stream_pp).name(), stream_pp_caller.source(),
+                 stream_pp_caller.bmreq().signature});
   rocm_template<gemm_policy> sym(
       gemm_policy({.act = activation::sigmoid,
                    .bias_along = templates::bias_dim::m,

@@ -41,6 +41,8 @@ struct wgmma_config {
   /// Stream-K (0: off): the grid, min(SMs, tiles x stream_k) blocks, takes equal shares of the
   /// (tile, k-block) iterations; a tile split between blocks is finished by the block holding its
   /// first k-block, which adds the others' fp32 partial tiles (workspace) and runs the epilogue.
+  /// Either schedule: cooperative (both warpgroups on each segment) or ping-pong (segments dealt
+  /// to the warpgroups in turn).
   int stream_k = 0;
 
   /// @brief The path's name in the serialised form ("math" of describe()).
@@ -87,9 +89,7 @@ struct wgmma_config {
     }
     if (pingpong == 1 && block_m % 64 != 0) return "wgmma ping-pong block_m must be a multiple of 64 (m64 blocks)";
     if (stream_k < 0 || stream_k == 1 || stream_k > 64) return "wgmma stream_k must be 0 (off) or 2 to 64";
-    if (stream_k != 0 && (split_k != 1 || pingpong != 0)) {
-      return "wgmma stream_k needs split_k 1 and the cooperative schedule (pingpong 0)";
-    }
+    if (stream_k != 0 && split_k != 1) return "wgmma stream_k needs split_k 1 (it splits K itself)";
     if (block_m > 256) return "wgmma block_m above 256 (one TMA box holds at most 256 rows)";
     if (block_n != 64 && block_n != 128 && block_n != 192 && block_n != 256) {
       return "wgmma block_n must be 64, 128, 192 or 256";

@@ -442,10 +442,18 @@ struct work_walk {
         return true;
     }
 };
-// The 256 consumer threads' named barrier 3.
-__device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 3, 256;" ::: "memory"); }
-// Stream-K: this block holds k-blocks [kb_begin, kb_end) of tile w.tile in `acc` (consumer thread
-// ct of 256), short of the whole tile. The tile's owner is the block whose share holds its first
+// The threads computing one tile: the 256 consumer threads' named barrier 3 (cooperative), or
+// consumer warpgroup c's 128 on barrier 4 + c (ping-pong).
+__device__ __forceinline__ void tile_sync(int c) {
+    if constexpr (tile_consumers == 1) {
+        asm volatile("bar.sync %0, 128;" ::"r"(4 + c) : "memory");
+    } else {
+        (void)c;
+        asm volatile("bar.sync 3, 256;" ::: "memory");
+    }
+}
+// Stream-K: this block holds k-blocks [kb_begin, kb_end) of tile w.tile in `acc` (thread ct of the
+// tile_consumers x 128 computing it; consumer warpgroup c), short of the whole tile. The tile's owner is the block whose share holds its first
 // k-block; every other block's part of a tile is the first segment of its share, so it never waits
 // before storing it. Another block stores its part in fp32 to slot tile + blockIdx.x of the
 // workspace (after the tile counters; distinct for every (tile, block) pair that can share a tile),
@@ -454,8 +462,9 @@ __device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 3, 256
 // blocks are resident, one per SM; a lost one traps after over 4 s instead of hanging), adds their slots
 // and returns true: it runs the epilogue.
 __device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], const gemm_pointers& t, int tiles,
-                                               int kblocks, const work_unit& w, int ct) {
+                                               int kblocks, const work_unit& w, int ct, int c) {
     constexpr int groups = block_n / 8;  // float4s of one m64 block's accumulators
+    constexpr int threads = tile_consumers * 128;
     constexpr int64_t slot_floats = static_cast<int64_t>(block_m) * block_n;
     unsigned* counters = reinterpret_cast<unsigned*>(t.Partial);
     float* slots = t.Partial + (tiles + 63) / 64 * 64;  // the counters take whole 256-byte lines
@@ -465,11 +474,11 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], co
         for (int i = 0; i < mi; ++i) {
 #pragma unroll
             for (int g = 0; g < groups; ++g) {
-                mine[(i * groups + g) * 256] = make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
+                mine[(i * groups + g) * threads] = make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
             }
         }
         __threadfence();
-        consumers_sync();
+        tile_sync(c);
         if (ct == 0) atomicAdd(&counters[w.tile], static_cast<unsigned>(w.kb_end - w.kb_begin));
         return false;
     }
@@ -483,7 +492,7 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], co
             __nanosleep(128);
         }
     }
-    consumers_sync();
+    tile_sync(c);
     // The other blocks whose shares meet the tile: owner(i) = the last block whose share starts at
     // or before i; the tile's first k-block is this block's.
     const int64_t total = static_cast<int64_t>(tiles) * kblocks;
@@ -502,7 +511,7 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], co
         for (int i = 0; i < mi; ++i) {
 #pragma unroll
             for (int g = 0; g < groups; ++g) {
-                const float4 v = __ldcg(other + (i * groups + g) * 256);
+                const float4 v = __ldcg(other + (i * groups + g) * threads);
                 acc[i][4 * g] += v.x, acc[i][4 * g + 1] += v.y, acc[i][4 * g + 2] += v.z, acc[i][4 * g + 3] += v.w;
                 if (g % 8 == 7) asm volatile("" ::: "memory");
             }
@@ -638,7 +647,9 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             } else {
                 // A stream-K segment short of the whole tile: only the tile's owner goes on.
                 if (!whole) {
-                    if (!stream_k_fixup(acc, t, tiles, kblocks, w, c * 128 + tid_wg)) continue;
+                    if (!stream_k_fixup(acc, t, tiles, kblocks, w, (tile_consumers == 1 ? 0 : c * 128) + tid_wg, c)) {
+                        continue;
+                    }
                     tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
                 }
 #pragma unroll

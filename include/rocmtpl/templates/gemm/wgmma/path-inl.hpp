@@ -163,10 +163,9 @@ ROCMTPL_INLINE std::vector<std::pair<double, wgmma_config>> wgmma_path::problem_
   if (detail::wgmma_static_reason(v) || !detail::wgmma_fits_hints(v, *r.hints)) return {};
   auto out = detail::rank_tiled<wgmma_path>(r, [](wgmma_config&) {});  // TMA rows and 16-byte stores: no width to fit
   if (r.runtime_split_k) return out;
-  // Stream-K for the cooperative tilings with fewer tiles than two waves: the fewest blocks per
-  // tile (2, 4, 8 or 16) that give every SM a block, where K has 4 k-blocks or more.
+  // Stream-K for every tiling with fewer tiles than two waves: the fewest blocks per tile (2, 4,
+  // 8 or 16) that give every SM a block, where K has 4 k-blocks or more.
   for (auto c : search_space()) {
-    if (c.pingpong != 0) continue;
     const auto t = detail::gemm_tiles(c.block_m, c.block_n, c.block_k, 1, r.m, r.n, r.k, r.batch);
     if (t.tiles >= 2 * detail::gemm_cost_sms || t.k_steps < 4) continue;
     c.stream_k = 2;

@@ -100,9 +100,9 @@ TEST(GemmWgmmaConfig, PingPongTilesBelongToOneWarpgroup) {
   EXPECT_EQ(hopper(128, 128, 4).tile_consumers(), 2);
 }
 
-// Stream-K: 2 to 64 blocks per tile at most, cooperative and unsplit only; named and visited
+// Stream-K: 2 to 64 blocks per tile at most, unsplit only, either schedule; named and visited
 // only when set.
-TEST(GemmWgmmaConfig, StreamKIsCooperativeAndUnsplit) {
+TEST(GemmWgmmaConfig, StreamKIsUnsplit) {
   auto c = hopper(128, 256, 4);
   c.stream_k = 2;
   EXPECT_FALSE(c.invalid_reason().has_value()) << reason(c);
@@ -116,8 +116,9 @@ TEST(GemmWgmmaConfig, StreamKIsCooperativeAndUnsplit) {
   }
   c.stream_k = 4;
   c.split_k = 2;
-  EXPECT_TRUE(contains(reason(c), "split_k 1 and the cooperative schedule"));
+  EXPECT_TRUE(contains(reason(c), "wgmma stream_k needs split_k 1 (it splits K itself)"));
   c = {.block_m = 128, .block_n = 128, .stages = 6, .pingpong = 1, .stream_k = 2};
-  EXPECT_TRUE(contains(reason(c), "split_k 1 and the cooperative schedule"));
+  EXPECT_FALSE(c.invalid_reason().has_value()) << reason(c);
+  EXPECT_EQ(c.name_text().view(), "wgmma_bm128_bn128_bk64_wm128_wn128_g8_s6_v8_pp_stk2");
 }
 }  // namespace

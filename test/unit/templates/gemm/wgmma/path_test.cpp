@@ -114,9 +114,9 @@ TEST(GemmWgmmaPath, SplitKPaysOffOnlyForFewTilesWithLongK) {
             wgmma_path::estimate_cost(tile, 4096, 4096, 4096, 1));
 }
 
-// Stream-K: offered for the cooperative tilings of a problem with few tiles (with the fewest blocks
-// per tile that cover the SMs), ranked above the unsplit tile there, absent with many tiles or
-// runtime split-K; its workspace holds the counters and tiles x (stream_k + 1) fp32 tiles.
+// Stream-K: offered for every tiling of a problem with few tiles (with the fewest blocks per tile
+// that cover the SMs), ranked above the unsplit tile there, absent with many tiles or runtime
+// split-K; its workspace holds the counters and tiles x (stream_k + 1) fp32 tiles.
 TEST(GemmWgmmaPath, StreamKWhereTilesAreFew) {
   const auto f16 = square(dtype::f16, M, N, K);
   const auto v = f16.policy().view(f16.context());
@@ -130,10 +130,10 @@ TEST(GemmWgmmaPath, StreamKWhereTilesAreFew) {
   const size_hints few{{"M", 3072}, {"N", 768}, {"K", 4096}};  // 72 tiles of 128 x 256
   const auto ranked = wgmma_path::problem_configs(v, rank_request(v, few, false));
   const auto sk = stream(ranked);
-  ASSERT_EQ(sk.size(), 3U);  // the cooperative tilings but 128 x 64 (288 tiles: two waves)
+  ASSERT_EQ(sk.size(), 5U);  // every tiling but 128 x 64 (288 tiles: two waves)
+  EXPECT_EQ(std::count_if(sk.begin(), sk.end(), [](const wgmma_config& c) { return c.pingpong != 0; }), 2);
   for (const auto& c : sk) {
     EXPECT_FALSE(c.invalid_reason().has_value()) << c.name_text().view();
-    EXPECT_EQ(c.pingpong, 0);
     const double tiles = std::ceil(3072.0 / c.block_m) * std::ceil(768.0 / c.block_n);
     EXPECT_GE(tiles * c.stream_k, 132) << c.name_text().view();
     EXPECT_TRUE(c.stream_k == 2 || tiles * c.stream_k / 2 < 132) << c.name_text().view();  // the fewest
@@ -144,6 +144,12 @@ TEST(GemmWgmmaPath, StreamKWhereTilesAreFew) {
   EXPECT_TRUE(
       stream(wgmma_path::problem_configs(v, rank_request(v, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, false))).empty());
   EXPECT_TRUE(stream(wgmma_path::problem_configs(v, rank_request(v, few, true))).empty());
+  // 32 rows (issue 25 item 4): the ping-pong 64 x 256 tile, 32 tiles, 8 blocks a tile.
+  const auto rows =
+      stream(wgmma_path::problem_configs(v, rank_request(v, {{"M", 32}, {"N", 8192}, {"K", 8192}}, false)));
+  EXPECT_NE(std::find(rows.begin(), rows.end(),
+                      wgmma_config{.block_m = 64, .block_n = 256, .stages = 5, .pingpong = 1, .stream_k = 8}),
+            rows.end());
   EXPECT_TRUE(wgmma_path::unsupported(sk.front(), v, {.runtime_split_k = true}).has_value());
   EXPECT_FALSE(wgmma_path::unsupported(sk.front(), v, {}).has_value());
   // 72 tiles: 72 x 4 counter bytes (one 256-byte line... two), then 72 x 3 tiles of 128 x 256 floats.
@@ -166,7 +172,7 @@ TEST(GemmWgmmaPath, ProblemConfigsOnlyWhereThePathServes) {
   // of 64) per configuration; 4096 x 4096 has enough for each, so no variants.
   const auto ranked = configs(f16, h);
   const auto tilings = wgmma_path::search_space().size();
-  ASSERT_EQ(ranked.size(), tilings * 3 + 4);  // and a stream-K variant of each cooperative tiling
+  ASSERT_EQ(ranked.size(), tilings * 4);  // and a stream-K variant of each tiling
   for (const auto& [cost, c] : ranked) {
     EXPECT_DOUBLE_EQ(cost, wgmma_path::estimate_cost(c, 512, 512, 512, 1));
   }
