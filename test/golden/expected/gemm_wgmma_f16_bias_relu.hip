@@ -223,7 +223,6 @@ namespace gemm_sm90 {
 [[maybe_unused]] constexpr int stage_bytes = a_bytes + block_n * block_k * 2;
 [[maybe_unused]] constexpr int epi_row = 72;  // staged row: 64 values + 8 of padding (144 B: no bank conflicts)
 [[maybe_unused]] constexpr int epi_bytes = consumers * 4 * 16 * epi_row * 2;
-// The ring, the staging tiles, the full and empty barriers, stream-K's fix-up barrier (8 spare bytes).
 [[maybe_unused]] constexpr int smem_bytes = 1024 + stages * stage_bytes + epi_bytes + 2 * stages * 8 + 16;
 static_assert(block_k == 64 && warp_n == block_n && block_m == tile_consumers * warp_m && mi >= 1, "wgmma tiling");
 static_assert(tile_consumers == 1 || tile_consumers == consumers, "cooperative or ping-pong");
@@ -271,13 +270,6 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1) {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
                  ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1)
-                 : "memory");
-}
-// `bytes` (a multiple of 16; both addresses 16-byte aligned) from global to shared memory by the
-// bulk copy engine, completing on `bar`.
-__device__ __forceinline__ void bulk_load(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                 ::"r"(dst), "l"(src), "r"(bytes), "r"(bar)
                  : "memory");
 }
 template <uint32_t Regs>
@@ -621,20 +613,12 @@ __device__ __forceinline__ void tile_sync(int c) {
 // adds its k-blocks to the tile's counter and returns false. The owner waits for the others'
 // k-blocks (in practice they finished long before: their part came first in their shares; all
 // blocks are resident, one per SM; a lost one traps after over 4 s instead of hanging), adds their slots
-// and returns true: it runs the epilogue. The owner's segment is its block's last unit, so once
-// its k-blocks are consumed the ring is free (ping-pong: when the segment has at least `stages`
-// k-blocks, every stage the other warpgroup read has been refilled since): each slot then comes
-// into the ring in one bulk copy (on barrier `fix`) and is summed from shared memory. Otherwise the
-// slots are read from global memory, eight float4 loads in flight a thread (about 16 round trips
-// to L2 for a 64 x 256 slot: what made ping-pong stream-K 10% slower than split-K plus a reduction).
+// and returns true: it runs the epilogue.
 __device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], const gemm_pointers& t, int tiles,
-                                               int kblocks, const work_unit& w, int ct, int c, uint8_t* ring,
-                                               uint64_t* fix) {
+                                               int kblocks, const work_unit& w, int ct, int c) {
     constexpr int groups = block_n / 8;  // float4s of one m64 block's accumulators
     constexpr int threads = tile_consumers * 128;
     constexpr int64_t slot_floats = static_cast<int64_t>(block_m) * block_n;
-    constexpr uint32_t slot_bytes = static_cast<uint32_t>(slot_floats * 4);
-    static_assert(slot_bytes <= static_cast<uint32_t>(stages) * stage_bytes, "a partial tile fits in the ring");
     unsigned* counters = reinterpret_cast<unsigned*>(t.Partial);
     float* slots = t.Partial + (tiles + 63) / 64 * 64;  // the counters take whole 256-byte lines
     if (w.kb_begin != 0) {
@@ -669,37 +653,11 @@ __device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], co
     const int64_t first = static_cast<int64_t>(w.tile) * kblocks, last_it = first + kblocks - 1;
     const int b1 = static_cast<int>(((last_it + 1) * g_blocks - 1) / total);
     int64_t e = (blockIdx.x + 1) * total / g_blocks;  // where block b's share starts (b = blockIdx.x + 1)
-    const bool bulk = tile_consumers != 1 || w.kb_end - w.kb_begin >= stages;
-    uint32_t parity = 0;
     for (int b = static_cast<int>(blockIdx.x) + 1; b <= b1; ++b) {
         const int64_t s = e;
         e = (b + 1) * total / g_blocks;
         if (s == e) continue;  // an empty share (more blocks than k-blocks)
-        const float* slot = slots + (w.tile + static_cast<int64_t>(b)) * slot_floats;
-        if (bulk) {
-            const uint32_t bar = smem_addr(fix);
-            if (ct == 0) {
-                // The slot was written through the generic proxy (ordered by the counter's acquire),
-                // the ring last read by ld.shared: both before the copy engine's access.
-                asm volatile("fence.proxy.async;" ::: "memory");
-                mbar_expect_tx(bar, slot_bytes);
-                bulk_load(smem_addr(ring), slot, slot_bytes, bar);
-            }
-            mbar_wait(bar, parity);
-            parity ^= 1;
-            const float4* part = reinterpret_cast<const float4*>(ring) + ct;
-#pragma unroll
-            for (int i = 0; i < mi; ++i) {
-#pragma unroll
-                for (int g = 0; g < groups; ++g) {
-                    const float4 v = part[(i * groups + g) * threads];
-                    acc[i][4 * g] += v.x, acc[i][4 * g + 1] += v.y, acc[i][4 * g + 2] += v.z, acc[i][4 * g + 3] += v.w;
-                }
-            }
-            tile_sync(c);  // every thread has read the ring before the next copy
-            continue;
-        }
-        const float4* other = reinterpret_cast<const float4*>(slot) + ct;
+        const float4* other = reinterpret_cast<const float4*>(slots + (w.tile + static_cast<int64_t>(b)) * slot_floats) + ct;
         // Eight loads in flight at a time: all of them at once would need 4 registers per
         // accumulator on top of the accumulators (128 x 256: spills).
 #pragma unroll
@@ -740,7 +698,6 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             mbar_init(smem_addr(&full[s]), 1);
             mbar_init(smem_addr(&empty[s]), tile_consumers * 4);  // one arrival per warp computing the tile
         }
-        mbar_init(smem_addr(&empty[stages]), 1);  // stream-K's fix-up copies (stream_k_fixup())
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
@@ -843,8 +800,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             } else {
                 // A stream-K segment short of the whole tile: only the tile's owner goes on.
                 if (!whole) {
-                    if (!stream_k_fixup(acc, t, tiles, kblocks, w, (tile_consumers == 1 ? 0 : c * 128) + tid_wg, c, ring,
-                                        &empty[stages])) {
+                    if (!stream_k_fixup(acc, t, tiles, kblocks, w, (tile_consumers == 1 ? 0 : c * 128) + tid_wg, c)) {
                         continue;
                     }
                     tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
