@@ -33,8 +33,7 @@ TEST(Activation, DeviceFunctionPerActivation) {
   EXPECT_NE(activation_device_function(activation::gelu_tanh).find("return rocmtpl_dev::gelu_tanh(v);"),
             std::string::npos);
   EXPECT_NE(activation_device_function(activation::silu).find("return rocmtpl_dev::silu(v);"), std::string::npos);
-  EXPECT_NE(activation_device_function(activation::sigmoid).find("return rocmtpl_dev::sigmoid(v);"),
-            std::string::npos);
+  EXPECT_NE(activation_device_function(activation::sigmoid).find("return rocmtpl_dev::sigmoid(v);"), std::string::npos);
   EXPECT_NE(activation_device_function(activation::tanh).find("return tanhf(v);"), std::string::npos);
 }
 }  // namespace
