@@ -46,8 +46,8 @@ struct wgmma_path {
   /// @brief The space when the problem meets the path's rules (wgmma_static_reason(),
   /// wgmma_fits_hints()), split-K variants when asked for or when a configuration has fewer
   /// output tiles than two waves over the GPU's SMs (static K slices: the persistent grid walks (slice, tile)
-  /// units, then the split-K reduction applies the epilogue), and there stream-K variants of the
-  /// cooperative tilings too (without runtime split-K), enough blocks per tile to fill the SMs.
+  /// units, then the split-K reduction applies the epilogue), and there stream-K variants of every
+  /// tiling too (without runtime split-K), enough blocks per tile to fill the SMs.
   [[nodiscard]] static std::vector<std::pair<double, config>> problem_configs(const detail::gemm_view& v,
                                                                               const gemm_rank_request& r);
   /// @brief Refuses problems the path cannot run (wgmma_static_reason()), and stream-K with
