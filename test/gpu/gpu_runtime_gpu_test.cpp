@@ -22,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <numbers>
@@ -422,35 +423,57 @@ TEST_F(GpuRuntimeGpu, PortableHeaderKernelsRunCorrectly) {
   }
 }
 
+// The activation checks' inputs: [-16, 16] in steps of 2^-12, then `extra` (tiny and large values);
+// the special values 0, +inf, -inf and NaN follow from index `regular`.
+struct activation_inputs {
+  std::vector<float> in;
+  std::size_t regular = 0;
+};
+
+activation_inputs activation_check_inputs(std::initializer_list<float> extra) {
+  activation_inputs a;
+  for (int i = -16 * 4096; i <= 16 * 4096; ++i) a.in.push_back(static_cast<float>(i) / 4096.0F);
+  a.in.insert(a.in.end(), extra);
+  a.regular = a.in.size();
+  const float inf = std::numeric_limits<float>::infinity();
+  a.in.insert(a.in.end(), {0.0F, inf, -inf, std::numeric_limits<float>::quiet_NaN()});
+  return a;
+}
+
+// Builds the check library and runs its `symbol(in, out, n, stream)` on `in` (`per_input` results a
+// value) into `out`. Skips the test without a compiler; the caller returns on IsSkipped() or
+// HasFatalFailure().
+void run_activation_check(const gpu_runtime& rt, const char* symbol, const std::vector<float>& in,
+                          std::size_t per_input, std::vector<float>& out) {
+  const rocmtpl::test::temp_dir tmp("rocmtpl-gpu-activation");
+  bool skip = false;
+  const auto why = build_check_library(rt.properties(0), tmp.path(), skip);
+  if (skip) GTEST_SKIP() << why;
+  ASSERT_TRUE(why.empty()) << why;
+  library_handle lib(tmp.path() / "libcheck.so");
+  ASSERT_TRUE(lib) << ::dlerror();
+  using check_fn = int(const void*, void*, int, void*);
+  auto* check = lib.symbol<check_fn>(symbol);
+  ASSERT_NE(check, nullptr) << symbol;
+  device_buffer d_in(in.size() * sizeof(float)), d_out(per_input * in.size() * sizeof(float));
+  d_in.copy_from_host(in.data());
+  ASSERT_EQ(check(d_in.get(), d_out.get(), static_cast<int>(in.size()), nullptr), 0) << symbol;
+  rt.device_synchronize();
+  out.resize(per_input * in.size());
+  d_out.copy_to_host(out.data());
+}
+
 // rocmtpl_dev::gelu(), the one gelu of generated code, against the erf form in double precision:
 // within |v| * 4e-7 (Abramowitz and Stegun 7.1.26 is within 1.5e-7 of erf; the rest is float
 // rounding) over [-16, 16] in steps of 2^-12, at tiny and large values, and the erf form's special
 // values (gelu(0) = 0, +inf stays +inf, -inf and NaN give NaN as 0.5 v (1 + erf(v / sqrt 2)) does).
 TEST_F(GpuRuntimeGpu, PortableGeluMatchesTheErfForm) {
-  const auto props = rt().properties(0);
-  const rocmtpl::test::temp_dir tmp("rocmtpl-gpu-gelu");
-  bool skip = false;
-  const auto why = build_check_library(props, tmp.path(), skip);
-  if (skip) GTEST_SKIP() << why;
-  ASSERT_TRUE(why.empty()) << why;
-  library_handle lib(tmp.path() / "libcheck.so");
-  ASSERT_TRUE(lib) << ::dlerror();
-  using gelu_fn = int(const void*, void*, int, void*);
-  auto* gelu = lib.symbol<gelu_fn>("rocmtpl_check_gelu");
-  ASSERT_NE(gelu, nullptr);
-  std::vector<float> in;
-  for (int i = -16 * 4096; i <= 16 * 4096; ++i) in.push_back(static_cast<float>(i) / 4096.0F);
-  for (const float v : {1e-30F, -1e-30F, 1e-7F, -1e-7F, 40.0F, -40.0F, 1e4F, -1e4F, 3.0e38F, -3.0e38F}) in.push_back(v);
-  const std::size_t regular = in.size();
+  const auto [in, regular] =
+      activation_check_inputs({1e-30F, -1e-30F, 1e-7F, -1e-7F, 40.0F, -40.0F, 1e4F, -1e4F, 3.0e38F, -3.0e38F});
+  std::vector<float> out;
+  run_activation_check(rt(), "rocmtpl_check_gelu", in, 1, out);
+  if (IsSkipped() || HasFatalFailure()) return;
   const float inf = std::numeric_limits<float>::infinity();
-  in.insert(in.end(), {0.0F, inf, -inf, std::numeric_limits<float>::quiet_NaN()});
-  const int n = static_cast<int>(in.size());
-  device_buffer d_in(in.size() * sizeof(float)), d_out(in.size() * sizeof(float));
-  d_in.copy_from_host(in.data());
-  ASSERT_EQ(gelu(d_in.get(), d_out.get(), n, nullptr), 0);
-  rt().device_synchronize();
-  std::vector<float> out(in.size());
-  d_out.copy_to_host(out.data());
   double worst = 0;
   float worst_at = 0;
   for (std::size_t i = 0; i < regular; ++i) {
@@ -479,30 +502,12 @@ TEST_F(GpuRuntimeGpu, PortableGeluMatchesTheErfForm) {
 // inside the same bound. Over [-16, 16] in steps of 2^-12, tiny and large values, and the special
 // values the formula gives (0 at 0, +inf at +inf, NaN at -inf and NaN).
 TEST_F(GpuRuntimeGpu, PortableGeluTanhMatchesTheTanhForm) {
-  const auto props = rt().properties(0);
-  const rocmtpl::test::temp_dir tmp("rocmtpl-gpu-gelu-tanh");
-  bool skip = false;
-  const auto why = build_check_library(props, tmp.path(), skip);
-  if (skip) GTEST_SKIP() << why;
-  ASSERT_TRUE(why.empty()) << why;
-  library_handle lib(tmp.path() / "libcheck.so");
-  ASSERT_TRUE(lib) << ::dlerror();
-  using gelu_fn = int(const void*, void*, int, void*);
-  auto* gelu_tanh = lib.symbol<gelu_fn>("rocmtpl_check_gelu_tanh");
-  ASSERT_NE(gelu_tanh, nullptr);
-  std::vector<float> in;
-  for (int i = -16 * 4096; i <= 16 * 4096; ++i) in.push_back(static_cast<float>(i) / 4096.0F);
-  for (const float v : {1e-30F, -1e-30F, 1e-7F, -1e-7F, 40.0F, -40.0F, 1e4F, -1e4F, 3.0e38F, -3.0e38F}) in.push_back(v);
-  const std::size_t regular = in.size();
+  const auto [in, regular] =
+      activation_check_inputs({1e-30F, -1e-30F, 1e-7F, -1e-7F, 40.0F, -40.0F, 1e4F, -1e4F, 3.0e38F, -3.0e38F});
+  std::vector<float> out;
+  run_activation_check(rt(), "rocmtpl_check_gelu_tanh", in, 1, out);
+  if (IsSkipped() || HasFatalFailure()) return;
   const float inf = std::numeric_limits<float>::infinity();
-  in.insert(in.end(), {0.0F, inf, -inf, std::numeric_limits<float>::quiet_NaN()});
-  const int n = static_cast<int>(in.size());
-  device_buffer d_in(in.size() * sizeof(float)), d_out(in.size() * sizeof(float));
-  d_in.copy_from_host(in.data());
-  ASSERT_EQ(gelu_tanh(d_in.get(), d_out.get(), n, nullptr), 0);
-  rt().device_synchronize();
-  std::vector<float> out(in.size());
-  d_out.copy_to_host(out.data());
   const double tanh_error = 4.97e-4;  // 2^-10.987, with a little room
   double worst = 0;
   float worst_at = 0;
@@ -522,40 +527,20 @@ TEST_F(GpuRuntimeGpu, PortableGeluTanhMatchesTheTanhForm) {
   EXPECT_TRUE(std::isnan(out[regular + 3]));
 }
 
-// rocmtpl_dev::sigmoid() and silu() (the hardware's exponential and reciprocal) against 1 / (1 +
-// exp(-v)) and v / (1 + exp(-v)) in double precision. ex2.approx and rcp.approx are within a few
+// rocmtpl_dev::sigmoid() and silu() (__expf and __frcp_rn) against 1 / (1 + exp(-v)) and
+// v / (1 + exp(-v)) in double precision. ex2.approx and the rounded reciprocal are within a few
 // ulps; exp(-v)'s argument is rounded once (v log2(e) in float), which moves the result by up to
 // |v| 2^-24 ln 2 relatively: the bound is (1e-6 + 1e-7 |v|) of the exact value, plus the smallest
 // normal float (results below 2^-126 flush to zero). Over [-16, 16] in steps of 2^-12, values out to
 // the float range, and the special values (sigmoid: 0.5 at 0, 1 at +inf, 0 at -inf; silu: 0, +inf,
 // NaN as -inf / inf is; NaN stays NaN).
 TEST_F(GpuRuntimeGpu, PortableSigmoidAndSiluMatchTheExpForm) {
-  const auto props = rt().properties(0);
-  const rocmtpl::test::temp_dir tmp("rocmtpl-gpu-sigmoid");
-  bool skip = false;
-  const auto why = build_check_library(props, tmp.path(), skip);
-  if (skip) GTEST_SKIP() << why;
-  ASSERT_TRUE(why.empty()) << why;
-  library_handle lib(tmp.path() / "libcheck.so");
-  ASSERT_TRUE(lib) << ::dlerror();
-  using check_fn = int(const void*, void*, int, void*);
-  auto* check = lib.symbol<check_fn>("rocmtpl_check_sigmoid_silu");
-  ASSERT_NE(check, nullptr);
-  std::vector<float> in;
-  for (int i = -16 * 4096; i <= 16 * 4096; ++i) in.push_back(static_cast<float>(i) / 4096.0F);
-  for (const float v : {1e-30F, -1e-30F, 1e-7F, -1e-7F, 40.0F, -40.0F, 80.0F, -80.0F, 1e4F, -1e4F, 3.0e38F, -3.0e38F}) {
-    in.push_back(v);
-  }
-  const std::size_t regular = in.size();
+  const auto [in, regular] = activation_check_inputs(
+      {1e-30F, -1e-30F, 1e-7F, -1e-7F, 40.0F, -40.0F, 80.0F, -80.0F, 1e4F, -1e4F, 3.0e38F, -3.0e38F});
+  std::vector<float> out;
+  run_activation_check(rt(), "rocmtpl_check_sigmoid_silu", in, 2, out);
+  if (IsSkipped() || HasFatalFailure()) return;
   const float inf = std::numeric_limits<float>::infinity();
-  in.insert(in.end(), {0.0F, inf, -inf, std::numeric_limits<float>::quiet_NaN()});
-  const int n = static_cast<int>(in.size());
-  device_buffer d_in(in.size() * sizeof(float)), d_out(2 * in.size() * sizeof(float));
-  d_in.copy_from_host(in.data());
-  ASSERT_EQ(check(d_in.get(), d_out.get(), n, nullptr), 0);
-  rt().device_synchronize();
-  std::vector<float> out(2 * in.size());
-  d_out.copy_to_host(out.data());
   double worst[2] = {0, 0};
   float worst_at[2] = {0, 0};
   for (std::size_t i = 0; i < regular; ++i) {
