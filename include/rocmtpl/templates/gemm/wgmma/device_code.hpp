@@ -455,12 +455,12 @@ __device__ __forceinline__ void tile_sync(int c) {
 // Stream-K: this block holds k-blocks [kb_begin, kb_end) of tile w.tile in `acc` (thread ct of the
 // tile_consumers x 128 computing it; consumer warpgroup c), short of the whole tile. The tile's
 // owner is the block whose share holds its first k-block; every other block's part of a tile is
-// the first segment of its share, so it never waits before storing it. Another block stores its part in fp32 to slot tile + blockIdx.x of the
-// workspace (after the tile counters; distinct for every (tile, block) pair that can share a tile),
-// adds its k-blocks to the tile's counter and returns false. The owner waits for the others'
-// k-blocks (in practice they finished long before: their part came first in their shares; all
-// blocks are resident, one per SM; a lost one traps after over 4 s instead of hanging), adds their slots
-// and returns true: it runs the epilogue.
+// the first segment of its share, so it never waits before storing it. Another block stores its
+// part in fp32 to slot tile + blockIdx.x of the workspace (after the tile counters; distinct for
+// every (tile, block) pair that can share a tile), adds its k-blocks to the tile's counter and
+// returns false. The owner waits for the others' k-blocks (in practice they finished long before:
+// their part came first in their shares; all blocks are resident, one per SM; a lost one traps
+// after over 4 s instead of hanging), adds their slots and returns true: it runs the epilogue.
 __device__ __forceinline__ bool stream_k_fixup(float (&acc)[mi][block_n / 2], const gemm_pointers& t, int tiles,
                                                int kblocks, const work_unit& w, int ct, int c) {
     constexpr int groups = block_n / 8;  // float4s of one m64 block's accumulators
