@@ -418,17 +418,15 @@ std::vector<build> hopper_builds() {
       {buffer("x", layout::row_major(dtype::f16, {sM, sK})), buffer("w", layout::row_major(dtype::f16, {sK, sN})),
        buffer("bias", layout::row_major(dtype::f16, {sN}))},
       layout::row_major(dtype::f16, {sM, sN}));
+  // And on the ping-pong 64 x 256 tile (the 17-64-row problems' stream-K: one warpgroup's fix-up).
   auto stream = templates::wgmma_path::search_space().front();
   stream.stream_k = 2;
-  const auto stream_caller = stream_job.generate(stream, square_4096);
-  out.push_back(
-      {"f16 job stream-K " + gemm_config(stream).name(), stream_caller.source(), stream_caller.bmreq().signature});
-  // And on the ping-pong 64 x 256 tile (the 17-64-row problems' stream-K: one warpgroup's fix-up).
   auto stream_pp = templates::wgmma_path::search_space().back();
   stream_pp.stream_k = 8;
-  const auto stream_pp_caller = stream_job.generate(stream_pp, square_4096);
-  out.push_back({"f16 job stream-K " + gemm_config(stream_pp).name(), stream_pp_caller.source(),
-                 stream_pp_caller.bmreq().signature});
+  for (const auto& c : {stream, stream_pp}) {
+    const auto caller = stream_job.generate(c, square_4096);
+    out.push_back({"f16 job stream-K " + gemm_config(c).name(), caller.source(), caller.bmreq().signature});
+  }
   rocm_template<gemm_policy> sym(
       gemm_policy({.act = activation::sigmoid,
                    .bias_along = templates::bias_dim::m,
