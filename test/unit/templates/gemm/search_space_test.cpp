@@ -49,7 +49,9 @@ TEST(GemmSearchSpace, PathFollowsTheDtypes) {
     EXPECT_EQ(vector_of(c), 8);
     // 512 x 512 leaves SMs idle: the Hopper tiles also come with static K slices; mma splits
     // only at run time.
-    if (c.holds<mma_config>()) EXPECT_EQ(c.split_k(), 1) << c.name();
+    if (c.holds<mma_config>()) {
+      EXPECT_EQ(c.split_k(), 1) << c.name();
+    }
   }
   auto f32 = square(dtype::f32, M, N, K);
   for (const auto& c : gemm_problem_configs(f32.policy().view(f32.context()), false, h)) {
@@ -106,7 +108,9 @@ TEST(GemmSearchSpace, RankingFollowsTheShape) {
   EXPECT_EQ(no_split.front().split_k(), 1) << no_split.front().name();
   // Without it, only the paths that split K statically (Hopper here) split the few tiles.
   for (const auto& c : small) {
-    if (c.split_k() > 1) EXPECT_TRUE(c.holds<wgmma_config>()) << c.name();
+    if (c.split_k() > 1) {
+      EXPECT_TRUE(c.holds<wgmma_config>()) << c.name();
+    }
   }
   const std::set<gemm_config> unique(ranked.begin(), ranked.end());
   EXPECT_EQ(unique.size(), ranked.size());

@@ -74,7 +74,9 @@ TEST(GemmWgmmaPath, PingPongWinsFewRowsAndTrailsOnLargeProblems) {
     return cost;
   };
   for (const auto& c : wgmma_path::search_space()) {
-    if (c.block_m > 64) EXPECT_LT(best(pp64), best(c)) << c.name_text().view();
+    if (c.block_m > 64) {
+      EXPECT_LT(best(pp64), best(c)) << c.name_text().view();
+    }
   }
 }
 
