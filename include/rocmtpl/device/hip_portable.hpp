@@ -347,17 +347,29 @@ ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float gelu(float v) {
   return v * (v >= 0.0f ? 1.0f - half_erfc : half_erfc);
 }
 
-// sigmoid(v) = 1 / (1 + exp(-v)) and silu(v) = v sigmoid(v) through the hardware's exponential
-// (__expf: NVIDIA ex2.approx, AMD v_exp_f32) and a correctly rounded reciprocal (__frcp_rn): a few
-// instructions where expf and an IEEE division take about twenty (a fused chain with silu ran 1.7x
-// the plain GEMM's time on the H200, instruction-bound). Intrinsics the compiler schedules, not
-// inline assembly, and __frcp_rn rather than __fdividef: on the Hopper tiles at the register limit
-// (168), the assembly form spilled 8 bytes (256 x 128, sigmoid) and __fdividef 16 bytes (ping-pong
-// 128 x 128, silu + Residual); this form spills on none (GemmGpu.EveryHopperConfigF16AndBf16).
-// Within a few ulps of sigmoid for v above -87; below, the result (under 2^-126) may flush to
-// zero. sigmoid(+inf) = 1, sigmoid(-inf) = 0, NaN stays NaN; silu(-inf) is NaN, as -inf / inf is.
-ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float sigmoid(float v) { return __frcp_rn(1.0f + __expf(-v)); }
-ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float silu(float v) { return v * sigmoid(v); }
+// sigmoid(v) = 1 / (1 + exp(-v)) and silu(v) = v sigmoid(v) through the hardware's exponential and
+// reciprocal, a few instructions where expf and an IEEE division take about twenty, and no branch:
+// __frcp_rn (a correctly rounded reciprocal) branches to a slow path on every value, so a row's 8
+// values could not overlap, and a fused chain with silu ran 1.7x the plain GEMM's time on the H200.
+// sigmoid is __fdividef(1, 1 + __expf(-v)); silu on NVIDIA is ex2.approx.ftz and rcp.approx.ftz (one
+// special-function instruction each). The two differ because of register pressure on the Hopper
+// tiles at the limit (168), checked with ptxas on every tiling: silu in the sigmoid's form spilled
+// 16 bytes (ping-pong 128 x 128, silu + Residual), sigmoid in silu's form 8 bytes (256 x 128); this
+// pair spills on none (GemmGpu.EveryHopperConfigF16AndBf16). Within a few ulps of sigmoid for v
+// above -87; below, the result (under 2^-126) may flush to zero. sigmoid(+inf) = 1,
+// sigmoid(-inf) = 0, NaN stays NaN; silu(-inf) is NaN, as -inf / inf is.
+ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float sigmoid(float v) { return __fdividef(1.0f, 1.0f + __expf(-v)); }
+ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float silu(float v) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+  float e;  // exp(-v) = 2^(-v log2(e))
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(v * -1.44269504088896341f));
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
+  return v * r;
+#else
+  return v * sigmoid(v);
+#endif
+}
 
 // gelu_tanh(v) = 0.5 v (1 + tanh(u)), u = sqrt(2 / pi) (v + 0.044715 v^3): PyTorch's
 // gelu(approximate='tanh'). NVIDIA (sm_75 and later): the hardware tanh, tanh.approx.f32, one
