@@ -363,6 +363,23 @@ TEST(GemmSearchSpace, SixteenBitSkinnyKeepsTiledConfigsInTheTop16) {
   EXPECT_EQ(tiled_in_top16(dtype::f32, 8), 0);
 }
 
+// 16-bit, 32-64 x 8192 x 8192: W streams from DRAM, so the memory bound of the Hopper cost model
+// keeps both K splits of the ping-pong 64 x 256 tile in the top 16. On the H200, tuning every
+// configuration found 2 slices fastest (0.0474-0.0485 ms) and 4 slices 1.4-3.7% behind; before
+// the bound, 2 slices ranked 171st (at 24 rows it still ranks below the top 16).
+TEST(GemmSearchSpace, StreamingProblemsRankBothKSplitsOfThe64RowTile) {
+  auto t = square(dtype::f16, M, N, K);
+  for (const std::int64_t m : {32, 48, 64}) {
+    const auto ranked = gemm_problem_configs(t.policy().view(t.context()), false, {{"M", m}, {"N", 8192}, {"K", 8192}});
+    for (const int split : {2, 4}) {
+      const auto name = "wgmma_bm64_bn256_bk64_wm64_wn256_g8_s5_v8_pp_sk" + std::to_string(split);
+      const auto it = std::find_if(ranked.begin(), ranked.end(), [&](const gemm_config& c) { return c.name() == name; });
+      ASSERT_NE(it, ranked.end()) << name;
+      EXPECT_LT(it - ranked.begin(), 16) << m << " rows: " << name;
+    }
+  }
+}
+
 // f32 with 32 or 64 rows and no runtime split-K: the tiled SIMT configurations that compete there
 // split K statically (N / 64 tiles alone leave most SMs idle); 16-bit problems and wide ones do not.
 TEST(GemmSearchSpace, FewRowsF32SplitsTheSimtTilesStatically) {

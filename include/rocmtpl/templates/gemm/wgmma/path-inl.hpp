@@ -133,6 +133,19 @@ ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int6
   const double area = static_cast<double>(c.block_m) * c.block_n;
   const double intensity = area / (c.block_m + c.block_n);
   const double eff = 2.2 * std::pow(std::min(1.0, intensity / 85.0), 0.8);
+  // Reading X and W and writing Y once from DRAM (16-bit values at about 3 TB/s, in the model's
+  // units: 4096^3 in 128 x 256 tiles is 2.6e8 units, 0.21 ms on the H100) bounds every schedule;
+  // a quarter of the shorter of that and the compute time stays exposed (fill, drain, the last
+  // blocks). Where W streams (24-64 x 8192 x 8192) it narrows the K splits' gap: 2 slices measured
+  // 0.0474 ms and 4 slices 0.0481 on the H200, where the compute terms alone gave 4 slices half the
+  // time and ranked 2 slices 171st. (With a tenth or less exposed, the 128 x 64 tile, which
+  // computes four times the rows asked for, would rank above the 64-row one, against what the
+  // same measurement of every configuration found.)
+  const auto dim = [](std::int64_t x) { return static_cast<double>(std::max<std::int64_t>(x, 1)); };
+  const double memory = (dim(m) * dim(k) + dim(k) * dim(n) + dim(m) * dim(n)) * dim(batch) * 2.0 * 0.41;
+  const auto bound = [&](double compute) {
+    return std::max(compute, memory) + 0.25 * std::min(compute, memory);
+  };
   if (c.stream_k > 0 && t.k_steps > 0) {
     // Equal shares of every tile's k-blocks over min(SMs, tiles x stream_k) blocks, a fill and an
     // epilogue share per block, a partial tile written by one block and read back by the tile's
@@ -142,13 +155,13 @@ ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int6
     const double blocks = std::min(detail::gemm_cost_sms, t.tiles * c.stream_k);
     const double iterations = std::ceil(t.tiles * t.k_steps / blocks);
     const double epilogues = std::ceil(t.tiles / blocks);
-    return (iterations * c.block_k + 64.0 + 64.0 * 2 * epilogues) * area / eff + 2.0 * area * 300.0 + 2.2e6;
+    return bound((iterations * c.block_k + 64.0 + 64.0 * 2 * epilogues) * area / eff) + 2.0 * area * 300.0 + 2.2e6;
   }
   // Rounds of tiles over the SMs; per tile the pipeline fill and the epilogue, in K steps of 64
   // (ping-pong: the epilogue runs under the other warpgroup's main loop, the fill stays).
   const double rounds = std::ceil(t.tiles / detail::gemm_cost_sms);
   const double tail = c.pingpong != 0 ? 64.0 : 64.0 * 3;
-  double time = rounds * (area * (t.k_steps * c.block_k + tail)) / eff;
+  double time = bound(rounds * (area * (t.k_steps * c.block_k + tail)) / eff);
   if (c.split_k > 1) {
     const double outputs = static_cast<double>(std::max<std::int64_t>(m, 1)) *
                            static_cast<double>(std::max<std::int64_t>(n, 1)) *
