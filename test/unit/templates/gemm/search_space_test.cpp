@@ -373,7 +373,8 @@ TEST(GemmSearchSpace, StreamingProblemsRankBothKSplitsOfThe64RowTile) {
     const auto ranked = gemm_problem_configs(t.policy().view(t.context()), false, {{"M", m}, {"N", 8192}, {"K", 8192}});
     for (const int split : {2, 4}) {
       const auto name = "wgmma_bm64_bn256_bk64_wm64_wn256_g8_s5_v8_pp_sk" + std::to_string(split);
-      const auto it = std::find_if(ranked.begin(), ranked.end(), [&](const gemm_config& c) { return c.name() == name; });
+      const auto it =
+          std::find_if(ranked.begin(), ranked.end(), [&](const gemm_config& c) { return c.name() == name; });
       ASSERT_NE(it, ranked.end()) << name;
       EXPECT_LT(it - ranked.begin(), 16) << m << " rows: " << name;
     }

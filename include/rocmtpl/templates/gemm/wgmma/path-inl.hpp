@@ -138,14 +138,12 @@ ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int6
   // a quarter of the shorter of that and the compute time stays exposed (fill, drain, the last
   // blocks). Where W streams (24-64 x 8192 x 8192) it narrows the K splits' gap: 2 slices measured
   // 0.0474 ms and 4 slices 0.0481 on the H200, where the compute terms alone gave 4 slices half the
-  // time and ranked 2 slices 171st. (With a tenth or less exposed, the 128 x 64 tile, which
+  // time and ranked 2 slices 171st. (With 0.15 or less exposed, the 128 x 64 tile, which
   // computes four times the rows asked for, would rank above the 64-row one, against what the
   // same measurement of every configuration found.)
   const auto dim = [](std::int64_t x) { return static_cast<double>(std::max<std::int64_t>(x, 1)); };
   const double memory = (dim(m) * dim(k) + dim(k) * dim(n) + dim(m) * dim(n)) * dim(batch) * 2.0 * 0.41;
-  const auto bound = [&](double compute) {
-    return std::max(compute, memory) + 0.25 * std::min(compute, memory);
-  };
+  const auto bound = [&](double compute) { return std::max(compute, memory) + 0.25 * std::min(compute, memory); };
   if (c.stream_k > 0 && t.k_steps > 0) {
     // Equal shares of every tile's k-blocks over min(SMs, tiles x stream_k) blocks, a fill and an
     // epilogue share per block, a partial tile written by one block and read back by the tile's
