@@ -440,6 +440,10 @@ activation_inputs activation_check_inputs(std::initializer_list<float> extra) {
   return a;
 }
 
+// The gelu checks' tiny and large values (the erf and tanh forms saturate alike).
+constexpr std::initializer_list<float> gelu_extremes = {1e-30F, -1e-30F, 1e-7F, -1e-7F,  40.0F,
+                                                        -40.0F, 1e4F,    -1e4F, 3.0e38F, -3.0e38F};
+
 // Builds the check library and runs its `symbol(in, out, n, stream)` on `in` (`per_input` results a
 // value) into `out`. Skips the test without a compiler; the caller returns on IsSkipped() or
 // HasFatalFailure().
@@ -468,8 +472,7 @@ void run_activation_check(const gpu_runtime& rt, const char* symbol, const std::
 // rounding) over [-16, 16] in steps of 2^-12, at tiny and large values, and the erf form's special
 // values (gelu(0) = 0, +inf stays +inf, -inf and NaN give NaN as 0.5 v (1 + erf(v / sqrt 2)) does).
 TEST_F(GpuRuntimeGpu, PortableGeluMatchesTheErfForm) {
-  const auto [in, regular] =
-      activation_check_inputs({1e-30F, -1e-30F, 1e-7F, -1e-7F, 40.0F, -40.0F, 1e4F, -1e4F, 3.0e38F, -3.0e38F});
+  const auto [in, regular] = activation_check_inputs(gelu_extremes);
   std::vector<float> out;
   run_activation_check(rt(), "rocmtpl_check_gelu", in, 1, out);
   if (IsSkipped() || HasFatalFailure()) return;
@@ -502,8 +505,7 @@ TEST_F(GpuRuntimeGpu, PortableGeluMatchesTheErfForm) {
 // inside the same bound. Over [-16, 16] in steps of 2^-12, tiny and large values, and the special
 // values the formula gives (0 at 0, +inf at +inf, NaN at -inf and NaN).
 TEST_F(GpuRuntimeGpu, PortableGeluTanhMatchesTheTanhForm) {
-  const auto [in, regular] =
-      activation_check_inputs({1e-30F, -1e-30F, 1e-7F, -1e-7F, 40.0F, -40.0F, 1e4F, -1e4F, 3.0e38F, -3.0e38F});
+  const auto [in, regular] = activation_check_inputs(gelu_extremes);
   std::vector<float> out;
   run_activation_check(rt(), "rocmtpl_check_gelu_tanh", in, 1, out);
   if (IsSkipped() || HasFatalFailure()) return;

@@ -161,10 +161,7 @@ ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int6
   const double tail = c.pingpong != 0 ? 64.0 : 64.0 * 3;
   double time = bound(rounds * (area * (t.k_steps * c.block_k + tail)) / eff);
   if (c.split_k > 1) {
-    const double outputs = static_cast<double>(std::max<std::int64_t>(m, 1)) *
-                           static_cast<double>(std::max<std::int64_t>(n, 1)) *
-                           static_cast<double>(std::max<std::int64_t>(batch, 1));
-    time += static_cast<double>(c.split_k) * outputs * 8.0 * 0.33 + 3.3e6;
+    time += static_cast<double>(c.split_k) * dim(m) * dim(n) * dim(batch) * 8.0 * 0.33 + 3.3e6;
   }
   return time;
 }
