@@ -4,7 +4,8 @@
 # and the plain GEMMs of the same tuning run with ncu, and disassembles their cached libraries
 # (cuobjdump -sass). Everything lands in one archive, $OUT/profile.tgz (the device tool returns a
 # few files only): per kernel the ncu summary (ncu_<benchmark>.txt), the per-instruction source
-# page with warp-stall samples (ncu_src_<benchmark>.csv), and sass/<module>_<key>.{hip,sass}.
+# page with warp-stall samples (ncu_src_<benchmark>.csv, summed by code region in regions.txt:
+# tools/ncu_regions.py), and sass/<module>_<key>.{hip,sass}.
 # Usage: tools/profile_fusion.sh BUILD_DIR [CHAIN [K]]   (default scale_silu_mul_full, K = 1024)
 set -uo pipefail
 build=${1:?usage: tools/profile_fusion.sh BUILD_DIR [CHAIN [K]]}
@@ -34,6 +35,9 @@ for b in "$chain/fused/" "$chain/fused_pp/" "plain_gemm/" "plain_gemm_pp/"; do
   rm -f "$work/ncu_$tag.ncu-rep"
 done
 rm -rf "$work/cache"
+# Samples per code region (setup, main loop, epilogue, producer) of each kernel.
+python3 "$(dirname "$0")/ncu_regions.py" "$work"/ncu_src_*.csv > "$work/regions.txt" 2>&1
 tar czf "$out/profile.tgz" -C "$work" .
 grep -h "Duration\|Compute (SM) Throughput" "$work"/ncu_*.txt
+cat "$work/regions.txt"
 echo "profile: $out/profile.tgz"
