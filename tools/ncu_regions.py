@@ -33,6 +33,9 @@ def summarize(path):
     with open(path, newline="") as f:
         lines = [l for l in f if not l.startswith('"Kernel Name"')]
     rows = list(csv.DictReader(lines))
+    if not rows or "Source" not in rows[0]:  # the export failed: ncu printed an error instead
+        print(f"{path}: no source page")
+        return
     stalls = [k for k in rows[0] if k.startswith("stall_") and "Not Issued" not in k]
     num = lambda v: int(float(v)) if v not in ("", "-") else 0
     total = sum(num(r["Warp Stall Sampling (All Samples)"]) for r in rows) or 1
