@@ -361,6 +361,18 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
                         {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
                          buffer("bias", layout::row_major(other, {sN})), buffer("res", layout::row_major(d, {sM, sN}))},
                         layout::row_major(other, {sM, sN}));
+    // The same with Residual read one value at a time (the Hopper path's rolled fallback): column-
+    // major, and row-major at an offset of 3 elements (not 16-byte aligned).
+    auto strided_res =
+        problem(silu,
+                {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+                 buffer("bias", layout::row_major(other, {sN})), buffer("res", layout(d, {sM, sN}, {sym_expr(1), sM}))},
+                layout::row_major(other, {sM, sN}));
+    auto offset_res = problem(silu,
+                              {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
+                               buffer("bias", layout::row_major(other, {sN})),
+                               buffer("res", layout(d, {sM, sN}, {sN, sym_expr(1)}, sym_expr(3)))},
+                              layout::row_major(other, {sM, sN}));
     // alpha, beta, bias[M] (f32), gelu, an f32 residual.
     gemm_options heavy{
         .act = activation::gelu, .alpha = 0.5F, .beta = 2.0F, .bias_along = bias_dim::m, .residual = true};
@@ -454,6 +466,10 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
       cases.push_back({n + " hopper", t, {}, c, plain_shapes});
       cases.push_back({n + " hopper bias[N] relu", biased, relu, c, {wide, c.pingpong != 0 ? many : shapes[0]}});
       cases.push_back({n + " hopper silu residual cast", cast, silu, c, {wide}});
+      if (&c == &hopper.front() || c.pingpong != 0) {
+        cases.push_back({n + " hopper silu column-major residual", strided_res, silu, c, {wide}});
+        cases.push_back({n + " hopper silu residual at an offset", offset_res, silu, c, {wide}});
+      }
       // No spill on any tiling (sigmoid on __expf and __frcp_rn; the libm form spilled 4 bytes on
       // 128 x 256).
       cases.push_back({n + " hopper addmm sigmoid", addmm, sig, c, {wide}});
@@ -470,16 +486,18 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
   const auto first_plain =
       std::find_if(cases.begin(), cases.end(), [](const check_case& c) { return c.label == "float16 hopper"; });
   ASSERT_NE(first_plain, cases.end());
-  const std::size_t p0 = static_cast<std::size_t>(first_plain - cases.begin());  // plain, then bias relu, cast, addmm
+  const std::size_t p0 = static_cast<std::size_t>(first_plain - cases.begin());  // plain, then bias relu, ...
+  const auto first_addmm = std::find_if(first_plain, cases.end(),
+                                        [](const check_case& c) { return c.label == "float16 hopper addmm sigmoid"; });
+  ASSERT_NE(first_addmm, cases.end());
   EXPECT_TRUE(top_config(*cases[p0 + 1].tpl, {{"M", 4096}, {"N", 4096}, {"K", 4096}}).holds<templates::wgmma_config>());
   run_all(h, cases);
 
   // Refusals, never a wrong result: split_k 0, split_k above 1 without a workspace, misaligned X or
   // Y, N or K pitches not multiples of 8.
   const check_case& plain_case = cases[p0];
-  const check_case& addmm_case = cases[p0 + 3];
+  const check_case& addmm_case = *first_addmm;
   ASSERT_TRUE(plain_case.lib && addmm_case.lib);
-  ASSERT_EQ(addmm_case.label, "float16 hopper addmm sigmoid");
   device_buffer a(333 * 264 * 2 + 16), b(264 * 200 * 2 + 16), y(333 * 200 * 2 + 16), bias(264 * 2 + 16);
   const auto* xs = static_cast<const std::uint8_t*>(a.get()) + 2;
   auto* ys = static_cast<std::uint8_t*>(y.get()) + 2;

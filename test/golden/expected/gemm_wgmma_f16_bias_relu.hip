@@ -342,41 +342,59 @@ struct tile_bias {
 #endif
     }
 };
+// Accumulator group j (4 values: rows lane / 4 and + 8, columns 8j + 2 (lane % 4) and + 1) of one
+// consumer warp's m64 block i after alpha, bias, the activation and the cast to Y's type: two words.
+__device__ __forceinline__ uint2 packed_group(const float (&d)[block_n / 2], const tile_bias& tb, int i, int j) {
+    (void)tb, (void)i;
+    float v0 = gemm_sm90_alpha * d[4 * j + 0], v1 = gemm_sm90_alpha * d[4 * j + 1];
+    float v2 = gemm_sm90_alpha * d[4 * j + 2], v3 = gemm_sm90_alpha * d[4 * j + 3];
+#if ROCMTPL_GEMM_SM90_HAS_BIAS
+    if constexpr (gemm_sm90_bias_mode == 2) {
+        v0 += gemm_sm90_beta * tb.m[i][0], v1 += gemm_sm90_beta * tb.m[i][0];
+        v2 += gemm_sm90_beta * tb.m[i][1], v3 += gemm_sm90_beta * tb.m[i][1];
+    } else if constexpr (gemm_sm90_bias_mode == 1) {
+        const float b0 = gemm_sm90_beta * bias_type::to_float(static_cast<uint16_t>(tb.n2[j] & 0xFFFFu));
+        const float b1 = gemm_sm90_beta * bias_type::to_float(static_cast<uint16_t>(tb.n2[j] >> 16));
+        v0 += b0, v1 += b1, v2 += b0, v3 += b1;
+    }
+#endif
+    v0 = apply_activation(v0), v1 = apply_activation(v1);
+    v2 = apply_activation(v2), v3 = apply_activation(v3);
+    return make_uint2(pack2(v0, v1), pack2(v2, v3));
+}
+// One consumer warp's m64 block i, packed: 2 values of Y's type a word, in accumulator order.
+using packed_m64 = uint32_t[block_n / 4];
 // Chunk C (64 columns) of one consumer warp's 16 rows x block_n accumulators (m64 block i): alpha,
-// bias, activation and the cast in registers, into the warp's 16 x 64 staging tile.
+// bias, activation and the cast in registers, into the warp's 16 x 64 staging tile. With a fused
+// chain the accumulators were packed before (packed_group()): the chain then runs with half the
+// tile's registers free instead of none (register-starved, its values did not overlap).
 template <int C>
 __device__ __forceinline__ void stage_chunk(const float (&d)[block_n / 2], const tile_bias& tb, int i, uint16_t* stage,
                                             int lane) {
-    (void)tb, (void)i;
     const int qr = lane / 4;
     const int qc = (lane % 4) * 2;
 #pragma unroll
     for (int jj = 0; jj < 8; ++jj) {
-        const int j = C * 8 + jj;
-        const int col = jj * 8 + qc;
-        float v0 = gemm_sm90_alpha * d[4 * j + 0], v1 = gemm_sm90_alpha * d[4 * j + 1];
-        float v2 = gemm_sm90_alpha * d[4 * j + 2], v3 = gemm_sm90_alpha * d[4 * j + 3];
-#if ROCMTPL_GEMM_SM90_HAS_BIAS
-        if constexpr (gemm_sm90_bias_mode == 2) {
-            v0 += gemm_sm90_beta * tb.m[i][0], v1 += gemm_sm90_beta * tb.m[i][0];
-            v2 += gemm_sm90_beta * tb.m[i][1], v3 += gemm_sm90_beta * tb.m[i][1];
-        } else if constexpr (gemm_sm90_bias_mode == 1) {
-            const float b0 = gemm_sm90_beta * bias_type::to_float(static_cast<uint16_t>(tb.n2[j] & 0xFFFFu));
-            const float b1 = gemm_sm90_beta * bias_type::to_float(static_cast<uint16_t>(tb.n2[j] >> 16));
-            v0 += b0, v1 += b1, v2 += b0, v3 += b1;
-        }
-#endif
-        v0 = apply_activation(v0), v1 = apply_activation(v1);
-        v2 = apply_activation(v2), v3 = apply_activation(v3);
-        *reinterpret_cast<uint32_t*>(stage + qr * epi_row + col) = pack2(v0, v1);
-        *reinterpret_cast<uint32_t*>(stage + (qr + 8) * epi_row + col) = pack2(v2, v3);
+        const uint2 h = packed_group(d, tb, i, C * 8 + jj);
+        *reinterpret_cast<uint32_t*>(stage + qr * epi_row + jj * 8 + qc) = h.x;
+        *reinterpret_cast<uint32_t*>(stage + (qr + 8) * epi_row + jj * 8 + qc) = h.y;
+    }
+}
+template <int C>
+__device__ __forceinline__ void stage_chunk(const packed_m64& h, const tile_bias&, int, uint16_t* stage, int lane) {
+    const int qr = lane / 4;
+    const int qc = (lane % 4) * 2;
+#pragma unroll
+    for (int jj = 0; jj < 8; ++jj) {
+        *reinterpret_cast<uint32_t*>(stage + qr * epi_row + jj * 8 + qc) = h[2 * (C * 8 + jj)];
+        *reinterpret_cast<uint32_t*>(stage + (qr + 8) * epi_row + jj * 8 + qc) = h[2 * (C * 8 + jj) + 1];
     }
 }
 // Chunk c of a rolled chunk loop: one branch per chunk keeps the accumulators' indices constants
 // (registers) while the chain code after it exists once.
-template <int C = 0>
-__device__ __forceinline__ void stage_chunk_at(int c, const float (&d)[block_n / 2], const tile_bias& tb, int i,
-                                               uint16_t* stage, int lane) {
+template <int C = 0, class Tile>
+__device__ __forceinline__ void stage_chunk_at(int c, const Tile& d, const tile_bias& tb, int i, uint16_t* stage,
+                                               int lane) {
     if constexpr (C < block_n / 64) {
         if (c == C) {
             stage_chunk<C>(d, tb, i, stage, lane);
@@ -433,6 +451,61 @@ __device__ __forceinline__ void prefetch_chain(const gemm_problem& p, const gemm
     }
 }
 #endif
+// One 16-byte store to Y (p is 16-byte aligned: N is a multiple of 8). A uint4 store through a
+// pointer came out as four 4-byte stores in the ping-pong kernel (four times the L2 sectors). With
+// Residual the plain store stays: these kernels are at the 168-register limit, and ptxas spilled
+// 4-16 bytes with the inline store there (a column-major Residual) and 4-8 bytes without it in the
+// gelu epilogues without Residual (ping-pong tiles); checked with ptxas on every tiling of the gpu
+// label's Hopper epilogues.
+__device__ __forceinline__ void st_global16(void* p, const uint4& v) {
+#if ROCMTPL_GEMM_SM90_HAS_RESIDUAL
+    *reinterpret_cast<uint4*>(p) = v;
+#else
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+#endif
+}
+#if ROCMTPL_GEMM_SM90_HAS_RESIDUAL
+// Residual's 8 values at r, r + stride, ... as floats: 16-byte loads when they are contiguous and
+// r is 16-byte aligned, else one load a value in a rolled loop (a branch: unrolled, the compiler
+// if-converts it, and the eight scalar loads and their addresses take registers on the fast path
+// too, which spilled at the 168-register limit).
+__device__ __forceinline__ void residual8(const residual_type::storage* r, int64_t stride, float (&rv)[8]) {
+    constexpr bool wide = sizeof(residual_type::storage) == 4;
+    uint64_t q[4] = {};  // raw bits: 64 / (8 * sizeof(storage)) values a word, the first in the low bits
+    if (stride == 1 && (reinterpret_cast<uintptr_t>(r) & 15u) == 0) {
+        const uint4 a = __ldg(reinterpret_cast<const uint4*>(r));
+        q[0] = a.x | static_cast<uint64_t>(a.y) << 32, q[1] = a.z | static_cast<uint64_t>(a.w) << 32;
+        if constexpr (wide) {
+            const uint4 b = __ldg(reinterpret_cast<const uint4*>(r) + 1);
+            q[2] = b.x | static_cast<uint64_t>(b.y) << 32, q[3] = b.z | static_cast<uint64_t>(b.w) << 32;
+        }
+    } else {
+        constexpr int per = wide ? 2 : 4;  // values a word
+        constexpr int bits = 64 / per;
+#pragma unroll 1
+        for (int e = per - 1; e >= 0; --e) {
+#pragma unroll
+            for (int i = 0; i < 8 / per; ++i) {
+                uint64_t v;
+                if constexpr (wide) {
+                    v = __float_as_uint(__ldg(r + (i * per + e) * stride));
+                } else {
+                    v = __ldg(r + (i * per + e) * stride);
+                }
+                q[i] = (q[i] << bits) | v;
+            }
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+        if constexpr (wide) {
+            rv[e] = __uint_as_float(static_cast<uint32_t>(q[e / 2] >> (32 * (e % 2))));
+        } else {
+            rv[e] = residual_type::to_float(static_cast<uint16_t>(q[e / 4] >> (16 * (e % 4))));
+        }
+    }
+}
+#endif
 // 2 values of Y's 16-bit type (a word, low half first) as floats.
 __device__ __forceinline__ float2 unpack2(uint32_t w) {
     if constexpr (y_kind == 2) {
@@ -450,7 +523,8 @@ __device__ __forceinline__ float2 unpack2(uint32_t w) {
 // 16 bytes wide. Residual and the fused chain apply there. With a chain the chunk loop stays rolled
 // (the chain's code exists once: instruction-cache footprint) and its loads for a chunk are issued
 // before the chunk is staged.
-__device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], const tile_bias& tb, int i, uint16_t* stage,
+template <class Tile>
+__device__ __forceinline__ void epilogue_m64(const Tile& d, const tile_bias& tb, int i, uint16_t* stage,
                                              const gemm_problem& p, const gemm_pointers& t, int M, int N, int row0,
                                              int col0, int lane) {
     (void)p;
@@ -493,10 +567,9 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
                 // Residual after the activation (Y's type rounds once before, once after the add).
                 const uint16_t* a = reinterpret_cast<const uint16_t*>(&v);
                 uint32_t* o = reinterpret_cast<uint32_t*>(&v);
-                const auto* res = t.Residual + p.residual_offset + grow * p.residual_stride_m + gcol * p.residual_stride_n;
                 float rv[8];
-#pragma unroll
-                for (int e = 0; e < 8; ++e) rv[e] = residual_type::to_float(__ldg(res + e * p.residual_stride_n));
+                residual8(t.Residual + p.residual_offset + grow * p.residual_stride_m + gcol * p.residual_stride_n,
+                          p.residual_stride_n, rv);
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     o[e] = pack2(y_type::to_float(a[2 * e]) + rv[2 * e], y_type::to_float(a[2 * e + 1]) + rv[2 * e + 1]);
@@ -522,7 +595,7 @@ __device__ __forceinline__ void epilogue_m64(const float (&d)[block_n / 2], cons
 #pragma unroll
         for (int it = 0; it < 4; ++it) {
             const int64_t grow = row0 + it * 4 + sr;
-            if (grow < M && gcol < N) *reinterpret_cast<uint4*>(t.Y + p.y_offset + grow * p.y_stride_m + gcol) = out[it];
+            if (grow < M && gcol < N) st_global16(t.Y + p.y_offset + grow * p.y_stride_m + gcol, out[it]);
         }
 #if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
         cur = next;
@@ -691,7 +764,11 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
     uint16_t* epi = reinterpret_cast<uint16_t*>(ring + stages * stage_bytes);
     uint64_t* full = reinterpret_cast<uint64_t*>(ring + stages * stage_bytes + epi_bytes);
     uint64_t* empty = full + stages;
-    const int wg = threadIdx.x / 128;
+    // The warpgroup index broadcast from lane 0: ptxas then knows it is the same in every lane of a
+    // warp, so the units, stages and phases derived from it (ping-pong skips every other unit on it,
+    // the cooperative A tile starts at it) and the wgmma descriptors built from them stay in uniform
+    // registers instead of being moved there before every wgmma.
+    const int wg = __shfl_sync(0xFFFFFFFFu, static_cast<int>(threadIdx.x / 128), 0);
     const int tid_wg = threadIdx.x % 128;
     if (threadIdx.x == 0) {
         for (int s = 0; s < stages; ++s) {
@@ -734,7 +811,11 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
         const int c = wg - 1;
         const int warp = tid_wg / 32, lane = tid_wg % 32;
         uint16_t* stage_buf = epi + (c * 4 + warp) * 16 * epi_row;
+#if !ROCMTPL_GEMM_SM90_HAS_EPILOGUE
         float acc[mi][block_n / 2];
+#endif
+        // Shared-window addresses of the ring and the barriers, converted once.
+        const uint32_t ring_s = smem_addr(ring), full_s = smem_addr(full), empty_s = smem_addr(empty);
         uint64_t taken = 0;  // k-blocks this block consumed before the unit
         work_walk walk(tiles, tiles_m, tiles_n, kblocks, split_k);
         work_unit w;
@@ -744,6 +825,24 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             uint32_t phase = static_cast<uint32_t>((taken / stages) & 1u);
             taken += static_cast<uint64_t>(w.kb_end - w.kb_begin);
             if (tile_consumers == 1 && turn % consumers != c) continue;  // ping-pong: the other warpgroup's unit
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+            // With a fused chain, a unit's accumulators are zeroed here although the first wgmma of
+            // its first k-block ignores them: so they are not live from one unit to the next (an
+            // unset register that a wgmma reads is live from the kernel's start on for ptxas), and
+            // the chain can use their registers once they are packed. (Without a chain that made
+            // ptxas spill the unrolled gelu epilogue of ping-pong 128 x 128: 100 bytes.)
+            float acc[mi][block_n / 2];
+            const bool zero = true;
+#else
+            const bool zero = w.kb_end == w.kb_begin;  // no k-block: the epilogue of zero
+#endif
+            if (zero) {
+#pragma unroll
+                for (int i = 0; i < mi; ++i) {
+#pragma unroll
+                    for (int e = 0; e < block_n / 2; ++e) acc[i][e] = 0.f;
+                }
+            }
             const int row0 = w.tm * block_m + (tile_consumers == 1 ? 0 : c * warp_m);
             const int n0 = w.tn * block_n;
             // A stream-K segment short of the whole tile ends in stream_k_fixup(); its bias waits
@@ -758,18 +857,11 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             // so its full barriers can be two phases behind; wait until that warpgroup has taken
             // its last k-block (then each stage's previous fill is complete and the parity is exact).
             if (tile_consumers == 1 && turn > 0) turn_wait(c);
-            if (w.kb_end == w.kb_begin) {
-#pragma unroll
-                for (int i = 0; i < mi; ++i) {
-#pragma unroll
-                    for (int e = 0; e < block_n / 2; ++e) acc[i][e] = 0.f;
-                }
-            }
             int prev = -1;
             for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
-                mbar_wait(smem_addr(&full[stage]), phase);
-                const uint32_t a_base = smem_addr(ring + stage * stage_bytes) + (tile_consumers == 1 ? 0 : c * warp_m * 128);
-                const uint32_t b_base = smem_addr(ring + stage * stage_bytes) + a_bytes;
+                mbar_wait(full_s + 8 * stage, phase);
+                const uint32_t a_base = ring_s + stage * stage_bytes + (tile_consumers == 1 ? 0 : c * warp_m * 128);
+                const uint32_t b_base = ring_s + stage * stage_bytes + a_bytes;
                 wgmma_fence();
 #pragma unroll
                 for (int kk = 0; kk < block_k / 16; ++kk) {
@@ -785,14 +877,14 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
                 wgmma_commit();
                 if (prev >= 0) {
                     wgmma_wait<1>();
-                    if (lane == 0) mbar_arrive(smem_addr(&empty[prev]));
+                    if (lane == 0) mbar_arrive(empty_s + 8 * prev);
                 }
                 prev = stage;
                 if (++stage == stages) stage = 0, phase ^= 1;
             }
             if (tile_consumers == 1 && walk.more()) turn_pass(c);  // the next unit may start
             wgmma_wait<0>();
-            if (prev >= 0 && lane == 0) mbar_arrive(smem_addr(&empty[prev]));
+            if (prev >= 0 && lane == 0) mbar_arrive(empty_s + 8 * prev);
             if (split_k > 1) {
                 float* slice = t.Partial + static_cast<int64_t>(w.z) * M * N;
 #pragma unroll
@@ -805,10 +897,27 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
                     }
                     tb.load(p, t, M, N, row0 + warp * 16, n0, lane);
                 }
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+                // The chain's tiles: every accumulator packed first (their registers free up).
+                packed_m64 h[mi];
+#pragma unroll
+                for (int i = 0; i < mi; ++i) {
+#pragma unroll
+                    for (int j = 0; j < block_n / 8; ++j) {
+                        const uint2 g = packed_group(acc[i], tb, i, j);
+                        h[i][2 * j] = g.x, h[i][2 * j + 1] = g.y;
+                    }
+                }
+#pragma unroll
+                for (int i = 0; i < mi; ++i) {
+                    epilogue_m64(h[i], tb, i, stage_buf, p, t, M, N, row0 + i * 64 + warp * 16, n0, lane);
+                }
+#else
 #pragma unroll
                 for (int i = 0; i < mi; ++i) {
                     epilogue_m64(acc[i], tb, i, stage_buf, p, t, M, N, row0 + i * 64 + warp * 16, n0, lane);
                 }
+#endif
             }
         }
     }
