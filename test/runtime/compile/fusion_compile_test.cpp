@@ -9,9 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <future>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/fusion.hpp"
@@ -57,11 +60,16 @@ void check_builds(const std::vector<build>& builds, const compile_options& opts)
   rocmtpl::test::temp_dir dir;
   code_cache cache(dir.path() / "kernels");
   const compiler cc = compiler::find(opts.platform);
+  // At most as many compiler processes as cores at a time (the full Hopper sweep has 72 modules).
+  const std::size_t jobs = std::max(2U, std::thread::hardware_concurrency());
   std::vector<std::future<compile_result>> running;
-  for (const auto& b : builds) {
-    running.push_back(std::async(std::launch::async, [&] { return cache.get_or_compile(cc, b.module.source, opts); }));
-  }
+  const auto start = [&](std::size_t i) {
+    running.push_back(
+        std::async(std::launch::async, [&, i] { return cache.get_or_compile(cc, builds[i].module.source, opts); }));
+  };
+  for (std::size_t i = 0; i < std::min(jobs, builds.size()); ++i) start(i);
   for (std::size_t i = 0; i < builds.size(); ++i) {
+    if (i + jobs < builds.size()) start(i + jobs);
     compile_result r;
     try {
       r = running[i].get();
@@ -112,6 +120,26 @@ TEST(FusionCompile, HopperWithFusedChainBuildsForSm90a) {
     builds.push_back({c.name + ", every op", std::move(m)});
   }
   ASSERT_EQ(builds.size(), 5U);
+  // ROCMTPL_GEMM_COMPILE_ALL=1 (as gemm_compile_test.cpp's full spill check): each chain of the
+  // fusion tests on every Hopper tiling, f16 and bf16 (72 modules; the kernels are at the
+  // 168-register limit, where a small change of the device code can make ptxas spill).
+  const char* all = std::getenv("ROCMTPL_GEMM_COMPILE_ALL");
+  if (all != nullptr && std::string(all) == "1") {
+    for (const auto& tiling : templates::wgmma_path::search_space()) {
+      for (dtype d : {dtype::f16, dtype::bf16}) {
+        fu::gemm_problem p;
+        p.type = d;
+        p.n = sym_expr(200);
+        p.k = sym_expr(264);
+        p.config = tiling;
+        for (const auto& [name, chain] : fu::every_op_chains()) {
+          auto m = fu::emit_chain_module("fused_" + name, p, {chain}, d, true);
+          builds.push_back({std::string(rocmtpl::name(d)) + " " + name + " " + p.config.name(), std::move(m)});
+        }
+      }
+    }
+    ASSERT_EQ(builds.size(), 5U + 6 * 2 * fu::every_op_chains().size());
+  }
   check_builds(builds, nvidia_options("sm_90a"));
 }
 
