@@ -6,7 +6,7 @@
 //
 // CI builds a handful of sources. ROCMTPL_GEMM_COMPILE_ALL=1 builds every shipped configuration
 // (SIMT f32, matrix cores f16 and bf16) for both vendors instead, and every Hopper epilogue of the
-// gpu label on every tiling for sm_90a (240 device-only builds, about 8 minutes on 2 cores): the full
+// gpu label on every tiling for sm_90a (240 device-only builds, about 5 minutes on 2 cores): the full
 // spill check, to run before a device session that changes the Hopper device code.
 #include <rocmtpl/runtime.hpp>
 
