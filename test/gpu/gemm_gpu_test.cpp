@@ -337,151 +337,18 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
   ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   if (!hopper_device()) GTEST_SKIP() << "the Hopper path needs an sm_90 device";
   harness h;
+  ASSERT_EQ(templates::wgmma_path::search_space().size(), 7U);  // five cooperative tilings, two ping-pong ones
+  // The cases (support/gemm.hpp) are also GemmCompile.HopperEpiloguesBuildWithoutSpills's.
   std::vector<check_case> cases;
-  const auto hopper = templates::wgmma_path::search_space();
-  ASSERT_EQ(hopper.size(), 6U);  // four cooperative tilings, two ping-pong ones
-  const std::vector<size_hints> shapes{{{"M", 333}, {"N", 200}, {"K", 264}},
-                                       {{"M", 1000}, {"N", 1536}, {"K", 1032}},
-                                       {{"M", 1}, {"N", 72}, {"K", 64}},
-                                       {{"M", 70}, {"N", 8}, {"K", 0}}};
-  const size_hints wide{{"M", 129}, {"N", 264}, {"K", 96}};
   for (dtype d : {dtype::f16, dtype::bf16}) {
-    const std::string n(name(d));
-    const dtype other = d == dtype::f16 ? dtype::bf16 : dtype::f16;
-    auto t = plain(d);
-    // bias[N] (16-bit) + relu, the README's job.
-    gemm_options relu{.act = activation::relu};
-    auto biased = problem(relu,
-                          {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
-                           buffer("bias", layout::row_major(d, {sN}))},
-                          layout::row_major(d, {sM, sN}));
-    // silu + bias[N] of the other 16-bit dtype + residual, output cast to the other dtype.
-    gemm_options silu{.act = activation::silu, .residual = true};
-    auto cast = problem(silu,
-                        {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
-                         buffer("bias", layout::row_major(other, {sN})), buffer("res", layout::row_major(d, {sM, sN}))},
-                        layout::row_major(other, {sM, sN}));
-    // The same with Residual read one value at a time (the Hopper path's rolled fallback): column-
-    // major, and row-major at an offset of 3 elements (not 16-byte aligned).
-    auto strided_res =
-        problem(silu,
-                {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
-                 buffer("bias", layout::row_major(other, {sN})), buffer("res", layout(d, {sM, sN}, {sym_expr(1), sM}))},
-                layout::row_major(other, {sM, sN}));
-    auto offset_res = problem(silu,
-                              {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
-                               buffer("bias", layout::row_major(other, {sN})),
-                               buffer("res", layout(d, {sM, sN}, {sN, sym_expr(1)}, sym_expr(3)))},
-                              layout::row_major(other, {sM, sN}));
-    // alpha, beta, bias[M] (f32), gelu, an f32 residual.
-    gemm_options heavy{
-        .act = activation::gelu, .alpha = 0.5F, .beta = 2.0F, .bias_along = bias_dim::m, .residual = true};
-    auto all = problem(
-        heavy,
-        {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
-         buffer("bias", layout::row_major(dtype::f32, {sM})), buffer("res", layout::row_major(dtype::f32, {sM, sN}))},
-        layout::row_major(d, {sM, sN}));
-    // sigmoid through the addmm order [bias, X, W], runtime split-K at 1.
-    gemm_options sig{.act = activation::sigmoid, .runtime_split_k = true};
-    auto addmm = problem(sig,
-                         {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
-                          buffer("bias", layout::row_major(d, {sN}))},
-                         layout::row_major(d, {sM, sN}), std::vector<int>{2, 0, 1});
-    // Runtime split-K: bias[N] + relu on every tile; the heavy epilogue (on the tiles that hold it
-    // without spilling, as above) goes through the reduction's store_output().
-    gemm_options split_relu{.act = activation::relu, .runtime_split_k = true};
-    auto split = problem(split_relu,
-                         {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
-                          buffer("bias", layout::row_major(d, {sN}))},
-                         layout::row_major(d, {sM, sN}));
-    gemm_options static_relu{.act = activation::relu};
-    auto static_split =
-        problem(static_relu,
-                {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
-                 buffer("bias", layout::row_major(d, {sN}))},
-                layout::row_major(d, {sM, sN}));
-    gemm_options split_heavy = heavy;
-    split_heavy.runtime_split_k = true;
-    auto split_all = problem(
-        split_heavy,
-        {buffer("x", layout::row_major(d, {sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
-         buffer("bias", layout::row_major(dtype::f32, {sM})), buffer("res", layout::row_major(dtype::f32, {sM, sN}))},
-        layout::row_major(d, {sM, sN}));
-    // K = 1032 (17 k-blocks) over 2 and 3 slices; K = 64 (one k-block) over 3 and 7 slices: the
-    // empty slices write zeros; K = 0: every slice is empty.
-    const std::vector<size_hints> split_shapes{shapes[0], shapes[1], shapes[2], shapes[3]};
-    // A batch with a shared W folds into M (rows of one batch straddle tiles and the next batch's
-    // rows): bias[N] + relu + a batched residual, also split 3 on the first config.
-    const auto sB = sym_expr::symbol("B");
-    gemm_options fold_relu{.act = activation::relu, .residual = true, .runtime_split_k = true};
-    auto fold = problem(fold_relu,
-                        {buffer("x", layout::row_major(d, {sB, sM, sK})), buffer("w", layout::row_major(d, {sK, sN})),
-                         buffer("bias", layout::row_major(d, {sN})), buffer("res", layout::row_major(d, {sB, sM, sN}))},
-                        layout::row_major(d, {sB, sM, sN}));
-    const std::vector<size_hints> fold_shapes{{{"B", 3}, {"M", 100}, {"N", 264}, {"K", 200}},
-                                              {{"B", 2}, {"M", 1}, {"N", 72}, {"K", 64}}};
-    for (const auto& base : hopper) {
-      // Stream-K (every tiling; ping-pong deals a block's segments to its two warpgroups in turn):
-      // 2 and 4 blocks per tile, tiles split between blocks at any k-block (K = 264: 5 k-blocks;
-      // 1032: 17), one k-block (blocks with empty shares), K = 0 (no iterations: each tile's block
-      // stores the epilogue of zero); the heavy epilogue after the owner's sum on the smaller tiles.
-      {
-        for (int sk : {2, 4}) {
-          auto c = base;
-          c.stream_k = sk;
-          cases.push_back({n + " hopper stream-K bias[N] relu", static_split, static_relu, c, split_shapes});
-          if (sk == 2 && c.block_m * c.block_n <= 128 * 128) {
-            check_case a{n + " hopper stream-K bias[M] gelu alpha beta residual", all, heavy, c, {wide, shapes[1]}};
-            a.bias_along_m = true;
-            cases.push_back(a);
-          }
-        }
-      }
-      cases.push_back({n + " hopper batch folded into M", fold, fold_relu, base, fold_shapes});
-      if (&base == &hopper.front()) {
-        auto c = base;
-        c.split_k = 3;
-        cases.push_back({n + " hopper batch folded into M split-K", fold, fold_relu, c, fold_shapes});
-      }
-      for (int s : {2, 3, 7}) {
-        auto c = base;
-        c.split_k = s;
-        cases.push_back({n + " hopper split-K bias[N] relu", split, split_relu, c, split_shapes});
-        // The same K slices without the runtime argument: static split-K (the few-tile problems' variants).
-        cases.push_back({n + " hopper static split-K bias[N] relu", static_split, static_relu, c, split_shapes});
-        if (s == 3 && c.block_m * c.block_n <= 128 * 128) {
-          check_case a{
-              n + " hopper split-K bias[M] gelu alpha beta residual", split_all, split_heavy, c, {wide, shapes[1]}};
-          a.bias_along_m = true;
-          cases.push_back(a);
-        }
-      }
-    }
-    // More tiles than SMs: each block takes 2 or 3 tiles, so ping-pong's turns (a warpgroup's
-    // second tile after the other's) run.
-    const size_hints many{{"M", 2100}, {"N", 2056}, {"K", 520}};
-    for (const auto& c : hopper) {
-      auto plain_shapes = shapes;
-      if (c.pingpong != 0) plain_shapes.push_back(many);
-      cases.push_back({n + " hopper", t, {}, c, plain_shapes});
-      cases.push_back({n + " hopper bias[N] relu", biased, relu, c, {wide, c.pingpong != 0 ? many : shapes[0]}});
-      cases.push_back({n + " hopper silu residual cast", cast, silu, c, {wide}});
-      if (&c == &hopper.front() || c.pingpong != 0) {
-        cases.push_back({n + " hopper silu column-major residual", strided_res, silu, c, {wide}});
-        cases.push_back({n + " hopper silu residual at an offset", offset_res, silu, c, {wide}});
-      }
-      // No spill on any tiling (sigmoid on __expf and __frcp_rn; the libm form spilled 4 bytes on
-      // 128 x 256).
-      cases.push_back({n + " hopper addmm sigmoid", addmm, sig, c, {wide}});
-      // The gelu + bias[M] + residual epilogue spills 20-28 bytes on the 128 x 256 and 256 x 128
-      // tiles (as in benchmark/hopper/NOTES.md): checked on the other two.
-      if (c.block_m * c.block_n <= 128 * 128) {
-        check_case a{n + " hopper bias[M] gelu alpha beta residual", all, heavy, c, {wide, shapes[0]}};
-        a.bias_along_m = true;
-        cases.push_back(a);
-      }
+    for (auto& c : gemm_test::hopper_cases(d)) {
+      if (!c.gpu) continue;
+      check_case k{std::move(c.label), std::move(c.tpl), c.options, c.config, std::move(c.shapes)};
+      k.bias_along_m = c.bias_along_m;
+      cases.push_back(std::move(k));
     }
   }
+  const size_hints at{{"M", 333}, {"N", 200}, {"K", 264}}, wide{{"M", 129}, {"N", 264}, {"K", 96}};
   // The README's main job ranks a Hopper config first.
   const auto first_plain =
       std::find_if(cases.begin(), cases.end(), [](const check_case& c) { return c.label == "float16 hopper"; });
@@ -506,7 +373,7 @@ TEST(GemmGpu, EveryHopperConfigF16AndBf16) {
   const auto args = [](const check_case& c, const size_hints& hints) {
     return c.tpl->generate(c.config, hints).bmreq().extra_args;
   };
-  const auto plain_args = args(plain_case, shapes[0]);
+  const auto plain_args = args(plain_case, at);
   EXPECT_EQ(h.call(plain_case, {a.get(), b.get(), y.get()}, plain_args, nullptr), kernel_status::ok);
   EXPECT_EQ(h.call(plain_case, {xs, b.get(), y.get()}, plain_args, nullptr), unsupported);
   EXPECT_EQ(h.call(plain_case, {a.get(), b.get(), ys}, plain_args, nullptr), unsupported);

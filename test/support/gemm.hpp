@@ -5,6 +5,7 @@
 #include <rocmtpl/kernel/rocm_template.hpp>
 #include <rocmtpl/templates/gemm.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,6 +74,26 @@ std::vector<gemm_config> every_space_config();
 // The parts generate() assembles for configuration `c` of `t` (its source() is their str()): the
 // entry `rocm_gemm` with the configuration's runtime arguments, rendered into a kernel of its own.
 rocmtpl::rendered_source render_parts(const rocmtpl::rocm_template<gemm_policy>& t, const gemm_config& c);
+
+// One epilogue problem of the Hopper path on one tiling. GemmGpu.EveryHopperConfigF16AndBf16 runs
+// every case with `gpu` on the GPU at `shapes` (the first renders) against cuBLAS;
+// GemmCompile.HopperEpiloguesBuildWithoutSpills builds every case for sm_90a and checks that ptxas
+// spills nothing (a spill fails the gpu label). One list, so that a case added to the GPU test is
+// spill-checked too.
+struct hopper_case {
+  std::string label;  // "float16 hopper bias[N] relu": the dtype's name first
+  std::shared_ptr<rocmtpl::rocm_template<gemm_policy>> tpl;
+  gemm_options options;
+  wgmma_config config;
+  std::vector<size_hints> shapes;
+  bool bias_along_m = false;  // Bias is [M] (the GPU check's reference reads it along M)
+  bool gpu = true;            // false: built only (HygieneGpu runs the problem on the GPU at its own shapes)
+};
+
+// The Hopper cases of dtype `d` (f16 or bf16) on every tiling of wgmma_path::search_space(), with
+// stream-K, static and runtime split-K, a batch folded into M, every epilogue feature, Residual
+// column-major and misaligned.
+std::vector<hopper_case> hopper_cases(dtype d);
 
 bool contains(const std::string& s, const std::string& part);
 

@@ -352,14 +352,14 @@ ROCMTPL_INLINE std::string vector_loads_text(const std::vector<epilogue_operand>
     switch (*uses[i]) {
       case epilogue_broadcast::full:
         row += "    r." + n + " = " + ea + " + (" + base + ");\n";
-        seg += "    rocmtpl_epi_load8(r." + n + " + " + at + ", " + sc + ", s." + n + ");\n";
+        seg += "    rocmtpl_dev::load8(r." + n + " + " + at + ", " + sc + ", s." + n + ");\n";
         pre += "    rocmtpl_epi_prefetch(r." + n + " + " + at + ");\n";
         break;
       case epilogue_broadcast::column_vector:
         row += "    r." + n + " = " + load(o.node->type(), ea + "[" + base + "]") + ";\n";
         break;
       case epilogue_broadcast::row_vector:
-        cols += "    rocmtpl_epi_load8(" + ea + " + (" + field(i, "offset", o.offset) + " + " + at + "), " + sc +
+        cols += "    rocmtpl_dev::load8(" + ea + " + (" + field(i, "offset", o.offset) + " + " + at + "), " + sc +
                 ", c." + n + ");\n";
         break;
     }

@@ -394,6 +394,52 @@ ROCMTPL_DEVICE ROCMTPL_FORCEINLINE float gelu_tanh(float v) {
   return v * __builtin_amdgcn_rcpf(1.0f + __expf(-2.0f * u));
 #endif
 }
+
+// 16 bytes at a 16-byte aligned address (NVIDIA: through the read-only data cache).
+ROCMTPL_DEVICE ROCMTPL_FORCEINLINE uint4 ld16(const void* p) {
+#if defined(ROCMTPL_PLATFORM_NVIDIA)
+  return __ldg(reinterpret_cast<const uint4*>(p));
+#else
+  return *reinterpret_cast<const uint4*>(p);
+#endif
+}
+// 8 values at p, p + stride, ... as raw words (16-bit values two a word, low half first): 16-byte
+// loads when the values are contiguous and p is 16-byte aligned, else one load a value. The slow
+// path is a rolled loop so that it stays a branch: unrolled, the compiler if-converted it, and its
+// eight loads issued (predicated off) for every row of the fast path. The fused epilogue chains'
+// [M, N] and [N] operands and the Hopper path's Residual read through these.
+ROCMTPL_DEVICE ROCMTPL_FORCEINLINE void load8(const uint16_t* p, int64_t stride, uint32_t (&w)[4]) {
+  if (stride == 1 && (reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
+    const uint4 q = ld16(p);
+    w[0] = q.x, w[1] = q.y, w[2] = q.z, w[3] = q.w;
+  } else {
+    uint64_t lo = 0, hi = 0;  // values 0-3 and 4-7, the first in the low half
+#pragma unroll 1
+    for (int e = 3; e >= 0; --e) {
+      lo = (lo << 16) | p[e * stride];
+      hi = (hi << 16) | p[(e + 4) * stride];
+    }
+    w[0] = static_cast<uint32_t>(lo), w[1] = static_cast<uint32_t>(lo >> 32);
+    w[2] = static_cast<uint32_t>(hi), w[3] = static_cast<uint32_t>(hi >> 32);
+  }
+}
+ROCMTPL_DEVICE ROCMTPL_FORCEINLINE void load8(const float* p, int64_t stride, uint32_t (&w)[8]) {
+  if (stride == 1 && (reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
+    const uint4 a = ld16(p), b = ld16(p + 4);
+    w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
+  } else {
+    uint64_t q[4] = {};  // values 2i (low half) and 2i + 1
+#pragma unroll 1
+    for (int e = 1; e >= 0; --e) {
+      q[0] = (q[0] << 32) | float_as_bits(p[e * stride]);
+      q[1] = (q[1] << 32) | float_as_bits(p[(e + 2) * stride]);
+      q[2] = (q[2] << 32) | float_as_bits(p[(e + 4) * stride]);
+      q[3] = (q[3] << 32) | float_as_bits(p[(e + 6) * stride]);
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) w[2 * i] = static_cast<uint32_t>(q[i]), w[2 * i + 1] = static_cast<uint32_t>(q[i] >> 32);
+  }
+}
 #endif
 
 }  // namespace rocmtpl_dev

@@ -992,7 +992,7 @@ constexpr void write_epilogue_device_code(Out& out, const pointwise_problem& p) 
   out += impl::cols_at_head;
   for (std::size_t i = 0; i < count; ++i) {
     if (ops[i].used && ops[i].use == epilogue_broadcast::row_vector) {
-      line(out, "    rocmtpl_epi_load8(ea.e", i, " + (", num{ops[i].t.offset}, " + static_cast<int64_t>(col) * ",
+      line(out, "    rocmtpl_dev::load8(ea.e", i, " + (", num{ops[i].t.offset}, " + static_cast<int64_t>(col) * ",
            num{ops[i].stride_c}, "), ", num{ops[i].stride_c}, ", c.e", i, ");");
     }
   }
@@ -1000,7 +1000,7 @@ constexpr void write_epilogue_device_code(Out& out, const pointwise_problem& p) 
   out += impl::seg_at_head;
   for (std::size_t i = 0; i < count; ++i) {
     if (ops[i].used && ops[i].use == epilogue_broadcast::full) {
-      line(out, "    rocmtpl_epi_load8(r.e", i, " + static_cast<int64_t>(col) * ", num{ops[i].stride_c}, ", ",
+      line(out, "    rocmtpl_dev::load8(r.e", i, " + static_cast<int64_t>(col) * ", num{ops[i].stride_c}, ", ",
            num{ops[i].stride_c}, ", s.e", i, ");");
     }
   }

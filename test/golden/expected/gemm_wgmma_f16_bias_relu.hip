@@ -465,43 +465,18 @@ __device__ __forceinline__ void st_global16(void* p, const uint4& v) {
 #endif
 }
 #if ROCMTPL_GEMM_SM90_HAS_RESIDUAL
-// Residual's 8 values at r, r + stride, ... as floats: 16-byte loads when they are contiguous and
-// r is 16-byte aligned, else one load a value in a rolled loop (a branch: unrolled, the compiler
-// if-converts it, and the eight scalar loads and their addresses take registers on the fast path
-// too, which spilled at the 168-register limit).
+// Residual's 8 values at r, r + stride, ... as floats (rocmtpl_dev::load8(): 16-byte loads when
+// they are contiguous and 16-byte aligned, else a rolled loop of one load a value).
 __device__ __forceinline__ void residual8(const residual_type::storage* r, int64_t stride, float (&rv)[8]) {
     constexpr bool wide = sizeof(residual_type::storage) == 4;
-    uint64_t q[4] = {};  // raw bits: 64 / (8 * sizeof(storage)) values a word, the first in the low bits
-    if (stride == 1 && (reinterpret_cast<uintptr_t>(r) & 15u) == 0) {
-        const uint4 a = __ldg(reinterpret_cast<const uint4*>(r));
-        q[0] = a.x | static_cast<uint64_t>(a.y) << 32, q[1] = a.z | static_cast<uint64_t>(a.w) << 32;
-        if constexpr (wide) {
-            const uint4 b = __ldg(reinterpret_cast<const uint4*>(r) + 1);
-            q[2] = b.x | static_cast<uint64_t>(b.y) << 32, q[3] = b.z | static_cast<uint64_t>(b.w) << 32;
-        }
-    } else {
-        constexpr int per = wide ? 2 : 4;  // values a word
-        constexpr int bits = 64 / per;
-#pragma unroll 1
-        for (int e = per - 1; e >= 0; --e) {
-#pragma unroll
-            for (int i = 0; i < 8 / per; ++i) {
-                uint64_t v;
-                if constexpr (wide) {
-                    v = __float_as_uint(__ldg(r + (i * per + e) * stride));
-                } else {
-                    v = __ldg(r + (i * per + e) * stride);
-                }
-                q[i] = (q[i] << bits) | v;
-            }
-        }
-    }
+    uint32_t w[wide ? 8 : 4];
+    rocmtpl_dev::load8(r, stride, w);
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
         if constexpr (wide) {
-            rv[e] = __uint_as_float(static_cast<uint32_t>(q[e / 2] >> (32 * (e % 2))));
+            rv[e] = __uint_as_float(w[e]);
         } else {
-            rv[e] = residual_type::to_float(static_cast<uint16_t>(q[e / 4] >> (16 * (e % 4))));
+            rv[e] = residual_type::to_float(static_cast<uint16_t>(w[e / 2] >> (16 * (e % 2))));
         }
     }
 }

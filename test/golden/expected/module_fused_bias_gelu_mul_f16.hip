@@ -84,7 +84,7 @@ ROCMTPL_SYM_HOST_DEVICE inline int64_t rocmtpl_size_mod(int64_t a, int64_t b, bo
 #endif  // ROCMTPL_SYM_EXPR_HELPERS
 
 // ------------------------------------------------------------------------------------------
-// kernel rocm_fused_gemm_pointwise_0, source hash 6e0398d0390f2106
+// kernel rocm_fused_gemm_pointwise_0, source hash 09b2226a5026980a
 // Topologically Sorted Source Nodes: [h, y], Original ops: [gemm, pointwise]
 // Source node to op mapping:
 //   h => gemm
@@ -226,14 +226,6 @@ __device__ __forceinline__ void rocmtpl_epi_f16x2(uint32_t w, float& lo, float& 
 __device__ __forceinline__ void rocmtpl_epi_bf16x2(uint32_t w, float& lo, float& hi) {
     lo = rocmtpl_dev::bits_as_float(w << 16), hi = rocmtpl_dev::bits_as_float(w & 0xFFFF0000u);
 }
-// 16 bytes at a 16-byte aligned address.
-__device__ __forceinline__ uint4 rocmtpl_epi_ld16(const void* p) {
-#if defined(ROCMTPL_PLATFORM_NVIDIA)
-    return __ldg(reinterpret_cast<const uint4*>(p));
-#else
-    return *reinterpret_cast<const uint4*>(p);
-#endif
-}
 // Brings the line of p into L2 (NVIDIA; nothing elsewhere).
 __device__ __forceinline__ void rocmtpl_epi_prefetch(const void* p) {
 #if defined(ROCMTPL_PLATFORM_NVIDIA)
@@ -241,42 +233,6 @@ __device__ __forceinline__ void rocmtpl_epi_prefetch(const void* p) {
 #else
     (void)p;
 #endif
-}
-// 8 values at p, p + stride, ... as raw words (16-bit types two a word, low half first): 16-byte
-// loads when the values are contiguous and p is 16-byte aligned, else one load a value. The slow
-// path is a rolled loop so that it stays a branch: unrolled, the compiler if-converted it, and its
-// eight loads issued (predicated off) for every row of the fast path.
-__device__ __forceinline__ void rocmtpl_epi_load8(const uint16_t* p, int64_t stride, uint32_t (&w)[4]) {
-    if (stride == 1 && (reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
-        const uint4 q = rocmtpl_epi_ld16(p);
-        w[0] = q.x, w[1] = q.y, w[2] = q.z, w[3] = q.w;
-    } else {
-        uint64_t lo = 0, hi = 0;  // values 0-3 and 4-7, the first in the low half
-#pragma unroll 1
-        for (int e = 3; e >= 0; --e) {
-            lo = (lo << 16) | p[e * stride];
-            hi = (hi << 16) | p[(e + 4) * stride];
-        }
-        w[0] = static_cast<uint32_t>(lo), w[1] = static_cast<uint32_t>(lo >> 32);
-        w[2] = static_cast<uint32_t>(hi), w[3] = static_cast<uint32_t>(hi >> 32);
-    }
-}
-__device__ __forceinline__ void rocmtpl_epi_load8(const float* p, int64_t stride, uint32_t (&w)[8]) {
-    if (stride == 1 && (reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
-        const uint4 a = rocmtpl_epi_ld16(p), b = rocmtpl_epi_ld16(p + 4);
-        w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
-    } else {
-        uint64_t q[4] = {};  // values 2i (low half) and 2i + 1
-#pragma unroll 1
-        for (int e = 1; e >= 0; --e) {
-            q[0] = (q[0] << 32) | rocmtpl_dev::float_as_bits(p[e * stride]);
-            q[1] = (q[1] << 32) | rocmtpl_dev::float_as_bits(p[(e + 2) * stride]);
-            q[2] = (q[2] << 32) | rocmtpl_dev::float_as_bits(p[(e + 4) * stride]);
-            q[3] = (q[3] << 32) | rocmtpl_dev::float_as_bits(p[(e + 6) * stride]);
-        }
-#pragma unroll
-        for (int i = 0; i < 4; ++i) w[2 * i] = static_cast<uint32_t>(q[i]), w[2 * i + 1] = static_cast<uint32_t>(q[i] >> 32);
-    }
 }
 __device__ __forceinline__ float rocmtpl_epilogue(const rocmtpl_epilogue_args& ea, int64_t batch, int64_t row,
                                                   int64_t col, float v) {
@@ -307,14 +263,14 @@ __device__ __forceinline__ rocmtpl_epilogue_row rocmtpl_epilogue_row_at(const ro
 __device__ __forceinline__ rocmtpl_epilogue_cols rocmtpl_epilogue_cols_at(const rocmtpl_epilogue_args& ea, int col) {
     rocmtpl_epilogue_cols c;
     (void)ea, (void)col;
-    rocmtpl_epi_load8(ea.e0 + (0 + static_cast<int64_t>(col) * 1), 1, c.e0);
+    rocmtpl_dev::load8(ea.e0 + (0 + static_cast<int64_t>(col) * 1), 1, c.e0);
     return c;
 }
 __device__ __forceinline__ rocmtpl_epilogue_seg rocmtpl_epilogue_seg_at(const rocmtpl_epilogue_args& ea,
                                                              const rocmtpl_epilogue_row& r, int col) {
     rocmtpl_epilogue_seg s;
     (void)ea, (void)r, (void)col;
-    rocmtpl_epi_load8(r.e1 + static_cast<int64_t>(col) * 1, 1, s.e1);
+    rocmtpl_dev::load8(r.e1 + static_cast<int64_t>(col) * 1, 1, s.e1);
     return s;
 }
 __device__ __forceinline__ void rocmtpl_epilogue_prefetch(const rocmtpl_epilogue_args& ea, const rocmtpl_epilogue_row& r,

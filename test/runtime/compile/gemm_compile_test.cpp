@@ -507,10 +507,10 @@ TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
             kernel_status::ok);  // nothing to do
 }
 
-// Every epilogue the gpu label runs on the Hopper path (GemmGpu.EveryHopperConfigF16AndBf16's
-// problems, and HygieneGpu's gelu with runtime split-K), on every tiling it runs them on, in f16 and
-// bf16. These kernels sit at the 168-register limit, where ptxas's spills move with small changes
-// of the device code (the store form, where the accumulators are zeroed), and a spill fails the gpu
+// Every epilogue the gpu label runs on the Hopper path (gemm_test::hopper_cases(): the sources
+// GemmGpu.EveryHopperConfigF16AndBf16 renders, and HygieneGpu's gelu with runtime split-K), on every
+// tiling it runs them on, in f16 and bf16. These kernels sit at the 168-register limit, where ptxas's spills move with
+// small changes of the device code (the store form, where the accumulators are zeroed), and a spill fails the gpu
 // label: this finds them without a GPU. `all`: every source (ROCMTPL_GEMM_COMPILE_ALL=1); else
 // the three that were closest to spilling when the path last changed. Built device-only with nvcc,
 // the compiler of the gpu label's builds: NVRTC (the tuner's device-only builds) allocates
@@ -518,79 +518,18 @@ TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
 std::vector<build> hopper_epilogue_builds(bool all) {
   std::vector<build> out;
   for (dtype d : {dtype::f16, dtype::bf16}) {
-    const std::string n(name(d));
-    const dtype other = d == dtype::f16 ? dtype::bf16 : dtype::f16;
-    const auto x = buffer("x", layout::row_major(d, {sM, sK}));
-    const auto w = buffer("w", layout::row_major(d, {sK, sN}));
-    const auto y = layout::row_major(d, {sM, sN});
-    const auto bias_n = buffer("bias", layout::row_major(d, {sN}));
-    const gemm_options relu{.act = activation::relu}, split_relu{.act = activation::relu, .runtime_split_k = true};
-    const gemm_options silu{.act = activation::silu, .residual = true};
-    const gemm_options heavy{
-        .act = activation::gelu, .alpha = 0.5F, .beta = 2.0F, .bias_along = templates::bias_dim::m, .residual = true};
-    gemm_options split_heavy = heavy;
-    split_heavy.runtime_split_k = true;
-    const std::vector<buffer> heavy_in{x, w, buffer("bias", layout::row_major(dtype::f32, {sM})),
-                                       buffer("res", layout::row_major(dtype::f32, {sM, sN}))};
-    const auto silu_in = [&](layout res) {
-      return std::vector<buffer>{x, w, buffer("bias", layout::row_major(other, {sN})), buffer("res", std::move(res))};
-    };
-    const auto sB = sym_expr::symbol("B");
-    const rocm_template<gemm_policy> plain(gemm_policy(), {x, w}, y), biased(gemm_policy(relu), {x, w, bias_n}, y),
-        split(gemm_policy(split_relu), {x, w, bias_n}, y),
-        cast(gemm_policy(silu), silu_in(layout::row_major(d, {sM, sN})), layout::row_major(other, {sM, sN})),
-        strided(gemm_policy(silu), silu_in(layout(d, {sM, sN}, {sym_expr(1), sM})), layout::row_major(other, {sM, sN})),
-        offset(gemm_policy(silu), silu_in(layout(d, {sM, sN}, {sN, sym_expr(1)}, sym_expr(3))),
-               layout::row_major(other, {sM, sN})),
-        addmm(gemm_policy({.act = activation::sigmoid, .runtime_split_k = true}), {x, w, bias_n}, y,
-              std::vector<int>{2, 0, 1}),
-        all_epi(gemm_policy(heavy), heavy_in, y), split_all(gemm_policy(split_heavy), heavy_in, y),
-        fold(gemm_policy({.act = activation::relu, .residual = true, .runtime_split_k = true}),
-             {buffer("x", layout::row_major(d, {sB, sM, sK})), w, bias_n,
-              buffer("res", layout::row_major(d, {sB, sM, sN}))},
-             layout::row_major(d, {sB, sM, sN})),
-        hygiene(gemm_policy({.act = activation::gelu, .runtime_split_k = true}),
-                {buffer("x", layout::row_major(d, {sB, sM, sK})), w, bias_n}, layout::row_major(d, {sB, sM, sN}));
-    const size_hints h{{"M", 129}, {"N", 264}, {"K", 96}}, hb{{"B", 2}, {"M", 129}, {"N", 264}, {"K", 96}};
-    const auto add = [&](const std::string& label, const rocm_template<gemm_policy>& t, const gemm_config& c) {
-      const bool batched = &t == &fold || &t == &hygiene;
-      out.push_back({n + " " + label + " " + c.name(), t.generate(c, batched ? hb : h).source()});
-    };
-    const auto tilings = templates::wgmma_path::search_space();
-    for (const auto& base : tilings) {
-      const bool small = base.block_m * base.block_n <= 128 * 128;
-      if (!all) {  // gelu and Bias[N] on ping-pong 128 x 128; a column-major Residual on 128 x 256;
-                   // gelu, Bias[M] and an f32 Residual on ping-pong 64 x 256
-        if (d != dtype::f16) continue;
-        if (base.pingpong != 0 && base.block_m == 128) add("gelu runtime split-K", hygiene, base);
-        if (&base == &tilings.front()) add("silu column-major residual", strided, base);
-        if (base.pingpong != 0 && base.block_m == 64) add("bias[M] gelu alpha beta residual", all_epi, base);
-        continue;
-      }
-      add("plain", plain, base);
-      add("bias[N] relu", biased, base);
-      add("silu residual cast", cast, base);
-      add("silu column-major residual", strided, base);
-      add("silu residual at an offset", offset, base);
-      add("addmm sigmoid", addmm, base);
-      add("batch folded into M", fold, base);
-      add("gelu runtime split-K", hygiene, base);
-      if (small) add("bias[M] gelu alpha beta residual", all_epi, base);
-      for (int s : {2, 4}) {
-        auto c = base;
-        c.stream_k = s;
-        add("stream-K bias[N] relu", biased, c);
-        if (s == 2 && small) add("stream-K bias[M] gelu alpha beta residual", all_epi, c);
-      }
-      for (int s : {2, 3, 7}) {
-        auto c = base;
-        c.split_k = s;
-        add("split-K bias[N] relu", split, c);
-        add("static split-K bias[N] relu", biased, c);
-        if (s == 3) add("batch folded into M split-K", fold, c);
-        if (s == 3) add("gelu runtime split-K", hygiene, c);
-        if (s == 3 && small) add("split-K bias[M] gelu alpha beta residual", split_all, c);
-      }
+    for (const auto& c : gemm_test::hopper_cases(d)) {
+      // CI: gelu with runtime split-K on ping-pong 128 x 128; a column-major Residual on 128 x 256;
+      // gelu, Bias[M] and an f32 Residual on ping-pong 64 x 256 (f16, unsplit).
+      const auto& t = c.config;
+      const bool unsplit = t.split_k == 1 && t.stream_k == 0;
+      const bool closest =
+          d == dtype::f16 && unsplit &&
+          ((c.label.ends_with(" gelu runtime split-K") && t.pingpong != 0 && t.block_m == 128) ||
+           (c.label.ends_with(" silu column-major residual") && t.pingpong == 0 && t.block_n == 256) ||
+           (c.label.ends_with(" bias[M] gelu alpha beta residual") && t.pingpong != 0 && t.block_m == 64));
+      if (all || closest)
+        out.push_back({c.label + " " + gemm_config(t).name(), c.tpl->generate(t, c.shapes.front()).source()});
     }
   }
   return out;
@@ -599,7 +538,9 @@ std::vector<build> hopper_epilogue_builds(bool all) {
 TEST(GemmCompile, HopperEpiloguesBuildWithoutSpills) {
   if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not found";
   const auto builds = hopper_epilogue_builds(compile_all());
-  ASSERT_EQ(builds.size(), compile_all() ? 2U * (4 * 21 + 2 * 18) : 3U);  // 4 tilings of at most 128 x 128
+  // A dtype: 15 on each of the 7 tilings, 3 more on the 4 of at most 128 x 128, 2 more (strided and
+  // misaligned Residual) on 128 x 256 and the 2 ping-pong ones, 1 more (a folded batch split) on 128 x 256.
+  ASSERT_EQ(builds.size(), compile_all() ? 2U * (7 * 15 + 4 * 3 + 3 * 2 + 1) : 3U);
   check_builds(builds, platform::nvidia, {"sm_90a"}, compile_output::code_object);
 }
 
