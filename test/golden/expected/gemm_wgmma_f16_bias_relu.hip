@@ -420,15 +420,16 @@ struct chain_rows {
         }
     }
 };
-// The chain's [M, N] operands of one lane's 8 columns at gcol for its 4 rows (16 bytes a row).
+// The chain's [M, N] operands of one lane's 8 columns at gcol for its 4 rows (16 bytes a row);
+// zeros for a row outside M or columns outside N (the chain runs on every row: epilogue_m64()).
 struct chain_segs {
     rocmtpl_epilogue_seg s[4];
     __device__ __forceinline__ void load(const gemm_pointers& t, const chain_rows& cr, int M, int N, int row0, int gcol,
                                          int lane) {
-        if (gcol >= N) return;
 #pragma unroll
         for (int it = 0; it < 4; ++it) {
-            if (row0 + it * 4 + lane / 8 < M) s[it] = rocmtpl_epilogue_seg_at(t.epi, cr.r[it], gcol);
+            s[it] = rocmtpl_epilogue_seg{};
+            if (gcol < N && row0 + it * 4 + lane / 8 < M) s[it] = rocmtpl_epilogue_seg_at(t.epi, cr.r[it], gcol);
         }
     }
 };
@@ -518,7 +519,7 @@ __device__ __forceinline__ void epilogue_m64(const Tile& d, const tile_bias& tb,
 #if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
         // The [N] operands of this lane's 8 columns, once for its 4 rows (issued before staging so
         // that their latency overlaps it).
-        rocmtpl_epilogue_cols ec;
+        rocmtpl_epilogue_cols ec{};
         if (gcol < N) ec = rocmtpl_epilogue_cols_at(t.epi, gcol);
 #endif
         stage_chunk_at(c, d, tb, i, stage, lane);
@@ -528,17 +529,17 @@ __device__ __forceinline__ void epilogue_m64(const Tile& d, const tile_bias& tb,
         chain_segs next;
         if (c + 1 < block_n / 64) next.load(t, cr, M, N, row0, gcol + 64, lane);
 #endif
-        // Two passes: every row's values (and the Residual and chain operands they read) first,
-        // then the stores; loads of later rows are not held behind stores to Y that might alias
-        // them, so a warp has all its global loads in flight at once.
+        // Passes: every row's values (and the Residual they read) first, then the chain, then the
+        // stores; loads of later rows are not held behind stores to Y that might alias them, so a
+        // warp has all its global loads in flight at once.
         uint4 out[4];
 #pragma unroll
         for (int it = 0; it < 4; ++it) {
             const int r = it * 4 + sr;
             uint4 v = *reinterpret_cast<const uint4*>(stage + r * epi_row + sc);
+#if ROCMTPL_GEMM_SM90_HAS_RESIDUAL
             const int64_t grow = row0 + r;
             if (grow < M && gcol < N) {
-#if ROCMTPL_GEMM_SM90_HAS_RESIDUAL
                 // Residual after the activation (Y's type rounds once before, once after the add).
                 const uint16_t* a = reinterpret_cast<const uint16_t*>(&v);
                 uint32_t* o = reinterpret_cast<uint32_t*>(&v);
@@ -549,24 +550,31 @@ __device__ __forceinline__ void epilogue_m64(const Tile& d, const tile_bias& tb,
                 for (int e = 0; e < 4; ++e) {
                     o[e] = pack2(y_type::to_float(a[2 * e]) + rv[2 * e], y_type::to_float(a[2 * e + 1]) + rv[2 * e + 1]);
                 }
-#endif
-#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
-                // The fused epilogue chain (codegen/epilogue.hpp, vector form) on the 8 values of
-                // Y's type of one row (N is a multiple of 8 here).
-                uint32_t* w = reinterpret_cast<uint32_t*>(&v);
-                float ev[8];
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const float2 f = unpack2(w[e]);
-                    ev[2 * e] = f.x, ev[2 * e + 1] = f.y;
-                }
-                rocmtpl_epilogue8(cr.r[it], ec, cur.s[it], ev);
-#pragma unroll
-                for (int e = 0; e < 4; ++e) w[e] = pack2(ev[2 * e], ev[2 * e + 1]);
-#endif
             }
+#endif
             out[it] = v;
         }
+#if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
+        // The fused epilogue chain (codegen/epilogue.hpp, vector form) on the 8 values of Y's type
+        // of each row (N is a multiple of 8 here). It runs on all 4 rows, inside M and N or not (a
+        // row outside reads zeros and is not stored): a guard per row made each row's chain a block
+        // of its own, and with one warp a scheduler the dependent steps of a row's 8 values then
+        // stalled on each other (ncu: 35% fixed-latency waits in the epilogue, 2026-11-29); the 4
+        // rows' 32 values interleave.
+#pragma unroll
+        for (int it = 0; it < 4; ++it) {
+            uint32_t* w = reinterpret_cast<uint32_t*>(&out[it]);
+            float ev[8];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const float2 f = unpack2(w[e]);
+                ev[2 * e] = f.x, ev[2 * e + 1] = f.y;
+            }
+            rocmtpl_epilogue8(cr.r[it], ec, cur.s[it], ev);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) w[e] = pack2(ev[2 * e], ev[2 * e + 1]);
+        }
+#endif
 #pragma unroll
         for (int it = 0; it < 4; ++it) {
             const int64_t grow = row0 + it * 4 + sr;
