@@ -172,6 +172,13 @@ ROCMTPL_INLINE std::vector<std::pair<double, wgmma_config>> wgmma_path::problem_
                                                                                         const gemm_rank_request& r) {
   if (detail::wgmma_static_reason(v) || !detail::wgmma_fits_hints(v, *r.hints)) return {};
   auto out = detail::rank_tiled<wgmma_path>(r, [](wgmma_config&) {});  // TMA rows and 16-byte stores: no width to fit
+  // 128 x 192 is for problems where 128 x 256 leaves SMs idle (fewer than two waves of its tiles).
+  // On large problems it was no faster and less steady: 8192^3 f16 0.976x, 0.988x and 0.909x of
+  // cuBLAS in three runs on the H200, where 128 x 256 gives 0.98-1.0x.
+  if (detail::gemm_tiles(128, 256, wgmma_config::block_k, 1, r.m, r.n, r.k, r.batch).tiles >=
+      2 * detail::gemm_cost_sms) {
+    std::erase_if(out, [](const auto& e) { return e.second.block_n == 192; });
+  }
   if (r.runtime_split_k) return out;
   // Stream-K for every tiling with fewer tiles than two waves: the fewest blocks per tile (2, 4,
   // 8 or 16) that give every SM a block, where K has 4 k-blocks or more.
