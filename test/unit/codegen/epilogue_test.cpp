@@ -2,6 +2,7 @@
 // codegen/epilogue.hpp: epilogue chains (text, operands, concatenation), the operand views of each
 // broadcast and what they refuse, and the rendered device function every path calls (issue 12).
 #include <rocmtpl/codegen/epilogue.hpp>
+#include <rocmtpl/device/hip_portable.hpp>
 
 #include <gtest/gtest.h>
 
@@ -196,11 +197,13 @@ TEST(EpilogueDeviceCode, VectorFormHoistsRowsAndLoadsSegments) {
   // Row starts and column-vector values once per row; strides that are constants are folded in.
   EXPECT_TRUE(contains(code, "r.e1 = ea.e1 + (0 + batch * 0 + row * 64);")) << code;
   EXPECT_TRUE(contains(code, "r.e2 = rocmtpl_epi_bf16(ea.e2[0 + batch * 0 + row * 1]);")) << code;
-  EXPECT_TRUE(contains(code, "rocmtpl_epi_load8(ea.e0 + (0 + static_cast<int64_t>(col) * 1), 1, c.e0);")) << code;
-  EXPECT_TRUE(contains(code, "rocmtpl_epi_load8(r.e1 + static_cast<int64_t>(col) * 1, 1, s.e1);")) << code;
+  EXPECT_TRUE(contains(code, "rocmtpl_dev::load8(ea.e0 + (0 + static_cast<int64_t>(col) * 1), 1, c.e0);")) << code;
+  EXPECT_TRUE(contains(code, "rocmtpl_dev::load8(r.e1 + static_cast<int64_t>(col) * 1, 1, s.e1);")) << code;
   EXPECT_TRUE(contains(code, "uint32_t e0[8];")) << code;  // 8 f32 words of the row vector
   EXPECT_TRUE(contains(code, "uint32_t e1[4];")) << code;  // 8 f16 values in 16 bytes
-  EXPECT_TRUE(contains(code, "const uint4 q = rocmtpl_epi_ld16(p);")) << code;
+  // The loads are the portable header's (16 bytes when contiguous and aligned), not the chain's own.
+  EXPECT_FALSE(contains(code, "void load8(")) << code;
+  EXPECT_TRUE(contains(std::string(rocmtpl::device::portable_header_source), "const uint4 q = ld16(p);"));
   EXPECT_TRUE(contains(code, "rocmtpl_epi_f16x2(es.e1[e], x1[2 * e], x1[2 * e + 1]);")) << code;
   EXPECT_TRUE(contains(code, "const float2 f = __half22float2(h);")) << code;
   // The same statements as the scalar form, on x<i>[e] and the row's column value.
@@ -214,7 +217,7 @@ TEST(EpilogueDeviceCode, VectorFormHoistsRowsAndLoadsSegments) {
       make({buffer("d", layout::col_major(dtype::f16, {m, 64}))}, {{epilogue_op::mul(0, epilogue_broadcast::full)}});
   const auto tcode = epilogue_device_code(t.chain, epilogue_operands(t, sym_expr(1), m, sym_expr(64)), {"M"});
   EXPECT_TRUE(
-      contains(tcode, "rocmtpl_epi_load8(r.e0 + static_cast<int64_t>(col) * ea.e0_stride_c, ea.e0_stride_c, s.e0);"))
+      contains(tcode, "rocmtpl_dev::load8(r.e0 + static_cast<int64_t>(col) * ea.e0_stride_c, ea.e0_stride_c, s.e0);"))
       << tcode;
 }
 

@@ -402,24 +402,28 @@ ROCMTPL_INLINE spawned_child spawn(const prepared_command& cmd, const std::vecto
   const int fork_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) throw_errno("cannot run '" + cmd.program.string() + "': fork", fork_errno);
-  // Recorded before anything else, then the stop flag read (stop_child_processes() sets the flag,
-  // then reads the records): either it sees this child, or this sees the flag.
+  // Recorded before anything else, then the stop flag read at once (stop_child_processes() sets
+  // the flag, then reads the records): either it sees this child, or this sees the flag. (Read
+  // after the exec report, the flag could come from a stop that had seen and stopped this child,
+  // and the caller was told "not running" about a child that ran.)
   const spawned_child child{pid, track_child(io.own_process_group ? -pid : pid)};
+  const bool stopped = stopping_children();
   report_write.reset();
 
   exec_failure failure{};
   ssize_t n = -1;
-  do {
-    n = ::read(report_read.get(), &failure, sizeof failure);
-  } while (n < 0 && errno == EINTR);
-  const bool stopped = stopping_children();
+  if (!stopped) {
+    do {
+      n = ::read(report_read.get(), &failure, sizeof failure);
+    } while (n < 0 && errno == EINTR);
+  }
   if (n == static_cast<ssize_t>(sizeof failure) || stopped) {
     if (stopped) ::kill(io.own_process_group ? -pid : pid, SIGKILL);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     untrack_child(child.slot);
-    if (stopped && n != static_cast<ssize_t>(sizeof failure)) {
+    if (stopped) {
       throw process_error("rocmtpl: not running '" + cmd.program.string() +
                           "': this process is stopping its child processes (stop_child_processes())");
     }
