@@ -25,7 +25,8 @@
 ///   within |v| * 1e-7 of the exact value, through the hardware's reciprocal and exponential), and
 ///   `rocmtpl_dev::gelu_tanh(float)`, the tanh form (NVIDIA: the hardware tanh, within about
 ///   2^-12 |v|; AMD: through the exponential), `rocmtpl_dev::sigmoid(float)` and
-///   `rocmtpl_dev::silu(float)` (through the hardware's exponential);
+///   `rocmtpl_dev::silu(float)` (through the hardware's exponential), and `rocmtpl_dev::load8` (8
+///   values at a stride as raw words: 16-byte loads when contiguous and aligned);
 /// - under nvcc, the HIP runtime names: `hipStream_t`, `hipError_t`, `hipSuccess`,
 ///   `hipGetLastError`, `hipPeekAtLastError`, `hipGetErrorString`, `hipLaunchKernelGGL`,
 ///   `HIP_KERNEL_NAME`, `hipFuncSetAttribute` with `hipFuncAttributeMaxDynamicSharedMemorySize`,
