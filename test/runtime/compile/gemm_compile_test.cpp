@@ -64,20 +64,23 @@ struct build {
   std::string label;
   std::string source;
   entry_signature signature{};  // the entry's, where a test calls it
+  int max_spill_bytes = 0;      // a measured spill the build tolerates (stores and loads each); 0: none
 };
 
 // Compiles every source (two at a time), then checks the resources of every kernel; returns the
-// libraries. `nvidia_archs` replaces the default NVIDIA target (sm_90).
+// libraries. `nvidia_archs` replaces the default NVIDIA target (sm_90). `nvrtc`: NVIDIA code objects
+// through NVRTC in this process (the tuner's device-only builds), else through nvcc (the gpu label's).
 std::vector<std::filesystem::path> check_builds(const std::vector<build>& builds, runtime::platform platform,
                                                 const std::vector<std::string>& nvidia_archs = {},
-                                                compile_output output = compile_output::shared_library) {
+                                                compile_output output = compile_output::shared_library,
+                                                bool nvrtc = false) {
   rocmtpl::test::temp_dir dir;
   code_cache cache(dir.path() / "kernels");
   const compiler cc = compiler::find(platform);
   compile_options opts = platform == platform::amd ? amd_compile_options({"gfx90a", "gfx940"}) : nvidia_options();
   if (platform == platform::nvidia && !nvidia_archs.empty()) opts.archs = nvidia_archs;
   opts.output = output;
-  opts.in_process = false;  // device-only builds through nvcc, as the gpu label's (not NVRTC)
+  opts.in_process = nvrtc;
   std::vector<std::filesystem::path> libraries;
   const unsigned jobs = std::max(2U, std::thread::hardware_concurrency());
   std::size_t kernels = 0;
@@ -96,6 +99,7 @@ std::vector<std::filesystem::path> check_builds(const std::vector<build>& builds
         continue;
       }
       libraries.push_back(r.library);
+      if (nvrtc) EXPECT_EQ(r.argv.front(), "nvrtc") << builds[i].label;
       EXPECT_FALSE(r.resources.empty()) << builds[i].label << ": no resource usage in the log:\n" << r.log;
       if (platform == platform::nvidia) {  // every target's kernels are read (several archs in one run)
         for (const auto& arch : opts.archs) {
@@ -106,7 +110,12 @@ std::vector<std::filesystem::path> check_builds(const std::vector<build>& builds
       }
       for (const auto& k : r.resources) {
         ++kernels;
-        EXPECT_FALSE(k.spills()) << builds[i].label << ": " << to_string(k);
+        if (builds[i].max_spill_bytes == 0) {
+          EXPECT_FALSE(k.spills()) << builds[i].label << ": " << to_string(k);
+        } else {
+          EXPECT_LE(std::max(k.spill_store_bytes, k.spill_load_bytes), builds[i].max_spill_bytes)
+              << builds[i].label << ": " << to_string(k);
+        }
         if (platform == platform::amd) {
           EXPECT_LE(k.lds_bytes, 64 * 1024) << builds[i].label << ": " << to_string(k);
           EXPECT_EQ(k.scratch_bytes, 0) << builds[i].label << ": " << to_string(k);
@@ -542,6 +551,22 @@ TEST(GemmCompile, HopperEpiloguesBuildWithoutSpills) {
   // misaligned Residual) on 128 x 256 and the 2 ping-pong ones, 1 more (a folded batch split) on 128 x 256.
   ASSERT_EQ(builds.size(), compile_all() ? 2U * (7 * 15 + 4 * 3 + 3 * 2 + 1) : 3U);
   check_builds(builds, platform::nvidia, {"sm_90a"}, compile_output::code_object);
+}
+
+// The same sources through NVRTC, which the tuner's device-only builds use. Its PTX is not nvcc's:
+// it computes shared-window addresses in 64 bits (mov.u64 and cvt.u32.u64 where nvcc has mov.u32),
+// and ptxas spills 4 bytes on its PTX of gelu with runtime split-K at 128 x 256 (split 1 and 3,
+// f16 and bf16), where nvcc's PTX of the same source spills nothing (CUDA 13.0, 2026-11-29): those
+// four are held to that, every other kernel to none. Every source with ROCMTPL_GEMM_COMPILE_ALL=1
+// (248 sources, 434 kernels, 5 min on the 2-core VM), else the three of CI.
+TEST(GemmCompile, HopperEpiloguesBuildWithoutSpillsInNvrtc) {
+  if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not found";
+  if (runtime::nvrtc() == nullptr) GTEST_SKIP() << "libnvrtc not found";
+  auto builds = hopper_epilogue_builds(compile_all());
+  for (auto& b : builds) {
+    if (b.label.find(" gelu runtime split-K wgmma_bm128_bn256_") != std::string::npos) b.max_spill_bytes = 4;
+  }
+  check_builds(builds, platform::nvidia, {"sm_90a"}, compile_output::code_object, true);
 }
 
 TEST(GemmCompile, HopperSourcesBuildForAmdAndRefuseAtRunTime) {
