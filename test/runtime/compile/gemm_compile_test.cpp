@@ -518,12 +518,12 @@ TEST(GemmCompile, HopperBuildsForSm90aWithWgmma) {
 
 // Every epilogue the gpu label runs on the Hopper path (gemm_test::hopper_cases(): the sources
 // GemmGpu.EveryHopperConfigF16AndBf16 renders, and HygieneGpu's gelu with runtime split-K), on every
-// tiling it runs them on, in f16 and bf16. These kernels sit at the 168-register limit, where ptxas's spills move with
-// small changes of the device code (the store form, where the accumulators are zeroed), and a spill fails the gpu
-// label: this finds them without a GPU. `all`: every source (ROCMTPL_GEMM_COMPILE_ALL=1); else
-// the three that were closest to spilling when the path last changed. Built device-only with nvcc,
-// the compiler of the gpu label's builds: NVRTC (the tuner's device-only builds) allocates
-// registers differently and spilled 4 bytes on gelu with runtime split-K on 128 x 256 (2026-11-29).
+// tiling it runs them on, in f16 and bf16. These kernels sit at the 168-register limit, where
+// ptxas's spills move with small changes of the device code (the store form, where the
+// accumulators are zeroed), and a spill fails the gpu label: this finds them without a GPU. `all`:
+// every source (ROCMTPL_GEMM_COMPILE_ALL=1); else the three that were closest to spilling when the
+// path last changed. Built device-only with nvcc (the gpu label's compiler) and with NVRTC (the
+// tuner's): the two tests below.
 std::vector<build> hopper_epilogue_builds(bool all) {
   std::vector<build> out;
   for (dtype d : {dtype::f16, dtype::bf16}) {
