@@ -103,10 +103,6 @@ std::size_t count(const std::string& s, const std::string& part) {
   return n;
 }
 
-}  // namespace gemm_test
-
-namespace gemm_test {
-
 std::vector<hopper_case> hopper_cases(dtype d) {
   using rocmtpl::rocm_template;
   const auto problem = [](gemm_options o, std::vector<buffer> inputs, layout y,
