@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "support/gemm.hpp"
 
+#include <cstdlib>
+
 namespace gemm_test {
 
 rocmtpl::rocm_template<gemm_policy> make(dtype t, activation act, bool bias) {
@@ -101,6 +103,11 @@ std::size_t count(const std::string& s, const std::string& part) {
   std::size_t n = 0;
   for (auto i = s.find(part); i != std::string::npos; i = s.find(part, i + part.size())) ++n;
   return n;
+}
+
+bool compile_all() {
+  const char* v = std::getenv("ROCMTPL_GEMM_COMPILE_ALL");
+  return v != nullptr && std::string(v) == "1";
 }
 
 std::vector<hopper_case> hopper_cases(dtype d) {

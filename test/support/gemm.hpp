@@ -75,6 +75,10 @@ std::vector<gemm_config> every_space_config();
 // entry `rocm_gemm` with the configuration's runtime arguments, rendered into a kernel of its own.
 rocmtpl::rendered_source render_parts(const rocmtpl::rocm_template<gemm_policy>& t, const gemm_config& c);
 
+// ROCMTPL_GEMM_COMPILE_ALL=1: the compile tests build every source of their sweeps (the full spill
+// check), not only the few CI builds.
+bool compile_all();
+
 // One epilogue problem of the Hopper path on one tiling. GemmGpu.EveryHopperConfigF16AndBf16 runs
 // every case with `gpu` on the GPU at `shapes` (the first renders) against cuBLAS;
 // GemmCompile.HopperEpiloguesBuildWithoutSpills builds every case for sm_90a and checks that ptxas

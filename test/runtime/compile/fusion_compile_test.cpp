@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <future>
 #include <iostream>
 #include <string>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "support/fusion.hpp"
+#include "support/gemm.hpp"
 #include "support/runtime.hpp"
 
 namespace {
@@ -60,7 +60,7 @@ void check_builds(const std::vector<build>& builds, const compile_options& opts)
   rocmtpl::test::temp_dir dir;
   code_cache cache(dir.path() / "kernels");
   const compiler cc = compiler::find(opts.platform);
-  // At most as many compiler processes as cores at a time (the full Hopper sweep has 72 modules).
+  // At most as many compiler processes as cores at a time (the full Hopper sweep has 89 modules).
   const std::size_t jobs = std::max(2U, std::thread::hardware_concurrency());
   std::vector<std::future<compile_result>> running;
   const auto start = [&](std::size_t i) {
@@ -123,8 +123,7 @@ TEST(FusionCompile, HopperWithFusedChainBuildsForSm90a) {
   // ROCMTPL_GEMM_COMPILE_ALL=1 (as gemm_compile_test.cpp's full spill check): each chain of the
   // fusion tests on every Hopper tiling, f16 and bf16 (84 modules; the kernels are at the
   // 168-register limit, where a small change of the device code can make ptxas spill).
-  const char* all = std::getenv("ROCMTPL_GEMM_COMPILE_ALL");
-  if (all != nullptr && std::string(all) == "1") {
+  if (gemm_test::compile_all()) {
     for (const auto& tiling : templates::wgmma_path::search_space()) {
       for (dtype d : {dtype::f16, dtype::bf16}) {
         fu::gemm_problem p;
