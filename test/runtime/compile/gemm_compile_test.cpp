@@ -97,7 +97,9 @@ std::vector<std::filesystem::path> check_builds(const std::vector<build>& builds
         continue;
       }
       libraries.push_back(r.library);
-      if (nvrtc) EXPECT_EQ(r.argv.front(), "nvrtc") << builds[i].label;
+      if (nvrtc) {
+        EXPECT_EQ(r.argv.front(), "nvrtc") << builds[i].label;
+      }
       EXPECT_FALSE(r.resources.empty()) << builds[i].label << ": no resource usage in the log:\n" << r.log;
       if (platform == platform::nvidia) {  // every target's kernels are read (several archs in one run)
         for (const auto& arch : opts.archs) {
