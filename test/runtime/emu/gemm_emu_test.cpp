@@ -420,6 +420,9 @@ TEST(GemmEmu, SimtF32AndStaticSplitK) {
   cases.push_back({"f32", f32, o, gemm_config{}, {{{"M", 70}, {"N", 66}, {"K", 40}}}});
   const gemm_config big = templates::simt_config{128, 64, 8, 8, 4, 4};
   cases.push_back({"f32 128x64", f32, o, big, {{{"M", 129}, {"N", 65}, {"K", 17}}}});
+  // A 96-row tile, 12 rows a thread (3 quads 32 rows apart), split in K: rows past 96 and 192.
+  const gemm_config rows96 = templates::simt_config{96, 128, 16, 12, 8, 8, 4, 2};
+  cases.push_back({"f32 96x128 12x8", f32, o, rows96, {{{"M", 200}, {"N", 130}, {"K", 72}}}});
   const gemm_config split = templates::simt_config{.split_k = 3};
   cases.push_back({"f32 static split-K", f32, o, split, {{{"M", 33}, {"N", 40}, {"K", 200}}}});
   gemm_options h{.act = activation::relu, .bias_along = bias_dim::m};
