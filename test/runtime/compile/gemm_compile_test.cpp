@@ -6,7 +6,7 @@
 //
 // CI builds a handful of sources. ROCMTPL_GEMM_COMPILE_ALL=1 builds every shipped configuration
 // (SIMT f32, matrix cores f16 and bf16) for both vendors instead, and every Hopper epilogue of the
-// gpu label on every tiling for sm_90a, with nvcc and with NVRTC (248 device-only builds each, about
+// gpu label on every tiling for sm_90a, with nvcc and with NVRTC (288 device-only builds each, about
 // 5 minutes each on 2 cores): the full spill check, to run before a device session that changes the
 // Hopper device code.
 #include <rocmtpl/runtime.hpp>
@@ -547,9 +547,9 @@ std::vector<build> hopper_epilogue_builds(bool all) {
 TEST(GemmCompile, HopperEpiloguesBuildWithoutSpills) {
   if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not found";
   const auto builds = hopper_epilogue_builds(compile_all());
-  // A dtype: 15 on each of the 7 tilings, 3 more on the 4 of at most 128 x 128, 2 more (strided and
-  // misaligned Residual) on 128 x 256 and the 2 ping-pong ones, 1 more (a folded batch split) on 128 x 256.
-  ASSERT_EQ(builds.size(), compile_all() ? 2U * (7 * 15 + 4 * 3 + 3 * 2 + 1) : 3U);
+  // A dtype: 15 on each of the 8 tilings, 3 more on the 5 of at most 128 x 128, 2 more (strided and
+  // misaligned Residual) on 128 x 256 and the 3 ping-pong ones, 1 more (a folded batch split) on 128 x 256.
+  ASSERT_EQ(builds.size(), compile_all() ? 2U * (8 * 15 + 5 * 3 + 4 * 2 + 1) : 3U);
   check_builds(builds, platform::nvidia, {"sm_90a"}, compile_output::code_object);
 }
 
@@ -558,7 +558,7 @@ TEST(GemmCompile, HopperEpiloguesBuildWithoutSpills) {
 // and ptxas spills 4 bytes on its PTX of gelu with runtime split-K at 128 x 256 (split 1 and 3,
 // f16 and bf16), where nvcc's PTX of the same source spills nothing (CUDA 13.0, 2026-11-29): those
 // four are held to that, every other kernel to none. Every source with ROCMTPL_GEMM_COMPILE_ALL=1
-// (248 sources, 434 kernels, 5 min on the 2-core VM), else the three of CI.
+// (288 sources, 5 min on the 2-core VM), else the three of CI.
 TEST(GemmCompile, HopperEpiloguesBuildWithoutSpillsInNvrtc) {
   if (!have(platform::nvidia)) GTEST_SKIP() << "nvcc not found";
   if (runtime::nvrtc() == nullptr) GTEST_SKIP() << "libnvrtc not found";

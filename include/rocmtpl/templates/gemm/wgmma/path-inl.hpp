@@ -113,12 +113,16 @@ ROCMTPL_INLINE std::vector<wgmma_config> wgmma_path::search_space() {
   // warpgroup's accumulators: at most 64 x 256 or 128 x 128). 128 x 192 fills the SMs where 128 x
   // 256 leaves them half idle and 128 x 128 takes two waves (3072 x 768 and 1536 x 1536: 96 tiles
   // against 72 and 144 on 132 SMs).
-  static constexpr int blocks[][3] = {{128, 256, 0}, {256, 128, 0}, {128, 128, 0}, {128, 64, 0},
-                                      {128, 192, 0}, {128, 128, 1}, {64, 256, 1}};
+  // Each with as many stages as fit, up to its cap: 8 for the large tiles; 16 for ping-pong 64 x 64
+  // (12 fit), which streams W where X has 64 rows or fewer (32 x 8192 x 8192: 128 tiles, one a
+  // block over the whole of K, as cuBLAS's nvjet kernel for that shape does; a deep ring keeps
+  // enough of W in flight).
+  static constexpr int blocks[][4] = {{128, 256, 0, 8}, {256, 128, 0, 8}, {128, 128, 0, 8}, {128, 64, 0, 8},
+                                      {128, 192, 0, 8}, {128, 128, 1, 8}, {64, 256, 1, 8},  {64, 64, 1, 16}};
   std::vector<wgmma_config> out;
-  for (const auto& [bm, bn, pp] : blocks) {
+  for (const auto& [bm, bn, pp, most] : blocks) {
     wgmma_config c{.block_m = bm, .block_n = bn, .group_m = 8, .stages = 2, .pingpong = pp};
-    while (c.stages < 8) {
+    while (c.stages < most) {
       auto more = c;
       ++more.stages;
       if (more.invalid_reason()) break;

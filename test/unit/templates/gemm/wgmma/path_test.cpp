@@ -37,14 +37,14 @@ TEST(GemmWgmmaPath, SearchSpaceHoldsTheMeasuredConfigsWithTheMostStages) {
     EXPECT_FALSE(c.invalid_reason().has_value()) << c.name_text().view();
     auto more = c;
     ++more.stages;
-    EXPECT_TRUE(c.stages == 8 || more.invalid_reason().has_value()) << c.name_text().view();
+    EXPECT_TRUE(c.stages == 8 || c.stages == 16 || more.invalid_reason().has_value()) << c.name_text().view();
     names.push_back(c.name_text().str());
   }
   EXPECT_EQ(names, (std::vector<std::string>{
                        "wgmma_bm128_bn256_bk64_wm64_wn256_g8_s4_v8", "wgmma_bm256_bn128_bk64_wm128_wn128_g8_s4_v8",
                        "wgmma_bm128_bn128_bk64_wm64_wn128_g8_s6_v8", "wgmma_bm128_bn64_bk64_wm64_wn64_g8_s8_v8",
                        "wgmma_bm128_bn192_bk64_wm64_wn192_g8_s5_v8", "wgmma_bm128_bn128_bk64_wm128_wn128_g8_s6_v8_pp",
-                       "wgmma_bm64_bn256_bk64_wm64_wn256_g8_s5_v8_pp"}));
+                       "wgmma_bm64_bn256_bk64_wm64_wn256_g8_s5_v8_pp", "wgmma_bm64_bn64_bk64_wm64_wn64_g8_s12_v8_pp"}));
 }
 
 // Ping-pong hides the epilogue, not the main loop: the cooperative 128 x 256 tile still ranks
