@@ -466,20 +466,23 @@ __device__ __forceinline__ void st_global16(void* p, const uint4& v) {
 #endif
 }
 #if ROCMTPL_GEMM_SM90_HAS_RESIDUAL
+// Value e of 8 Residual values as load8() gives them: 8 words of fp32, or 4 words of 16-bit pairs
+// (low half first). A template, so that only the branch of Residual's width is compiled.
+template <int Words>
+__device__ __forceinline__ float residual_value(const uint32_t (&w)[Words], int e) {
+    if constexpr (Words == 8) {
+        return __uint_as_float(w[e]);
+    } else {
+        return residual_type::to_float(static_cast<uint16_t>(w[e / 2] >> (16 * (e % 2))));
+    }
+}
 // Residual's 8 values at r, r + stride, ... as floats (rocmtpl_dev::load8(): 16-byte loads when
 // they are contiguous and 16-byte aligned, else a rolled loop of one load a value).
 __device__ __forceinline__ void residual8(const residual_type::storage* r, int64_t stride, float (&rv)[8]) {
-    constexpr bool wide = sizeof(residual_type::storage) == 4;
-    uint32_t w[wide ? 8 : 4];
+    uint32_t w[sizeof(residual_type::storage) * 2];
     rocmtpl_dev::load8(r, stride, w);
 #pragma unroll
-    for (int e = 0; e < 8; ++e) {
-        if constexpr (wide) {
-            rv[e] = __uint_as_float(w[e]);
-        } else {
-            rv[e] = residual_type::to_float(static_cast<uint16_t>(w[e / 2] >> (16 * (e % 2))));
-        }
-    }
+    for (int e = 0; e < 8; ++e) rv[e] = residual_value(w, e);
 }
 #endif
 // 2 values of Y's 16-bit type (a word, low half first) as floats.
