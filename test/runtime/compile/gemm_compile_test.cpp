@@ -532,11 +532,11 @@ std::vector<build> hopper_epilogue_builds(bool all) {
       // gelu, Bias[M] and an f32 Residual on ping-pong 64 x 256 (f16, unsplit).
       const auto& t = c.config;
       const bool unsplit = t.split_k == 1 && t.stream_k == 0;
-      const bool closest =
-          d == dtype::f16 && unsplit &&
-          ((c.label.ends_with(" gelu runtime split-K") && t.pingpong != 0 && t.block_m == 128) ||
-           (c.label.ends_with(" silu column-major residual") && t.pingpong == 0 && t.block_n == 256) ||
-           (c.label.ends_with(" bias[M] gelu alpha beta residual") && t.pingpong != 0 && t.block_m == 64));
+      const bool closest = d == dtype::f16 && unsplit &&
+                           ((c.label.ends_with(" gelu runtime split-K") && t.pingpong != 0 && t.block_m == 128) ||
+                            (c.label.ends_with(" silu column-major residual") && t.pingpong == 0 && t.block_n == 256) ||
+                            (c.label.ends_with(" bias[M] gelu alpha beta residual") && t.pingpong != 0 &&
+                             t.block_m == 64 && t.block_n == 256));
       if (all || closest)
         out.push_back({c.label + " " + gemm_config(t).name(), c.tpl->generate(t, c.shapes.front()).source()});
     }
