@@ -69,6 +69,9 @@ struct tensor_map_spec {
   sym_expr pitch{0};           ///< elements between rows
   std::int64_t box_rows = 0;   ///< rows of one box (one TMA copy)
   std::int64_t box_cols = 0;   ///< columns of one box
+  /// Boxes of at most `rows` rounded up to 8 rows: a matrix shorter than a box is copied without
+  /// the out-of-bounds fill (the kernel's expected byte count uses the same rule).
+  bool fit_box_rows = false;
   /// The pitch used when `rows` <= 1 (a pitch that is never stepped only has to be valid).
   std::optional<sym_expr> pitch_if_one_row{};
   /// @brief Member-wise equality.

@@ -146,6 +146,47 @@ TEST(Launch, TensorMapPitchOfOneRow) {
       contains(src.str(), "rocmtpl_make_tensor_map(rocmtpl_map_0_0, 1, A, u_M, u_K, (u_M <= 1 ? 8 : 3), 128, 64)"));
 }
 
+// fit_box_rows: boxes of at most the rows rounded up to 8, where the rows are fewer than a box (the
+// Hopper path's X map for 24-64-row problems): bound with the sizes, rendered as an expression of
+// symbolic rows and as a number of static ones.
+TEST(Launch, TensorMapBoxFitsTheRows) {
+  launch_description d;
+  d.size_symbols = {"M", "K"};
+  d.tensor_types = {dtype::f16};
+  const auto with_rows = [&](sym_expr rows) {
+    kernel_launch l;
+    l.suffix = "k";
+    l.params.push_back({.kind = launch_param_kind::tensor_map,
+                        .map = tensor_map_spec{.tensor = 0,
+                                               .rows = std::move(rows),
+                                               .cols = sym_expr::symbol("K"),
+                                               .pitch = sym_expr::symbol("K"),
+                                               .box_rows = 128,
+                                               .box_cols = 64,
+                                               .fit_box_rows = true}});
+    auto out = d;
+    out.variants.push_back({{}, {l}});
+    return out;
+  };
+  const auto sym = with_rows(sym_expr::symbol("M"));
+  const auto box = [&](std::int64_t m) { return bind(sym, {m, 64}, {}).variants[0].launches[0].params[0].map->box_rows; };
+  EXPECT_EQ(box(1), 8);
+  EXPECT_EQ(box(30), 32);
+  EXPECT_EQ(box(64), 64);
+  EXPECT_EQ(box(127), 128);
+  EXPECT_EQ(box(5000), 128);
+  EXPECT_EQ(box(0), 128);  // an empty matrix: nothing is encoded or loaded
+  indented_buffer src;
+  write_launches(src, sym, {"A"});
+  EXPECT_TRUE(contains(src.str(), "rocmtpl_make_tensor_map(rocmtpl_map_0_0, 0, A, u_M, u_K, u_K, "
+                                  "rocmtpl_launch_min(128, (u_M + 7) / 8 * 8), 64)"))
+      << src.str();
+  indented_buffer fixed;
+  write_launches(fixed, with_rows(sym_expr(40)), {"A"});
+  EXPECT_TRUE(contains(fixed.str(), "rocmtpl_make_tensor_map(rocmtpl_map_0_0, 0, A, 40, u_K, u_K, 40, 64)"))
+      << fixed.str();
+}
+
 TEST(Launch, RenderedLinesFollowTheDescription) {
   const auto d = two_variants();
   indented_buffer src;

@@ -622,13 +622,18 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
         if (tid_wg == 0) {
             int stage = 0;
             uint32_t phase = 0;
+            // X's box holds at most M rows rounded up to 8 (the tensor map's fit_box_rows): a problem
+            // shorter than the tile copies no out-of-bounds rows, and the A rows past the box, never
+            // written, only reach output rows that are not stored.
+            const uint32_t tx_bytes =
+                static_cast<uint32_t>((M < block_m ? (M + 7) / 8 * 8 : block_m) * block_k * 2 + block_n * block_k * 2);
             work_walk walk(tiles, tiles_m, tiles_n, kblocks, split_k);
             work_unit w;
             while (walk.next(w)) {
                 for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
                     mbar_wait(smem_addr(&empty[stage]), phase ^ 1);
                     const uint32_t bar = smem_addr(&full[stage]);
-                    mbar_expect_tx(bar, stage_bytes);
+                    mbar_expect_tx(bar, tx_bytes);
                     const uint32_t a_dst = smem_addr(ring + stage * stage_bytes);
                     tma_load_2d(a_dst, map_x, bar, kb * block_k, w.tm * block_m);
 #pragma unroll

@@ -323,7 +323,7 @@ ROCMTPL_INLINE launch_description wgmma_path::describe_launch(const rocm_templat
   l.block = {128 * 3, 1, 1};  // gemm_sm90::threads: a producer and two consumer warpgroups
   l.shared_bytes = c.shared_bytes();
   const auto map = [&](const std::string& name, const gemm_operand& op, const sym_expr& rows, const sym_expr& cols,
-                       std::int64_t box_rows, sym_expr one_row_pitch) {
+                       std::int64_t box_rows, bool fit_box_rows, sym_expr one_row_pitch) {
     const auto index = abi_tensor_index(kernel.args(), name);
     l.params.push_back({.kind = launch_param_kind::tensor_map,
                         .index = index,
@@ -336,10 +336,13 @@ ROCMTPL_INLINE launch_description wgmma_path::describe_launch(const rocm_templat
                                                .pitch = op.stride_r,
                                                .box_rows = box_rows,
                                                .box_cols = 64,
+                                               .fit_box_rows = fit_box_rows,
                                                .pitch_if_one_row = std::move(one_row_pitch)}});
   };
-  map("X", v.x, rows, v.k, c.block_m, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
-  map("W", v.w, v.k, v.n, 64, v.n);
+  // X's box: at most M rows rounded up to 8 (gemm_sm90::x_box_bytes()): 24-64-row problems in 64-row
+  // tiles read no out-of-bounds rows; the tile's rows past the box are never stored.
+  map("X", v.x, rows, v.k, c.block_m, true, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
+  map("W", v.w, v.k, v.n, 64, false, v.n);
   const auto params = gemm_launch_params(kernel, plan);  // the kernel's parameters after the maps: plan.params
   l.params.insert(l.params.end(), params.begin(), params.end());
   std::vector<kernel_launch> launches;
