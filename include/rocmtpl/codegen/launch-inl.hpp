@@ -139,9 +139,10 @@ ROCMTPL_INLINE bound_param bind_param(const launch_param& p, const size_hints& h
         const std::int64_t rows = m.rows.evaluate(h);
         const std::int64_t pitch =
             rows <= 1 && m.pitch_if_one_row ? m.pitch_if_one_row->evaluate(h) : m.pitch.evaluate(h);
-        const std::int64_t box_rows = m.fit_box_rows && rows > 0 ? std::min(m.box_rows, (rows + 7) / 8 * 8) : m.box_rows;
-        b.map = bound_tensor_map{m.tensor,           m.element, m.offset.evaluate(h), rows,
-                                 m.cols.evaluate(h), pitch,     box_rows,             m.box_cols};
+        const std::int64_t box_rows =
+            m.fit_box_rows && rows > 0 ? std::min(m.box_rows, (rows + 7) / 8 * 8) : m.box_rows;
+        b.map = bound_tensor_map{m.tensor, m.element, m.offset.evaluate(h), rows, m.cols.evaluate(h), pitch,
+                                 box_rows, m.box_cols};
       }
       break;
     case launch_param_kind::tensor: break;
@@ -324,9 +325,8 @@ ROCMTPL_INLINE void write_one_launch(indented_buffer& src, const launch_descript
           src.writeline("if (!rocmtpl_make_tensor_map(" + name + ", " + std::to_string(dtype_code(m.element)) + ", " +
                         (m.offset == sym_expr(0) ? tensor_names.at(m.tensor)
                                                  : tensor_names.at(m.tensor) + " + (" + m.offset.to_cpp() + ")") +
-                        ", " + m.rows.to_cpp() + ", " + m.cols.to_cpp() + ", " + pitch + ", " +
-                        box_rows + ", " + std::to_string(m.box_cols) +
-                        ")) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
+                        ", " + m.rows.to_cpp() + ", " + m.cols.to_cpp() + ", " + pitch + ", " + box_rows + ", " +
+                        std::to_string(m.box_cols) + ")) return ROCMTPL_STATUS_UNSUPPORTED_ARGUMENT;");
         }
         args += (args.empty() ? "" : ", ") + param_cpp(p, li);
       }

@@ -169,7 +169,9 @@ TEST(Launch, TensorMapBoxFitsTheRows) {
     return out;
   };
   const auto sym = with_rows(sym_expr::symbol("M"));
-  const auto box = [&](std::int64_t m) { return bind(sym, {m, 64}, {}).variants[0].launches[0].params[0].map->box_rows; };
+  const auto box = [&](std::int64_t m) {
+    return bind(sym, {m, 64}, {}).variants[0].launches[0].params[0].map->box_rows;
+  };
   EXPECT_EQ(box(1), 8);
   EXPECT_EQ(box(30), 32);
   EXPECT_EQ(box(64), 64);
@@ -178,8 +180,9 @@ TEST(Launch, TensorMapBoxFitsTheRows) {
   EXPECT_EQ(box(0), 128);  // an empty matrix: nothing is encoded or loaded
   indented_buffer src;
   write_launches(src, sym, {"A"});
-  EXPECT_TRUE(contains(src.str(), "rocmtpl_make_tensor_map(rocmtpl_map_0_0, 0, A, u_M, u_K, u_K, "
-                                  "rocmtpl_launch_min(128, (u_M + 7) / 8 * 8), 64)"))
+  EXPECT_TRUE(contains(src.str(),
+                       "rocmtpl_make_tensor_map(rocmtpl_map_0_0, 0, A, u_M, u_K, u_K, "
+                       "rocmtpl_launch_min(128, (u_M + 7) / 8 * 8), 64)"))
       << src.str();
   indented_buffer fixed;
   write_launches(fixed, with_rows(sym_expr(40)), {"A"});
