@@ -227,8 +227,13 @@ TEST(GemmSearchSpace, HopperSplitKVariantsFillTheMachineWhereTilesAreFew) {
     return std::count_if(list.begin(), list.end(),
                          [](const gemm_config& c) { return c.holds<wgmma_config>() && c.split_k() > 1; });
   };
-  const auto tilings = static_cast<std::ptrdiff_t>(wgmma_path::search_space().size());
-  EXPECT_EQ(hopper_splits(ranked), tilings * 4);  // every tiling x {2, 4, 8, 16}
+  // Every tiling but 256 x 128, whose last m64 blocks lie past M = 128, x {2, 4, 8, 16}.
+  const auto tilings = static_cast<std::ptrdiff_t>(wgmma_path::search_space().size()) - 1;
+  EXPECT_EQ(hopper_splits(ranked), tilings * 4);
+  EXPECT_TRUE(std::none_of(ranked.begin(), ranked.end(), [](const gemm_config& c) {
+    const auto* w = c.get_if<wgmma_config>();
+    return w != nullptr && w->block_m == 256;
+  }));
   // K = 512: 8 steps of 64, so only 2 and 4 slices.
   EXPECT_EQ(hopper_splits(gemm_problem_configs(view, true, {{"M", 128}, {"N", 128}, {"K", 512}})), tilings * 2);
   const auto big = gemm_problem_configs(view, true, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
@@ -379,6 +384,33 @@ TEST(GemmSearchSpace, StreamingProblemsRankThe64x64TileFirstOfTheHopperTiles) {
     EXPECT_EQ(first->name(), "wgmma_bm64_bn64_bk64_wm64_wn64_g8_s12_v8_pp") << m << " rows";
     EXPECT_LT(first - ranked.begin(), 16) << m << " rows";
   }
+}
+
+// Tilings whose last m64 blocks lie wholly past M are not offered: M <= 64 keeps the 64-row tilings
+// (ping-pong 64 x 64 and 64 x 256), M <= 192 drops 256 x 128; a batch folds into M.
+TEST(GemmSearchSpace, HopperTilingsWithRowsPastMAreNotOffered) {
+  const auto block_ms = [](const rocmtpl::rocm_template<gemm_policy>& t, const size_hints& h) {
+    std::vector<int> out;
+    for (const auto& c : gemm_problem_configs(t.policy().view(t.context()), false, h)) {
+      if (const auto* w = c.get_if<wgmma_config>(); w != nullptr) out.push_back(w->block_m);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  };
+  auto t = square(dtype::f16, M, N, K);
+  EXPECT_EQ(block_ms(t, {{"M", 48}, {"N", 8192}, {"K", 8192}}), (std::vector<int>{64}));
+  EXPECT_EQ(block_ms(t, {{"M", 64}, {"N", 4096}, {"K", 4096}}), (std::vector<int>{64}));
+  EXPECT_EQ(block_ms(t, {{"M", 65}, {"N", 8192}, {"K", 8192}}), (std::vector<int>{64, 128}));
+  EXPECT_EQ(block_ms(t, {{"M", 192}, {"N", 8192}, {"K", 8192}}), (std::vector<int>{64, 128}));
+  EXPECT_EQ(block_ms(t, {{"M", 193}, {"N", 8192}, {"K", 8192}}), (std::vector<int>{64, 128, 256}));
+  const auto b = sym_expr::symbol("B");
+  const rocmtpl::rocm_template<gemm_policy> batched(
+      gemm_policy(),
+      {buffer("x", layout::row_major(dtype::f16, {b, M, K})), buffer("w", layout::row_major(dtype::f16, {K, N}))},
+      layout::row_major(dtype::f16, {b, M, N}));
+  EXPECT_EQ(block_ms(batched, {{"B", 2}, {"M", 48}, {"N", 4096}, {"K", 4096}}), (std::vector<int>{64, 128}));
+  EXPECT_EQ(block_ms(batched, {{"B", 8}, {"M", 48}, {"N", 4096}, {"K", 4096}}), (std::vector<int>{64, 128, 256}));
 }
 
 // f32 with 32 or 64 rows and no runtime split-K: the tiled SIMT configurations that compete there

@@ -175,7 +175,16 @@ ROCMTPL_INLINE double wgmma_path::estimate_cost(const wgmma_config& c, std::int6
 ROCMTPL_INLINE std::vector<std::pair<double, wgmma_config>> wgmma_path::problem_configs(const detail::gemm_view& v,
                                                                                         const gemm_rank_request& r) {
   if (detail::wgmma_static_reason(v) || !detail::wgmma_fits_hints(v, *r.hints)) return {};
+  // A tile whose last m64 blocks lie wholly past M (M <= 64 in a 128-row tile, M <= 192 in a 256-row
+  // one): those blocks' wgmma compute nothing that is stored, and the smaller tilings do the same
+  // work without them. Not offered: on 48 x 8192 x 8192 the tuner picked cooperative 128 x 64 from a
+  // tie of minima (0.0441 ms against the 64 x 64 tile's 0.0444), and in back-to-back calls it ran
+  // 0.0409 ms where the 64 x 64 tile had run 0.0374-0.0377 (H200). Tuning every configuration at
+  // 24-64 rows (before X's box was fitted to M) never found such a tile fastest.
+  const std::int64_t rows = std::max<std::int64_t>(r.m, 1) * std::max<std::int64_t>(r.batch, 1);
+  const auto idle_rows = [rows](const wgmma_config& c) { return (rows + 63) / 64 * 64 < c.block_m; };
   auto out = detail::rank_tiled<wgmma_path>(r, [](wgmma_config&) {});  // TMA rows and 16-byte stores: no width to fit
+  std::erase_if(out, [&](const auto& e) { return idle_rows(e.second); });
   // 128 x 192 is for problems where 128 x 256 leaves SMs idle (fewer than two waves of its tiles).
   // On large problems it was no faster and less steady: 8192^3 f16 0.976x, 0.988x and 0.909x of
   // cuBLAS in three runs on the H200, where 128 x 256 gives 0.98-1.0x.
@@ -188,7 +197,7 @@ ROCMTPL_INLINE std::vector<std::pair<double, wgmma_config>> wgmma_path::problem_
   // 8 or 16) that give every SM a block, where K has 4 k-blocks or more.
   for (auto c : search_space()) {
     const auto t = detail::gemm_tiles(c.block_m, c.block_n, c.block_k, 1, r.m, r.n, r.k, r.batch);
-    if (t.tiles >= 2 * detail::gemm_cost_sms || t.k_steps < 4) continue;
+    if (t.tiles >= 2 * detail::gemm_cost_sms || t.k_steps < 4 || idle_rows(c)) continue;
     c.stream_k = 2;
     while (c.stream_k < 16 && t.tiles * c.stream_k < detail::gemm_cost_sms) c.stream_k *= 2;
     out.emplace_back(estimate_cost(c, r.m, r.n, r.k, r.batch), c);
