@@ -348,8 +348,9 @@ ROCMTPL_INLINE launch_description wgmma_path::describe_launch(const rocm_templat
                                                .fit_box_rows = fit_box_rows,
                                                .pitch_if_one_row = std::move(one_row_pitch)}});
   };
-  // X's box: at most M rows rounded up to 8 (gemm_sm90::x_box_bytes()): 24-64-row problems in 64-row
-  // tiles read no out-of-bounds rows; the tile's rows past the box are never stored.
+  // X's box: at most M rows rounded up to 8 (the producer's expected bytes in mainloop() follow the
+  // same rule): 24-64-row problems in 64-row tiles read no out-of-bounds rows; the tile's rows past
+  // the box are never stored.
   map("X", v.x, rows, v.k, c.block_m, true, floor_div(v.k + sym_expr(7), sym_expr(8)) * sym_expr(8));
   map("W", v.w, v.k, v.n, 64, false, v.n);
   const auto params = gemm_launch_params(kernel, plan);  // the kernel's parameters after the maps: plan.params
