@@ -139,10 +139,8 @@ ROCMTPL_INLINE bound_param bind_param(const launch_param& p, const size_hints& h
         const std::int64_t rows = m.rows.evaluate(h);
         const std::int64_t pitch =
             rows <= 1 && m.pitch_if_one_row ? m.pitch_if_one_row->evaluate(h) : m.pitch.evaluate(h);
-        const std::int64_t box_rows =
-            m.fit_box_rows && rows > 0 ? std::min(m.box_rows, (rows + 7) / 8 * 8) : m.box_rows;
-        b.map = bound_tensor_map{m.tensor, m.element, m.offset.evaluate(h), rows, m.cols.evaluate(h), pitch,
-                                 box_rows, m.box_cols};
+        b.map = bound_tensor_map{m.tensor,           m.element, m.offset.evaluate(h), rows,
+                                 m.cols.evaluate(h), pitch,     m.box_rows_for(rows), m.box_cols};
       }
       break;
     case launch_param_kind::tensor: break;
@@ -315,10 +313,9 @@ ROCMTPL_INLINE void write_one_launch(indented_buffer& src, const launch_descript
           } else if (m.pitch_if_one_row) {
             pitch = "(" + m.rows.to_cpp() + " <= 1 ? " + m.pitch_if_one_row->to_cpp() + " : " + pitch + ")";
           }
-          std::string box_rows = std::to_string(m.box_rows);
-          if (m.fit_box_rows && rows) {
-            box_rows = std::to_string(*rows > 0 ? std::min(m.box_rows, (*rows + 7) / 8 * 8) : m.box_rows);
-          } else if (m.fit_box_rows) {
+          // box_rows_for() of the rows: a number when they are static, its expression when not.
+          std::string box_rows = std::to_string(rows ? m.box_rows_for(*rows) : m.box_rows);
+          if (m.fit_box_rows && !rows) {
             box_rows = "rocmtpl_launch_min(" + box_rows + ", (" + m.rows.to_cpp() + " + 7) / 8 * 8)";
           }
           src.writeline("CUtensorMap " + name + "{};");

@@ -74,6 +74,11 @@ struct tensor_map_spec {
   bool fit_box_rows = false;
   /// The pitch used when `rows` <= 1 (a pitch that is never stepped only has to be valid).
   std::optional<sym_expr> pitch_if_one_row{};
+  /// @brief The box's rows for a matrix of `rows` rows: box_rows, or with fit_box_rows at most
+  /// `rows` rounded up to 8 (an empty matrix keeps box_rows: nothing is loaded through it).
+  [[nodiscard]] constexpr std::int64_t box_rows_for(std::int64_t rows) const noexcept {
+    return fit_box_rows && rows > 0 && (rows + 7) / 8 * 8 < box_rows ? (rows + 7) / 8 * 8 : box_rows;
+  }
   /// @brief Member-wise equality.
   friend bool operator==(const tensor_map_spec&, const tensor_map_spec&) = default;
 };
