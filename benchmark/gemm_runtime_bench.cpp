@@ -31,6 +31,8 @@
 //     statically either way)
 //   ROCMTPL_BENCH_FUSED=0  (leave the bias + relu benchmarks out)
 //   ROCMTPL_BENCH_TUNE_FLUSH_L2=0  (tune with a warm L2, as the benchmarks time; default: flushed)
+//   ROCMTPL_BENCH_FINALISTS=4  (how many of the fastest candidates are re-timed against each other
+//     before the pick; 0: the lowest minimum time picks; default: autotune_options::finalists)
 // Run: build/gpu/benchmark/gemm_runtime_bench
 #include <rocmtpl/runtime.hpp>
 
@@ -199,6 +201,11 @@ tuned tune(dtype t, const shape& s, bool bias_relu) {
     o.progress = false;
     o.bench.budget_ms = 10;
     o.bench.max_repetitions = 20;
+    // ROCMTPL_BENCH_FINALISTS=0: the lowest minimum time picks, without re-timing the fastest few
+    // against each other (autotune_options::finalists).
+    if (const char* f = std::getenv("ROCMTPL_BENCH_FINALISTS"); f != nullptr && *f != '\0') {
+      o.finalists = static_cast<std::size_t>(std::stoul(f));
+    }
     // The tuner flushes L2 before every run; the timings below are back to back (warm L2), as
     // cuBLAS's are. ROCMTPL_BENCH_TUNE_FLUSH_L2=0 tunes warm too, so that the winner is picked under
     // the conditions it is reported in (matters where X, W and Y fit the 50 MB L2: 1000x3000x700).

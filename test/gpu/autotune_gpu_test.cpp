@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -157,6 +158,52 @@ TEST(AutotuneGpu, DeviceOnlyTuneBuildsNoLibraryAndVerifiesEveryCandidate) {
       EXPECT_EQ(built.code_objects, 0U) << md.label;
       EXPECT_EQ(built.libraries, builds) << md.label;
     }
+  }
+}
+
+// The fastest candidates are timed again against each other (autotune_options::finalists), in
+// this process and in the isolated worker, from code objects and from shared libraries; the winner
+// is the finalist with the lowest median there, and the warm re-tune answers with it.
+TEST(AutotuneGpu, FinalistsAreRetimedAgainstEachOther) {
+  ROCMTPL_REQUIRE_GPU_AND_COMPILER();
+  struct mode {
+    const char* label;
+    bool device_only;
+    bool isolate;
+  };
+  for (const mode md : {mode{"device-only", true, false}, mode{"device-only, isolated", true, true},
+                        mode{"shared libraries", false, false}}) {
+    if (md.isolate && !find_worker()) {
+      std::cout << "skipping the isolated run: rocmtpl-bench-worker not found\n";
+      continue;
+    }
+    temp_dir dir{"rocmtpl-autotune-gpu"};
+    auto o = options_in(dir);
+    o.max_candidates = 6;
+    o.device_only = md.device_only;
+    o.isolate = md.isolate;
+    o.finalists = 3;
+    o.finalist_margin = 1e9;  // every candidate qualifies: the three fastest are re-timed
+    const auto report = autotune(readme_like(384, 256, 320), {}, o);
+    ASSERT_TRUE(report.gpu) << md.label;
+    EXPECT_EQ(expect_all_verified(report, md.label), report.candidates.size());
+    const auto rows = report.ranked();
+    ASSERT_GE(rows.size(), 4U) << md.label;
+    double slowest_finalist_min = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (i < 3) {
+        EXPECT_GT(rows[i]->final_ms, 0.0) << md.label << " " << rows[i]->config;
+        slowest_finalist_min = std::max(slowest_finalist_min, rows[i]->result.min_ms);
+      } else {
+        EXPECT_EQ(rows[i]->final_ms, 0.0) << md.label << " " << rows[i]->config;
+        EXPECT_GE(rows[i]->result.min_ms, slowest_finalist_min) << md.label << ": the finalists are the fastest three";
+      }
+    }
+    ASSERT_TRUE(report.winner.has_value()) << md.label;
+    EXPECT_EQ(report.best(), rows[0]) << md.label << ": the lowest re-timed median wins";
+    const auto warm = autotune(readme_like(384, 256, 320), {}, o);
+    EXPECT_TRUE(warm.from_database) << md.label;
+    EXPECT_EQ(warm.best()->id, report.best()->id) << md.label;
   }
 }
 

@@ -47,19 +47,6 @@ std::string short_name(const rendered_candidates& rendered, const candidate_repo
   return it != rendered.end() ? it->second.short_name : c.config;
 }
 
-/// Candidates that ran first (fastest first), then the others, in the order print_table uses.
-std::vector<const candidate_report*> ranked(const autotune_report& r) {
-  std::vector<const candidate_report*> rows;
-  for (const auto& c : r.candidates) rows.push_back(&c);
-  std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
-    const bool ao = a->result.status == candidate_status::ok && a->result.min_ms > 0;
-    const bool bo = b->result.status == candidate_status::ok && b->result.min_ms > 0;
-    if (ao != bo) return ao;
-    return ao && a->result.min_ms < b->result.min_ms;
-  });
-  return rows;
-}
-
 std::string spills_text(const kernel_resource_usage& r) {
   if (!r.spills()) return "none";
   if (r.spill_store_bytes > 0 || r.spill_load_bytes > 0) {
@@ -131,9 +118,9 @@ std::string csv_field(std::string_view text) {
 void write_csv(const fs::path& file, const autotune_report& r, const rendered_candidates& rendered) {
   std::string os =
       "rank,name,config,status,reason,min_ms,median_ms,spread,repetitions,verified,max_error,compile_seconds,"
-      "compile_cached,max_vgprs,max_registers,spills,id,device,device_id\n";
+      "compile_cached,max_vgprs,max_registers,spills,id,device,device_id,final_ms\n";
   std::size_t rank = 0;
-  for (const auto* c : ranked(r)) {
+  for (const auto* c : r.ranked()) {
     ++rank;
     int vgprs = 0;
     int registers = 0;
@@ -144,11 +131,11 @@ void write_csv(const fs::path& file, const autotune_report& r, const rendered_ca
       spills = spills || u.spills();
     }
     const auto& m = c->result;
-    os += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{}\n", rank,
+    os += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{},{}\n", rank,
                       csv_field(short_name(rendered, *c)), csv_field(c->config), to_string(m.status),
                       csv_field(m.reason), m.min_ms, m.median_ms, m.spread, m.repetitions, m.verified ? 1 : 0,
                       m.max_error, c->compile_seconds, c->compile_cached ? 1 : 0, vgprs, registers, spills ? 1 : 0,
-                      csv_field(c->id), csv_field(m.device), csv_field(m.device_id));
+                      csv_field(c->id), csv_field(m.device), csv_field(m.device_id), c->final_ms);
   }
   write_text(file, os);
 }
@@ -180,7 +167,7 @@ std::size_t emit_sources(const fs::path& dir, const autotune_report& r, const re
 bool plot_times(const fs::path& file, const autotune_report& r, const rendered_candidates& rendered,
                 const std::string& title) {
   std::vector<candidate_point> points;
-  for (const auto* c : ranked(r)) {
+  for (const auto* c : r.ranked()) {
     if (c->result.status == candidate_status::ok && c->result.min_ms > 0) {
       points.push_back({short_name(rendered, *c), c->result.min_ms, c->result.median_ms});
     }

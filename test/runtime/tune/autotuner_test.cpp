@@ -291,6 +291,52 @@ TEST(AutotuneSteps, WinnerIsTheFastestOkCandidateVerifiedWhereRequired) {
   EXPECT_EQ(db.find(report.key)->winner, std::optional<std::string>("slow")) << "the winner is stored";
 }
 
+// The finalists (autotune_options::finalists) are the fastest ok candidates by minimum time within
+// the margin, at most the count, all measured in this run; once re-timed, their medians there pick
+// the winner, and ranked() (the table's order) lists them first in that order.
+TEST(AutotuneSteps, RetimedFinalistsPickByTheirInterleavedMedian) {
+  autotune_report report;
+  report.candidates = {
+      row("a", 1.00), row("b", 1.03), row("c", 1.02), row("d", 1.20), row("e", 0.90, candidate_status::ok, false),
+      row("f", 0)};
+  for (auto& c : report.candidates) c.library = "/lib/" + c.id;
+  autotune_options o;
+  o.finalists = 3;
+  o.finalist_margin = 0.05;
+  EXPECT_EQ(rtd::choose_finalists(report, o, true), (std::vector<std::size_t>{0, 2, 1})) << "fastest first";
+  EXPECT_TRUE(rtd::choose_finalists(report, o, false).empty()) << "unverified e is alone within 5% of its 0.90";
+  o.finalists = 2;
+  EXPECT_EQ(rtd::choose_finalists(report, o, true), (std::vector<std::size_t>{0, 2}));
+  o.finalists = 1;
+  EXPECT_TRUE(rtd::choose_finalists(report, o, true).empty()) << "one finalist: nothing to compare";
+  o.finalists = 3;
+  o.finalist_margin = 0.25;
+  report.candidates[3].library.clear();  // d: the database's measurement, its binary not at hand
+  EXPECT_EQ(rtd::choose_finalists(report, o, true), (std::vector<std::size_t>{0, 2, 1})) << "d is not in the top 3";
+  o.finalists = 4;
+  EXPECT_TRUE(rtd::choose_finalists(report, o, true).empty()) << "d would be compared without being re-timed";
+
+  // Re-timed: c's median beats a's, although a had the lowest minimum.
+  report.candidates[0].final_ms = 1.10;
+  report.candidates[1].final_ms = 1.08;
+  report.candidates[2].final_ms = 1.05;
+  rtd::pick_and_store(report, nullptr, true);
+  EXPECT_EQ(report.winner, std::optional<std::size_t>(2));
+  std::vector<std::string> order;
+  for (const auto* c : report.ranked()) order.push_back(c->id);
+  EXPECT_EQ(order, (std::vector<std::string>{"c", "b", "a", "e", "d", "f"}));
+  std::ostringstream table;
+  report.print_table(table);
+  EXPECT_NE(table.str().find("     final "), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("1.0500"), std::string::npos) << table.str();
+  EXPECT_EQ(report.to_json().at("candidates")[2].at("final_ms"), 1.05);
+  // Not re-timed: the lowest minimum picks, as before.
+  for (auto& c : report.candidates) c.final_ms = 0;
+  report.winner.reset();
+  rtd::pick_and_store(report, nullptr, true);
+  EXPECT_EQ(report.winner, std::optional<std::size_t>(0));
+}
+
 TEST(AutotuneSteps, CompilePlanPutsWhatTheBenchmarksNeedFirst) {
   const auto t = symbolic_gemm();
   autotune_options o;

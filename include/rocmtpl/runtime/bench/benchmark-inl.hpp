@@ -39,6 +39,44 @@ ROCMTPL_INLINE timing summarize(std::vector<double> samples) {
   return t;
 }
 
+ROCMTPL_INLINE std::vector<timing> time_interleaved(const std::vector<timed_call>& calls, void* stream, void* flush,
+                                                    std::size_t flush_bytes, const benchmark_options& options) {
+  const auto& rt = gpu_runtime::instance();
+  const std::size_t n = calls.size();
+  // Round r: every call once, starting at call r % n; samples[i] are call i's times.
+  std::vector<std::vector<double>> samples(n);
+  const auto rounds = [&](int count, bool keep) {
+    std::vector<event> starts(n * static_cast<std::size_t>(count)), stops(starts.size());
+    for (std::size_t r = 0, e = 0; r < static_cast<std::size_t>(count); ++r) {
+      for (std::size_t j = 0; j < n; ++j, ++e) {
+        if (flush != nullptr) rt.memset(flush, 0, flush_bytes, stream);
+        starts[e].record(stream);
+        calls[(r + j) % n](stream);
+        stops[e].record(stream);
+      }
+    }
+    rt.synchronize(stream);
+    double total = 0;
+    for (std::size_t r = 0, e = 0; r < static_cast<std::size_t>(count); ++r) {
+      for (std::size_t j = 0; j < n; ++j, ++e) {
+        const double ms = static_cast<double>(stops[e].elapsed_ms_since(starts[e]));
+        total += ms;
+        if (keep) samples[(r + j) % n].push_back(ms);
+      }
+    }
+    return total;
+  };
+  if (n == 0) return {};
+  (void)rounds(1, false);  // warm-up
+  const double mean = rounds(1, false) / static_cast<double>(n);
+  (void)rounds(std::clamp(static_cast<int>(options.budget_ms / std::max(mean, 1e-4)), options.min_repetitions,
+                          options.max_repetitions),
+               true);
+  std::vector<timing> out;
+  for (auto& s : samples) out.push_back(summarize(std::move(s)));
+  return out;
+}
+
 ROCMTPL_INLINE double default_tolerance(dtype output) {
   switch (output) {
     case dtype::f64: return 1e-10;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -131,6 +132,20 @@ template <class Launch>
   return summarize(std::move(samples));
 }
 
+/// @brief One call for time_interleaved(): enqueues the call on the stream it is given.
+using timed_call = std::function<void(void* stream)>;
+
+/// @brief Times several calls against each other (the autotuner's finalists): one warm-up call
+/// each, one round that estimates them, then rounds in which every call runs once, each preceded
+/// by overwriting `flush` and timed by its own event pair, in an order that rotates by one each
+/// round. The rounds run back to back, so that every call is timed in the same clock and power
+/// state as the others: timed one after another, a call's minimum can come from a cooler GPU than
+/// another's. As many rounds as give each call `budget_ms` at the estimate's mean, clamped to
+/// [min_repetitions, max_repetitions]. Returns one timing per call, in order (empty for none).
+/// @throws gpu_error (and whatever a call throws)
+[[nodiscard]] std::vector<timing> time_interleaved(const std::vector<timed_call>& calls, void* stream, void* flush,
+                                                   std::size_t flush_bytes, const benchmark_options& options);
+
 /// @brief Inputs, output, reference output and scratch for one benchmark request, on the current
 /// device. Candidates of one problem share a bench (inputs are generated once).
 class bench {
@@ -193,6 +208,20 @@ class bench {
     run_once(k, extra);
     const auto& meta = request_.output_tensor_meta;
     return util_->compare(output_.get(), meta, reference_.get(), meta, stream_.get());
+  }
+
+  /// @brief `k` as a call for time_interleaved() on this bench's inputs, output and workspace
+  /// (grown to fit it now). `k` and `extra` must outlive the call.
+  template <class Kernel>
+  [[nodiscard]] timed_call call(const Kernel& k, const std::vector<std::int64_t>& extra) {
+    prepare(k, extra);
+    return [this, &k, &extra, t = tensors()](void* on) { k.launch(t, extra, workspace_.get(), on); };
+  }
+
+  /// @brief Calls from call() timed against each other, with this bench's L2 flush
+  /// (runtime::time_interleaved()).
+  [[nodiscard]] std::vector<timing> time_interleaved(const std::vector<timed_call>& calls) {
+    return runtime::time_interleaved(calls, stream_.get(), flush_.get(), flush_.size(), options_);
   }
 
   /// @brief Warm-up, estimate, then timed repetitions with an L2 flush before each, one event pair

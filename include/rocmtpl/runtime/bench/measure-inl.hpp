@@ -187,6 +187,30 @@ ROCMTPL_INLINE benchmark_options options_from_json(const nlohmann::json& j) {
 
 namespace detail {
 // Carries out one worker command; the reply (without the trailing newline).
+// The `retime` command's candidates (each a binary as in `measure`, with its extra_args) timed
+// against each other on the bench: one {min_ms, median_ms, spread, repetitions} each.
+ROCMTPL_INLINE nlohmann::json retime_candidates(bench& b, const nlohmann::json& candidates) {
+  const auto& request = b.request();
+  std::vector<std::vector<std::int64_t>> extras;
+  for (const auto& c : candidates) extras.push_back(c.at("extra_args").get<std::vector<std::int64_t>>());
+  std::vector<std::shared_ptr<const void>> kernels;  // alive while the calls run
+  std::vector<timed_call> calls;
+  for (std::size_t i = 0; i < extras.size(); ++i) {
+    with_worker_kernel(candidates[i], request, request.signature, extras[i], [&](const auto& k) {
+      auto held = std::make_shared<const std::decay_t<decltype(k)>>(k);
+      calls.push_back(b.call(*held, extras[i]));
+      kernels.push_back(std::move(held));
+      return 0;
+    });
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& t : b.time_interleaved(calls)) {
+    out.push_back(
+        {{"min_ms", t.min_ms}, {"median_ms", t.median_ms}, {"spread", t.spread}, {"repetitions", t.repetitions}});
+  }
+  return out;
+}
+
 ROCMTPL_INLINE nlohmann::json worker_command(worker_state& w, const nlohmann::json& cmd) {
   const auto op = cmd.at("op").get<std::string>();
   if (op == "setup") {
@@ -204,9 +228,9 @@ ROCMTPL_INLINE nlohmann::json worker_command(worker_state& w, const nlohmann::js
     const auto& rt = gpu_runtime::instance();
     return {{"ok", true}, {"device", rt.available() ? rt.properties(rt.current_device()).name : std::string()}};
   }
-  if (op != "measure" && op != "verify" && op != "reference") {
+  if (op != "measure" && op != "verify" && op != "reference" && op != "retime") {
     throw worker_protocol_error("rocmtpl: worker: unknown op '" + op +
-                                "'; expected setup, reference, measure or verify");
+                                "'; expected setup, reference, measure, verify or retime");
   }
   if (!w.b) throw worker_protocol_error("rocmtpl: worker: " + op + " before setup; send a setup command first");
   const auto& request = w.b->request();
@@ -219,6 +243,7 @@ ROCMTPL_INLINE nlohmann::json worker_command(worker_state& w, const nlohmann::js
     });
     return {{"ok", true}};
   }
+  if (op == "retime") return {{"ok", true}, {"timings", retime_candidates(*w.b, cmd.at("candidates"))}};
   const auto extra = cmd.at("extra_args").get<std::vector<std::int64_t>>();
   const auto tolerance = cmd.at("tolerance").get<double>();
   if (op == "verify" && !w.b->has_reference()) {

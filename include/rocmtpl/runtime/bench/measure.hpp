@@ -155,6 +155,7 @@ struct worker_state {
   std::unique_ptr<bench> b;
 };
 
+nlohmann::json retime_candidates(bench& b, const nlohmann::json& candidates);
 nlohmann::json worker_command(worker_state& w, const nlohmann::json& cmd);
 }  // namespace detail
 
@@ -166,7 +167,10 @@ nlohmann::json worker_command(worker_state& w, const nlohmann::json& cmd);
 /// - `reference` {library | code_object + launch}: runs the reference once and keeps its output;
 /// - `measure` {library | code_object + launch, extra_args, tolerance}: verifies the candidate
 ///   (once a reference ran), then times it;
-/// - `verify` {the same}: verifies a candidate measured before the reference ran.
+/// - `verify` {the same}: verifies a candidate measured before the reference ran;
+/// - `retime` {candidates: [{library | code_object + launch, extra_args}, ...]}: times the
+///   candidates against each other (bench::time_interleaved(); the autotuner's finalists) and
+///   replies `timings`, one {min_ms, median_ms, spread, repetitions} per candidate, in order.
 /// `launch` is launch_to_json() of the bound description; a `code_object` runs through the module
 /// API. Replies `{"ok": true[, "measurement": ...]}` or `{"ok": false, "error": ...}`. Returns the
 /// process exit code. Used by tools/rocmtpl-bench-worker.

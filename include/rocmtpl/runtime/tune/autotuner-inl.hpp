@@ -76,18 +76,10 @@ ROCMTPL_INLINE void autotune_report::print_table(std::ostream& os, std::size_t t
   } else if (const auto where = timed_on(); !where.empty()) {
     os << "timed on " << where << "\n";
   }
-  std::vector<const candidate_report*> rows;
-  for (const auto& c : candidates) rows.push_back(&c);
-  std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
-    const bool ao = a->result.status == candidate_status::ok && a->result.min_ms > 0;
-    const bool bo = b->result.status == candidate_status::ok && b->result.min_ms > 0;
-    if (ao != bo) return ao;
-    return ao && a->result.min_ms < b->result.min_ms;
-  });
-  os << fmt::format("{:>4}  {:<10} {:>10} {:>10} {:>7} {:>5}  {:<7} {:<8} {}\n", "rank", "status", "min ms", "median",
-                    "spread", "reps", "verify", "regs", "config");
+  os << fmt::format("{:>4}  {:<10} {:>10} {:>10} {:>10} {:>7} {:>5}  {:<7} {:<8} {}\n", "rank", "status", "min ms",
+                    "median", "final", "spread", "reps", "verify", "regs", "config");
   std::size_t rank = 0;
-  for (const auto* c : rows) {
+  for (const auto* c : ranked()) {
     if (top != 0 && rank >= top) break;
     ++rank;
     std::string regs;
@@ -98,15 +90,31 @@ ROCMTPL_INLINE void autotune_report::print_table(std::ostream& os, std::size_t t
     }
     const auto& m = c->result;
     if (emulated) {  // nothing was timed: no numbers that could read as times
-      os << fmt::format("{:>4}  {:<10} {:>10} {:>10} {:>7} {:>5}  {:<7} {:<8} {}{}\n", rank, to_string(m.status), "-",
-                        "-", "-", "-", m.verified ? "ok" : "-", regs, c->config,
+      os << fmt::format("{:>4}  {:<10} {:>10} {:>10} {:>10} {:>7} {:>5}  {:<7} {:<8} {}{}\n", rank, to_string(m.status),
+                        "-", "-", "-", "-", "-", m.verified ? "ok" : "-", regs, c->config,
                         m.reason.empty() ? "" : "  (" + m.reason + ")");
       continue;
     }
-    os << fmt::format("{:>4}  {:<10} {:>10.4f} {:>10.4f} {:>6.1f}% {:>5}  {:<7} {:<8} {}{}\n", rank,
-                      to_string(m.status), m.min_ms, m.median_ms, 100.0 * m.spread, m.repetitions,
+    const std::string final_ms = c->final_ms > 0 ? fmt::format("{:.4f}", c->final_ms) : "-";
+    os << fmt::format("{:>4}  {:<10} {:>10.4f} {:>10.4f} {:>10} {:>6.1f}% {:>5}  {:<7} {:<8} {}{}\n", rank,
+                      to_string(m.status), m.min_ms, m.median_ms, final_ms, 100.0 * m.spread, m.repetitions,
                       m.verified ? "ok" : "-", regs, c->config, m.reason.empty() ? "" : "  (" + m.reason + ")");
   }
+}
+
+ROCMTPL_INLINE std::vector<const candidate_report*> autotune_report::ranked() const {
+  std::vector<const candidate_report*> rows;
+  for (const auto& c : candidates) rows.push_back(&c);
+  std::stable_sort(rows.begin(), rows.end(), [](const candidate_report* a, const candidate_report* b) {
+    const bool ao = a->result.status == candidate_status::ok && a->result.min_ms > 0;
+    const bool bo = b->result.status == candidate_status::ok && b->result.min_ms > 0;
+    if (ao != bo) return ao;
+    if (!ao) return false;
+    const bool af = a->final_ms > 0, bf = b->final_ms > 0;
+    if (af != bf) return af;
+    return af ? a->final_ms < b->final_ms : a->result.min_ms < b->result.min_ms;
+  });
+  return rows;
 }
 
 ROCMTPL_INLINE std::string autotune_report::timed_on() const {
@@ -148,6 +156,7 @@ ROCMTPL_INLINE nlohmann::json autotune_report::to_json() const {
                   {"compile_options", compile_options_json(c.code_object)},
                   {"compile_command", c.compile_command},
                   {"measurement", c.result},
+                  {"final_ms", c.final_ms},
                   {"resources", res},
                   {"compile_seconds", c.compile_seconds},
                   {"compile_cached", c.compile_cached},
@@ -701,8 +710,86 @@ ROCMTPL_INLINE candidate_bench::ticket candidate_bench::submit_isolated(const ch
   return {std::nullopt, pool_->submit(std::move(cmd))};
 }
 
-// Picks the fastest ok (and, where the template has a reference, verified) candidate and stores it
-// as the winner; candidates the database already knew keep its measurement.
+ROCMTPL_INLINE std::vector<std::size_t> choose_finalists(const autotune_report& report, const autotune_options& options,
+                                                         bool require_verified) {
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < report.candidates.size(); ++i) {
+    const auto& m = report.candidates[i].result;
+    if (m.status != candidate_status::ok || !(m.min_ms > 0) || (require_verified && !m.verified)) continue;
+    rows.push_back(i);
+  }
+  const auto min_of = [&](std::size_t i) { return report.candidates[i].result.min_ms; };
+  std::stable_sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) { return min_of(a) < min_of(b); });
+  if (rows.empty()) return {};
+  const double limit = min_of(rows.front()) * (1.0 + options.finalist_margin);
+  std::size_t n = 0;
+  while (n < rows.size() && n < options.finalists && min_of(rows[n]) <= limit) ++n;
+  rows.resize(n);
+  const bool at_hand = std::all_of(rows.begin(), rows.end(), [&](std::size_t i) {
+    const auto& c = report.candidates[i];
+    return !c.library.empty() && c.result.repetitions > 0;
+  });
+  if (rows.size() < 2 || !at_hand) return {};
+  return rows;
+}
+
+ROCMTPL_INLINE std::vector<double> candidate_bench::retime(const autotune_report& report,
+                                                           const std::vector<std::size_t>& rows,
+                                                           const std::vector<rocm_template_caller>& callers) {
+  std::vector<double> medians;
+  if (!error_.empty()) return medians;
+  try {
+    if (options_.isolate) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto i : rows) {
+        const auto& c = report.candidates[i];
+        nlohmann::json one{{"extra_args", callers[i].bmreq().extra_args}};
+        add_binary(one, {c.library, c.code_object},
+                   c.code_object ? std::optional<bound_launch>(bound_launch_of(callers[i])) : std::nullopt);
+        list.push_back(std::move(one));
+      }
+      const auto r = pool_->submit({{"op", "retime"}, {"candidates", std::move(list)}}).get();
+      if (!r.reply || !r.reply->value("ok", false)) {
+        throw ::rocmtpl::error(r.reply ? r.reply->value("error", std::string()) : r.detail);
+      }
+      for (const auto& t : r.reply->at("timings")) medians.push_back(t.at("median_ms").get<double>());
+    } else {
+      std::vector<std::shared_ptr<const void>> kernels;  // alive while the calls run
+      std::vector<timed_call> calls;
+      for (const auto i : rows) {
+        const auto& c = report.candidates[i];
+        const auto& r = callers[i].bmreq();
+        if (c.code_object) {
+          auto k = std::make_shared<const module_kernel>(std::make_shared<code_object>(c.library),
+                                                         bound_launch_of(callers[i]), r.extra_args);
+          calls.push_back(bench_->call(*k, r.extra_args));
+          kernels.push_back(std::move(k));
+        } else {
+          auto k = std::make_shared<const kernel_entry>(std::make_shared<shared_library>(c.library), r.kernel_name,
+                                                        r.signature);
+          calls.push_back(bench_->call(*k, r.extra_args));
+          kernels.push_back(std::move(k));
+        }
+      }
+      for (const auto& t : bench_->time_interleaved(calls)) medians.push_back(t.median_ms);
+    }
+  } catch (const std::exception& e) {
+    log_info("retime: failed, the lowest minimum time picks: {}", first_line(e.what()));
+    return {};
+  }
+  if (medians.size() != rows.size() || !std::all_of(medians.begin(), medians.end(), [](double ms) { return ms > 0; })) {
+    log_info("retime: {} timings for {} finalists; the lowest minimum time picks", medians.size(), rows.size());
+    return {};
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    log_info("retime {}: median {:.4f} ms interleaved with {} other finalists (min {:.4f} ms alone)",
+             report.candidates[rows[i]].name, medians[i], rows.size() - 1, report.candidates[rows[i]].result.min_ms);
+  }
+  return medians;
+}
+
+// Picks the winner (see the declaration) and stores it; candidates the database already knew keep
+// its measurement.
 ROCMTPL_INLINE void pick_and_store(autotune_report& report, tuning_db* db, bool require_verified) {
   if (db) {
     for (auto& c : report.candidates) {
@@ -711,15 +798,22 @@ ROCMTPL_INLINE void pick_and_store(autotune_report& report, tuning_db* db, bool 
       }
     }
   }
+  const bool retimed = std::any_of(report.candidates.begin(), report.candidates.end(),
+                                   [](const candidate_report& c) { return c.final_ms > 0; });
+  const auto time_of = [&](std::size_t i) {
+    return retimed ? report.candidates[i].final_ms : report.candidates[i].result.min_ms;
+  };
   for (std::size_t i = 0; i < report.candidates.size(); ++i) {
     const auto& m = report.candidates[i].result;
     if (m.status != candidate_status::ok || !(m.min_ms > 0)) continue;
     if (require_verified && !m.verified) continue;
-    if (!report.winner || m.min_ms < report.candidates[*report.winner].result.min_ms) report.winner = i;
+    if (retimed && !(report.candidates[i].final_ms > 0)) continue;
+    if (!report.winner || time_of(i) < time_of(*report.winner)) report.winner = i;
   }
   if (report.winner) {
     const auto& w = report.candidates[*report.winner];
-    log_info("winner {}: {:.4f} ms ({})", w.name, w.result.min_ms, w.config);
+    log_info("winner {}: {:.4f} ms{} ({})", w.name, time_of(*report.winner),
+             retimed ? " (median among the finalists)" : "", w.config);
   }
   if (db && report.winner) {
     db->set_winner(report.key, report.candidates[*report.winner].id);

@@ -76,6 +76,13 @@ struct autotune_options {
   /// nothing is stored (report.emulated). The emulator becomes the process's GPU runtime
   /// (use_amd_emulator()), so the process must not have used another GPU runtime before.
   bool emulate_amd = false;
+  /// The fastest candidates by minimum time (at most this many, within `finalist_margin` of the
+  /// fastest) are timed again against each other, interleaved (bench::time_interleaved()), and the
+  /// one with the lowest median there wins. Timed one after another, a candidate's minimum can come
+  /// from a cooler GPU or a lucky repetition: near-ties on millisecond kernels were decided by
+  /// that. 0 or 1: the lowest minimum wins.
+  std::size_t finalists = 4;
+  double finalist_margin = 0.05;  ///< relative to the fastest minimum
 };
 
 /// @brief One candidate in a report.
@@ -93,6 +100,9 @@ struct candidate_report {
   std::filesystem::path library;                 ///< the shared library, or the code object when `code_object`
   bool code_object = false;                      ///< compiled device-only, measured through the module API
   std::vector<std::string> compile_command{};    ///< the compiler's argv (empty when not compiled in this run)
+  /// A finalist's median in the interleaved re-timing (autotune_options::finalists), milliseconds;
+  /// 0: not re-timed. Not stored in the tuning database (its winner is).
+  double final_ms = 0;
 };
 
 /// @brief When the steps of a tune happened, in seconds since the tune started (0: did not happen).
@@ -130,7 +140,11 @@ struct autotune_report {
   /// @brief One line: how many candidates ended in each status, e.g. `32 candidates: 30 ok, 2 compile_failed`.
   [[nodiscard]] std::string summary() const;
 
-  /// @brief Candidates that ran, fastest first, then the failed ones with their reasons.
+  /// @brief Candidates in the order of the pick: the re-timed finalists by their median there,
+  /// then the others that ran by minimum time, then those that did not run.
+  [[nodiscard]] std::vector<const candidate_report*> ranked() const;
+
+  /// @brief Candidates that ran, in ranked() order, then the failed ones with their reasons.
   void print_table(std::ostream& os, std::size_t top = 0) const;
 
   /// @brief Where the candidates were timed: `<model> (GPU <id>, ...)` per device model, in the
@@ -362,6 +376,11 @@ class candidate_bench {
   ticket verify(const candidate_report& c, const rocm_template_caller& caller) {
     return options_.isolate ? submit_isolated("verify", c, caller) : ticket{run_in_process(c, caller, true), {}};
   }
+
+  // Times the candidates `rows` (measured in this run) against each other (bench::time_interleaved(),
+  // isolated: on one worker); one median each, in order, or nothing when that failed (logged).
+  std::vector<double> retime(const autotune_report& report, const std::vector<std::size_t>& rows,
+                             const std::vector<rocm_template_caller>& callers);
 
  private:
   void prepare_worker(const compiled_binary& helpers);
@@ -648,6 +667,15 @@ class bench_loop {
   double best_ms_ = 0;
 };
 
+// The candidates to re-time before the pick (autotune_options::finalists): the fastest ok ones by
+// minimum time (verified, where required), within the margin of the fastest, fastest first. None
+// when fewer than two qualify, or when one of them was not measured in this run (the database's
+// measurement: its binary is not at hand), so that the pick compares like with like.
+std::vector<std::size_t> choose_finalists(const autotune_report& report, const autotune_options& options,
+                                          bool require_verified);
+
+// Picks the winner and stores it: the finalist with the lowest final_ms where there are re-timed
+// finalists, else the ok (and, where required, verified) candidate with the lowest minimum time.
 void pick_and_store(autotune_report& report, tuning_db* db, bool require_verified);
 
 // The problem's typed descriptor as JSON (db/descriptor_json.hpp), where the policy offers one
@@ -677,7 +705,8 @@ std::string problem_descriptor_of(const rocm_template<Policy>& tpl, const size_h
 /// reference, where launches are described and options.device_only is on), benchmarks each as its
 /// compile finishes (isolated: on one worker per visible GPU, several at once), verifies it
 /// against the template's reference (candidates timed before the reference ran are verified once
-/// it has), and picks the fastest verified one. Without a GPU: compiles for `options.amd_archs`,
+/// it has), times the fastest few against each other again (autotune_options::finalists) and picks
+/// the fastest verified one. Without a GPU: compiles for `options.amd_archs`,
 /// reports resource usage, and says that benchmarking needs a GPU (report.gpu is false, nothing is
 /// stored). With options.emulate_amd: on the AMD emulator (report.emulated), every candidate built
 /// for the CPU, run once in this process and verified against the reference (a configuration
@@ -750,7 +779,15 @@ requires kernel_template<Policy>
   loop.run(pool);
   pool.join();
 
-  detail::pick_and_store(report, db.get(), options.verify && rocm_template<Policy>::has_reference());
+  const bool require_verified = options.verify && rocm_template<Policy>::has_reference();
+  if (report.gpu && !report.emulated) {
+    const auto finalists = detail::choose_finalists(report, options, require_verified);
+    if (!finalists.empty()) {
+      const auto medians = bench.retime(report, finalists, callers);
+      for (std::size_t i = 0; i < medians.size(); ++i) report.candidates[finalists[i]].final_ms = medians[i];
+    }
+  }
+  detail::pick_and_store(report, db.get(), require_verified);
   report.compiled = cache.compiles() - compiles_before;
   report.wall_seconds = detail::seconds_since(started);
   return report;
