@@ -71,13 +71,16 @@ TEST(WorkerProtocol, RequestRoundTripsThroughJson) {
   benchmark_options o;
   o.budget_ms = 7;
   o.seed = 99;
+  o.settle_ms = 30;
   EXPECT_EQ(options_from_json(options_to_json(o)).seed, 99U);
   EXPECT_EQ(options_from_json(options_to_json(o)).budget_ms, 7.0);
+  EXPECT_EQ(options_from_json(options_to_json(o)).settle_ms, 30.0);
 }
 
 TEST(WorkerProtocol, WorkerAnswersBadCommandsWithErrors) {
   std::string input =
-      "{\"op\":\"measure\"}\n{\"op\":\"bogus\"}\nnot json\n{\"op\":\"reference\"}\n{\"op\":\"verify\"}\n";
+      "{\"op\":\"measure\"}\n{\"op\":\"bogus\"}\nnot json\n{\"op\":\"reference\"}\n{\"op\":\"verify\"}\n"
+      "{\"op\":\"retime\",\"candidates\":[]}\n";
   std::FILE* in = fmemopen(input.data(), input.size(), "r");
   char* out_buf = nullptr;
   std::size_t out_size = 0;
@@ -91,7 +94,8 @@ TEST(WorkerProtocol, WorkerAnswersBadCommandsWithErrors) {
   EXPECT_NE(text.find("unknown op 'bogus'"), std::string::npos) << text;
   EXPECT_NE(text.find("reference before setup"), std::string::npos) << text;
   EXPECT_NE(text.find("verify before setup"), std::string::npos) << text;
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5);
+  EXPECT_NE(text.find("retime before setup"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 6);
 }
 
 TEST(WorkerProcess, RepliesCrashesAndTimeouts) {

@@ -68,9 +68,10 @@ ROCMTPL_INLINE std::vector<timing> time_interleaved(const std::vector<timed_call
   };
   if (n == 0) return {};
   (void)rounds(1, false);  // warm-up
-  const double mean = rounds(1, false) / static_cast<double>(n);
-  (void)rounds(std::clamp(static_cast<int>(options.budget_ms / std::max(mean, 1e-4)), options.min_repetitions,
-                          options.max_repetitions),
+  const double round_ms = std::max(rounds(1, false), 1e-4);
+  (void)rounds(std::clamp(static_cast<int>(std::ceil(options.settle_ms / round_ms)), 0, 100000), false);
+  (void)rounds(std::clamp(static_cast<int>(options.budget_ms * static_cast<double>(n) / round_ms),
+                          options.min_repetitions, options.max_repetitions),
                true);
   std::vector<timing> out;
   for (auto& s : samples) out.push_back(summarize(std::move(s)));

@@ -33,11 +33,14 @@ class bench_usage_error : public error {
 
 /// @brief How a benchmark measures.
 struct benchmark_options {
-  double budget_ms = 25.0;      ///< target GPU time of the timed repetitions (the reference's 25 ms)
-  int estimate_runs = 5;        ///< runs that estimate one call's time
-  int min_repetitions = 5;      ///< lower bound on timed repetitions
-  int max_repetitions = 100;    ///< upper bound on timed repetitions
-  bool flush_l2 = true;         ///< overwrite a buffer of twice the L2 size before each run
+  double budget_ms = 25.0;    ///< target GPU time of the timed repetitions (the reference's 25 ms)
+  int estimate_runs = 5;      ///< runs that estimate one call's time
+  int min_repetitions = 5;    ///< lower bound on timed repetitions
+  int max_repetitions = 100;  ///< upper bound on timed repetitions
+  bool flush_l2 = true;       ///< overwrite a buffer of twice the L2 size before each run
+  /// time_interleaved(): GPU time of untimed rounds before the timed ones, so that the clocks
+  /// settle as in sustained use (a GPU under load for a while runs slower than one just woken)
+  double settle_ms = 100.0;
   std::uint64_t seed = 0x5eed;  ///< input data seed
 };
 
@@ -135,13 +138,14 @@ template <class Launch>
 /// @brief One call for time_interleaved(): enqueues the call on the stream it is given.
 using timed_call = std::function<void(void* stream)>;
 
-/// @brief Times several calls against each other (the autotuner's finalists): one warm-up call
-/// each, one round that estimates them, then rounds in which every call runs once, each preceded
-/// by overwriting `flush` and timed by its own event pair, in an order that rotates by one each
-/// round. The rounds run back to back, so that every call is timed in the same clock and power
-/// state as the others: timed one after another, a call's minimum can come from a cooler GPU than
-/// another's. As many rounds as give each call `budget_ms` at the estimate's mean, clamped to
-/// [min_repetitions, max_repetitions]. Returns one timing per call, in order (empty for none).
+/// @brief Times several calls against each other (the autotuner's finalists) in rounds in which
+/// every call runs once, each preceded by overwriting `flush` and timed by its own event pair, in
+/// an order that rotates by one each round: a warm-up round, one that estimates a round's time,
+/// untimed rounds for `settle_ms`, then as many timed rounds as give each call `budget_ms` at the
+/// estimate (clamped to [min_repetitions, max_repetitions]). The rounds run back to back, so that
+/// every call is timed in the same clock and power state as the others, and in the state of
+/// sustained use: timed one after another, each for a few milliseconds, a call's minimum can come
+/// from a GPU that had been idle. Returns one timing per call, in order (empty for none).
 /// @throws gpu_error (and whatever a call throws)
 [[nodiscard]] std::vector<timing> time_interleaved(const std::vector<timed_call>& calls, void* stream, void* flush,
                                                    std::size_t flush_bytes, const benchmark_options& options);

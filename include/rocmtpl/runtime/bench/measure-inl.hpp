@@ -171,6 +171,7 @@ ROCMTPL_INLINE nlohmann::json options_to_json(const benchmark_options& o) {
           {"min_repetitions", o.min_repetitions},
           {"max_repetitions", o.max_repetitions},
           {"flush_l2", o.flush_l2},
+          {"settle_ms", o.settle_ms},
           {"seed", o.seed}};
 }
 
@@ -181,6 +182,7 @@ ROCMTPL_INLINE benchmark_options options_from_json(const nlohmann::json& j) {
   o.min_repetitions = j.at("min_repetitions").get<int>();
   o.max_repetitions = j.at("max_repetitions").get<int>();
   o.flush_l2 = j.at("flush_l2").get<bool>();
+  o.settle_ms = j.at("settle_ms").get<double>();
   o.seed = j.at("seed").get<std::uint64_t>();
   return o;
 }
