@@ -31,7 +31,7 @@
 //     statically either way)
 //   ROCMTPL_BENCH_FUSED=0  (leave the bias + relu benchmarks out)
 //   ROCMTPL_BENCH_TUNE_FLUSH_L2=0  (tune with a warm L2, as the benchmarks time; default: flushed)
-//   ROCMTPL_BENCH_FINALISTS=4  (how many of the fastest candidates are re-timed against each other
+//   ROCMTPL_BENCH_FINALISTS=4  (how many of the fastest candidates are re-timed under sustained load
 //     before the pick; 0: the lowest minimum time picks; default: autotune_options::finalists)
 // Run: build/gpu/benchmark/gemm_runtime_bench
 #include <rocmtpl/runtime.hpp>
@@ -202,7 +202,7 @@ tuned tune(dtype t, const shape& s, bool bias_relu) {
     o.bench.budget_ms = 10;
     o.bench.max_repetitions = 20;
     // ROCMTPL_BENCH_FINALISTS=0: the lowest minimum time picks, without re-timing the fastest few
-    // against each other (autotune_options::finalists).
+    // under sustained load (autotune_options::finalists).
     if (const char* f = std::getenv("ROCMTPL_BENCH_FINALISTS"); f != nullptr && *f != '\0') {
       o.finalists = static_cast<std::size_t>(std::stoul(f));
     }

@@ -161,10 +161,10 @@ TEST(AutotuneGpu, DeviceOnlyTuneBuildsNoLibraryAndVerifiesEveryCandidate) {
   }
 }
 
-// The fastest candidates are timed again against each other (autotune_options::finalists), in
+// The fastest candidates are timed again under sustained load (autotune_options::finalists), in
 // this process and in the isolated worker, from code objects and from shared libraries; the winner
 // is the finalist with the lowest median there, and the warm re-tune answers with it.
-TEST(AutotuneGpu, FinalistsAreRetimedAgainstEachOther) {
+TEST(AutotuneGpu, FinalistsAreRetimedUnderLoad) {
   ROCMTPL_REQUIRE_GPU_AND_COMPILER();
   struct mode {
     const char* label;

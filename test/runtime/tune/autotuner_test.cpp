@@ -298,7 +298,7 @@ TEST(AutotuneSteps, WinnerIsTheFastestOkCandidateVerifiedWhereRequired) {
 // The finalists (autotune_options::finalists) are the fastest ok candidates by minimum time within
 // the margin, at most the count, all measured in this run; once re-timed, their medians there pick
 // the winner, and ranked() (the table's order) lists them first in that order.
-TEST(AutotuneSteps, RetimedFinalistsPickByTheirInterleavedMedian) {
+TEST(AutotuneSteps, RetimedFinalistsPickByTheirMedianUnderLoad) {
   autotune_report report;
   report.candidates = {
       row("a", 1.00), row("b", 1.03), row("c", 1.02), row("d", 1.20), row("e", 0.90, candidate_status::ok, false),

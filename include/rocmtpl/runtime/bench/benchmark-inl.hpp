@@ -39,40 +39,39 @@ ROCMTPL_INLINE timing summarize(std::vector<double> samples) {
   return t;
 }
 
-ROCMTPL_INLINE std::vector<timing> time_interleaved(const std::vector<timed_call>& calls, void* stream, void* flush,
-                                                    std::size_t flush_bytes, const benchmark_options& options) {
+ROCMTPL_INLINE std::vector<timing> time_settled(const std::vector<timed_call>& calls, void* stream, void* flush,
+                                                std::size_t flush_bytes, const benchmark_options& options) {
   const auto& rt = gpu_runtime::instance();
-  const std::size_t n = calls.size();
-  // Round r: every call once, starting at call r % n; samples[i] are call i's times.
-  std::vector<std::vector<double>> samples(n);
-  const auto rounds = [&](int count, bool keep) {
-    std::vector<event> starts(n * static_cast<std::size_t>(count)), stops(starts.size());
-    for (std::size_t r = 0, e = 0; r < static_cast<std::size_t>(count); ++r) {
-      for (std::size_t j = 0; j < n; ++j, ++e) {
-        if (flush != nullptr) rt.memset(flush, 0, flush_bytes, stream);
-        starts[e].record(stream);
-        calls[(r + j) % n](stream);
-        stops[e].record(stream);
-      }
+  // `count` runs of `call`, each after the flush; with `samples`, each timed by its own event pair.
+  const auto runs = [&](const timed_call& call, int count, std::vector<double>* samples) {
+    std::vector<event> starts(samples ? static_cast<std::size_t>(count) : 0), stops(starts.size());
+    for (std::size_t r = 0; r < static_cast<std::size_t>(count); ++r) {
+      if (flush != nullptr) rt.memset(flush, 0, flush_bytes, stream);
+      if (samples) starts[r].record(stream);
+      call(stream);
+      if (samples) stops[r].record(stream);
     }
     rt.synchronize(stream);
-    double total = 0;
-    for (std::size_t r = 0, e = 0; r < static_cast<std::size_t>(count); ++r) {
-      for (std::size_t j = 0; j < n; ++j, ++e) {
-        const double ms = static_cast<double>(stops[e].elapsed_ms_since(starts[e]));
-        total += ms;
-        if (keep) samples[(r + j) % n].push_back(ms);
-      }
+    for (std::size_t r = 0; r < starts.size(); ++r) {
+      samples->push_back(static_cast<double>(stops[r].elapsed_ms_since(starts[r])));
     }
-    return total;
   };
-  if (n == 0) return {};
-  (void)rounds(1, false);  // warm-up
-  const double round_ms = std::max(rounds(1, false), 1e-4);
-  (void)rounds(std::clamp(static_cast<int>(std::ceil(options.settle_ms / round_ms)), 0, 100000), false);
-  (void)rounds(std::clamp(static_cast<int>(options.budget_ms * static_cast<double>(n) / round_ms),
-                          options.min_repetitions, options.max_repetitions),
-               true);
+  const std::size_t n = calls.size();
+  std::vector<std::vector<double>> samples(n);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t i = pass == 0 ? j : n - 1 - j;
+      std::vector<double> estimate;
+      runs(calls[i], 2, &estimate);  // the first pays for first-launch costs
+      const double ms = std::max(estimate.back(), 1e-4);
+      // At most 1000 settling runs: short kernels (and their flushes) would take long to fill it.
+      runs(calls[i], std::clamp(static_cast<int>(std::ceil(options.settle_ms / ms)), 0, 1000), nullptr);
+      runs(calls[i],
+           std::clamp(static_cast<int>(options.budget_ms / 2 / ms), std::max(1, options.min_repetitions / 2),
+                      std::max(1, options.max_repetitions / 2)),
+           &samples[i]);
+    }
+  }
   std::vector<timing> out;
   for (auto& s : samples) out.push_back(summarize(std::move(s)));
   return out;

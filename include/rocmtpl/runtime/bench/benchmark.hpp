@@ -38,7 +38,7 @@ struct benchmark_options {
   int min_repetitions = 5;    ///< lower bound on timed repetitions
   int max_repetitions = 100;  ///< upper bound on timed repetitions
   bool flush_l2 = true;       ///< overwrite a buffer of twice the L2 size before each run
-  /// time_interleaved(): GPU time of untimed rounds before the timed ones, so that the clocks
+  /// time_settled(): GPU time of untimed runs of a call before its timed ones, so that the clocks
   /// settle as in sustained use (a GPU under load for a while runs slower than one just woken)
   double settle_ms = 100.0;
   std::uint64_t seed = 0x5eed;  ///< input data seed
@@ -135,20 +135,19 @@ template <class Launch>
   return summarize(std::move(samples));
 }
 
-/// @brief One call for time_interleaved(): enqueues the call on the stream it is given.
+/// @brief One call for time_settled(): enqueues the call on the stream it is given.
 using timed_call = std::function<void(void* stream)>;
 
-/// @brief Times several calls against each other (the autotuner's finalists) in rounds in which
-/// every call runs once, each preceded by overwriting `flush` and timed by its own event pair, in
-/// an order that rotates by one each round: a warm-up round, one that estimates a round's time,
-/// untimed rounds for `settle_ms`, then as many timed rounds as give each call `budget_ms` at the
-/// estimate (clamped to [min_repetitions, max_repetitions]). The rounds run back to back, so that
-/// every call is timed in the same clock and power state as the others, and in the state of
-/// sustained use: timed one after another, each for a few milliseconds, a call's minimum can come
-/// from a GPU that had been idle. Returns one timing per call, in order (empty for none).
+/// @brief Times calls in the state of sustained use (the autotuner's finalists). Each call in
+/// turn: two runs that estimate it, untimed runs for `settle_ms` of its time (at most 1000), so that the clocks
+/// settle as they do under load, then timed runs for half of `budget_ms` (clamped to half of
+/// [min_repetitions, max_repetitions]); then all again in the opposite order, so that a drift of
+/// the GPU's state over the passes weighs on every call alike. Every run is preceded by
+/// overwriting `flush` and timed by its own event pair, as in time_launches(). Returns one timing
+/// per call, in order, over both passes (empty for none).
 /// @throws gpu_error (and whatever a call throws)
-[[nodiscard]] std::vector<timing> time_interleaved(const std::vector<timed_call>& calls, void* stream, void* flush,
-                                                   std::size_t flush_bytes, const benchmark_options& options);
+[[nodiscard]] std::vector<timing> time_settled(const std::vector<timed_call>& calls, void* stream, void* flush,
+                                               std::size_t flush_bytes, const benchmark_options& options);
 
 /// @brief Inputs, output, reference output and scratch for one benchmark request, on the current
 /// device. Candidates of one problem share a bench (inputs are generated once).
@@ -214,7 +213,7 @@ class bench {
     return util_->compare(output_.get(), meta, reference_.get(), meta, stream_.get());
   }
 
-  /// @brief `k` as a call for time_interleaved() on this bench's inputs, output and workspace
+  /// @brief `k` as a call for time_settled() on this bench's inputs, output and workspace
   /// (grown to fit it now). `k` and `extra` must outlive the call.
   template <class Kernel>
   [[nodiscard]] timed_call call(const Kernel& k, const std::vector<std::int64_t>& extra) {
@@ -222,10 +221,10 @@ class bench {
     return [this, &k, &extra, t = tensors()](void* on) { k.launch(t, extra, workspace_.get(), on); };
   }
 
-  /// @brief Calls from call() timed against each other, with this bench's L2 flush
-  /// (runtime::time_interleaved()).
-  [[nodiscard]] std::vector<timing> time_interleaved(const std::vector<timed_call>& calls) {
-    return runtime::time_interleaved(calls, stream_.get(), flush_.get(), flush_.size(), options_);
+  /// @brief Calls from call() timed in the state of sustained use, with this bench's L2 flush
+  /// (runtime::time_settled()).
+  [[nodiscard]] std::vector<timing> time_settled(const std::vector<timed_call>& calls) {
+    return runtime::time_settled(calls, stream_.get(), flush_.get(), flush_.size(), options_);
   }
 
   /// @brief Warm-up, estimate, then timed repetitions with an L2 flush before each, one event pair

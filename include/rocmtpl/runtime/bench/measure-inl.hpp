@@ -190,7 +190,8 @@ ROCMTPL_INLINE benchmark_options options_from_json(const nlohmann::json& j) {
 namespace detail {
 // Carries out one worker command; the reply (without the trailing newline).
 // The `retime` command's candidates (each a binary as in `measure`, with its extra_args) timed
-// against each other on the bench: one {min_ms, median_ms, spread, repetitions} each.
+// in the state of sustained use on the bench (bench::time_settled()): one {min_ms, median_ms, spread, repetitions}
+// each.
 ROCMTPL_INLINE nlohmann::json retime_candidates(bench& b, const nlohmann::json& candidates) {
   const auto& request = b.request();
   std::vector<std::vector<std::int64_t>> extras;
@@ -206,7 +207,7 @@ ROCMTPL_INLINE nlohmann::json retime_candidates(bench& b, const nlohmann::json& 
     });
   }
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& t : b.time_interleaved(calls)) {
+  for (const auto& t : b.time_settled(calls)) {
     out.push_back(
         {{"min_ms", t.min_ms}, {"median_ms", t.median_ms}, {"spread", t.spread}, {"repetitions", t.repetitions}});
   }

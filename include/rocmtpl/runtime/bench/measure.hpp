@@ -169,7 +169,7 @@ nlohmann::json worker_command(worker_state& w, const nlohmann::json& cmd);
 ///   (once a reference ran), then times it;
 /// - `verify` {the same}: verifies a candidate measured before the reference ran;
 /// - `retime` {candidates: [{library | code_object + launch, extra_args}, ...]}: times the
-///   candidates against each other (bench::time_interleaved(); the autotuner's finalists) and
+///   candidates in the state of sustained use (bench::time_settled(); the autotuner's finalists) and
 ///   replies `timings`, one {min_ms, median_ms, spread, repetitions} per candidate, in order.
 /// `launch` is launch_to_json() of the bound description; a `code_object` runs through the module
 /// API. Replies `{"ok": true[, "measurement": ...]}` or `{"ok": false, "error": ...}`. Returns the

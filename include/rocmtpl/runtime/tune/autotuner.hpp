@@ -77,12 +77,11 @@ struct autotune_options {
   /// (use_amd_emulator()), so the process must not have used another GPU runtime before.
   bool emulate_amd = false;
   /// The fastest candidates by minimum time (at most this many, within `finalist_margin` of the
-  /// fastest) are timed again against each other, interleaved (bench::time_interleaved()), and the
-  /// one with the lowest median there wins, timed after the clocks settled under load
-  /// (benchmark_options::settle_ms). Timed one after another for a few milliseconds each, a
-  /// candidate's minimum can come from a GPU that had been idle or a lucky repetition: at 8192^3 on
-  /// the H200 a tile 5-8% faster by its minimum ran 5% slower in back-to-back calls. 0 or 1: the
-  /// lowest minimum wins.
+  /// fastest) are timed again in the state of sustained use (bench::time_settled(): each after
+  /// benchmark_options::settle_ms of load), and the one with the lowest median there wins. Timed
+  /// for a few milliseconds after an idle spell, a candidate's minimum is that of a GPU not yet held
+  /// to its power limit: at 8192^3 on the H200 a tile 5-8% faster by its minimum ran 5-10% slower in
+  /// back-to-back calls. 0 or 1: the lowest minimum wins.
   std::size_t finalists = 4;
   double finalist_margin = 0.10;  ///< relative to the fastest minimum
 };
@@ -102,7 +101,7 @@ struct candidate_report {
   std::filesystem::path library;                 ///< the shared library, or the code object when `code_object`
   bool code_object = false;                      ///< compiled device-only, measured through the module API
   std::vector<std::string> compile_command{};    ///< the compiler's argv (empty when not compiled in this run)
-  /// A finalist's median in the interleaved re-timing (autotune_options::finalists), milliseconds;
+  /// A finalist's median when re-timed under sustained load (autotune_options::finalists), milliseconds;
   /// 0: not re-timed. Not stored in the tuning database (its winner is).
   double final_ms = 0;
 };
@@ -379,7 +378,7 @@ class candidate_bench {
     return options_.isolate ? submit_isolated("verify", c, caller) : ticket{run_in_process(c, caller, true), {}};
   }
 
-  // Times the candidates `rows` (measured in this run) against each other (bench::time_interleaved(),
+  // Times the candidates `rows` (measured in this run) under sustained load (bench::time_settled(),
   // isolated: on one worker); one median each, in order, or nothing when that failed (logged).
   std::vector<double> retime(const autotune_report& report, const std::vector<std::size_t>& rows,
                              const std::vector<rocm_template_caller>& callers);
