@@ -184,6 +184,7 @@ TEST(AutotuneGpu, FinalistsAreRetimedUnderLoad) {
     o.isolate = md.isolate;
     o.finalists = 3;
     o.finalist_margin = 1e9;  // every candidate qualifies: the three fastest are re-timed
+    o.finalist_min_ms = 0;    // short as they are
     const auto report = autotune(readme_like(384, 256, 320), {}, o);
     ASSERT_TRUE(report.gpu) << md.label;
     EXPECT_EQ(expect_all_verified(report, md.label), report.candidates.size());

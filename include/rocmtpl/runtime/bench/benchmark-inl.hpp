@@ -42,8 +42,7 @@ ROCMTPL_INLINE timing summarize(std::vector<double> samples) {
 ROCMTPL_INLINE std::vector<timing> time_settled(const std::vector<timed_call>& calls, void* stream, void* flush,
                                                 std::size_t flush_bytes, const benchmark_options& options) {
   const auto& rt = gpu_runtime::instance();
-  // `count` runs of `call`, each after the flush; with `samples`, each timed by its own event pair
-  // (and waited for), else only enqueued.
+  // `count` runs of `call`, each after the flush; with `samples`, each timed by its own event pair.
   const auto runs = [&](const timed_call& call, int count, std::vector<double>* samples) {
     std::vector<event> starts(samples ? static_cast<std::size_t>(count) : 0), stops(starts.size());
     for (std::size_t r = 0; r < static_cast<std::size_t>(count); ++r) {
@@ -52,7 +51,6 @@ ROCMTPL_INLINE std::vector<timing> time_settled(const std::vector<timed_call>& c
       call(stream);
       if (samples) stops[r].record(stream);
     }
-    if (!samples) return;
     rt.synchronize(stream);
     for (std::size_t r = 0; r < starts.size(); ++r) {
       samples->push_back(static_cast<double>(stops[r].elapsed_ms_since(starts[r])));
@@ -60,29 +58,16 @@ ROCMTPL_INLINE std::vector<timing> time_settled(const std::vector<timed_call>& c
   };
   const std::size_t n = calls.size();
   std::vector<std::vector<double>> samples(n);
-  std::vector<double> ms(n);
-  double round_ms = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::vector<double> estimate;
-    runs(calls[i], 2, &estimate);  // the first pays for first-launch costs
-    ms[i] = std::max(estimate.back(), 1e-4);
-    round_ms += ms[i];
-  }
-  // Settling: every call in turn until settle_ms of their time ran (at most 1000 runs in all:
-  // short kernels and their flushes would take long to fill it).
-  const int settle_rounds = std::min(static_cast<int>(std::ceil(options.settle_ms / std::max(round_ms, 1e-4))),
-                                     1000 / static_cast<int>(std::max<std::size_t>(n, 1)));
-  for (int r = 0; r < settle_rounds; ++r) {
-    for (std::size_t i = 0; i < n; ++i) runs(calls[i], 1, nullptr);
-  }
-  // Then each call alone: a tenth of settle_ms (at most 100 runs) to take the GPU from the call
-  // before, then timed runs for half of budget_ms; the second pass in the opposite order.
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t j = 0; j < n; ++j) {
       const std::size_t i = pass == 0 ? j : n - 1 - j;
-      runs(calls[i], std::clamp(static_cast<int>(std::ceil(options.settle_ms / 10 / ms[i])), 0, 100), nullptr);
+      std::vector<double> estimate;
+      runs(calls[i], 2, &estimate);  // the first pays for first-launch costs
+      const double ms = std::max(estimate.back(), 1e-4);
+      // At most 1000 settling runs: short kernels (and their flushes) would take long to fill it.
+      runs(calls[i], std::clamp(static_cast<int>(std::ceil(options.settle_ms / ms)), 0, 1000), nullptr);
       runs(calls[i],
-           std::clamp(static_cast<int>(options.budget_ms / 2 / ms[i]), std::max(1, options.min_repetitions / 2),
+           std::clamp(static_cast<int>(options.budget_ms / 2 / ms), std::max(1, options.min_repetitions / 2),
                       std::max(1, options.max_repetitions / 2)),
            &samples[i]);
     }

@@ -38,8 +38,8 @@ struct benchmark_options {
   int min_repetitions = 5;    ///< lower bound on timed repetitions
   int max_repetitions = 100;  ///< upper bound on timed repetitions
   bool flush_l2 = true;       ///< overwrite a buffer of twice the L2 size before each run
-  /// time_settled(): GPU time of untimed runs before the timed ones, so that the clocks settle as
-  /// in sustained use (a GPU under load for a while runs slower than one just woken)
+  /// time_settled(): GPU time of untimed runs of a call before its timed ones, so that the clocks
+  /// settle as in sustained use (a GPU under load for a while runs slower than one just woken)
   double settle_ms = 100.0;
   std::uint64_t seed = 0x5eed;  ///< input data seed
 };
@@ -138,14 +138,13 @@ template <class Launch>
 /// @brief One call for time_settled(): enqueues the call on the stream it is given.
 using timed_call = std::function<void(void* stream)>;
 
-/// @brief Times calls in the state of sustained use (the autotuner's finalists): two runs of each
-/// that estimate it; untimed runs of all of them in turn for `settle_ms` of their time (at most
-/// 1000 runs), so that the clocks settle as they do under load; then each call alone, a tenth of
-/// `settle_ms` untimed (at most 100 runs) and timed runs for half of `budget_ms` (clamped to half
-/// of [min_repetitions, max_repetitions]); then all again in the opposite order, so that a drift
-/// of the GPU's state weighs on every call alike. Every run is preceded by overwriting `flush`
-/// and timed by its own event pair, as in time_launches(). Returns one timing per call, in order,
-/// over both passes (empty for none).
+/// @brief Times calls in the state of sustained use (the autotuner's finalists). Each call in
+/// turn: two runs that estimate it, untimed runs for `settle_ms` of its time (at most 1000), so that the clocks
+/// settle as they do under load, then timed runs for half of `budget_ms` (clamped to half of
+/// [min_repetitions, max_repetitions]); then all again in the opposite order, so that a drift of
+/// the GPU's state over the passes weighs on every call alike. Every run is preceded by
+/// overwriting `flush` and timed by its own event pair, as in time_launches(). Returns one timing
+/// per call, in order, over both passes (empty for none).
 /// @throws gpu_error (and whatever a call throws)
 [[nodiscard]] std::vector<timing> time_settled(const std::vector<timed_call>& calls, void* stream, void* flush,
                                                std::size_t flush_bytes, const benchmark_options& options);

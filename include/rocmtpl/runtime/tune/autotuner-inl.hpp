@@ -720,7 +720,7 @@ ROCMTPL_INLINE std::vector<std::size_t> choose_finalists(const autotune_report& 
   }
   const auto min_of = [&](std::size_t i) { return report.candidates[i].result.min_ms; };
   std::stable_sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) { return min_of(a) < min_of(b); });
-  if (rows.empty()) return {};
+  if (rows.empty() || min_of(rows.front()) < options.finalist_min_ms) return {};
   const double limit = min_of(rows.front()) * (1.0 + options.finalist_margin);
   std::size_t n = 0;
   while (n < rows.size() && n < options.finalists && min_of(rows[n]) <= limit) ++n;

@@ -84,6 +84,10 @@ struct autotune_options {
   /// back-to-back calls. 0 or 1: the lowest minimum wins.
   std::size_t finalists = 4;
   double finalist_margin = 0.10;  ///< relative to the fastest minimum
+  /// Re-time only where the fastest minimum is at least this long (milliseconds): the mis-picks
+  /// were measured on kernels of 1.5 ms, and the re-timing would cost the README job's cold tune
+  /// (0.18 ms kernels, 32 candidates, 2.5 s) about 1 s.
+  double finalist_min_ms = 0.5;
 };
 
 /// @brief One candidate in a report.
@@ -670,8 +674,9 @@ class bench_loop {
 
 // The candidates to re-time before the pick (autotune_options::finalists): the fastest ok ones by
 // minimum time (verified, where required), within the margin of the fastest, fastest first. None
-// when fewer than two qualify, or when one of them was not measured in this run (the database's
-// measurement: its binary is not at hand), so that the pick compares like with like.
+// when the fastest is shorter than finalist_min_ms, when fewer than two qualify, or when one of
+// them was not measured in this run (the database's measurement: its binary is not at hand), so
+// that the pick compares like with like.
 std::vector<std::size_t> choose_finalists(const autotune_report& report, const autotune_options& options,
                                           bool require_verified);
 
