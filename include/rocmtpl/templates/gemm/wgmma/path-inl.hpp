@@ -24,6 +24,34 @@ namespace rocmtpl::templates::detail {
 void write_wgmma_code(indented_buffer& src, const gemm_plan& plan, const wgmma_config& c);
 // The Hopper kernel (NVIDIA only) and the split-K reduction.
 void write_wgmma_kernel(indented_buffer& src, const gemm_plan& plan, const launch_description& d);
+// The Hopper tilings, in the order search_space() lists them: the cooperative tiles, then the
+// ping-pong ones (one consumer warpgroup's accumulators: at most 64 x 256 or 128 x 128). Each gets
+// as many stages as fit, up to its cap: 8 for the large tiles; 16 for ping-pong 64 x 64 (12 fit),
+// which streams W where X has 64 rows or fewer (32 x 8192 x 8192: 128 tiles, one a block over the
+// whole of K, as cuBLAS's nvjet kernel for that shape does; a deep ring keeps enough of W in
+// flight). `few_tiles_only`: offered only where 128 x 256 leaves SMs idle. That is 128 x 192, which
+// fills the SMs where 128 x 256 leaves them half idle and 128 x 128 takes two waves (3072 x 768 and
+// 1536 x 1536: 96 tiles against 72 and 144 on 132 SMs); on large problems it was no faster and less
+// steady (8192^3 f16 0.976x, 0.988x and 0.909x of cuBLAS in three runs on the H200, where 128 x 256
+// gives 0.98-1.0x).
+struct wgmma_tiling {
+  int block_m, block_n, pingpong, stage_cap;
+  bool few_tiles_only;
+};
+inline constexpr wgmma_tiling wgmma_tilings[] = {
+    {128, 256, 0, 8, false}, {256, 128, 0, 8, false}, {128, 128, 0, 8, false}, {128, 64, 0, 8, false},
+    {128, 192, 0, 8, true},  {128, 128, 1, 8, false}, {64, 256, 1, 8, false},  {64, 64, 1, 16, false}};
+
+// The table's row of a configuration's tiling.
+ROCMTPL_INLINE const wgmma_tiling& wgmma_tiling_of(const wgmma_config& c) {
+  for (const auto& t : wgmma_tilings) {
+    if (t.block_m == c.block_m && t.block_n == c.block_n && t.pingpong == c.pingpong) return t;
+  }
+  throw invalid_argument_error("rocmtpl: gemm: wgmma tiling " + std::to_string(c.block_m) + "x" +
+                               std::to_string(c.block_n) + (c.pingpong != 0 ? " ping-pong" : "") +
+                               " is not in the search space's table");
+}
+
 // The tiles of a problem for a tiling (the batch folded into M).
 sym_expr wgmma_tiles(const gemm_view& v, const wgmma_config& c);
 // Whether the split-K reduction kernel follows: K split into fp32 slices (stream-K sums its
@@ -109,20 +137,10 @@ ROCMTPL_INLINE void write_wgmma_kernel(indented_buffer& src, const gemm_plan& pl
 namespace rocmtpl::templates {
 
 ROCMTPL_INLINE std::vector<wgmma_config> wgmma_path::search_space() {
-  // (block_m, block_n, pingpong): the cooperative tiles, then the ping-pong ones (one consumer
-  // warpgroup's accumulators: at most 64 x 256 or 128 x 128). 128 x 192 fills the SMs where 128 x
-  // 256 leaves them half idle and 128 x 128 takes two waves (3072 x 768 and 1536 x 1536: 96 tiles
-  // against 72 and 144 on 132 SMs).
-  // Each with as many stages as fit, up to its cap: 8 for the large tiles; 16 for ping-pong 64 x 64
-  // (12 fit), which streams W where X has 64 rows or fewer (32 x 8192 x 8192: 128 tiles, one a
-  // block over the whole of K, as cuBLAS's nvjet kernel for that shape does; a deep ring keeps
-  // enough of W in flight).
-  static constexpr int blocks[][4] = {{128, 256, 0, 8}, {256, 128, 0, 8}, {128, 128, 0, 8}, {128, 64, 0, 8},
-                                      {128, 192, 0, 8}, {128, 128, 1, 8}, {64, 256, 1, 8},  {64, 64, 1, 16}};
   std::vector<wgmma_config> out;
-  for (const auto& [bm, bn, pp, most] : blocks) {
-    wgmma_config c{.block_m = bm, .block_n = bn, .group_m = 8, .stages = 2, .pingpong = pp};
-    while (c.stages < most) {
+  for (const auto& t : detail::wgmma_tilings) {
+    wgmma_config c{.block_m = t.block_m, .block_n = t.block_n, .group_m = 8, .stages = 2, .pingpong = t.pingpong};
+    while (c.stages < t.stage_cap) {
       auto more = c;
       ++more.stages;
       if (more.invalid_reason()) break;
@@ -185,12 +203,10 @@ ROCMTPL_INLINE std::vector<std::pair<double, wgmma_config>> wgmma_path::problem_
   const auto idle_rows = [rows](const wgmma_config& c) { return (rows + 63) / 64 * 64 < c.block_m; };
   auto out = detail::rank_tiled<wgmma_path>(r, [](wgmma_config&) {});  // TMA rows and 16-byte stores: no width to fit
   std::erase_if(out, [&](const auto& e) { return idle_rows(e.second); });
-  // 128 x 192 is for problems where 128 x 256 leaves SMs idle (fewer than two waves of its tiles).
-  // On large problems it was no faster and less steady: 8192^3 f16 0.976x, 0.988x and 0.909x of
-  // cuBLAS in three runs on the H200, where 128 x 256 gives 0.98-1.0x.
+  // The few-tile tilings only where 128 x 256 leaves SMs idle (fewer than two waves of its tiles).
   if (detail::gemm_tiles(128, 256, wgmma_config::block_k, 1, r.m, r.n, r.k, r.batch).tiles >=
       2 * detail::gemm_cost_sms) {
-    std::erase_if(out, [](const auto& e) { return e.second.block_n == 192; });
+    std::erase_if(out, [](const auto& e) { return detail::wgmma_tiling_of(e.second).few_tiles_only; });
   }
   if (r.runtime_split_k) return out;
   // Stream-K for every tiling with fewer tiles than two waves: the fewest blocks per tile (2, 4,

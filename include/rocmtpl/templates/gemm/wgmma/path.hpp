@@ -28,9 +28,10 @@ struct wgmma_path {
   static constexpr gemm_path_family family = gemm_path_family::tiled;  ///< ranked among the tiled paths
   static constexpr bool splits_k_statically = true;                    ///< K slices without runtime split-K too
 
-  /// @brief The cooperative tilings measured in benchmark/hopper/NOTES.md (no cluster) and the
-  /// ping-pong tilings 128x128 and 64x256, each with the most stages (up to 8) its shared memory
-  /// allows. Stream-K variants come per problem (problem_configs()).
+  /// @brief The tilings of detail::wgmma_tilings: the cooperative ones measured in
+  /// benchmark/hopper/NOTES.md (no cluster) and 128x192, and the ping-pong 128x128, 64x256 and
+  /// 64x64, each with the most stages its shared memory allows up to its cap (8; 16 for 64x64).
+  /// Stream-K variants come per problem (problem_configs()).
   [[nodiscard]] static std::vector<config> search_space();
   /// @brief One persistent block per SM, tiles in rounds over the SMs. Measured on an H100
   /// (benchmark/hopper/NOTES.md): wgmma ran 2.0-2.3x the mma.sync path's throughput on large
