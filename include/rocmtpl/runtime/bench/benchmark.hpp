@@ -139,10 +139,10 @@ template <class Launch>
 using timed_call = std::function<void(void* stream)>;
 
 /// @brief Times calls in the state of sustained use (the autotuner's finalists). Each call in
-/// turn: two runs that estimate it, untimed runs for `settle_ms` of its time (at most 1000), so that the clocks
-/// settle as they do under load, then timed runs for half of `budget_ms` (clamped to half of
-/// [min_repetitions, max_repetitions]); then all again in the opposite order, so that a drift of
-/// the GPU's state over the passes weighs on every call alike. Every run is preceded by
+/// turn: two runs that estimate it, untimed runs for `settle_ms` of its time (at most 1000), so
+/// that the clocks settle as they do under load, then timed runs for half of `budget_ms` (clamped
+/// to half of [min_repetitions, max_repetitions]); then all again in the opposite order, so that a
+/// drift of the GPU's state over the passes weighs on every call alike. Every run is preceded by
 /// overwriting `flush` and timed by its own event pair, as in time_launches(). Returns one timing
 /// per call, in order, over both passes (empty for none).
 /// @throws gpu_error (and whatever a call throws)

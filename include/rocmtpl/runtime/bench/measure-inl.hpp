@@ -188,10 +188,9 @@ ROCMTPL_INLINE benchmark_options options_from_json(const nlohmann::json& j) {
 }
 
 namespace detail {
-// Carries out one worker command; the reply (without the trailing newline).
-// The `retime` command's candidates (each a binary as in `measure`, with its extra_args) timed
-// in the state of sustained use on the bench (bench::time_settled()): one {min_ms, median_ms, spread, repetitions}
-// each.
+// The `retime` command's candidates (each a binary as in `measure`, with its extra_args) timed in
+// the state of sustained use on the bench (bench::time_settled()): one {min_ms, median_ms, spread,
+// repetitions} each.
 ROCMTPL_INLINE nlohmann::json retime_candidates(bench& b, const nlohmann::json& candidates) {
   const auto& request = b.request();
   std::vector<std::vector<std::int64_t>> extras;
@@ -214,6 +213,7 @@ ROCMTPL_INLINE nlohmann::json retime_candidates(bench& b, const nlohmann::json& 
   return out;
 }
 
+// Carries out one worker command; the reply (without the trailing newline).
 ROCMTPL_INLINE nlohmann::json worker_command(worker_state& w, const nlohmann::json& cmd) {
   const auto op = cmd.at("op").get<std::string>();
   if (op == "setup") {

@@ -711,10 +711,10 @@ std::string problem_descriptor_of(const rocm_template<Policy>& tpl, const size_h
 /// reference, where launches are described and options.device_only is on), benchmarks each as its
 /// compile finishes (isolated: on one worker per visible GPU, several at once), verifies it
 /// against the template's reference (candidates timed before the reference ran are verified once
-/// it has), times the fastest few against each other again (autotune_options::finalists) and picks
-/// the fastest verified one. Without a GPU: compiles for `options.amd_archs`,
-/// reports resource usage, and says that benchmarking needs a GPU (report.gpu is false, nothing is
-/// stored). With options.emulate_amd: on the AMD emulator (report.emulated), every candidate built
+/// it has), re-times the fastest few under sustained load where they take 0.5 ms or more
+/// (autotune_options::finalists) and picks the fastest verified one. Without a GPU: compiles for
+/// `options.amd_archs`, reports resource usage, and says that benchmarking needs a GPU (report.gpu
+/// is false, nothing is stored). With options.emulate_amd: on the AMD emulator (report.emulated), every candidate built
 /// for the CPU, run once in this process and verified against the reference (a configuration
 /// whose AMD entry refuses it, an NVIDIA-only path, is skipped); nothing is timed, no winner is
 /// picked and the tuning database is neither read nor written.
