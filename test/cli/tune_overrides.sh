@@ -37,4 +37,6 @@ check '^gemm M=256 N=512 K=1024 float16 rr, Y = relu\(X @ W \+ bias\): 32 candid
 check '^gemm M=4096 N=4096 K=4096 bfloat16 rr, Y = relu\(X @ W \+ bias\): 2 candidates' --dtype bf16 --top-k 2
 check '^gemm M=512 N=4096 K=4096 float32 rr, Y = X @ W: 4 candidates' --m=512 --dtype fp32 --epilogue none \
   --no-bias --top-k 4
+# The pick's re-timing turned off (a tuning option the script passes through).
+check '^gemm M=4096 N=4096 K=4096 float16 rr, Y = relu\(X @ W \+ bias\): 2 candidates' --top-k 2 --finalists 0
 exit $((failures > 0))

@@ -62,8 +62,8 @@ struct batch_job {
 
 // The fields a batch problem may have: the gemm command's options, '-' or '_' in names.
 const std::vector<std::string> batch_fields{
-    "m",        "n",    "k",     "batch", "dtype",     "layout",    "epilogue",   "alpha",           "bias",
-    "symbolic", "arch", "top_k", "jobs",  "budget_ms", "no_verify", "no_isolate", "shared_libraries"};
+    "m",        "n",    "k",     "batch", "dtype",     "layout",    "epilogue",  "alpha",      "bias",
+    "symbolic", "arch", "top_k", "jobs",  "budget_ms", "finalists", "no_verify", "no_isolate", "shared_libraries"};
 
 // A list field: a JSON array of strings, or one comma-separated string.
 std::vector<std::string> string_list(const nlohmann::json& v) {
@@ -233,6 +233,8 @@ bool set_tuning_field(tuning_settings& t, const std::string& f, const std::strin
     t.jobs = static_cast<unsigned>(r.integer(what, v, 0, std::numeric_limits<unsigned>::max()));
   else if (f == "budget_ms")
     t.budget_ms = r.positive_real(what, v);
+  else if (f == "finalists")
+    t.finalists = static_cast<std::size_t>(r.integer(what, v, 0));
   else if (f == "no_verify")
     t.no_verify = v.get<bool>();
   else if (f == "no_isolate")

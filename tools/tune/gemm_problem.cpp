@@ -130,6 +130,7 @@ autotune_options tune_options(const tuning_settings& t, const std::string& db) {
   autotune_options o;
   o.jobs = t.jobs;
   o.bench.budget_ms = t.budget_ms;
+  o.finalists = t.finalists;
   o.compile_timeout = std::chrono::seconds(t.compile_timeout_s);
   o.verify = !t.no_verify;
   o.isolate = !t.no_isolate;

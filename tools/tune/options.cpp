@@ -51,6 +51,11 @@ void add_tuning_options(CLI::App& app, tuning_settings& t, const tuning_help& he
   app.add_option("--budget-ms", t.budget_ms, "GPU time spent timing each candidate")
       ->check(positive_real_validator())
       ->capture_default_str();
+  app.add_option("--finalists", t.finalists,
+                 "the fastest candidates (within 10%, where they take 0.5 ms or more) timed again under sustained "
+                 "load before the pick; 0: the lowest minimum time wins")
+      ->check(count_validator(true))
+      ->capture_default_str();
   app.add_option("--compile-timeout", t.compile_timeout_s, "seconds a compile may run before it is killed")
       ->check(count_validator(false))
       ->capture_default_str();

@@ -40,6 +40,7 @@ struct tuning_settings {
   std::size_t top_k = 16;
   unsigned jobs = 0;
   double budget_ms = 25.0;
+  std::size_t finalists = 4;  ///< autotune_options::finalists: re-timed under sustained load before the pick
   unsigned compile_timeout_s = 300;
   bool no_verify = false;
   bool no_isolate = false;
