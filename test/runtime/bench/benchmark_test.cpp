@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
-// The host side of benchmarking that needs no GPU: statistics, tolerances, and allocation sizes
-// that never wrap (issue 8).
+// The host side of benchmarking that needs no GPU: statistics, tolerances, allocation sizes that
+// never wrap (issue 8), and the settled timing's order of runs on the fake CUDA runtime.
 #include <rocmtpl/runtime/bench/benchmark.hpp>
+#include <rocmtpl/runtime/gpu/handles.hpp>
+
+#include "support/gpu_runtime.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -76,6 +80,38 @@ TEST(Benchmark, SummaryStatistics) {
   EXPECT_EQ(summarize({}).repetitions, 0);
   EXPECT_GT(default_tolerance(dtype::bf16), default_tolerance(dtype::f16));
   EXPECT_EQ(default_tolerance(dtype::i32), 0.0);
+}
+
+// time_settled() on the fake CUDA runtime, where every event pair reads 1.5 ms: each call runs
+// alone, back to back (two estimating runs, settle_ms of settling runs, then timed runs for half
+// the budget), in two passes of opposite order; every timed run is a sample.
+TEST(BenchmarkWithFakeDevice, SettledTimingRunsEachCallAloneInTwoPassesOfOppositeOrder) {
+  const gpu_runtime rt(rocmtpl::test::fake_runtime_options());
+  ASSERT_TRUE(rt.available()) << rt.status();
+  const stream s(rt);
+  std::vector<int> order;
+  std::vector<timed_call> calls;
+  for (int i = 0; i < 3; ++i) calls.emplace_back([&order, i](void*) { order.push_back(i); });
+  benchmark_options o;
+  o.settle_ms = 15;  // 10 runs of 1.5 ms
+  o.budget_ms = 12;  // 4 timed runs a pass: 12 / 2 / 1.5
+  const auto t = time_settled(calls, s.get(), nullptr, 0, o, rt);
+  ASSERT_EQ(t.size(), 3U);
+  for (const auto& one : t) {
+    EXPECT_EQ(one.repetitions, 8);
+    EXPECT_EQ(one.median_ms, 1.5);
+  }
+  std::vector<int> expected;
+  for (const int i : {0, 1, 2, 2, 1, 0}) expected.insert(expected.end(), 2 + 10 + 4, i);
+  EXPECT_EQ(order, expected);
+  // Settling is capped at 1000 runs, and the timed runs at half of max_repetitions.
+  order.clear();
+  o.settle_ms = 1e9;
+  o.budget_ms = 1e9;
+  o.max_repetitions = 6;
+  ASSERT_EQ(time_settled({calls[0]}, s.get(), nullptr, 0, o, rt).at(0).repetitions, 6);
+  EXPECT_EQ(order.size(), 2U * (2 + 1000 + 3));
+  EXPECT_TRUE(time_settled({}, s.get(), nullptr, 0, o, rt).empty());
 }
 
 }  // namespace

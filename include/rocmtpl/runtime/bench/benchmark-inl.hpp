@@ -40,11 +40,15 @@ ROCMTPL_INLINE timing summarize(std::vector<double> samples) {
 }
 
 ROCMTPL_INLINE std::vector<timing> time_settled(const std::vector<timed_call>& calls, void* stream, void* flush,
-                                                std::size_t flush_bytes, const benchmark_options& options) {
-  const auto& rt = gpu_runtime::instance();
+                                                std::size_t flush_bytes, const benchmark_options& options,
+                                                const gpu_runtime& rt) {
   // `count` runs of `call`, each after the flush; with `samples`, each timed by its own event pair.
   const auto runs = [&](const timed_call& call, int count, std::vector<double>* samples) {
-    std::vector<event> starts(samples ? static_cast<std::size_t>(count) : 0), stops(starts.size());
+    std::vector<event> starts, stops;
+    for (int r = 0; samples != nullptr && r < count; ++r) {
+      starts.emplace_back(rt);
+      stops.emplace_back(rt);
+    }
     for (std::size_t r = 0; r < static_cast<std::size_t>(count); ++r) {
       if (flush != nullptr) rt.memset(flush, 0, flush_bytes, stream);
       if (samples) starts[r].record(stream);

@@ -144,10 +144,12 @@ using timed_call = std::function<void(void* stream)>;
 /// to half of [min_repetitions, max_repetitions]); then all again in the opposite order, so that a
 /// drift of the GPU's state over the passes weighs on every call alike. Every run is preceded by
 /// overwriting `flush` and timed by its own event pair, as in time_launches(). Returns one timing
-/// per call, in order, over both passes (empty for none).
+/// per call, in order, over both passes (empty for none). `rt`: the GPU runtime of the stream and
+/// the flush buffer.
 /// @throws gpu_error (and whatever a call throws)
 [[nodiscard]] std::vector<timing> time_settled(const std::vector<timed_call>& calls, void* stream, void* flush,
-                                               std::size_t flush_bytes, const benchmark_options& options);
+                                               std::size_t flush_bytes, const benchmark_options& options,
+                                               const gpu_runtime& rt = gpu_runtime::instance());
 
 /// @brief Inputs, output, reference output and scratch for one benchmark request, on the current
 /// device. Candidates of one problem share a bench (inputs are generated once).
