@@ -76,6 +76,35 @@ TEST(AutotuneGpu, TunesVerifiesAndRemembers) {
   }
 }
 
+// How a tune builds and runs its candidates: device-only code objects in this process or in the
+// isolated worker, or shared libraries.
+struct tune_mode {
+  const char* label;
+  bool device_only;
+  bool isolate;
+};
+const std::vector<tune_mode>& tune_modes() {
+  static const std::vector<tune_mode> modes{
+      {"device-only", true, false}, {"device-only, isolated", true, true}, {"shared libraries", false, false}};
+  return modes;
+}
+
+// False (and says so) for the isolated mode when no rocmtpl-bench-worker is found.
+bool runnable(const tune_mode& md) {
+  if (md.isolate && !find_worker()) {
+    std::cout << "skipping the isolated run: rocmtpl-bench-worker not found\n";
+    return false;
+  }
+  return true;
+}
+
+autotune_options options_in(const temp_dir& d, const tune_mode& md) {
+  auto o = options_in(d);
+  o.device_only = md.device_only;
+  o.isolate = md.isolate;
+  return o;
+}
+
 // Compiled artifacts in a code cache: device-only code objects and shared libraries.
 struct artifacts {
   std::size_t code_objects = 0;
@@ -126,22 +155,11 @@ std::size_t expect_all_verified(const autotune_report& report, const std::string
 // route (device_only off) still builds everything as libraries and verifies alike.
 TEST(AutotuneGpu, DeviceOnlyTuneBuildsNoLibraryAndVerifiesEveryCandidate) {
   ROCMTPL_REQUIRE_GPU_AND_COMPILER();
-  struct mode {
-    const char* label;
-    bool device_only;
-    bool isolate;
-  };
-  for (const mode md : {mode{"device-only", true, false}, mode{"device-only, isolated", true, true},
-                        mode{"shared libraries", false, false}}) {
-    if (md.isolate && !find_worker()) {
-      std::cout << "skipping the isolated run: rocmtpl-bench-worker not found\n";
-      continue;
-    }
+  for (const auto& md : tune_modes()) {
+    if (!runnable(md)) continue;
     temp_dir dir{"rocmtpl-autotune-gpu"};
-    auto o = options_in(dir);
+    auto o = options_in(dir, md);
     o.max_candidates = 8;
-    o.device_only = md.device_only;
-    o.isolate = md.isolate;
     const auto report = autotune(readme_like(384, 256, 320), {}, o);
     ASSERT_TRUE(report.gpu) << md.label;
     const std::size_t n = report.candidates.size();
@@ -166,22 +184,11 @@ TEST(AutotuneGpu, DeviceOnlyTuneBuildsNoLibraryAndVerifiesEveryCandidate) {
 // is the finalist with the lowest median there, and the warm re-tune answers with it.
 TEST(AutotuneGpu, FinalistsAreRetimedUnderLoad) {
   ROCMTPL_REQUIRE_GPU_AND_COMPILER();
-  struct mode {
-    const char* label;
-    bool device_only;
-    bool isolate;
-  };
-  for (const mode md : {mode{"device-only", true, false}, mode{"device-only, isolated", true, true},
-                        mode{"shared libraries", false, false}}) {
-    if (md.isolate && !find_worker()) {
-      std::cout << "skipping the isolated run: rocmtpl-bench-worker not found\n";
-      continue;
-    }
+  for (const auto& md : tune_modes()) {
+    if (!runnable(md)) continue;
     temp_dir dir{"rocmtpl-autotune-gpu"};
-    auto o = options_in(dir);
+    auto o = options_in(dir, md);
     o.max_candidates = 6;
-    o.device_only = md.device_only;
-    o.isolate = md.isolate;
     o.finalists = 3;
     o.finalist_margin = 1e9;  // every candidate qualifies: the three fastest are re-timed
     o.finalist_min_ms = 0;    // short as they are
