@@ -33,6 +33,10 @@
 //   ROCMTPL_BENCH_TUNE_FLUSH_L2=0  (tune with a warm L2, as the benchmarks time; default: flushed)
 //   ROCMTPL_BENCH_FINALISTS=4  (how many of the fastest candidates are re-timed under sustained load
 //     before the pick; 0: the lowest minimum time picks; default: autotune_options::finalists)
+//   ROCMTPL_BENCH_CONFIG=<name>  (no tuning and no check: every problem runs the configuration of
+//     that name, e.g. wgmma_bm128_bn192_bk64_wm64_wn192_g8_s5_v8_stk2, so that a profiler sees one
+//     chosen kernel next to cuBLAS's; a problem whose configurations do not include it fails with
+//     the list of those that it has)
 // Run: build/gpu/benchmark/gemm_runtime_bench
 #include <rocmtpl/runtime.hpp>
 
@@ -48,6 +52,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -189,11 +194,39 @@ rocm_template<gemm_policy> make_problem(dtype t, bool bias_relu) {
           in, layout::row_major(t, {m, n})};
 }
 
+// Compiles configuration `ranked[i]` of `tpl` into `out` (its library, entry and workspace).
+void load(tuned& out, const rocm_template<gemm_policy>& tpl, const std::vector<gemm_config>& ranked, std::size_t i,
+          const size_hints& hints) {
+  const auto caller = tpl.generate(ranked[i], hints);
+  const auto& rt = gpu_runtime::instance();
+  const auto opts = compile_options_for(rt.properties(rt.current_device()));
+  code_cache cache;
+  const auto lib = cache.get_or_compile(compiler::find(opts.platform), caller.source(), opts);
+  out.lib = std::make_shared<shared_library>(lib.library);
+  out.entry = std::make_unique<kernel_entry>(out.lib, caller.bmreq().kernel_name, caller.bmreq().signature);
+  out.extra = caller.bmreq().extra_args;
+  if (const auto bytes = out.entry->workspace_size(out.extra); bytes > 0) out.workspace = device_buffer(bytes);
+  out.config = ranked[i].name();
+  out.rank = i;
+}
+
 tuned tune(dtype t, const shape& s, bool bias_relu) {
   tuned out;
   try {
     const auto tpl = make_problem(t, bias_relu);
     const size_hints hints{{"M", s.m}, {"N", s.n}, {"K", s.k}};
+    if (const char* only = std::getenv("ROCMTPL_BENCH_CONFIG"); only != nullptr && *only != '\0') {
+      const auto ranked = tpl.policy().configs(tpl.context(), hints);
+      const auto it = std::ranges::find(ranked, std::string_view(only), [](const gemm_config& c) { return c.name(); });
+      if (it == ranked.end()) {
+        out.error = std::string("ROCMTPL_BENCH_CONFIG: no configuration ") + only + " for this problem; it has:";
+        for (const auto& c : ranked) out.error += " " + c.name();
+        return out;
+      }
+      load(out, tpl, ranked, static_cast<std::size_t>(it - ranked.begin()), hints);
+      out.candidates = 1;
+      return out;
+    }
     autotune_options o;
     const auto cand = env_list("ROCMTPL_BENCH_CANDIDATES", "16");
     const auto fused = env_list("ROCMTPL_BENCH_FUSED_CANDIDATES", cand.front());
@@ -230,19 +263,7 @@ tuned tune(dtype t, const shape& s, bool bias_relu) {
     out.ranking = check_ranking(report, o.verify);
     const auto ranked = tpl.policy().configs(tpl.context(), hints);
     for (std::size_t i = 0; i < report.candidates.size() && i < ranked.size(); ++i) {
-      if (&report.candidates[i] == best) {
-        const auto caller = tpl.generate(ranked[i], hints);
-        const auto& rt = gpu_runtime::instance();
-        const auto opts = compile_options_for(rt.properties(rt.current_device()));
-        code_cache cache;
-        const auto lib = cache.get_or_compile(compiler::find(opts.platform), caller.source(), opts);
-        out.lib = std::make_shared<shared_library>(lib.library);
-        out.entry = std::make_unique<kernel_entry>(out.lib, caller.bmreq().kernel_name, caller.bmreq().signature);
-        out.extra = caller.bmreq().extra_args;
-        if (const auto bytes = out.entry->workspace_size(out.extra); bytes > 0) out.workspace = device_buffer(bytes);
-        out.config = ranked[i].name();
-        out.rank = i;
-      }
+      if (&report.candidates[i] == best) load(out, tpl, ranked, i, hints);
     }
     if (!out.entry) out.error = "winner not found in the ranked list";
   } catch (const std::exception& e) {

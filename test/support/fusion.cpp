@@ -173,6 +173,11 @@ std::vector<path_case> gpu_paths() {
   h.options.runtime_split_k = false;
   h.n = sym_expr(4096);
   out.push_back({"hopper_f16_pingpong", h, true});
+  // 160-column tiles (W in three 64-column slabs, the epilogue's last chunk 32 columns wide); N = 264:
+  // the second tile ends inside its second chunk.
+  h.config = templates::wgmma_config{.block_m = 128, .block_n = 160, .stages = 5};
+  h.n = sym_expr(264);
+  out.push_back({"hopper_f16_n160", h, true});
   // Stream-K (K = 256: 4 k-blocks; N = 256, 128 x 128 tiles: 10 at M = 517, 20 blocks): the block
   // finishing a tile sums the others' partials, then applies the chain.
   h.config = templates::wgmma_config{.block_m = 128, .block_n = 128, .stages = 4, .stream_k = 2};

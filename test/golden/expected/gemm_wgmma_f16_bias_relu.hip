@@ -219,12 +219,17 @@ namespace gemm_sm90 {
 [[maybe_unused]] constexpr int mi = warp_m / 64;  // m64 blocks per consumer warpgroup
 [[maybe_unused]] constexpr int a_bytes = block_m * block_k * 2;
 [[maybe_unused]] constexpr int b_chunk_bytes = 64 * block_k * 2;  // one 64-column slab of W: 8 KB
-[[maybe_unused]] constexpr int b_chunks = block_n / 64;
-[[maybe_unused]] constexpr int stage_bytes = a_bytes + block_n * block_k * 2;
+// W's 64-column slabs of a stage: a tile of 160 columns loads three (the wgmma reads 2.5 of them;
+// the third slab's last 32 columns belong to the next tile and are not used).
+[[maybe_unused]] constexpr int b_chunks = (block_n + 63) / 64;
+[[maybe_unused]] constexpr int stage_bytes = a_bytes + b_chunks * b_chunk_bytes;
+// The epilogue's 64-column chunks of a tile; the last one of a 160-column tile holds 32 columns.
+[[maybe_unused]] constexpr int epi_chunks = (block_n + 63) / 64;
 [[maybe_unused]] constexpr int epi_row = 72;  // staged row: 64 values + 8 of padding (144 B: no bank conflicts)
 [[maybe_unused]] constexpr int epi_bytes = consumers * 4 * 16 * epi_row * 2;
 [[maybe_unused]] constexpr int smem_bytes = 1024 + stages * stage_bytes + epi_bytes + 2 * stages * 8 + 16;
-static_assert(block_k == 64 && warp_n == block_n && block_m == tile_consumers * warp_m && mi >= 1, "wgmma tiling");
+static_assert(block_k == 64 && warp_n == block_n && block_m == tile_consumers * warp_m && mi >= 1 && block_n % 32 == 0,
+              "wgmma tiling");
 static_assert(tile_consumers == 1 || tile_consumers == consumers, "cooperative or ping-pong");
 static_assert(smem_bytes == gemm_dynamic_shared && smem_bytes <= 232448, "wgmma shared memory");
 }  // namespace gemm_sm90
@@ -364,6 +369,9 @@ __device__ __forceinline__ uint2 packed_group(const float (&d)[block_n / 2], con
 }
 // One consumer warp's m64 block i, packed: 2 values of Y's type a word, in accumulator order.
 using packed_m64 = uint32_t[block_n / 4];
+// The 8-column groups of epilogue chunk C: 8, or 4 in the last chunk of a 160-column tile.
+template <int C>
+inline constexpr int chunk_groups = block_n - C * 64 < 64 ? (block_n - C * 64) / 8 : 8;
 // Chunk C (64 columns) of one consumer warp's 16 rows x block_n accumulators (m64 block i): alpha,
 // bias, activation and the cast in registers, into the warp's 16 x 64 staging tile. With a fused
 // chain the accumulators were packed before (packed_group()): the chain then runs with half the
@@ -374,7 +382,7 @@ __device__ __forceinline__ void stage_chunk(const float (&d)[block_n / 2], const
     const int qr = lane / 4;
     const int qc = (lane % 4) * 2;
 #pragma unroll
-    for (int jj = 0; jj < 8; ++jj) {
+    for (int jj = 0; jj < chunk_groups<C>; ++jj) {
         const uint2 h = packed_group(d, tb, i, C * 8 + jj);
         *reinterpret_cast<uint32_t*>(stage + qr * epi_row + jj * 8 + qc) = h.x;
         *reinterpret_cast<uint32_t*>(stage + (qr + 8) * epi_row + jj * 8 + qc) = h.y;
@@ -385,7 +393,7 @@ __device__ __forceinline__ void stage_chunk(const packed_m64& h, const tile_bias
     const int qr = lane / 4;
     const int qc = (lane % 4) * 2;
 #pragma unroll
-    for (int jj = 0; jj < 8; ++jj) {
+    for (int jj = 0; jj < chunk_groups<C>; ++jj) {
         *reinterpret_cast<uint32_t*>(stage + qr * epi_row + jj * 8 + qc) = h[2 * (C * 8 + jj)];
         *reinterpret_cast<uint32_t*>(stage + (qr + 8) * epi_row + jj * 8 + qc) = h[2 * (C * 8 + jj) + 1];
     }
@@ -395,7 +403,7 @@ __device__ __forceinline__ void stage_chunk(const packed_m64& h, const tile_bias
 template <int C = 0, class Tile>
 __device__ __forceinline__ void stage_chunk_at(int c, const Tile& d, const tile_bias& tb, int i, uint16_t* stage,
                                                int lane) {
-    if constexpr (C < block_n / 64) {
+    if constexpr (C < epi_chunks) {
         if (c == C) {
             stage_chunk<C>(d, tb, i, stage, lane);
         } else {
@@ -421,15 +429,16 @@ struct chain_rows {
     }
 };
 // The chain's [M, N] operands of one lane's 8 columns at gcol for its 4 rows (16 bytes a row);
-// zeros for a row outside M or columns outside N (the chain runs on every row: epilogue_m64()).
+// zeros for a row outside M or columns outside N and the tile (`cols_in` false; the chain runs on
+// every row: epilogue_m64()).
 struct chain_segs {
     rocmtpl_epilogue_seg s[4];
-    __device__ __forceinline__ void load(const gemm_pointers& t, const chain_rows& cr, int M, int N, int row0, int gcol,
-                                         int lane) {
+    __device__ __forceinline__ void load(const gemm_pointers& t, const chain_rows& cr, int M, int row0, int gcol,
+                                         bool cols_in, int lane) {
 #pragma unroll
         for (int it = 0; it < 4; ++it) {
             s[it] = rocmtpl_epilogue_seg{};
-            if (gcol < N && row0 + it * 4 + lane / 8 < M) s[it] = rocmtpl_epilogue_seg_at(t.epi, cr.r[it], gcol);
+            if (cols_in && row0 + it * 4 + lane / 8 < M) s[it] = rocmtpl_epilogue_seg_at(t.epi, cr.r[it], gcol);
         }
     }
 };
@@ -444,9 +453,9 @@ __device__ __forceinline__ void prefetch_chain(const gemm_problem& p, const gemm
         for (int it = 0; it < 4; ++it) {
             if (row0 + i * 64 + it * 4 + lane / 8 >= M) continue;
 #pragma unroll
-            for (int c = 0; c < block_n / 64; ++c) {
+            for (int c = 0; c < epi_chunks; ++c) {
                 const int col = n0 + c * 64 + (lane % 8) * 8;
-                if (col < N) rocmtpl_epilogue_prefetch(t.epi, cr.r[it], col);
+                if (col < N && c * 64 + (lane % 8) * 8 < block_n) rocmtpl_epilogue_prefetch(t.epi, cr.r[it], col);
             }
         }
     }
@@ -512,25 +521,27 @@ __device__ __forceinline__ void epilogue_m64(const Tile& d, const tile_bias& tb,
 #if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
     const chain_rows cr(p, t, M, row0, lane);
     chain_segs cur;  // the [M, N] operands of the chunk in hand
-    cur.load(t, cr, M, N, row0, col0 + sc, lane);
+    cur.load(t, cr, M, row0, col0 + sc, col0 + sc < N, lane);  // sc < 64 <= block_n
 #pragma unroll 1
 #else
 #pragma unroll
 #endif
-    for (int c = 0; c < block_n / 64; ++c) {
+    for (int c = 0; c < epi_chunks; ++c) {
         const int gcol = col0 + c * 64 + sc;
+        // The lane's columns inside the tile and inside N (a 160-column tile's last chunk has 32).
+        const bool cols_in = gcol < N && c * 64 + sc < block_n;
 #if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
         // The [N] operands of this lane's 8 columns, once for its 4 rows (issued before staging so
         // that their latency overlaps it).
         rocmtpl_epilogue_cols ec{};
-        if (gcol < N) ec = rocmtpl_epilogue_cols_at(t.epi, gcol);
+        if (cols_in) ec = rocmtpl_epilogue_cols_at(t.epi, gcol);
 #endif
         stage_chunk_at(c, d, tb, i, stage, lane);
         __syncwarp();
 #if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
         // The next chunk's [M, N] operands, in flight while this chunk's chain runs.
         chain_segs next;
-        if (c + 1 < block_n / 64) next.load(t, cr, M, N, row0, gcol + 64, lane);
+        if (c + 1 < epi_chunks) next.load(t, cr, M, row0, gcol + 64, gcol + 64 < N && (c + 1) * 64 + sc < block_n, lane);
 #endif
         // Passes: every row's values (and the Residual they read) first, then the chain, then the
         // stores; loads of later rows are not held behind stores to Y that might alias them, so a
@@ -542,7 +553,7 @@ __device__ __forceinline__ void epilogue_m64(const Tile& d, const tile_bias& tb,
             uint4 v = *reinterpret_cast<const uint4*>(stage + r * epi_row + sc);
 #if ROCMTPL_GEMM_SM90_HAS_RESIDUAL
             const int64_t grow = row0 + r;
-            if (grow < M && gcol < N) {
+            if (grow < M && cols_in) {
                 // Residual after the activation (Y's type rounds once before, once after the add).
                 const uint16_t* a = reinterpret_cast<const uint16_t*>(&v);
                 uint32_t* o = reinterpret_cast<uint32_t*>(&v);
@@ -581,7 +592,7 @@ __device__ __forceinline__ void epilogue_m64(const Tile& d, const tile_bias& tb,
 #pragma unroll
         for (int it = 0; it < 4; ++it) {
             const int64_t grow = row0 + it * 4 + sr;
-            if (grow < M && gcol < N) st_global16(t.Y + p.y_offset + grow * p.y_stride_m + gcol, out[it]);
+            if (grow < M && cols_in) st_global16(t.Y + p.y_offset + grow * p.y_stride_m + gcol, out[it]);
         }
 #if ROCMTPL_GEMM_SM90_HAS_EPILOGUE
         cur = next;
@@ -779,7 +790,7 @@ __device__ __forceinline__ void mainloop(const CUtensorMap* map_x, const CUtenso
             // shorter than the tile copies no out-of-bounds rows, and the A rows past the box, never
             // written, only reach output rows that are not stored.
             const uint32_t tx_bytes =
-                static_cast<uint32_t>((M < block_m ? (M + 7) / 8 * 8 : block_m) * block_k * 2 + block_n * block_k * 2);
+                static_cast<uint32_t>((M < block_m ? (M + 7) / 8 * 8 : block_m) * block_k * 2 + b_chunks * b_chunk_bytes);
             work_walk walk(tiles, tiles_m, tiles_n, kblocks, split_k);
             work_unit w;
             while (walk.next(w)) {

@@ -122,7 +122,7 @@ TEST(GemmConfig, TextFormsAreTheConstantOnes) {
 TEST(GemmConfig, InvalidConfigsAreExplainedByTheirPath) {
   EXPECT_EQ(tpl::invalid_reason(simt_config{64, 64, 16, 12, 4, 1}), "block_m must be a multiple of thread_m");
   EXPECT_EQ(tpl::invalid_reason(mma_config{.warp_m = 48}), "warp_m and warp_n must be multiples of 32");
-  EXPECT_EQ(tpl::invalid_reason(wgmma_config{.block_n = 96}), "wgmma block_n must be 64, 128, 192 or 256");
+  EXPECT_EQ(tpl::invalid_reason(wgmma_config{.block_n = 96}), "wgmma block_n must be 64, 128, 160, 192 or 256");
   EXPECT_EQ(tpl::invalid_reason(skinny_config{.rows = 3}),
             "skinny rows (of the small dimension) must be 1, 2, 4, 8 or 16");
   EXPECT_EQ(tpl::invalid_reason(skinny_mma_config{.rows = 4}),

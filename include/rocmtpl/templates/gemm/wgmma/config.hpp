@@ -33,7 +33,7 @@ struct gemm_wgmma_facts {
 struct wgmma_config {
   int block_m =
       128;  ///< rows of Y per tile (cooperative: 2 x a multiple of 64; ping-pong: a multiple of 64; at most 256)
-  int block_n = 256;  ///< columns of Y per tile: the wgmma N (64, 128, 192 or 256)
+  int block_n = 256;  ///< columns of Y per tile: the wgmma N (64, 128, 160, 192 or 256)
   int group_m = 8;    ///< tiles grouped along M for L2 reuse
   int stages = 4;     ///< shared-memory buffers of the TMA pipeline (2 to 16)
   int split_k = 1;    ///< K slices (statically, or the entry's split_k with gemm_options::runtime_split_k)
@@ -60,14 +60,18 @@ struct wgmma_config {
   [[nodiscard]] constexpr int warp_m() const noexcept { return block_m / tile_consumers(); }
   /// @brief Columns of one consumer warpgroup (block_n: one wgmma N).
   [[nodiscard]] constexpr int warp_n() const noexcept { return block_n; }
+  /// @brief Columns of W a stage holds: whole 64-column (128-byte swizzle) slabs, so 192 for a
+  /// 160-column tile (its wgmma reads two and a half slabs).
+  [[nodiscard]] constexpr int loaded_n() const noexcept { return (block_n + 63) / 64 * 64; }
   /// @brief Threads per block: the producer and the consumer warpgroups.
   [[nodiscard]] constexpr int threads() const noexcept { return gemm_wgmma_facts::threads; }
   /// @brief Warps per block.
   [[nodiscard]] constexpr int warps() const noexcept { return threads() / 32; }
   /// @brief Shared memory per block in bytes: 1024 bytes of alignment slack, `stages` swizzled X
-  /// and W tiles, the epilogue staging tiles and two mbarriers per stage plus two.
+  /// and W tiles (W in whole slabs: loaded_n()), the epilogue staging tiles and two mbarriers per
+  /// stage plus two.
   [[nodiscard]] constexpr int shared_bytes() const noexcept {
-    return 1024 + stages * (block_m + block_n) * block_k * 2 + gemm_wgmma_facts::epilogue_bytes + 16 * stages + 16;
+    return 1024 + stages * (block_m + loaded_n()) * block_k * 2 + gemm_wgmma_facts::epilogue_bytes + 16 * stages + 16;
   }
   /// @brief Registers per consumer thread, estimated: the accumulators of their m64 blocks, the
   /// prefetched bias pairs, addressing (128x256: 168 registers at entry, 232 after setmaxnreg; CUDA
@@ -91,8 +95,8 @@ struct wgmma_config {
     if (stream_k < 0 || stream_k == 1 || stream_k > 64) return "wgmma stream_k must be 0 (off) or 2 to 64";
     if (stream_k != 0 && split_k != 1) return "wgmma stream_k needs split_k 1 (it splits K itself)";
     if (block_m > 256) return "wgmma block_m above 256 (one TMA box holds at most 256 rows)";
-    if (block_n != 64 && block_n != 128 && block_n != 192 && block_n != 256) {
-      return "wgmma block_n must be 64, 128, 192 or 256";
+    if (block_n != 64 && block_n != 128 && block_n != 160 && block_n != 192 && block_n != 256) {
+      return "wgmma block_n must be 64, 128, 160, 192 or 256";
     }
     if (warp_m() / 64 * warp_n() / 2 + warp_n() / 8 > 176) {
       return "wgmma accumulators and bias pairs above the consumer register budget";

@@ -33,14 +33,17 @@ void write_wgmma_kernel(indented_buffer& src, const gemm_plan& plan, const launc
 // fills the SMs where 128 x 256 leaves them half idle and 128 x 128 takes two waves (3072 x 768 and
 // 1536 x 1536: 96 tiles against 72 and 144 on 132 SMs); on large problems it was no faster and less
 // steady (8192^3 f16 0.976x, 0.988x and 0.909x of cuBLAS in three runs on the H200, where 128 x 256
-// gives 0.98-1.0x).
+// gives 0.98-1.0x). And 128 x 160, cuBLAS's tile at 3072 x 768 x 4096 (nvjet 128x160, 120 tiles:
+// 120 of 132 SMs busy; 128 x 192 makes 96), which loads W in three 64-column slabs of which its
+// wgmma reads two and a half.
 struct wgmma_tiling {
   int block_m, block_n, pingpong, stage_cap;
   bool few_tiles_only;
 };
 inline constexpr wgmma_tiling wgmma_tilings[] = {
-    {128, 256, 0, 8, false}, {256, 128, 0, 8, false}, {128, 128, 0, 8, false}, {128, 64, 0, 8, false},
-    {128, 192, 0, 8, true},  {128, 128, 1, 8, false}, {64, 256, 1, 8, false},  {64, 64, 1, 16, false}};
+    {128, 256, 0, 8, false}, {256, 128, 0, 8, false}, {128, 128, 0, 8, false},
+    {128, 64, 0, 8, false},  {128, 192, 0, 8, true},  {128, 160, 0, 8, true},
+    {128, 128, 1, 8, false}, {64, 256, 1, 8, false},  {64, 64, 1, 16, false}};
 
 // The table's row of a configuration's tiling.
 ROCMTPL_INLINE const wgmma_tiling& wgmma_tiling_of(const wgmma_config& c) {
