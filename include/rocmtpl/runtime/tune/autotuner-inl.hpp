@@ -623,11 +623,8 @@ ROCMTPL_INLINE measurement candidate_bench::run_in_process(const candidate_repor
     if (options_.emulate_amd) {  // shared libraries only (effective_options())
       m = emulated_run(kernel_entry(std::make_shared<shared_library>(c.library), r.kernel_name, r.signature),
                        r.extra_args, verify_only);
-    } else if (c.code_object) {
-      m = run(module_kernel(std::make_shared<code_object>(c.library), bound_launch_of(caller), r.extra_args));
     } else {
-      auto lib = std::make_shared<shared_library>(c.library);
-      m = run(kernel_entry(lib, r.kernel_name, r.signature));
+      m = with_kernel(c, caller, run);
     }
   } catch (const std::exception& e) {
     m.status = candidate_status::launch_failed;
@@ -757,19 +754,12 @@ ROCMTPL_INLINE std::vector<double> candidate_bench::retime(const autotune_report
       std::vector<std::shared_ptr<const void>> kernels;  // alive while the calls run
       std::vector<timed_call> calls;
       for (const auto i : rows) {
-        const auto& c = report.candidates[i];
-        const auto& r = callers[i].bmreq();
-        if (c.code_object) {
-          auto k = std::make_shared<const module_kernel>(std::make_shared<code_object>(c.library),
-                                                         bound_launch_of(callers[i]), r.extra_args);
-          calls.push_back(bench_->call(*k, r.extra_args));
-          kernels.push_back(std::move(k));
-        } else {
-          auto k = std::make_shared<const kernel_entry>(std::make_shared<shared_library>(c.library), r.kernel_name,
-                                                        r.signature);
-          calls.push_back(bench_->call(*k, r.extra_args));
-          kernels.push_back(std::move(k));
-        }
+        const auto& extra = callers[i].bmreq().extra_args;
+        with_kernel(report.candidates[i], callers[i], [&](auto&& k) {
+          auto kept = std::make_shared<const std::decay_t<decltype(k)>>(std::move(k));
+          calls.push_back(bench_->call(*kept, extra));
+          kernels.push_back(std::move(kept));
+        });
       }
       for (const auto& t : bench_->time_settled(calls)) medians.push_back(t.median_ms);
     }

@@ -44,8 +44,10 @@
 #include <rocmtpl/runtime/db/tuning_db.hpp>
 #include <rocmtpl/runtime/gpu/device_identity.hpp>
 #include <rocmtpl/runtime/gpu/gpu_runtime.hpp>
+#include <rocmtpl/runtime/launch/kernel_call.hpp>
 #include <rocmtpl/runtime/launch/module_launcher.hpp>
 #include <rocmtpl/runtime/sys/log.hpp>
+#include <rocmtpl/runtime/sys/shared_library.hpp>
 
 namespace rocmtpl::runtime {
 
@@ -401,6 +403,18 @@ class candidate_bench {
   }
 
   measurement run_in_process(const candidate_report& c, const rocm_template_caller& caller, bool verify_only);
+
+  // Calls `fn` with the candidate's kernel loaded in this process, and returns what it returns: a
+  // module_kernel of its code object (with the caller's bound launch) or a kernel_entry of its
+  // shared library (the worker side's with_worker_kernel()).
+  template <class F>
+  static decltype(auto) with_kernel(const candidate_report& c, const rocm_template_caller& caller, F&& fn) {
+    const auto& r = caller.bmreq();
+    if (c.code_object) {
+      return fn(module_kernel(std::make_shared<code_object>(c.library), bound_launch_of(caller), r.extra_args));
+    }
+    return fn(kernel_entry(std::make_shared<shared_library>(c.library), r.kernel_name, r.signature));
+  }
 
   measurement emulated_run(const kernel_entry& k, const std::vector<std::int64_t>& extra, bool verify_only);
 
