@@ -52,6 +52,21 @@ TEST(GemmWgmmaConfig, MeasuredConfigsFollowTheNotes) {
   EXPECT_EQ(split.name_text().view(), "wgmma_bm128_bn64_bk64_wm64_wn64_g8_s8_v8_sk3");
 }
 
+// 128 x 160 (cuBLAS's tile at 3072 x 768 x 4096): its stages hold W in whole 64-column slabs
+// (three, 192 columns), so it takes the shared memory of 128 x 192: 5 stages fit, 6 do not; its
+// registers are those of a 160-wide accumulator tile.
+TEST(GemmWgmmaConfig, A160ColumnTileLoadsWholeSlabs) {
+  const auto c = hopper(128, 160, 5);
+  EXPECT_FALSE(c.invalid_reason().has_value()) << reason(c);
+  EXPECT_EQ(c.loaded_n(), 192);
+  EXPECT_EQ(hopper(128, 256, 4).loaded_n(), 256);
+  EXPECT_EQ(c.shared_bytes(), hopper(128, 192, 5).shared_bytes());
+  EXPECT_EQ(c.shared_bytes(), 1024 + 5 * (128 + 192) * 128 + 18432 + 16 * 5 + 16);
+  EXPECT_TRUE(contains(reason(hopper(128, 160, 6)), "227 KiB"));
+  EXPECT_EQ(c.register_estimate(), 160 / 2 + 160 / 8 + 48);
+  EXPECT_EQ(c.name_text().view(), "wgmma_bm128_bn160_bk64_wm64_wn160_g8_s5_v8");
+}
+
 TEST(GemmWgmmaConfig, VisitsEveryMemberInOrder) {
   const wgmma_config c{1, 2, 3, 4, 5};
   std::vector<std::pair<std::string, int>> fields;
